@@ -1,0 +1,298 @@
+//! Diagnostics: source files, spans, and compiler-style error reports.
+//!
+//! Every user-facing error is a [`Diagnostic`] carrying a location in the input
+//! file. [`SourceFile::render`] prints it as `file:line:col: error: message`,
+//! followed by the source line and a caret under the offending token, the
+//! format C compilers use and editors understand.
+
+use std::fmt;
+
+/// A half-open byte range `[start, end)` into the main source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    /// First byte of the range.
+    pub start: usize,
+    /// One past the last byte of the range.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span covering `[start, end)`.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+
+    /// The smallest span covering both `self` and `other`.
+    pub fn to(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// Compilation cannot continue.
+    Error,
+    /// Compilation continues; the user should look.
+    Warning,
+    /// Extra information attached to a previous diagnostic.
+    Note,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        })
+    }
+}
+
+/// Where a diagnostic points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A range of the main input file.
+    Span(Span),
+    /// A position in another file (a header), as reported by clang.
+    External {
+        /// Path of the file.
+        path: String,
+        /// 1-based line.
+        line: u32,
+        /// 1-based column.
+        col: u32,
+        /// The text of that line, when known.
+        source_line: Option<String>,
+    },
+    /// No location (command-line errors, for instance).
+    None,
+}
+
+/// One message for the user, with its location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Error, warning or note.
+    pub severity: Severity,
+    /// Where it points.
+    pub location: Location,
+    /// The message, without location or severity prefix.
+    pub message: String,
+    /// Notes printed after the main message (for instance: the other nest of a dependence).
+    pub notes: Vec<Diagnostic>,
+}
+
+impl Diagnostic {
+    /// An error at `span` of the main file.
+    pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            location: Location::Span(span),
+            message: message.into(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// An error with no location.
+    pub fn error_global(message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            location: Location::None,
+            message: message.into(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Attaches a note pointing at `span`.
+    pub fn with_note(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.notes.push(Diagnostic {
+            severity: Severity::Note,
+            location: Location::Span(span),
+            message: message.into(),
+            notes: Vec::new(),
+        });
+        self
+    }
+}
+
+/// Why compilation stopped.
+#[derive(Debug)]
+pub enum Error {
+    /// The input or the options are wrong: exit code 1.
+    User(Vec<Diagnostic>),
+    /// flextile itself failed (an isl error, a broken invariant): exit code 2.
+    Internal(String),
+}
+
+impl Error {
+    /// A user error with a single diagnostic.
+    pub fn user(d: Diagnostic) -> Error {
+        Error::User(vec![d])
+    }
+
+    /// A user error at `span` with `message`.
+    pub fn at(span: Span, message: impl Into<String>) -> Error {
+        Error::User(vec![Diagnostic::error(span, message)])
+    }
+
+    /// An internal error.
+    pub fn internal(message: impl Into<String>) -> Error {
+        Error::Internal(message.into())
+    }
+}
+
+impl From<Diagnostic> for Error {
+    fn from(d: Diagnostic) -> Error {
+        Error::user(d)
+    }
+}
+
+/// Result type used throughout flextile.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// The main input file: its path, its text, and a line index for locations.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// Path as given on the command line (used in diagnostics).
+    pub path: String,
+    /// Full text of the file.
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    /// Indexes `text`, read from `path`.
+    pub fn new(path: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        let text = text.into();
+        let mut line_starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i + 1);
+            }
+        }
+        SourceFile {
+            path: path.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    /// 1-based line and column (in bytes) of `offset`.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(l) => l,
+            Err(l) => l - 1,
+        };
+        (line + 1, offset - self.line_starts[line] + 1)
+    }
+
+    /// Byte offset of the start of 1-based `line`, if it exists.
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.line_starts.get(line.checked_sub(1)?).copied()
+    }
+
+    /// The text of 1-based `line`, without its newline.
+    pub fn line_text(&self, line: usize) -> &str {
+        let Some(start) = self.line_start(line) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(line)
+            .map(|e| e - 1)
+            .unwrap_or(self.text.len());
+        self.text[start..end.max(start)].trim_end_matches('\r')
+    }
+
+    /// The source text under `span`.
+    pub fn slice(&self, span: Span) -> &str {
+        let end = span.end.min(self.text.len());
+        let start = span.start.min(end);
+        &self.text[start..end]
+    }
+
+    /// Renders `diag` (and its notes) in compiler form.
+    pub fn render(&self, diag: &Diagnostic) -> String {
+        let mut out = String::new();
+        self.render_into(diag, &mut out);
+        out
+    }
+
+    fn render_into(&self, diag: &Diagnostic, out: &mut String) {
+        match &diag.location {
+            Location::Span(span) => {
+                let (line, col) = self.line_col(span.start);
+                out.push_str(&format!(
+                    "{}:{}:{}: {}: {}\n",
+                    self.path, line, col, diag.severity, diag.message
+                ));
+                let text = self.line_text(line);
+                out.push_str(text);
+                out.push('\n');
+                out.push_str(&caret_line(text, col, span.end.saturating_sub(span.start)));
+            }
+            Location::External {
+                path,
+                line,
+                col,
+                source_line,
+            } => {
+                out.push_str(&format!(
+                    "{}:{}:{}: {}: {}\n",
+                    path, line, col, diag.severity, diag.message
+                ));
+                if let Some(text) = source_line {
+                    out.push_str(text);
+                    out.push('\n');
+                    out.push_str(&caret_line(text, *col as usize, 1));
+                }
+            }
+            Location::None => {
+                out.push_str(&format!("flextile: {}: {}\n", diag.severity, diag.message));
+            }
+        }
+        for note in &diag.notes {
+            self.render_into(note, out);
+        }
+    }
+}
+
+/// The caret line under `text` for a 1-based byte column and a length; tabs are kept
+/// so that the caret lines up in a terminal.
+fn caret_line(text: &str, col: usize, len: usize) -> String {
+    let mut s = String::new();
+    for (i, b) in text.bytes().enumerate() {
+        if i + 1 >= col {
+            break;
+        }
+        s.push(if b == b'\t' { '\t' } else { ' ' });
+    }
+    s.push('^');
+    let avail = text.len().saturating_sub(col);
+    for _ in 1..len.min(avail + 1).min(80) {
+        s.push('~');
+    }
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column() {
+        let f = SourceFile::new("a.c", "int x;\n  foo bar\n");
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(9), (2, 3));
+        assert_eq!(f.line_text(2), "  foo bar");
+    }
+
+    #[test]
+    fn renders_caret_under_token() {
+        let f = SourceFile::new("a.c", "int x;\n  foo bar\n");
+        let d = Diagnostic::error(Span::new(13, 16), "bad bar");
+        assert_eq!(f.render(&d), "a.c:2:7: error: bad bar\n  foo bar\n      ^~~\n");
+    }
+}

@@ -1,0 +1,234 @@
+//! The program model produced by the front end: regions (loop chains or scops),
+//! their stages, domains, accesses and body templates.
+//!
+//! This is plain data with source spans; `model::polyhedral` turns it into isl
+//! objects. A *stage* is one annotated loop nest (omplc) or one C statement
+//! (`#pragma scop`); its iterators are the loops that enclose it inside the
+//! region, outermost first.
+
+use crate::diag::{SourceFile, Span};
+use crate::model::expr::Expr;
+
+/// A parsed input file: its text and the regions flextile rewrites.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The main input file.
+    pub file: SourceFile,
+    /// Regions in source order; they do not overlap.
+    pub regions: Vec<Region>,
+}
+
+/// One region of the file that flextile replaces with generated code.
+#[derive(Clone, Debug)]
+pub struct Region {
+    /// Loop chain (with its schedule) or scop.
+    pub kind: RegionKind,
+    /// Bytes replaced by the generated code: from the start of the opening
+    /// pragma's line to the end of the chain's compound statement (or of the
+    /// `#pragma endscop` line, its newline excluded).
+    pub span: Span,
+    /// The opening pragma (`#pragma omplc loopchain ...` or `#pragma scop`).
+    pub pragma_span: Span,
+    /// Indentation (spaces/tabs) of the opening pragma's line.
+    pub indent: String,
+    /// Statements of the region in textual order.
+    pub stages: Vec<Stage>,
+    /// Original loop structure: loops and stages in textual order.
+    pub tree: Vec<OrigNode>,
+}
+
+/// What kind of region.
+#[derive(Clone, Debug)]
+pub enum RegionKind {
+    /// `#pragma omplc loopchain schedule(...)`.
+    Chain(ChainSchedule),
+    /// `#pragma scop` ... `#pragma endscop`.
+    Scop,
+}
+
+/// The original loop structure of a region: the loops that enclose stages.
+#[derive(Clone, Debug)]
+pub enum OrigNode {
+    /// A loop over `iter`, whose body runs `body` in order.
+    Loop {
+        /// Iterator name as written in C.
+        iter: String,
+        /// Children in textual order.
+        body: Vec<OrigNode>,
+    },
+    /// A stage (index into `Region::stages`).
+    Stage(usize),
+}
+
+/// One statement of a region: an annotated nest or a scop statement.
+#[derive(Clone, Debug)]
+pub struct Stage {
+    /// Statement name used in isl (`S0`, `S1`, ...), unique in the program.
+    pub name: String,
+    /// Human name for messages: `nest 2 (line 14)` or `statement 'B[i] = ...'`.
+    pub label: String,
+    /// The `#pragma omplc for` (chains) or the statement itself (scops).
+    pub span: Span,
+    /// Iterators, outermost first: every loop of the region that encloses it.
+    pub iterators: Vec<String>,
+    /// The iteration domain: a conjunction of affine constraints over the
+    /// iterators and parameters.
+    pub domain: Vec<Constraint>,
+    /// Reads and writes, declared (omplc) or analysed (scop).
+    pub accesses: Vec<Access>,
+    /// The body, with holes for iterator uses.
+    pub body: BodyTemplate,
+    /// True when the body's accesses were analysed from plain array subscripts
+    /// (false for macros, calls, pointer arithmetic).
+    pub analysable: bool,
+    /// For omplc nests whose body is analysable: the accesses found in the body,
+    /// to be checked against the declared ones (`None` otherwise, and for scops,
+    /// whose `accesses` are the analysed ones).
+    pub observed: Option<Vec<Access>>,
+}
+
+/// An affine constraint `lhs op rhs`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constraint {
+    /// Left-hand side.
+    pub lhs: Expr,
+    /// Comparison.
+    pub op: CmpOp,
+    /// Right-hand side.
+    pub rhs: Expr,
+}
+
+/// Comparison operators of constraints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `==`
+    Eq,
+    /// `>=`
+    Ge,
+    /// `>`
+    Gt,
+}
+
+impl CmpOp {
+    /// The isl (and C) spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Eq => "=",
+            CmpOp::Ge => ">=",
+            CmpOp::Gt => ">",
+        }
+    }
+}
+
+/// Read or write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    /// The stage reads the element.
+    Read,
+    /// The stage writes the element.
+    Write,
+}
+
+/// One access of a stage to a data set.
+#[derive(Clone, Debug)]
+pub struct Access {
+    /// Read or write.
+    pub kind: AccessKind,
+    /// Data-set name (a C array, or a logical name in omplc).
+    pub data: String,
+    /// Index expressions, one per dimension of the data set. `Expr::Any`
+    /// stands for "any index" (a data-dependent access).
+    pub index: Vec<Expr>,
+    /// Where the access is written (pragma tuple or C subscript).
+    pub span: Span,
+}
+
+/// The schedule of a loop chain, as given in its pragma.
+#[derive(Clone, Debug, Default)]
+pub struct ChainSchedule {
+    /// Items in order.
+    pub items: Vec<ScheduleItem>,
+}
+
+/// One item of `schedule(...)`.
+#[derive(Clone, Debug)]
+pub enum ScheduleItem {
+    /// `fuse()` (shifts = None: computed) or `fuse(t1, ..., tn)`.
+    Fuse {
+        /// One shift vector per nest, in order, when given.
+        shifts: Option<Vec<Vec<i64>>>,
+        /// The `fuse` item in the pragma.
+        span: Span,
+    },
+    /// `parallel`.
+    Parallel(Span),
+    /// `wavefront`.
+    Wavefront(Span),
+    /// `tile(...)`.
+    Tile(TileSpec),
+}
+
+/// `tile((s1, ..., sk), outer, inner)`.
+#[derive(Clone, Debug)]
+pub struct TileSpec {
+    /// Tile sizes, outermost first.
+    pub sizes: Vec<i64>,
+    /// Treatment of the loops over tiles.
+    pub outer: LoopTreatment,
+    /// Treatment of the loops inside a tile.
+    pub inner: LoopTreatment,
+    /// The `tile` item in the pragma.
+    pub span: Span,
+}
+
+/// How the loops of one level of a tiling are run.
+#[derive(Clone, Debug)]
+pub enum LoopTreatment {
+    /// In order.
+    Serial,
+    /// In parallel (checked against the dependences).
+    Parallel,
+    /// Skewed so that the inner loops become parallel.
+    Wavefront,
+    /// Tiled again.
+    Tile(Box<TileSpec>),
+}
+
+/// A stage body with holes for its iterators.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BodyTemplate {
+    /// Pieces in order.
+    pub pieces: Vec<Piece>,
+}
+
+/// One piece of a body template.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Piece {
+    /// Source text copied verbatim.
+    Text(String),
+    /// A use of iterator number `k` of the stage (outermost is 0).
+    Iter(usize),
+}
+
+impl BodyTemplate {
+    /// Fills the holes: iterator `k` becomes `iters[k]`.
+    pub fn instantiate(&self, iters: &[String]) -> String {
+        let mut s = String::new();
+        for p in &self.pieces {
+            match p {
+                Piece::Text(t) => s.push_str(t),
+                Piece::Iter(k) => match iters.get(*k) {
+                    Some(e) => s.push_str(e),
+                    None => s.push_str("/* missing iterator */"),
+                },
+            }
+        }
+        s
+    }
+}
