@@ -293,6 +293,9 @@ mod tests {
     fn renders_caret_under_token() {
         let f = SourceFile::new("a.c", "int x;\n  foo bar\n");
         let d = Diagnostic::error(Span::new(13, 16), "bad bar");
-        assert_eq!(f.render(&d), "a.c:2:7: error: bad bar\n  foo bar\n      ^~~\n");
+        assert_eq!(
+            f.render(&d),
+            "a.c:2:7: error: bad bar\n  foo bar\n      ^~~\n"
+        );
     }
 }

@@ -4,6 +4,9 @@
 //! dependences, schedule tree) → [`transform`] passes (schedule-tree edits) →
 //! [`backend`] (isl AST → C). [`driver`] lists the passes in order.
 
+pub mod backend;
 pub mod diag;
+pub mod driver;
 pub mod frontend;
 pub mod model;
+pub mod transform;

@@ -1,1 +1,173 @@
-fn main() {}
+//! The `flextile` command line: argument parsing only; the work is in
+//! `flextile::driver`.
+
+use clap::{ArgAction, Parser, ValueEnum};
+use flextile::driver::{self, Options, Target};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// flextile: a polyhedral source-to-source compiler for annotated C loop chains.
+#[derive(Parser, Debug)]
+#[command(name = "flextile", version, about, long_about = None)]
+struct Cli {
+    /// Input C file (with `#pragma omplc` loop chains or `#pragma scop` regions).
+    input: PathBuf,
+    /// Output file (`.cu` selects the CUDA target, anything else C).
+    #[arg(short = 'o', value_name = "OUTPUT")]
+    output: PathBuf,
+    /// Output language (default: from the output's extension).
+    #[arg(long, value_enum)]
+    target: Option<TargetArg>,
+    /// Mark parallel loops with `#pragma omp parallel for` (default).
+    #[arg(long, overrides_with = "no_openmp")]
+    openmp: bool,
+    /// Generate sequential C only.
+    #[arg(long = "no-openmp")]
+    no_openmp: bool,
+    /// Tile every innermost loop band classically (overrides pragma `tile`).
+    #[arg(long)]
+    tile: bool,
+    /// Tile sizes, outermost loop first (default 32 for every loop).
+    #[arg(long, value_delimiter = ',', value_name = "A,B,...", requires = "tile")]
+    tile_sizes: Option<Vec<i64>>,
+    /// Add a directory to clang's include path.
+    #[arg(short = 'I', value_name = "DIR", action = ArgAction::Append)]
+    include: Vec<String>,
+    /// Define a macro for clang (`NAME` or `NAME=VALUE`).
+    #[arg(short = 'D', value_name = "MACRO", action = ArgAction::Append)]
+    define: Vec<String>,
+    /// C language standard for clang (written `-std=c99`).
+    #[arg(long = "std", value_name = "STD")]
+    std: Option<String>,
+    /// Constraints on the parameters, e.g. "N >= 1" (repeatable; combined with and).
+    #[arg(long, value_name = "CONSTRAINTS", action = ArgAction::Append)]
+    assume: Vec<String>,
+    /// Print each region's final schedule tree (YAML) on stderr.
+    #[arg(long)]
+    dump_schedule: bool,
+    /// Log what the passes do (-v: info, -vv: debug).
+    #[arg(short = 'v', action = ArgAction::Count)]
+    verbose: u8,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum TargetArg {
+    C,
+    Cuda,
+}
+
+/// Minimal stderr logger for the `log` facade.
+struct StderrLogger;
+
+impl log::Log for StderrLogger {
+    fn enabled(&self, m: &log::Metadata) -> bool {
+        m.level() <= log::max_level()
+    }
+    fn log(&self, r: &log::Record) {
+        if self.enabled(r.metadata()) {
+            eprintln!(
+                "flextile: [{}] {}",
+                r.level().as_str().to_lowercase(),
+                r.args()
+            );
+        }
+    }
+    fn flush(&self) {}
+}
+
+static LOGGER: StderrLogger = StderrLogger;
+
+fn main() -> ExitCode {
+    // `-std=c99` is spelled like clang's flag; clap wants `--std=c99`.
+    let args = std::env::args_os().map(|a| match a.to_str() {
+        Some(s) if s.starts_with("-std=") => format!("-{s}").into(),
+        _ => a,
+    });
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let _ = log::set_logger(&LOGGER);
+    log::set_max_level(match cli.verbose {
+        0 => log::LevelFilter::Warn,
+        1 => log::LevelFilter::Info,
+        _ => log::LevelFilter::Debug,
+    });
+    let opts = match options(&cli) {
+        Ok(o) => o,
+        Err(msg) => {
+            eprintln!("flextile: error: {msg}");
+            return ExitCode::from(1);
+        }
+    };
+    match std::panic::catch_unwind(|| driver::run(&opts)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(failure)) => {
+            eprint!("{}", failure.render());
+            ExitCode::from(match failure.error {
+                flextile::diag::Error::User(_) => 1,
+                flextile::diag::Error::Internal(_) => 2,
+            })
+        }
+        Err(_) => {
+            eprintln!("flextile: internal error: the compiler crashed (please report this input)");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Checks the arguments clap cannot and builds the driver's options.
+fn options(cli: &Cli) -> Result<Options, String> {
+    if let Some(sizes) = &cli.tile_sizes {
+        if let Some(bad) = sizes.iter().find(|s| **s < 1) {
+            return Err(format!(
+                "invalid tile size {bad}: tile sizes must be positive"
+            ));
+        }
+        if sizes.is_empty() {
+            return Err("--tile-sizes needs at least one tile size".into());
+        }
+    }
+    let target = match cli.target {
+        Some(TargetArg::C) => Target::C,
+        Some(TargetArg::Cuda) => Target::Cuda,
+        None if cli.output.extension().is_some_and(|e| e == "cu") => Target::Cuda,
+        None => Target::C,
+    };
+    let mut clang_args: Vec<String> = cli.include.iter().map(|i| format!("-I{i}")).collect();
+    clang_args.extend(cli.define.iter().map(|d| format!("-D{d}")));
+    if let Some(std) = &cli.std {
+        clang_args.push(format!("-std={std}"));
+    }
+    let assume = if cli.assume.is_empty() {
+        None
+    } else {
+        Some(
+            cli.assume
+                .iter()
+                .map(|a| format!("({a})"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+        )
+    };
+    let summary: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a.starts_with("--") && a != "--dump-schedule")
+        .collect();
+    Ok(Options {
+        input: cli.input.clone(),
+        output: cli.output.clone(),
+        target,
+        openmp: !cli.no_openmp,
+        tile: cli.tile,
+        tile_sizes: cli.tile_sizes.clone(),
+        clang_args,
+        assume,
+        dump_schedule: cli.dump_schedule,
+        summary: summary.join(" "),
+    })
+}

@@ -73,8 +73,18 @@ impl Expr {
                 }
                 a.constant()?.rem_euclid(d)
             }
-            Expr::Min(v) => v.iter().map(|e| e.constant()).collect::<Option<Vec<_>>>()?.into_iter().min()?,
-            Expr::Max(v) => v.iter().map(|e| e.constant()).collect::<Option<Vec<_>>>()?.into_iter().max()?,
+            Expr::Min(v) => v
+                .iter()
+                .map(|e| e.constant())
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .min()?,
+            Expr::Max(v) => v
+                .iter()
+                .map(|e| e.constant())
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .max()?,
         })
     }
 
@@ -102,7 +112,11 @@ impl Expr {
                 out.insert(v.clone());
             }
             Expr::Neg(a) => a.collect_vars(out),
-            Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) | Expr::Div(a, b) | Expr::Mod(a, b) => {
+            Expr::Add(a, b)
+            | Expr::Sub(a, b)
+            | Expr::Mul(a, b)
+            | Expr::Div(a, b)
+            | Expr::Mod(a, b) => {
                 a.collect_vars(out);
                 b.collect_vars(out);
             }
@@ -116,9 +130,11 @@ impl Expr {
             Expr::Any => true,
             Expr::Int(_) | Expr::Var(_) => false,
             Expr::Neg(a) => a.has_any(),
-            Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) | Expr::Div(a, b) | Expr::Mod(a, b) => {
-                a.has_any() || b.has_any()
-            }
+            Expr::Add(a, b)
+            | Expr::Sub(a, b)
+            | Expr::Mul(a, b)
+            | Expr::Div(a, b)
+            | Expr::Mod(a, b) => a.has_any() || b.has_any(),
             Expr::Min(v) | Expr::Max(v) => v.iter().any(Expr::has_any),
         }
     }
@@ -138,11 +154,17 @@ impl Expr {
             Expr::Mod(a, b) => format!("(({}) mod ({}))", a.to_isl(name), b.to_isl(name)),
             Expr::Min(v) => format!(
                 "min({})",
-                v.iter().map(|e| e.to_isl(name)).collect::<Vec<_>>().join(", ")
+                v.iter()
+                    .map(|e| e.to_isl(name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Expr::Max(v) => format!(
                 "max({})",
-                v.iter().map(|e| e.to_isl(name)).collect::<Vec<_>>().join(", ")
+                v.iter()
+                    .map(|e| e.to_isl(name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }
@@ -162,7 +184,15 @@ impl fmt::Display for Expr {
             Expr::Div(a, b) => write!(f, "({a} / {b})"),
             Expr::Mod(a, b) => write!(f, "({a} % {b})"),
             Expr::Min(v) | Expr::Max(v) => {
-                write!(f, "{}(", if matches!(self, Expr::Min(_)) { "min" } else { "max" })?;
+                write!(
+                    f,
+                    "{}(",
+                    if matches!(self, Expr::Min(_)) {
+                        "min"
+                    } else {
+                        "max"
+                    }
+                )?;
                 for (i, e) in v.iter().enumerate() {
                     if i > 0 {
                         write!(f, ", ")?;

@@ -1,4 +1,7 @@
 //! The program model: what the front end found, and its polyhedral (isl) form.
 
+pub mod deps;
 pub mod expr;
+pub mod isl_ext;
+pub mod polyhedral;
 pub mod program;

@@ -190,6 +190,8 @@ pub struct TileSpec {
 /// How the loops of one level of a tiling are run.
 #[derive(Clone, Debug)]
 pub enum LoopTreatment {
+    /// Left to flextile (command-line tiling): parallel where the dependences allow.
+    Auto,
     /// In order.
     Serial,
     /// In parallel (checked against the dependences).

@@ -1,0 +1,285 @@
+//! Reads isl's AST into flextile's own loop tree ([`CNode`]), resolving
+//! expressions to C text. This is the only place that walks isl AST objects.
+
+use crate::diag::{Error, Result};
+use crate::model::isl_ext::{ast_node_kind, isl_err, AstKind};
+use crate::model::polyhedral::Names;
+use crate::transform::band::MARK_PARALLEL;
+use isl_rs::{ASTExpr, ASTExprOpType, ASTExprType, ASTNode};
+use std::collections::BTreeSet;
+
+/// A statement of the generated code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CNode {
+    /// `for (int iter = init; cond; iter += inc) { body }`.
+    For {
+        /// Counter name.
+        iter: String,
+        /// Initial value.
+        init: String,
+        /// Loop condition.
+        cond: String,
+        /// Increment.
+        inc: String,
+        /// Loop body.
+        body: Vec<CNode>,
+        /// Run with `#pragma omp parallel for`.
+        parallel: bool,
+    },
+    /// `if (cond) { then } else { els }`.
+    If {
+        /// Condition.
+        cond: String,
+        /// Then branch.
+        then: Vec<CNode>,
+        /// Else branch, if any.
+        els: Option<Vec<CNode>>,
+    },
+    /// One instance of stage `stage` (isl name) with its iterators' values.
+    Stmt {
+        /// Statement name (`S3`).
+        stage: String,
+        /// C expressions of the stage's iterators, outermost first.
+        args: Vec<String>,
+    },
+}
+
+/// Helper functions the generated expressions call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Helper {
+    /// `ft_min(a, b)`
+    Min,
+    /// `ft_max(a, b)`
+    Max,
+    /// `ft_floord(n, d)`: floor division by a positive constant.
+    Floord,
+}
+
+/// Converts an isl AST to [`CNode`]s.
+pub struct AstReader<'a> {
+    names: &'a Names,
+    /// Prefix of generated loop counters (`c` unless the file uses `c0`...).
+    counter_prefix: String,
+    /// Helpers used so far.
+    pub helpers: BTreeSet<Helper>,
+}
+
+/// C operator precedence levels (higher binds tighter).
+const P_COND: u8 = 3;
+const P_OR: u8 = 4;
+const P_AND: u8 = 5;
+const P_EQ: u8 = 9;
+const P_REL: u8 = 10;
+const P_ADD: u8 = 12;
+const P_MUL: u8 = 13;
+const P_UNARY: u8 = 14;
+const P_PRIMARY: u8 = 16;
+
+impl<'a> AstReader<'a> {
+    /// A reader mapping isl parameter names back to C through `names`.
+    pub fn new(names: &'a Names, counter_prefix: &str) -> AstReader<'a> {
+        AstReader {
+            names,
+            counter_prefix: counter_prefix.to_string(),
+            helpers: BTreeSet::new(),
+        }
+    }
+
+    /// Reads `node` and everything below it.
+    pub fn read(&mut self, node: &ASTNode) -> Result<Vec<CNode>> {
+        Ok(match ast_node_kind(node)? {
+            AstKind::For => {
+                let iter = self.expr(&node.for_get_iterator().map_err(isl_err)?)?;
+                let init = self.expr(&node.for_get_init().map_err(isl_err)?)?;
+                let cond = self.expr(&node.for_get_cond().map_err(isl_err)?)?;
+                let inc = self.expr(&node.for_get_inc().map_err(isl_err)?)?;
+                let body = self.read(&node.for_get_body().map_err(isl_err)?)?;
+                vec![CNode::For {
+                    iter,
+                    init,
+                    cond,
+                    inc,
+                    body,
+                    parallel: false,
+                }]
+            }
+            AstKind::If => {
+                let cond = self.expr(&node.if_get_cond().map_err(isl_err)?)?;
+                let then = self.read(&node.if_get_then_node().map_err(isl_err)?)?;
+                let els = if node.if_has_else_node().map_err(isl_err)? {
+                    Some(self.read(&node.if_get_else_node().map_err(isl_err)?)?)
+                } else {
+                    None
+                };
+                vec![CNode::If { cond, then, els }]
+            }
+            AstKind::Block => {
+                let list = node.block_get_children().map_err(isl_err)?;
+                let mut out = Vec::new();
+                for i in 0..list.size().map_err(isl_err)? {
+                    out.extend(self.read(&list.get_at(i).map_err(isl_err)?)?);
+                }
+                out
+            }
+            AstKind::Mark => {
+                let id = node.mark_get_id().map_err(isl_err)?;
+                let parallel = id.get_name().map_err(isl_err)? == MARK_PARALLEL;
+                let mut body = self.read(&node.mark_get_node().map_err(isl_err)?)?;
+                if parallel {
+                    body.iter_mut().for_each(set_parallel);
+                }
+                body
+            }
+            AstKind::User => {
+                let e = node.user_get_expr().map_err(isl_err)?;
+                let n = e.get_op_n_arg().map_err(isl_err)?;
+                let callee = e
+                    .get_op_arg(0)
+                    .map_err(isl_err)?
+                    .get_id()
+                    .map_err(isl_err)?;
+                let stage = callee.get_name().map_err(isl_err)?.to_string();
+                let mut args = Vec::new();
+                for i in 1..n {
+                    args.push(self.expr(&e.get_op_arg(i).map_err(isl_err)?)?);
+                }
+                vec![CNode::Stmt { stage, args }]
+            }
+        })
+    }
+
+    /// The C text of an expression.
+    pub fn expr(&mut self, e: &ASTExpr) -> Result<String> {
+        Ok(self.expr_prec(e)?.0)
+    }
+
+    fn expr_prec(&mut self, e: &ASTExpr) -> Result<(String, u8)> {
+        match e.get_type().map_err(isl_err)? {
+            ASTExprType::Int => {
+                let v = e.get_val().map_err(isl_err)?;
+                let n = v.get_num_si().map_err(isl_err)?;
+                Ok(if n < 0 {
+                    (format!("-{}", -n as i128), P_UNARY)
+                } else {
+                    (n.to_string(), P_PRIMARY)
+                })
+            }
+            ASTExprType::Id => {
+                let id = e.get_id().map_err(isl_err)?;
+                let name = id.get_name().map_err(isl_err)?;
+                Ok((self.id_name(name), P_PRIMARY))
+            }
+            ASTExprType::Op => self.op(e),
+            ASTExprType::Error => Err(Error::internal("isl AST expression error")),
+        }
+    }
+
+    /// Generated counters `cN` get the chosen prefix; parameters their C names.
+    fn id_name(&self, isl: &str) -> String {
+        if let Some(c) = self.names.c_param(isl) {
+            return c.to_string();
+        }
+        match isl.strip_prefix('c') {
+            Some(num) if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) => {
+                format!("{}{}", self.counter_prefix, num)
+            }
+            _ => isl.to_string(),
+        }
+    }
+
+    fn arg(&mut self, e: &ASTExpr, i: i32) -> Result<(String, u8)> {
+        self.expr_prec(&e.get_op_arg(i).map_err(isl_err)?)
+    }
+
+    fn op(&mut self, e: &ASTExpr) -> Result<(String, u8)> {
+        let n = e.get_op_n_arg().map_err(isl_err)?;
+        let ty = e.get_op_type().map_err(isl_err)?;
+        let bin = |s: &mut Self, op: &str, p: u8| -> Result<(String, u8)> {
+            let (a, pa) = s.arg(e, 0)?;
+            let (b, pb) = s.arg(e, 1)?;
+            // Left-associative: the right operand needs parentheses at equal precedence.
+            Ok((
+                format!("{} {} {}", paren(a, pa, p), op, paren(b, pb, p + 1)),
+                p,
+            ))
+        };
+        match ty {
+            ASTExprOpType::And | ASTExprOpType::AndThen => bin(self, "&&", P_AND),
+            ASTExprOpType::Or | ASTExprOpType::OrElse => bin(self, "||", P_OR),
+            ASTExprOpType::Add => bin(self, "+", P_ADD),
+            ASTExprOpType::Sub => bin(self, "-", P_ADD),
+            ASTExprOpType::Mul => bin(self, "*", P_MUL),
+            ASTExprOpType::Div | ASTExprOpType::PdivQ => bin(self, "/", P_MUL),
+            ASTExprOpType::PdivR | ASTExprOpType::ZdivR => bin(self, "%", P_MUL),
+            ASTExprOpType::Eq => bin(self, "==", P_EQ),
+            ASTExprOpType::Le => bin(self, "<=", P_REL),
+            ASTExprOpType::Lt => bin(self, "<", P_REL),
+            ASTExprOpType::Ge => bin(self, ">=", P_REL),
+            ASTExprOpType::Gt => bin(self, ">", P_REL),
+            ASTExprOpType::Minus => {
+                let (a, pa) = self.arg(e, 0)?;
+                Ok((format!("-{}", paren(a, pa, P_UNARY)), P_UNARY))
+            }
+            ASTExprOpType::Min | ASTExprOpType::Max => {
+                let (helper, name) = if matches!(ty, ASTExprOpType::Min) {
+                    (Helper::Min, "ft_min")
+                } else {
+                    (Helper::Max, "ft_max")
+                };
+                self.helpers.insert(helper);
+                let mut acc = self.arg(e, 0)?.0;
+                for i in 1..n {
+                    let b = self.arg(e, i)?.0;
+                    acc = format!("{name}({acc}, {b})");
+                }
+                Ok((acc, P_PRIMARY))
+            }
+            ASTExprOpType::FdivQ => {
+                self.helpers.insert(Helper::Floord);
+                let a = self.arg(e, 0)?.0;
+                let b = self.arg(e, 1)?.0;
+                Ok((format!("ft_floord({a}, {b})"), P_PRIMARY))
+            }
+            ASTExprOpType::Cond | ASTExprOpType::Select => {
+                let (c, pc) = self.arg(e, 0)?;
+                let (a, pa) = self.arg(e, 1)?;
+                let (b, pb) = self.arg(e, 2)?;
+                Ok((
+                    format!(
+                        "{} ? {} : {}",
+                        paren(c, pc, P_COND + 1),
+                        paren(a, pa, P_COND + 1),
+                        paren(b, pb, P_COND)
+                    ),
+                    P_COND,
+                ))
+            }
+            other => Err(Error::internal(format!(
+                "unsupported isl AST operator {:?} in generated code",
+                other.to_i32()
+            ))),
+        }
+    }
+}
+
+fn paren(s: String, prec: u8, min: u8) -> String {
+    if prec < min {
+        format!("({s})")
+    } else {
+        s
+    }
+}
+
+/// Marks the outermost loops of `node` as parallel.
+fn set_parallel(node: &mut CNode) {
+    match node {
+        CNode::For { parallel, .. } => *parallel = true,
+        CNode::If { then, els, .. } => {
+            then.iter_mut().for_each(set_parallel);
+            if let Some(e) = els {
+                e.iter_mut().for_each(set_parallel);
+            }
+        }
+        CNode::Stmt { .. } => {}
+    }
+}

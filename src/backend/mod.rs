@@ -1,0 +1,158 @@
+//! Back end: isl AST generation from the final schedule tree, and C output
+//! shaped by the tera templates in `templates/`.
+
+pub mod ast;
+pub mod c;
+
+use crate::backend::ast::{AstReader, Helper};
+use crate::backend::c::CPrinter;
+use crate::diag::{Error, Result};
+use crate::model::isl_ext::ast_from_schedule;
+use crate::model::polyhedral::Names;
+use crate::model::program::Stage;
+use isl_rs::{Schedule, Set};
+use std::collections::BTreeSet;
+use tera::{Context, Tera};
+
+/// The output templates, compiled into the binary from `templates/c/`.
+pub struct Templates {
+    tera: Tera,
+}
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("file", include_str!("../../templates/c/file.c.tera")),
+    ("region", include_str!("../../templates/c/region.c.tera")),
+    (
+        "parallel_for",
+        include_str!("../../templates/c/parallel_for.c.tera"),
+    ),
+    ("helpers", include_str!("../../templates/c/helpers.c.tera")),
+];
+
+fn tera_err(e: tera::Error) -> Error {
+    use std::error::Error as _;
+    let mut msg = e.to_string();
+    let mut src = e.source();
+    while let Some(s) = src {
+        msg.push_str(&format!(": {s}"));
+        src = s.source();
+    }
+    Error::internal(format!("template: {msg}"))
+}
+
+/// What the file template needs.
+pub struct FileParts<'a> {
+    /// Input path as given.
+    pub input: &'a str,
+    /// Options that shaped the output, as the user wrote them.
+    pub options: &'a str,
+    /// Number of rewritten regions.
+    pub regions: usize,
+    /// Helpers used by the generated code.
+    pub helpers: &'a BTreeSet<Helper>,
+    /// The file's text with every region replaced.
+    pub body: &'a str,
+}
+
+/// What the region template needs.
+pub struct RegionParts<'a> {
+    /// "loop chain" or "scop".
+    pub kind: &'a str,
+    /// Input path.
+    pub input: &'a str,
+    /// Line of the region's pragma.
+    pub line: usize,
+    /// One line per stage.
+    pub stages: Vec<String>,
+    /// A summary of the transformations applied.
+    pub schedule: String,
+    /// Indentation of the region.
+    pub indent: &'a str,
+    /// The generated loops, already indented one level below `indent`.
+    pub code: String,
+}
+
+impl Templates {
+    /// Compiles the embedded templates.
+    pub fn load() -> Result<Templates> {
+        let mut tera = Tera::default();
+        tera.autoescape_on(vec![]);
+        tera.add_raw_templates(TEMPLATES.to_vec())
+            .map_err(tera_err)?;
+        Ok(Templates { tera })
+    }
+
+    /// The `#pragma omp parallel for` line.
+    pub fn parallel_for(&self) -> Result<String> {
+        self.tera
+            .render("parallel_for", &Context::new())
+            .map_err(tera_err)
+    }
+
+    /// A whole output file.
+    pub fn file(&self, p: &FileParts) -> Result<String> {
+        let mut helpers = Vec::new();
+        for h in p.helpers {
+            let mut c = Context::new();
+            c.insert(
+                "name",
+                match h {
+                    Helper::Min => "min",
+                    Helper::Max => "max",
+                    Helper::Floord => "floord",
+                },
+            );
+            helpers.push(
+                self.tera
+                    .render("helpers", &c)
+                    .map_err(tera_err)?
+                    .trim_end()
+                    .to_string(),
+            );
+        }
+        let mut c = Context::new();
+        c.insert("version", env!("CARGO_PKG_VERSION"));
+        c.insert("input", p.input);
+        c.insert("options", p.options);
+        c.insert("regions", &p.regions);
+        c.insert("helpers", &helpers);
+        c.insert("body", p.body);
+        self.tera.render("file", &c).map_err(tera_err)
+    }
+
+    /// One rewritten region (without a trailing newline: the file's own follows).
+    pub fn region(&self, p: &RegionParts) -> Result<String> {
+        let mut c = Context::new();
+        c.insert("kind", p.kind);
+        c.insert("input", p.input);
+        c.insert("line", &p.line);
+        c.insert("stages", &p.stages);
+        c.insert("schedule", &p.schedule);
+        c.insert("indent", p.indent);
+        c.insert("code", &p.code);
+        let s = self.tera.render("region", &c).map_err(tera_err)?;
+        Ok(s.trim_end_matches('\n').to_string())
+    }
+}
+
+/// Generates the loops of one region from its final schedule: isl builds the
+/// AST under the parameter `context`, flextile prints it.
+pub fn generate_loops(
+    schedule: &Schedule,
+    context: &Set,
+    stages: &[Stage],
+    names: &Names,
+    counter_prefix: &str,
+    templates: &Templates,
+    indent: &str,
+    helpers: &mut BTreeSet<Helper>,
+) -> Result<String> {
+    let ast = ast_from_schedule(schedule, context)?;
+    let mut reader = AstReader::new(names, counter_prefix);
+    let tree = reader.read(&ast)?;
+    helpers.extend(reader.helpers.iter().copied());
+    let printer = CPrinter::new(stages, &templates.parallel_for()?);
+    let mut out = String::new();
+    printer.print(&tree, indent, &mut out)?;
+    Ok(out)
+}

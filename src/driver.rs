@@ -1,0 +1,560 @@
+//! The compiler driver: the pass list, top to bottom.
+//!
+//! 1. front end: parse the C file with libclang, find the regions;
+//! 2. model: isl domains, accesses and the original schedule tree of each
+//!    region; declared accesses checked against analysed bodies;
+//! 3. dependences (isl dataflow);
+//! 4. transform passes, in order: fusion → tiling → parallel loops;
+//! 5. back end: isl AST → C, regions spliced into the file, file template;
+//! 6. the output is written atomically.
+
+use crate::backend::ast::Helper;
+use crate::backend::{generate_loops, FileParts, RegionParts, Templates};
+use crate::diag::{Error, Result, SourceFile, Span};
+use crate::frontend;
+use crate::model::deps;
+use crate::model::isl_ext::{new_context, schedule_to_yaml};
+use crate::model::polyhedral::{self, Names};
+use crate::model::program::{LoopTreatment, Program, Region, RegionKind, ScheduleItem, TileSpec};
+use crate::transform::{fuse, parallel, tile};
+use isl_rs::Schedule;
+use log::info;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The code flextile generates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// OpenMP C.
+    C,
+    /// CUDA (not supported yet).
+    Cuda,
+}
+
+/// Default tile size for every loop when `--tile` is given without sizes.
+pub const DEFAULT_TILE_SIZE: i64 = 32;
+
+/// Everything the command line decides.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Input C file.
+    pub input: PathBuf,
+    /// Output file.
+    pub output: PathBuf,
+    /// Output language.
+    pub target: Target,
+    /// Emit `#pragma omp parallel for` on parallel loops.
+    pub openmp: bool,
+    /// Tile the innermost bands classically (overrides the pragmas' `tile`).
+    pub tile: bool,
+    /// Tile sizes, outermost first.
+    pub tile_sizes: Option<Vec<i64>>,
+    /// Flags passed to clang (`-I`, `-D`, `-std=`).
+    pub clang_args: Vec<String>,
+    /// Constraints on the parameters, in isl syntax (`N >= 1`).
+    pub assume: Option<String>,
+    /// Print each region's final schedule tree (YAML) on stderr.
+    pub dump_schedule: bool,
+    /// The options as typed, for the output's banner.
+    pub summary: String,
+}
+
+/// A failed compilation: the error and the file its spans point into.
+pub struct Failure {
+    /// What went wrong.
+    pub error: Error,
+    /// The input, when it could be read.
+    pub file: Option<SourceFile>,
+}
+
+impl Failure {
+    /// The diagnostics in compiler form.
+    pub fn render(&self) -> String {
+        match &self.error {
+            Error::User(diags) => {
+                let file = self
+                    .file
+                    .clone()
+                    .unwrap_or_else(|| SourceFile::new("<input>", ""));
+                diags.iter().map(|d| file.render(d)).collect()
+            }
+            Error::Internal(msg) => format!("flextile: internal error: {msg}\n"),
+        }
+    }
+}
+
+/// Compiles `opts.input` and writes `opts.output` atomically.
+pub fn run(opts: &Options) -> std::result::Result<(), Failure> {
+    let text = std::fs::read(&opts.input).map_err(|e| Failure {
+        error: Error::user(crate::diag::Diagnostic::error_global(format!(
+            "cannot read '{}': {e}",
+            opts.input.display()
+        ))),
+        file: None,
+    })?;
+    let file = SourceFile::new(
+        opts.input.display().to_string(),
+        String::from_utf8_lossy(&text).into_owned(),
+    );
+    let fail = |error: Error| Failure {
+        error,
+        file: Some(file.clone()),
+    };
+    let out = compile(opts).map_err(fail)?;
+    write_atomically(&opts.output, &out).map_err(fail)
+}
+
+/// Compiles `opts.input` to the output text.
+pub fn compile(opts: &Options) -> Result<String> {
+    if opts.target == Target::Cuda {
+        return Err(Error::user(crate::diag::Diagnostic::error_global(
+            "the CUDA target is not supported yet; write a .c output (or pass --target c)",
+        )));
+    }
+    let program = frontend::parse_file(&opts.input, &opts.clang_args)?;
+    info!("front end: {} region(s)", program.regions.len());
+    compile_program(opts, &program)
+}
+
+/// Runs every pass after the front end on `program` and returns the output text.
+pub fn compile_program(opts: &Options, program: &Program) -> Result<String> {
+    let names = polyhedral::collect_names(&program.regions);
+    let templates = Templates::load()?;
+    let counter_prefix = counter_prefix(&program.file.text);
+    let mut helpers = BTreeSet::new();
+    let mut generated = Vec::new();
+    for region in &program.regions {
+        let code = compile_region(
+            opts,
+            program,
+            region,
+            &names,
+            &templates,
+            &counter_prefix,
+            &mut helpers,
+        )?;
+        generated.push((region.span, code));
+    }
+    let body = splice(&program.file.text, &generated);
+    templates.file(&FileParts {
+        input: &program.file.path,
+        options: &opts.summary,
+        regions: program.regions.len(),
+        helpers: &helpers,
+        body: &body,
+    })
+}
+
+/// Runs the model, dependence and transformation passes on one region and
+/// prints it.
+fn compile_region(
+    opts: &Options,
+    program: &Program,
+    region: &Region,
+    names: &Names,
+    templates: &Templates,
+    counter_prefix: &str,
+    helpers: &mut BTreeSet<Helper>,
+) -> Result<String> {
+    let ctx = new_context();
+    let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+    polyhedral::check_declared_accesses(&ctx, region, names)?;
+    let deps = deps::compute(&model)?;
+    let all = deps.all()?;
+    let mut schedule = model
+        .schedule
+        .copy()
+        .map_err(crate::model::isl_ext::isl_err)?;
+    let mut summary = Vec::new();
+
+    // Pragma schedule items, in order; --tile overrides the pragma's tiling.
+    if let RegionKind::Chain(chain) = &region.kind {
+        for item in &chain.items {
+            schedule = match item {
+                ScheduleItem::Fuse { shifts, span } => {
+                    summary.push(match shifts {
+                        Some(s) => format!("fused with shifts {s:?}"),
+                        None => "fused (shifts computed)".to_string(),
+                    });
+                    fuse::fuse(schedule, region, names, &deps, shifts.as_deref(), *span)?
+                }
+                ScheduleItem::Tile(spec) if !opts.tile => {
+                    summary.push(format!("tiled {:?}", spec.sizes));
+                    tile::tile_innermost_bands(
+                        schedule,
+                        &all,
+                        spec,
+                        tile::Strictness::Pragma(spec.span),
+                    )?
+                }
+                ScheduleItem::Tile(_) => {
+                    info!("pragma tile item overridden by --tile");
+                    schedule
+                }
+                ScheduleItem::Parallel(_) => {
+                    summary.push("outer loops parallel".to_string());
+                    tile::on_outermost_bands(schedule, &mut tile::request_parallel)?
+                }
+                ScheduleItem::Wavefront(span) => {
+                    summary.push("wavefront".to_string());
+                    tile::on_outermost_bands(schedule, &mut |n| tile::wavefront(n, &all, *span))?
+                }
+            };
+        }
+    }
+    if opts.tile {
+        let sizes = opts
+            .tile_sizes
+            .clone()
+            .unwrap_or_else(|| vec![DEFAULT_TILE_SIZE; max_depth(region)]);
+        summary.push(format!("tiled {sizes:?}"));
+        // Which loops run in parallel is left to the parallel pass.
+        let spec = TileSpec {
+            sizes,
+            outer: LoopTreatment::Auto,
+            inner: LoopTreatment::Auto,
+            span: region.pragma_span,
+        };
+        schedule = tile::tile_innermost_bands(schedule, &all, &spec, tile::Strictness::BestEffort)?;
+    }
+    if opts.openmp {
+        schedule = parallel::mark_parallel_loops(schedule, &all, region.pragma_span)?;
+        summary.push("OpenMP".to_string());
+    }
+    if opts.dump_schedule {
+        let (line, _) = program.file.line_col(region.pragma_span.start);
+        eprintln!(
+            "# final schedule of the region at {}:{}\n{}",
+            program.file.path,
+            line,
+            schedule_to_yaml(&schedule)?
+        );
+    }
+    print_region(
+        opts,
+        program,
+        region,
+        &schedule,
+        &model.context,
+        names,
+        templates,
+        counter_prefix,
+        helpers,
+        &summary,
+    )
+}
+
+/// The deepest loop nesting of the region's stages.
+fn max_depth(region: &Region) -> usize {
+    region
+        .stages
+        .iter()
+        .map(|s| s.iterators.len())
+        .max()
+        .unwrap_or(1)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn print_region(
+    opts: &Options,
+    program: &Program,
+    region: &Region,
+    schedule: &Schedule,
+    context: &isl_rs::Set,
+    names: &Names,
+    templates: &Templates,
+    counter_prefix: &str,
+    helpers: &mut BTreeSet<Helper>,
+    summary: &[String],
+) -> Result<String> {
+    let _ = opts;
+    let inner_indent = format!("{}  ", region.indent);
+    let code = generate_loops(
+        schedule,
+        context,
+        &region.stages,
+        names,
+        counter_prefix,
+        templates,
+        &inner_indent,
+        helpers,
+    )?;
+    let (line, _) = program.file.line_col(region.pragma_span.start);
+    let stages = region
+        .stages
+        .iter()
+        .map(|s| format!("{}: {}", s.name, s.label))
+        .collect();
+    templates.region(&RegionParts {
+        kind: match region.kind {
+            RegionKind::Chain(_) => "loop chain",
+            RegionKind::Scop => "scop",
+        },
+        input: &program.file.path,
+        line,
+        stages,
+        schedule: summary.join(", "),
+        indent: &region.indent,
+        code,
+    })
+}
+
+/// Replaces each region's span of `text` by its generated code.
+fn splice(text: &str, generated: &[(Span, String)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    for (span, code) in generated {
+        out.push_str(&text[pos..span.start]);
+        out.push_str(code);
+        pos = span.end;
+    }
+    out.push_str(&text[pos..]);
+    out
+}
+
+/// A prefix for generated loop counters that no identifier of the input uses
+/// with a number after it (`c`, else `ft_c`, ...).
+fn counter_prefix(text: &str) -> String {
+    let mut idents = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            idents.insert(&text[start..i]);
+        } else {
+            i += 1;
+        }
+    }
+    for prefix in ["c", "ft_c", "flextile_c"] {
+        let clash = idents.iter().any(|id| {
+            id.strip_prefix(prefix)
+                .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if !clash {
+            return prefix.to_string();
+        }
+    }
+    "flextile_generated_c".to_string()
+}
+
+/// Writes `text` to `path` through a temporary file in the same directory and
+/// a rename, so that `path` is never left half-written.
+pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.flextile-{}.tmp", std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::user(crate::diag::Diagnostic::error_global(format!(
+            "cannot write '{}': {e}",
+            path.display()
+        )))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counter_prefix_avoids_user_names() {
+        assert_eq!(counter_prefix("int a; int b1;"), "c");
+        assert_eq!(counter_prefix("double c0 = 1;"), "ft_c");
+        assert_eq!(counter_prefix("int cx;"), "c");
+    }
+
+    #[test]
+    fn splices_regions() {
+        let t = "aaXXbbYYcc";
+        let g = vec![
+            (Span::new(2, 4), "1".to_string()),
+            (Span::new(6, 8), "2".to_string()),
+        ];
+        assert_eq!(splice(t, &g), "aa1bb2cc");
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("flextile-aw-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let p = dir.join("out.c");
+        write_atomically(&p, "x").expect("write");
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "x");
+        assert_eq!(std::fs::read_dir(&dir).expect("ls").count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[cfg(test)]
+mod pipeline_tests {
+    use super::*;
+    use crate::model::expr::Expr;
+    use crate::model::program::*;
+
+    fn v(s: &str) -> Expr {
+        Expr::Var(s.into())
+    }
+
+    fn range(it: &str, lo: Expr, hi: Expr) -> Vec<Constraint> {
+        vec![
+            Constraint {
+                lhs: v(it),
+                op: CmpOp::Ge,
+                rhs: lo,
+            },
+            Constraint {
+                lhs: v(it),
+                op: CmpOp::Le,
+                rhs: hi,
+            },
+        ]
+    }
+
+    fn access(kind: AccessKind, data: &str, off: i64) -> Access {
+        Access {
+            kind,
+            data: data.into(),
+            index: vec![Expr::add(v("i"), Expr::Int(off))],
+            span: Span::default(),
+        }
+    }
+
+    fn stage(k: usize, domain: Vec<Constraint>, accesses: Vec<Access>, body: &str) -> Stage {
+        let mut pieces = Vec::new();
+        for (n, part) in body.split('@').enumerate() {
+            if n > 0 {
+                pieces.push(Piece::Iter(0));
+            }
+            pieces.push(Piece::Text(part.to_string()));
+        }
+        Stage {
+            name: format!("S{k}"),
+            label: format!("nest {}", k + 1),
+            span: Span::default(),
+            iterators: vec!["i".into()],
+            domain,
+            accesses,
+            body: BodyTemplate { pieces },
+            analysable: false,
+            observed: None,
+        }
+    }
+
+    /// The 1-D two-nest chain: B from A (3-point), C from B (1-point).
+    fn chain(items: Vec<ScheduleItem>) -> Program {
+        let text = "REGION\n".to_string();
+        let s0 = stage(
+            0,
+            range("i", Expr::Int(1), Expr::sub(v("N"), Expr::Int(2))),
+            vec![
+                access(AccessKind::Read, "A", -1),
+                access(AccessKind::Read, "A", 0),
+                access(AccessKind::Read, "A", 1),
+                access(AccessKind::Write, "B", 0),
+            ],
+            "B[@] = A[@-1] + A[@+1];",
+        );
+        let s1 = stage(
+            1,
+            range("i", Expr::Int(1), Expr::sub(v("N"), Expr::Int(3))),
+            vec![
+                access(AccessKind::Read, "B", 1),
+                access(AccessKind::Write, "C", 0),
+            ],
+            "C[@] = B[@+1];",
+        );
+        let lp = |k| OrigNode::Loop {
+            iter: "i".into(),
+            body: vec![OrigNode::Stage(k)],
+        };
+        Program {
+            file: SourceFile::new("t.c", text),
+            regions: vec![Region {
+                kind: RegionKind::Chain(ChainSchedule { items }),
+                span: Span::new(0, 6),
+                pragma_span: Span::new(0, 6),
+                indent: String::new(),
+                stages: vec![s0, s1],
+                tree: vec![lp(0), lp(1)],
+            }],
+        }
+    }
+
+    fn opts() -> Options {
+        Options {
+            input: "t.c".into(),
+            output: "o.c".into(),
+            target: Target::C,
+            openmp: true,
+            tile: false,
+            tile_sizes: None,
+            clang_args: vec![],
+            assume: None,
+            dump_schedule: false,
+            summary: String::new(),
+        }
+    }
+
+    #[test]
+    fn original_order_is_two_parallel_loops() {
+        let out = compile_program(&opts(), &chain(vec![])).expect("compile");
+        assert_eq!(out.matches("#pragma omp parallel for").count(), 2, "{out}");
+        assert!(out.contains("B[c0] = A[c0-1] + A[c0+1];"), "{out}");
+    }
+
+    #[test]
+    fn computed_fusion_shifts_consumer_by_one() {
+        let items = vec![ScheduleItem::Fuse {
+            shifts: None,
+            span: Span::default(),
+        }];
+        let out = compile_program(&opts(), &chain(items)).expect("compile");
+        eprintln!("{out}");
+        // C[i] reads B[i+1]: the consumer runs one iteration later.
+        assert!(
+            out.contains("C[c0 - 1] = B[c0 - 1+1];")
+                || out.contains("C[(c0 - 1)] = B[(c0 - 1)+1];"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn illegal_user_shifts_are_rejected() {
+        let items = vec![ScheduleItem::Fuse {
+            shifts: Some(vec![vec![0], vec![0]]),
+            span: Span::default(),
+        }];
+        match compile_program(&opts(), &chain(items)) {
+            Err(Error::User(d)) => assert!(d[0].message.contains("violates"), "{}", d[0].message),
+            Err(Error::Internal(m)) => panic!("internal error {m}"),
+            Ok(out) => panic!("accepted illegal shifts:\n{out}"),
+        }
+    }
+
+    #[test]
+    fn cli_tiling_tiles_and_parallelises_tile_loops() {
+        let mut o = opts();
+        o.tile = true;
+        o.tile_sizes = Some(vec![8]);
+        let out = compile_program(&o, &chain(vec![])).expect("compile");
+        eprintln!("{out}");
+        assert!(out.contains("c0 += 8"), "{out}");
+    }
+}

@@ -1,0 +1,69 @@
+//! Exact dataflow dependences of a region, computed by isl.
+//!
+//! Flow dependences are value-based (`isl_union_access_info_compute_flow`
+//! with the certain writes as must-sources, so a later write kills an earlier
+//! one); anti and output dependences are memory-based. Together they are the
+//! constraints every schedule must respect.
+
+use crate::diag::Result;
+use crate::model::isl_ext::isl_err;
+use crate::model::polyhedral::RegionModel;
+use isl_rs::{UnionAccessInfo, UnionMap};
+
+/// The dependences of one region, as relations between statement instances.
+pub struct Dependences {
+    /// Read-after-write (value-based).
+    pub flow: UnionMap,
+    /// Write-after-read.
+    pub anti: UnionMap,
+    /// Write-after-write.
+    pub output: UnionMap,
+}
+
+impl Dependences {
+    /// All dependences together.
+    pub fn all(&self) -> Result<UnionMap> {
+        let u = self.flow.copy().map_err(isl_err)?;
+        let u = u
+            .union(self.anti.copy().map_err(isl_err)?)
+            .map_err(isl_err)?;
+        u.union(self.output.copy().map_err(isl_err)?)
+            .map_err(isl_err)
+    }
+}
+
+/// Computes flow, anti and output dependences under the region's original schedule.
+pub fn compute(model: &RegionModel) -> Result<Dependences> {
+    let flow = dataflow(
+        model,
+        &model.reads,
+        Some(&model.must_writes),
+        &model.may_writes,
+    )?;
+    let anti = dataflow(model, &model.may_writes, None, &model.reads)?;
+    let output = dataflow(model, &model.may_writes, None, &model.may_writes)?;
+    Ok(Dependences { flow, anti, output })
+}
+
+/// isl dataflow analysis from `must`/`may` sources to `sink` accesses.
+fn dataflow(
+    model: &RegionModel,
+    sink: &UnionMap,
+    must: Option<&UnionMap>,
+    may: &UnionMap,
+) -> Result<UnionMap> {
+    let mut info = UnionAccessInfo::from_sink(sink.copy().map_err(isl_err)?).map_err(isl_err)?;
+    if let Some(must) = must {
+        info = info
+            .set_must_source(must.copy().map_err(isl_err)?)
+            .map_err(isl_err)?;
+    }
+    info = info
+        .set_may_source(may.copy().map_err(isl_err)?)
+        .map_err(isl_err)?;
+    info = info
+        .set_schedule(model.schedule.copy().map_err(isl_err)?)
+        .map_err(isl_err)?;
+    let flow = info.compute_flow().map_err(isl_err)?;
+    flow.get_may_dependence().map_err(isl_err)
+}

@@ -1,0 +1,248 @@
+//! The isl functions isl-rs lacks, declared and wrapped once.
+//!
+//! isl-rs 0.3.1 has no AST build, no block-style YAML printing, and its
+//! `to_str` methods leak the string isl allocates. This module declares the
+//! missing C functions (the static libisl that isl-rs builds exports them),
+//! respects isl's `__isl_take`/`__isl_keep` conventions, and exposes safe
+//! functions. No other module touches raw isl pointers.
+
+use crate::diag::{Error, Result};
+use isl_rs::{ASTNode, Context, LibISLError, Schedule, Set, UnionMap, UnionSet};
+use libc_free::free;
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int};
+
+type Ptr = libc_uintptr::uintptr_t;
+
+mod libc_uintptr {
+    /// isl-rs passes every isl object as a `uintptr_t`.
+    #[allow(non_camel_case_types)]
+    pub type uintptr_t = usize;
+}
+
+mod libc_free {
+    use std::os::raw::c_void;
+    extern "C" {
+        /// The C library's `free`, for strings isl hands over.
+        pub fn free(p: *mut c_void);
+    }
+}
+
+extern "C" {
+    fn isl_ast_build_from_context(set: Ptr) -> Ptr;
+    fn isl_ast_build_node_from_schedule(build: Ptr, schedule: Ptr) -> Ptr;
+    fn isl_ast_build_free(build: Ptr) -> Ptr;
+    fn isl_options_set_on_error(ctx: Ptr, val: c_int) -> c_int;
+    fn isl_options_set_tile_shift_point_loops(ctx: Ptr, val: c_int) -> c_int;
+    fn isl_options_set_tile_scale_tile_loops(ctx: Ptr, val: c_int) -> c_int;
+    fn isl_options_set_ast_build_detect_min_max(ctx: Ptr, val: c_int) -> c_int;
+    fn isl_ctx_last_error_msg(ctx: Ptr) -> *const c_char;
+    fn isl_ctx_reset_error(ctx: Ptr);
+    fn isl_printer_to_str(ctx: Ptr) -> Ptr;
+    fn isl_printer_set_yaml_style(p: Ptr, style: c_int) -> Ptr;
+    fn isl_printer_print_schedule(p: Ptr, schedule: Ptr) -> Ptr;
+    fn isl_printer_get_str(p: Ptr) -> *mut c_char;
+    fn isl_printer_free(p: Ptr) -> Ptr;
+    fn isl_schedule_to_str(schedule: Ptr) -> *mut c_char;
+    fn isl_union_map_to_str(umap: Ptr) -> *mut c_char;
+    fn isl_union_set_to_str(uset: Ptr) -> *mut c_char;
+    fn isl_set_to_str(set: Ptr) -> *mut c_char;
+}
+
+/// `ISL_ON_ERROR_CONTINUE`: errors are recorded in the context, not printed.
+const ISL_ON_ERROR_CONTINUE: c_int = 1;
+/// `ISL_YAML_STYLE_BLOCK`.
+const ISL_YAML_STYLE_BLOCK: c_int = 0;
+
+/// Converts an isl-rs error into an internal flextile error.
+pub fn isl_err(e: LibISLError) -> Error {
+    Error::internal(format!("isl: {e}"))
+}
+
+/// Allocates an isl context configured for flextile: isl errors are returned,
+/// not printed; tile loops are scaled and point loops keep original values
+/// (so generated code reads `for (c1 = c0; c1 <= c0 + 31; ...)`).
+pub fn new_context() -> Context {
+    let ctx = Context::alloc();
+    // SAFETY: `ctx.ptr` is a live context; the setters only store a flag.
+    unsafe {
+        isl_options_set_on_error(ctx.ptr, ISL_ON_ERROR_CONTINUE);
+        isl_options_set_tile_shift_point_loops(ctx.ptr, 0);
+        isl_options_set_tile_scale_tile_loops(ctx.ptr, 1);
+        isl_options_set_ast_build_detect_min_max(ctx.ptr, 1);
+    }
+    ctx
+}
+
+/// Takes ownership of a string isl allocated, copies it and frees it.
+fn take_string(ctx: &Context, p: *mut c_char) -> Result<String> {
+    if p.is_null() {
+        return Err(last_error(ctx, "isl returned no string"));
+    }
+    // SAFETY: isl returns a NUL-terminated string allocated with malloc.
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    // SAFETY: the string is ours (`__isl_give`), freed exactly once.
+    unsafe { free(p.cast()) };
+    Ok(s)
+}
+
+/// The context's last error as an internal error, resetting it.
+fn last_error(ctx: &Context, what: &str) -> Error {
+    // SAFETY: reading the error message of a live context.
+    let msg = unsafe {
+        let m = isl_ctx_last_error_msg(ctx.ptr);
+        let s = if m.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(m).to_string_lossy().into_owned()
+        };
+        isl_ctx_reset_error(ctx.ptr);
+        s
+    };
+    Error::internal(format!("isl: {what}: {msg}"))
+}
+
+/// Generates an AST for `schedule` under the parameter constraints `context`
+/// (`isl_ast_build_from_context` + `isl_ast_build_node_from_schedule`).
+pub fn ast_from_schedule(schedule: &Schedule, context: &Set) -> Result<ASTNode> {
+    let ctx = schedule.get_ctx();
+    let context = context.copy().map_err(isl_err)?;
+    let schedule = schedule.copy().map_err(isl_err)?;
+    let (mut context, mut schedule) = (context, schedule);
+    context.do_not_free_on_drop();
+    schedule.do_not_free_on_drop();
+    // SAFETY: both arguments are `__isl_take` copies we no longer own; the
+    // build is freed before returning; the node is handed to an owning wrapper.
+    let node = unsafe {
+        let build = isl_ast_build_from_context(context.ptr);
+        if build == 0 {
+            isl_schedule_free_raw(schedule.ptr);
+            return Err(last_error(&ctx, "cannot create AST build"));
+        }
+        let node = isl_ast_build_node_from_schedule(build, schedule.ptr);
+        isl_ast_build_free(build);
+        node
+    };
+    if node == 0 {
+        return Err(last_error(&ctx, "AST generation failed"));
+    }
+    Ok(ASTNode {
+        ptr: node,
+        should_free_on_drop: true,
+    })
+}
+
+/// The kind of an isl AST node.
+///
+/// isl-rs's `ASTNodeType::from_i32` is off by one against isl's
+/// `enum isl_ast_node_type` (`for` is 1) and panics on user nodes, so the
+/// kind is read here instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AstKind {
+    /// `for` loop.
+    For,
+    /// `if` statement.
+    If,
+    /// Sequence of statements.
+    Block,
+    /// Mark node (carries an id, e.g. `parallel`).
+    Mark,
+    /// A statement instance (a call expression `S3(c0, c1)`).
+    User,
+}
+
+/// The kind of `node`.
+pub fn ast_node_kind(node: &ASTNode) -> Result<AstKind> {
+    // SAFETY: `__isl_keep` read of a live node.
+    let t = unsafe { isl_ast_node_get_type(node.ptr) };
+    Ok(match t {
+        1 => AstKind::For,
+        2 => AstKind::If,
+        3 => AstKind::Block,
+        4 => AstKind::Mark,
+        5 => AstKind::User,
+        _ => return Err(last_error(&node.get_ctx(), "invalid AST node")),
+    })
+}
+
+extern "C" {
+    fn isl_ast_node_get_type(node: Ptr) -> c_int;
+    #[link_name = "isl_schedule_free"]
+    fn isl_schedule_free_raw(schedule: Ptr) -> Ptr;
+}
+
+/// The schedule tree in isl's block-style YAML (for `--dump-schedule`).
+pub fn schedule_to_yaml(schedule: &Schedule) -> Result<String> {
+    let ctx = schedule.get_ctx();
+    // SAFETY: the printer is created, used and freed here; the schedule is `__isl_keep`.
+    let s = unsafe {
+        let p = isl_printer_to_str(ctx.ptr);
+        let p = isl_printer_set_yaml_style(p, ISL_YAML_STYLE_BLOCK);
+        let p = isl_printer_print_schedule(p, schedule.ptr);
+        let s = isl_printer_get_str(p);
+        isl_printer_free(p);
+        s
+    };
+    take_string(&ctx, s)
+}
+
+/// Types whose isl text form can be read without leaking.
+pub trait IslText {
+    /// isl's text form of the object.
+    fn text(&self) -> Result<String>;
+}
+
+macro_rules! isl_text {
+    ($ty:ty, $f:ident) => {
+        impl IslText for $ty {
+            fn text(&self) -> Result<String> {
+                let ctx = self.get_ctx();
+                // SAFETY: `__isl_keep` argument; the returned string is ours.
+                let s = unsafe { $f(self.ptr) };
+                take_string(&ctx, s)
+            }
+        }
+    };
+}
+
+isl_text!(Schedule, isl_schedule_to_str);
+isl_text!(UnionMap, isl_union_map_to_str);
+isl_text!(UnionSet, isl_union_set_to_str);
+isl_text!(Set, isl_set_to_str);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ast_from_a_two_statement_schedule() {
+        let ctx = new_context();
+        let s = Schedule::read_from_str(
+            &ctx,
+            "{ domain: \"[N] -> { S0[i] : 0 <= i < N; S1[i] : 0 <= i < N }\", \
+               child: { schedule: \"[N] -> [{ S0[i] -> [(i)]; S1[i] -> [(i)] }]\", \
+               child: { sequence: [ { filter: \"{ S0[i] }\" }, { filter: \"{ S1[i] }\" } ] } } }",
+        )
+        .expect("schedule");
+        let context = Set::read_from_str(&ctx, "[N] -> { : N >= 1 }").expect("context");
+        let ast = ast_from_schedule(&s, &context).expect("ast");
+        assert_eq!(ast_node_kind(&ast).expect("kind"), AstKind::For);
+        let text = ast.to_C_str().expect("c").to_string();
+        assert!(text.contains("S0(c0)") && text.contains("S1(c0)"), "{text}");
+    }
+
+    #[test]
+    fn yaml_and_text_round_trip() {
+        let ctx = new_context();
+        let s = Schedule::read_from_str(&ctx, "{ domain: \"{ S0[i] : 0 <= i < 4 }\" }").expect("s");
+        assert!(schedule_to_yaml(&s).expect("yaml").contains("domain:"));
+        let u = UnionSet::read_from_str(&ctx, "{ S0[i] : 0 <= i < 4 }").expect("u");
+        assert!(u.text().expect("text").contains("S0[i]"));
+    }
+
+    #[test]
+    fn errors_are_values() {
+        let ctx = new_context();
+        assert!(UnionSet::read_from_str(&ctx, "{ S0[i] : 0 <= }").is_err());
+    }
+}

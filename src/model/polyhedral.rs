@@ -1,0 +1,394 @@
+//! The polyhedral form of a region: isl iteration domains, access relations
+//! and the original schedule tree, built from the front end's [`Region`].
+//!
+//! C names are kept in isl strings where isl's parser accepts them; names
+//! that are isl keywords (or look like generated loop counters `c0`, `c1`)
+//! are renamed, and [`Names`] maps them back for code generation.
+
+use crate::diag::{Diagnostic, Error, Result};
+use crate::model::expr::Expr;
+use crate::model::isl_ext::{isl_err, IslText};
+use crate::model::program::{AccessKind, Constraint, OrigNode, Region, Stage};
+use isl_rs::{Context, Schedule, Set, UnionMap, UnionSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Words isl's parser reserves; C names equal to one are renamed.
+const ISL_KEYWORDS: &[&str] = &[
+    "exists", "and", "or", "implies", "not", "mod", "min", "max", "rat", "infty", "NaN", "floor",
+    "ceil", "floord", "ceild", "true", "false", "domain", "range", "div", "cond",
+];
+
+/// The isl spelling of a C name.
+pub fn isl_name(c_name: &str) -> String {
+    let looks_generated = c_name.len() > 1
+        && c_name.starts_with('c')
+        && c_name[1..].bytes().all(|b| b.is_ascii_digit());
+    if ISL_KEYWORDS.contains(&c_name) || looks_generated || c_name.starts_with("ft_") {
+        format!("ft_{c_name}")
+    } else {
+        c_name.to_string()
+    }
+}
+
+/// Names shared by all regions: parameters (free identifiers of bounds and
+/// subscripts) in isl and C spelling.
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    /// isl name → C name, for every parameter.
+    pub params: BTreeMap<String, String>,
+}
+
+impl Names {
+    /// The isl parameter list `[N, M]`.
+    pub fn param_list(&self) -> String {
+        let v: Vec<&str> = self.params.keys().map(String::as_str).collect();
+        format!("[{}]", v.join(", "))
+    }
+
+    /// The C spelling of an isl identifier that is a parameter, if it is one.
+    pub fn c_param(&self, isl: &str) -> Option<&str> {
+        self.params.get(isl).map(String::as_str)
+    }
+}
+
+/// Collects the parameters of every region: identifiers in domains and
+/// subscripts that are not iterators of the stage using them.
+pub fn collect_names(regions: &[Region]) -> Names {
+    let mut names = Names::default();
+    for region in regions {
+        for stage in &region.stages {
+            let mut vars = BTreeSet::new();
+            for c in &stage.domain {
+                c.lhs.collect_vars(&mut vars);
+                c.rhs.collect_vars(&mut vars);
+            }
+            for a in stage.accesses.iter().chain(stage.observed.iter().flatten()) {
+                a.index.iter().for_each(|e| e.collect_vars(&mut vars));
+            }
+            for v in vars {
+                if !stage.iterators.contains(&v) {
+                    names.params.insert(isl_name(&v), v);
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The isl objects of one region.
+pub struct RegionModel {
+    /// Statement instances of all stages.
+    pub domain: UnionSet,
+    /// Read accesses (declared, or analysed in scops).
+    pub reads: UnionMap,
+    /// Writes that certainly happen (no `*` index).
+    pub must_writes: UnionMap,
+    /// All writes.
+    pub may_writes: UnionMap,
+    /// The original execution order as a schedule tree.
+    pub schedule: Schedule,
+    /// Constraints on the parameters (from `--assume`).
+    pub context: Set,
+}
+
+/// Everything needed to turn a stage's expressions into isl text.
+struct StageText<'a> {
+    stage: &'a Stage,
+    names: &'a Names,
+}
+
+impl StageText<'_> {
+    fn var(&self, v: &str) -> String {
+        isl_name(v)
+    }
+
+    fn expr(&self, e: &Expr) -> String {
+        e.to_isl(&|v| self.var(v))
+    }
+
+    fn tuple(&self) -> String {
+        let its: Vec<String> = self.stage.iterators.iter().map(|i| self.var(i)).collect();
+        format!("{}[{}]", self.stage.name, its.join(", "))
+    }
+
+    fn constraint(&self, c: &Constraint) -> String {
+        format!(
+            "{} {} {}",
+            self.expr(&c.lhs),
+            c.op.as_str(),
+            self.expr(&c.rhs)
+        )
+    }
+
+    fn conditions(&self) -> String {
+        let v: Vec<String> = self
+            .stage
+            .domain
+            .iter()
+            .map(|c| self.constraint(c))
+            .collect();
+        if v.is_empty() {
+            String::new()
+        } else {
+            format!(" : {}", v.join(" and "))
+        }
+    }
+
+    fn domain(&self) -> String {
+        format!(
+            "{} -> {{ {}{} }}",
+            self.names.param_list(),
+            self.tuple(),
+            self.conditions()
+        )
+    }
+
+    /// `[P] -> { S0[i] -> A[i + 1] : domain }`; `*` indices become fresh variables.
+    fn access(&self, data: &str, index: &[Expr]) -> String {
+        let idx: Vec<String> = index
+            .iter()
+            .enumerate()
+            .map(|(k, e)| {
+                if e.has_any() {
+                    format!("ft_any{k}")
+                } else {
+                    self.expr(e)
+                }
+            })
+            .collect();
+        format!(
+            "{} -> {{ {} -> {}[{}]{} }}",
+            self.names.param_list(),
+            self.tuple(),
+            isl_name(data),
+            idx.join(", "),
+            self.conditions()
+        )
+    }
+}
+
+fn read_union_set(ctx: &Context, s: &str) -> Result<UnionSet> {
+    UnionSet::read_from_str(ctx, s)
+        .map_err(|e| Error::internal(format!("isl cannot read '{s}': {e}")))
+}
+
+fn read_union_map(ctx: &Context, s: &str) -> Result<UnionMap> {
+    UnionMap::read_from_str(ctx, s)
+        .map_err(|e| Error::internal(format!("isl cannot read '{s}': {e}")))
+}
+
+/// Builds the isl model of `region`. `assume` holds the user's parameter
+/// constraints in isl syntax (`N >= 1 and M >= 2`), if any.
+pub fn build(
+    ctx: &Context,
+    region: &Region,
+    names: &Names,
+    assume: Option<&str>,
+) -> Result<RegionModel> {
+    let empty = || read_union_map(ctx, "{ }");
+    let mut domain = read_union_set(ctx, "{ }")?;
+    let (mut reads, mut must_writes, mut may_writes) = (empty()?, empty()?, empty()?);
+    for stage in &region.stages {
+        let t = StageText { stage, names };
+        let dom = read_union_set(ctx, &t.domain())?;
+        domain = domain.union(dom).map_err(isl_err)?;
+        for a in &stage.accesses {
+            let m = read_union_map(ctx, &t.access(&a.data, &a.index))?;
+            match a.kind {
+                AccessKind::Read => reads = reads.union(m).map_err(isl_err)?,
+                AccessKind::Write => {
+                    if !a.index.iter().any(Expr::has_any) {
+                        must_writes = must_writes
+                            .union(m.copy().map_err(isl_err)?)
+                            .map_err(isl_err)?;
+                    }
+                    may_writes = may_writes.union(m).map_err(isl_err)?;
+                }
+            }
+        }
+    }
+    let context_text = format!(
+        "{} -> {{ : {} }}",
+        names.param_list(),
+        assume.unwrap_or("true")
+    );
+    let context = Set::read_from_str(ctx, &context_text).map_err(|e| {
+        Error::user(Diagnostic::error_global(format!(
+            "cannot read --assume '{}' as constraints on the parameters {}: {e}",
+            assume.unwrap_or(""),
+            names.param_list()
+        )))
+    })?;
+    let yaml = schedule_yaml(region, names, &domain.text()?)?;
+    let schedule = Schedule::read_from_str(ctx, &yaml)
+        .map_err(|e| Error::internal(format!("isl cannot read schedule '{yaml}': {e}")))?;
+    Ok(RegionModel {
+        domain,
+        reads,
+        must_writes,
+        may_writes,
+        schedule,
+        context,
+    })
+}
+
+/// Checks, for every stage whose body was analysed, that the accesses the body
+/// performs are covered by the ones its pragma declares.
+pub fn check_declared_accesses(ctx: &Context, region: &Region, names: &Names) -> Result<()> {
+    let mut errors = Vec::new();
+    for stage in &region.stages {
+        let Some(observed) = &stage.observed else {
+            continue;
+        };
+        let t = StageText { stage, names };
+        let declared = |kinds: &[AccessKind]| -> Result<UnionMap> {
+            let mut u = read_union_map(ctx, "{ }")?;
+            for a in stage.accesses.iter().filter(|a| kinds.contains(&a.kind)) {
+                u = u
+                    .union(read_union_map(ctx, &t.access(&a.data, &a.index))?)
+                    .map_err(isl_err)?;
+            }
+            Ok(u)
+        };
+        let writes = declared(&[AccessKind::Write])?;
+        // A read of an element the same instance writes is ordered by the write's
+        // own dependences, so reads may be covered by declared writes too.
+        let reads_or_writes = declared(&[AccessKind::Read, AccessKind::Write])?;
+        for a in observed {
+            let m = read_union_map(ctx, &t.access(&a.data, &a.index))?;
+            let cover = if a.kind == AccessKind::Write {
+                &writes
+            } else {
+                &reads_or_writes
+            };
+            if !m.is_subset(cover).map_err(isl_err)? {
+                let kind = if a.kind == AccessKind::Write {
+                    "write"
+                } else {
+                    "read"
+                };
+                let idx: Vec<String> = a.index.iter().map(|e| e.to_string()).collect();
+                errors.push(
+                    Diagnostic::error(
+                        stage.span,
+                        format!(
+                            "under-declared access: the body of {} {}s {}[{}], which its pragma does not declare",
+                            stage.label,
+                            kind,
+                            a.data,
+                            idx.join("][")
+                        ),
+                    )
+                    .with_note(a.span, "access is here"),
+                );
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::User(errors))
+    }
+}
+
+/// The original schedule tree in isl's YAML form: one band per perfectly
+/// nested run of loops, a sequence wherever a loop body (or the region) holds
+/// several nodes.
+fn schedule_yaml(region: &Region, names: &Names, domain: &str) -> Result<String> {
+    let child = nodes_yaml(region, names, &region.tree, 0)?;
+    Ok(match child {
+        Some(c) => format!("{{ domain: {}, child: {} }}", quote(domain), c),
+        None => format!("{{ domain: {} }}", quote(domain)),
+    })
+}
+
+fn quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\\\""))
+}
+
+fn stages_under(nodes: &[OrigNode], out: &mut Vec<usize>) {
+    for n in nodes {
+        match n {
+            OrigNode::Stage(k) => out.push(*k),
+            OrigNode::Loop { body, .. } => stages_under(body, out),
+        }
+    }
+}
+
+fn nodes_yaml(
+    region: &Region,
+    names: &Names,
+    nodes: &[OrigNode],
+    depth: usize,
+) -> Result<Option<String>> {
+    match nodes {
+        [] => Ok(None),
+        [single] => node_yaml(region, names, single, depth),
+        many => {
+            let mut items = Vec::new();
+            for n in many {
+                let mut ks = Vec::new();
+                stages_under(std::slice::from_ref(n), &mut ks);
+                let filter: Vec<String> = ks
+                    .iter()
+                    .map(|k| {
+                        StageText {
+                            stage: &region.stages[*k],
+                            names,
+                        }
+                        .tuple()
+                    })
+                    .collect();
+                let filter = format!("{{ {} }}", filter.join("; "));
+                items.push(match node_yaml(region, names, n, depth)? {
+                    Some(c) => format!("{{ filter: {}, child: {} }}", quote(&filter), c),
+                    None => format!("{{ filter: {} }}", quote(&filter)),
+                });
+            }
+            Ok(Some(format!("{{ sequence: [ {} ] }}", items.join(", "))))
+        }
+    }
+}
+
+fn node_yaml(
+    region: &Region,
+    names: &Names,
+    node: &OrigNode,
+    depth: usize,
+) -> Result<Option<String>> {
+    let OrigNode::Loop { body, .. } = node else {
+        return Ok(None);
+    };
+    // Merge perfectly nested loops into one band.
+    let mut members = 1;
+    let mut inner = body;
+    while let [OrigNode::Loop { body: b, .. }] = inner.as_slice() {
+        members += 1;
+        inner = b;
+    }
+    let mut ks = Vec::new();
+    stages_under(std::slice::from_ref(node), &mut ks);
+    let mut parts = Vec::new();
+    for m in 0..members {
+        let pieces: Vec<String> = ks
+            .iter()
+            .map(|k| {
+                let stage = &region.stages[*k];
+                let t = StageText { stage, names };
+                let it = stage
+                    .iterators
+                    .get(depth + m)
+                    .map(|i| t.var(i))
+                    .unwrap_or_default();
+                format!("{} -> [({})]", t.tuple(), it)
+            })
+            .collect();
+        parts.push(format!("{{ {} }}", pieces.join("; ")));
+    }
+    let band = format!("{} -> [{}]", names.param_list(), parts.join(", "));
+    let child = nodes_yaml(region, names, inner, depth + members)?;
+    Ok(Some(match child {
+        Some(c) => format!("{{ schedule: {}, child: {} }}", quote(&band), c),
+        None => format!("{{ schedule: {} }}", quote(&band)),
+    }))
+}

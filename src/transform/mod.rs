@@ -1,0 +1,11 @@
+//! Transformation passes: each one an edit of the isl schedule tree.
+//!
+//! The driver runs them in order: fusion ([`fuse`]), tiling ([`tile`]), then
+//! the choice of parallel loops ([`parallel`]). [`legality`] checks a schedule
+//! against the dependences; [`band`] holds the tree-walking helpers.
+
+pub mod band;
+pub mod fuse;
+pub mod legality;
+pub mod parallel;
+pub mod tile;

@@ -1,0 +1,81 @@
+//! Marks the loops OpenMP runs in parallel.
+//!
+//! On every path from the root, the outermost band member that carries no
+//! dependence gets a `parallel` mark (one level of parallelism, no nesting).
+//! Bands the user marked `serial` are left serial (their inner bands may
+//! still be parallel); bands the user asked to be parallel are checked, and a
+//! request the dependences forbid is an error.
+
+use crate::diag::{Error, Result, Span};
+use crate::model::isl_ext::isl_err;
+use crate::transform::band::{
+    insert_mark, mark_name, member_is_parallel, MARK_PARALLEL, MARK_PARALLEL_REQUEST, MARK_SERIAL,
+};
+use isl_rs::{Schedule, ScheduleNode, ScheduleNodeType, UnionMap};
+use log::info;
+
+/// Inserts `parallel` marks in `schedule`. `request_span` locates the user's
+/// parallel requests for diagnostics.
+pub fn mark_parallel_loops(
+    schedule: Schedule,
+    deps: &UnionMap,
+    request_span: Span,
+) -> Result<Schedule> {
+    let root = schedule.get_root().map_err(isl_err)?;
+    let root = visit(root, deps, request_span)?;
+    root.get_schedule().map_err(isl_err)
+}
+
+fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {
+    match node.get_type().map_err(isl_err)? {
+        ScheduleNodeType::Mark => {
+            let name = mark_name(&node)?;
+            if name == MARK_SERIAL {
+                // Keep the band below serial; look inside it.
+                let band = node.child(0).map_err(isl_err)?;
+                let band = visit_children(band, deps, span)?;
+                return band.parent().map_err(isl_err);
+            }
+            if name == MARK_PARALLEL_REQUEST {
+                let band = node.child(0).map_err(isl_err)?;
+                if !member_is_parallel(&band, deps, 0)? {
+                    return Err(Error::at(
+                        span,
+                        "the schedule asks for a parallel loop, but a dependence is carried by that loop",
+                    ));
+                }
+                let band = band.parent().map_err(isl_err)?.delete().map_err(isl_err)?;
+                info!("parallel: user-requested parallel loop is legal");
+                return insert_mark(band, MARK_PARALLEL);
+            }
+            visit_children(node, deps, span)
+        }
+        ScheduleNodeType::Band => {
+            let n = node.band_n_member().map_err(isl_err)? as usize;
+            for m in 0..n {
+                if member_is_parallel(&node, deps, m)? {
+                    info!("parallel: band member {m} of {n} is parallel");
+                    if m == 0 {
+                        return insert_mark(node, MARK_PARALLEL);
+                    }
+                    let outer = node.band_split(m as i32).map_err(isl_err)?;
+                    let inner = outer.child(0).map_err(isl_err)?;
+                    let mark = insert_mark(inner, MARK_PARALLEL)?;
+                    return mark.parent().map_err(isl_err);
+                }
+            }
+            visit_children(node, deps, span)
+        }
+        _ => visit_children(node, deps, span),
+    }
+}
+
+fn visit_children(mut node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {
+    let n = node.n_children().map_err(isl_err)?;
+    for i in 0..n {
+        node = node.child(i).map_err(isl_err)?;
+        node = visit(node, deps, span)?;
+        node = node.parent().map_err(isl_err)?;
+    }
+    Ok(node)
+}

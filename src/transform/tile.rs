@@ -1,0 +1,177 @@
+//! Classical rectangular tiling of bands (`tile(...)` in the loop-chain
+//! pragma, or `--tile --tile-sizes`), with the pragma's treatment of the
+//! loops over tiles and inside tiles (serial, parallel, wavefront, tiled again).
+//!
+//! A band is tiled over its longest permutable prefix: the members in which
+//! every dependence distance it must respect is non-negative.
+
+use crate::diag::{Error, Result, Span};
+use crate::model::isl_ext::isl_err;
+use crate::model::program::{LoopTreatment, TileSpec};
+use crate::transform::band::{
+    has_band_below, insert_mark, permutable_prefix, walk, Walk, MARK_PARALLEL_REQUEST, MARK_SERIAL,
+};
+use isl_rs::{MultiVal, Schedule, ScheduleNode, ScheduleNodeType, UnionMap, Val};
+use log::info;
+
+/// How strictly a tiling request is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strictness {
+    /// From the pragma: a band that cannot be tiled as asked is an error at `Span`.
+    Pragma(Span),
+    /// From the command line: tile what is legal, and log the rest.
+    BestEffort,
+}
+
+/// Tiles every innermost band (a band with no band below it) of `schedule`
+/// as `spec` says.
+pub fn tile_innermost_bands(
+    schedule: Schedule,
+    deps: &UnionMap,
+    spec: &TileSpec,
+    strict: Strictness,
+) -> Result<Schedule> {
+    let root = schedule.get_root().map_err(isl_err)?;
+    let root = walk(root, &mut |node| {
+        if matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Band)
+            && !has_band_below(&node)?
+        {
+            Ok((tile_band(node, deps, spec, strict)?, Walk::Skip))
+        } else {
+            Ok((node, Walk::Descend))
+        }
+    })?;
+    root.get_schedule().map_err(isl_err)
+}
+
+/// Applies `f` to the outermost band of every path (used for the pragma's
+/// top-level `parallel` and `wavefront` items).
+pub fn on_outermost_bands(
+    schedule: Schedule,
+    f: &mut dyn FnMut(ScheduleNode) -> Result<ScheduleNode>,
+) -> Result<Schedule> {
+    let root = schedule.get_root().map_err(isl_err)?;
+    let root = walk(root, &mut |node| {
+        if matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
+            Ok((f(node)?, Walk::Skip))
+        } else {
+            Ok((node, Walk::Descend))
+        }
+    })?;
+    root.get_schedule().map_err(isl_err)
+}
+
+/// Tiles the band at `node`; returns the node at the same position (the top
+/// of the tile band and any mark above it).
+fn tile_band(
+    node: ScheduleNode,
+    deps: &UnionMap,
+    spec: &TileSpec,
+    strict: Strictness,
+) -> Result<ScheduleNode> {
+    let n = node.band_n_member().map_err(isl_err)? as usize;
+    let p = permutable_prefix(&node, deps)?;
+    let mut k = spec.sizes.len().min(n);
+    if p < k {
+        match strict {
+            Strictness::Pragma(span) => {
+                return Err(Error::at(
+                    span,
+                    format!(
+                        "cannot tile {k} loops: a dependence has a negative distance in loop {} (only the outer {p} loops can be tiled together)",
+                        p + 1
+                    ),
+                ))
+            }
+            Strictness::BestEffort => {
+                info!("tile: only the outer {p} of {k} loops are permutable; tiling those");
+                k = p;
+            }
+        }
+    }
+    if k == 0 {
+        info!("tile: band left untiled (no permutable loop)");
+        return Ok(node);
+    }
+    let mut node = node;
+    if k < n {
+        node = node.band_split(k as i32).map_err(isl_err)?;
+    }
+    let ctx = node.get_ctx();
+    let mut sizes = MultiVal::zero(node.band_get_space().map_err(isl_err)?).map_err(isl_err)?;
+    for (i, s) in spec.sizes.iter().take(k).enumerate() {
+        sizes = sizes
+            .set_val(i as i32, Val::int_from_si(&ctx, *s).map_err(isl_err)?)
+            .map_err(isl_err)?;
+    }
+    info!("tile: {k} loop(s) with sizes {:?}", &spec.sizes[..k]);
+    let node = node.band_tile(sizes).map_err(isl_err)?;
+    // Treatments: the tile band first, then the point band below it.
+    let mut node = treat(node, deps, &spec.outer, strict)?;
+    let mut depth = 0;
+    while matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
+        node = node.child(0).map_err(isl_err)?;
+        depth += 1;
+    }
+    node = node.child(0).map_err(isl_err)?;
+    depth += 1;
+    node = treat(node, deps, &spec.inner, strict)?;
+    for _ in 0..depth {
+        node = node.parent().map_err(isl_err)?;
+    }
+    Ok(node)
+}
+
+/// Applies one loop treatment to the band at `node`.
+fn treat(
+    node: ScheduleNode,
+    deps: &UnionMap,
+    t: &LoopTreatment,
+    strict: Strictness,
+) -> Result<ScheduleNode> {
+    match t {
+        LoopTreatment::Auto => Ok(node),
+        LoopTreatment::Serial => insert_mark(node, MARK_SERIAL),
+        LoopTreatment::Parallel => insert_mark(node, MARK_PARALLEL_REQUEST),
+        LoopTreatment::Wavefront => {
+            let span = match strict {
+                Strictness::Pragma(s) => s,
+                Strictness::BestEffort => Span::default(),
+            };
+            wavefront(node, deps, span)
+        }
+        LoopTreatment::Tile(spec) => tile_band(node, deps, spec, strict),
+    }
+}
+
+/// Skews the band at `node` so that its outer loop runs over wavefronts
+/// (`b0 + b1 + ... + bn-1`) and the loops inside a wavefront are parallel.
+pub fn wavefront(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {
+    let n = node.band_n_member().map_err(isl_err)? as usize;
+    if n < 2 {
+        return Err(Error::at(
+            span,
+            "wavefront needs a band of at least two loops",
+        ));
+    }
+    if permutable_prefix(&node, deps)? < n {
+        return Err(Error::at(
+            span,
+            "cannot run these loops as a wavefront: a dependence has a negative distance",
+        ));
+    }
+    let mupa = node.band_get_partial_schedule().map_err(isl_err)?;
+    let mut sum = mupa.get_at(0).map_err(isl_err)?;
+    for i in 1..n as i32 {
+        sum = sum.add(mupa.get_at(i).map_err(isl_err)?).map_err(isl_err)?;
+    }
+    let skewed = mupa.set_at(0, sum).map_err(isl_err)?;
+    let node = node.delete().map_err(isl_err)?;
+    info!("wavefront: skewed a band of {n} loops");
+    node.insert_partial_schedule(skewed).map_err(isl_err)
+}
+
+/// Marks the band at `node` as requested parallel by the user.
+pub fn request_parallel(node: ScheduleNode) -> Result<ScheduleNode> {
+    insert_mark(node, MARK_PARALLEL_REQUEST)
+}
