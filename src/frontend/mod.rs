@@ -4,6 +4,9 @@
 //! file's text (clang drops unknown pragmas from its AST), tied to the
 //! statements clang parsed after them, and turned into [`Region`]s.
 
+pub mod clang;
+pub mod pragma;
+
 use crate::diag::Result;
 use crate::model::program::Program;
 

@@ -1,0 +1,966 @@
+//! A small safe wrapper over libclang (through `clang-sys`): the only file of
+//! flextile that calls libclang.
+//!
+//! * [`Index`] and [`TranslationUnit`] own their libclang objects and free them
+//!   on drop. An [`Index`] also holds a process-wide lock, so that libclang is
+//!   driven by one thread at a time (tests run in parallel).
+//! * [`Cursor`] visits the AST. Its extent is reported as a byte [`Span`] of the
+//!   main file, using *file* locations: a node written in a macro argument gets
+//!   the argument's bytes, a node of a macro body gets the whole invocation.
+//!   (libclang 14's `clang_getSpellingLocation` returns the same as the file
+//!   location, so macro bodies cannot be looked into; see `frontend::ast`.)
+//! * [`TranslationUnit::tokens`] tokenizes a byte range of the main file
+//!   (raw tokens: not macro-expanded), [`TranslationUnit::diagnostics`]
+//!   returns clang's messages, [`TranslationUnit::macro_expansions`] the macro
+//!   invocations of the main file and [`TranslationUnit::skipped_ranges`] the
+//!   ranges removed by `#if`.
+//! * [`resource_dir`] finds clang's resource directory (builtin headers such as
+//!   `stddef.h`): Debian's libclang does not find it by itself.
+
+#![allow(non_upper_case_globals)]
+
+use std::ffi::{CStr, CString};
+use std::marker::PhantomData;
+use std::os::raw::{c_char, c_int, c_uint, c_void};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use clang_sys::*;
+
+use crate::diag::Span;
+
+/// Serialises every use of libclang in the process.
+static LIBCLANG_LOCK: Mutex<()> = Mutex::new(());
+
+/// A libclang index (`CXIndex`); holds the process-wide libclang lock while it lives.
+pub struct Index {
+    raw: CXIndex,
+    _guard: MutexGuard<'static, ()>,
+}
+
+impl Index {
+    /// Creates an index that does not print diagnostics itself.
+    pub fn new() -> Result<Index, String> {
+        let guard = LIBCLANG_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: plain constructor; a null result is checked.
+        let raw = unsafe { clang_createIndex(0, 0) };
+        if raw.is_null() {
+            return Err("libclang could not create an index".to_string());
+        }
+        Ok(Index { raw, _guard: guard })
+    }
+}
+
+impl Drop for Index {
+    fn drop(&mut self) {
+        // SAFETY: `raw` came from clang_createIndex and every translation unit
+        // borrowing this index has been dropped (lifetimes).
+        unsafe { clang_disposeIndex(self.raw) }
+    }
+}
+
+/// A parsed translation unit; its cursors and tokens borrow it.
+pub struct TranslationUnit<'i> {
+    raw: CXTranslationUnit,
+    file: CXFile,
+    _index: PhantomData<&'i Index>,
+}
+
+/// Severity of a clang diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiagLevel {
+    /// Ignored, note or warning.
+    Minor,
+    /// Error.
+    Error,
+    /// Fatal error.
+    Fatal,
+}
+
+/// Where a clang diagnostic points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DiagPlace {
+    /// A byte range of the main file.
+    Main(Span),
+    /// A position in another file.
+    Other {
+        /// Path of the file.
+        path: String,
+        /// 1-based line.
+        line: u32,
+        /// 1-based column.
+        col: u32,
+    },
+    /// No position.
+    Unknown,
+}
+
+/// One diagnostic reported by clang.
+#[derive(Clone, Debug)]
+pub struct ClangDiagnostic {
+    /// How serious it is.
+    pub level: DiagLevel,
+    /// clang's message.
+    pub message: String,
+    /// Where it points.
+    pub place: DiagPlace,
+}
+
+/// Kind of a raw token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    /// Punctuation (`(`, `+=`, `;`, ...).
+    Punctuation,
+    /// C keyword.
+    Keyword,
+    /// Identifier (including macro names).
+    Identifier,
+    /// Numeric, character or string literal.
+    Literal,
+    /// Comment.
+    Comment,
+}
+
+/// A raw token of the main file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// Its kind.
+    pub kind: TokenKind,
+    /// Its spelling.
+    pub text: String,
+    /// Its bytes in the main file.
+    pub span: Span,
+}
+
+/// One macro invocation written in the main file.
+#[derive(Clone, Debug)]
+pub struct MacroExpansion {
+    /// Macro name.
+    pub name: String,
+    /// The invocation, name and arguments included.
+    pub span: Span,
+    /// True for function-like macros.
+    pub function_like: bool,
+    /// Tokens of the macro definition (name, parameters and body), as spellings.
+    pub definition: Vec<(TokenKind, String)>,
+}
+
+/// The canonical type class of an expression or declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeClass {
+    /// Any integer type (including `char`, `_Bool` and enums).
+    Integer,
+    /// `float`, `double`, `long double`.
+    Floating,
+    /// A pointer.
+    Pointer,
+    /// An array (constant, variable or incomplete size).
+    Array,
+    /// Anything else (structs, functions, void, ...).
+    Other,
+}
+
+/// The cursor kinds flextile looks at; everything else is `Other`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CursorKind {
+    /// Function definition or declaration.
+    FunctionDecl,
+    /// Variable declaration.
+    VarDecl,
+    /// Function parameter.
+    ParmDecl,
+    /// Enumerator.
+    EnumConstantDecl,
+    /// Reference to a type name.
+    TypeRef,
+    /// Implicit cast and other unexposed expressions.
+    UnexposedExpr,
+    /// Reference to a variable, function or enumerator.
+    DeclRefExpr,
+    /// `a.b` or `a->b`.
+    MemberRefExpr,
+    /// Function call.
+    CallExpr,
+    /// Integer literal.
+    IntegerLiteral,
+    /// Floating literal.
+    FloatingLiteral,
+    /// String literal.
+    StringLiteral,
+    /// Character literal.
+    CharacterLiteral,
+    /// `( e )`.
+    ParenExpr,
+    /// Unary operator (prefix or postfix).
+    UnaryOperator,
+    /// `a[b]`.
+    ArraySubscriptExpr,
+    /// Binary operator, assignment included.
+    BinaryOperator,
+    /// `+=`, `-=`, ...
+    CompoundAssignOperator,
+    /// `c ? a : b`.
+    ConditionalOperator,
+    /// `(type) e`.
+    CStyleCastExpr,
+    /// `sizeof`, `_Alignof`.
+    UnaryExpr,
+    /// `{ ... }`.
+    CompoundStmt,
+    /// `if`.
+    IfStmt,
+    /// `switch`.
+    SwitchStmt,
+    /// `while`.
+    WhileStmt,
+    /// `do ... while`.
+    DoStmt,
+    /// `for`.
+    ForStmt,
+    /// `goto`.
+    GotoStmt,
+    /// `continue`.
+    ContinueStmt,
+    /// `break`.
+    BreakStmt,
+    /// `return`.
+    ReturnStmt,
+    /// `;`.
+    NullStmt,
+    /// Declaration statement.
+    DeclStmt,
+    /// Label statement.
+    LabelStmt,
+    /// Unexposed statement.
+    UnexposedStmt,
+    /// Macro definition (preprocessing record).
+    MacroDefinition,
+    /// Macro invocation (preprocessing record).
+    MacroExpansion,
+    /// Any other kind.
+    Other,
+}
+
+impl CursorKind {
+    fn from_raw(k: CXCursorKind) -> CursorKind {
+        match k {
+            CXCursor_FunctionDecl => CursorKind::FunctionDecl,
+            CXCursor_VarDecl => CursorKind::VarDecl,
+            CXCursor_ParmDecl => CursorKind::ParmDecl,
+            CXCursor_EnumConstantDecl => CursorKind::EnumConstantDecl,
+            CXCursor_TypeRef => CursorKind::TypeRef,
+            CXCursor_UnexposedExpr => CursorKind::UnexposedExpr,
+            CXCursor_DeclRefExpr => CursorKind::DeclRefExpr,
+            CXCursor_MemberRefExpr => CursorKind::MemberRefExpr,
+            CXCursor_CallExpr => CursorKind::CallExpr,
+            CXCursor_IntegerLiteral => CursorKind::IntegerLiteral,
+            CXCursor_FloatingLiteral => CursorKind::FloatingLiteral,
+            CXCursor_StringLiteral => CursorKind::StringLiteral,
+            CXCursor_CharacterLiteral => CursorKind::CharacterLiteral,
+            CXCursor_ParenExpr => CursorKind::ParenExpr,
+            CXCursor_UnaryOperator => CursorKind::UnaryOperator,
+            CXCursor_ArraySubscriptExpr => CursorKind::ArraySubscriptExpr,
+            CXCursor_BinaryOperator => CursorKind::BinaryOperator,
+            CXCursor_CompoundAssignOperator => CursorKind::CompoundAssignOperator,
+            CXCursor_ConditionalOperator => CursorKind::ConditionalOperator,
+            CXCursor_CStyleCastExpr => CursorKind::CStyleCastExpr,
+            CXCursor_UnaryExpr => CursorKind::UnaryExpr,
+            CXCursor_CompoundStmt => CursorKind::CompoundStmt,
+            CXCursor_IfStmt => CursorKind::IfStmt,
+            CXCursor_SwitchStmt => CursorKind::SwitchStmt,
+            CXCursor_WhileStmt => CursorKind::WhileStmt,
+            CXCursor_DoStmt => CursorKind::DoStmt,
+            CXCursor_ForStmt => CursorKind::ForStmt,
+            CXCursor_GotoStmt => CursorKind::GotoStmt,
+            CXCursor_ContinueStmt => CursorKind::ContinueStmt,
+            CXCursor_BreakStmt => CursorKind::BreakStmt,
+            CXCursor_ReturnStmt => CursorKind::ReturnStmt,
+            CXCursor_NullStmt => CursorKind::NullStmt,
+            CXCursor_DeclStmt => CursorKind::DeclStmt,
+            CXCursor_LabelStmt => CursorKind::LabelStmt,
+            CXCursor_UnexposedStmt => CursorKind::UnexposedStmt,
+            CXCursor_MacroDefinition => CursorKind::MacroDefinition,
+            CXCursor_MacroExpansion => CursorKind::MacroExpansion,
+            _ => CursorKind::Other,
+        }
+    }
+
+    /// True for expression kinds (anything that can be an expression statement).
+    pub fn is_expression(self) -> bool {
+        matches!(
+            self,
+            CursorKind::UnexposedExpr
+                | CursorKind::DeclRefExpr
+                | CursorKind::MemberRefExpr
+                | CursorKind::CallExpr
+                | CursorKind::IntegerLiteral
+                | CursorKind::FloatingLiteral
+                | CursorKind::StringLiteral
+                | CursorKind::CharacterLiteral
+                | CursorKind::ParenExpr
+                | CursorKind::UnaryOperator
+                | CursorKind::ArraySubscriptExpr
+                | CursorKind::BinaryOperator
+                | CursorKind::CompoundAssignOperator
+                | CursorKind::ConditionalOperator
+                | CursorKind::CStyleCastExpr
+                | CursorKind::UnaryExpr
+        )
+    }
+}
+
+/// Takes ownership of a `CXString` and returns its text.
+fn take_string(s: CXString) -> String {
+    // SAFETY: `s` is a fresh CXString owned by us; its C string is copied
+    // before the string is disposed, and a null pointer is checked.
+    unsafe {
+        let p = clang_getCString(s);
+        let out = if p.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(p).to_string_lossy().into_owned()
+        };
+        clang_disposeString(s);
+        out
+    }
+}
+
+impl<'i> TranslationUnit<'i> {
+    /// Parses `path` with `args` (plain clang driver arguments). Returns a
+    /// message when libclang could not produce a translation unit at all.
+    pub fn parse(
+        index: &'i Index,
+        path: &Path,
+        args: &[String],
+    ) -> Result<TranslationUnit<'i>, String> {
+        let cpath = CString::new(path.to_string_lossy().as_bytes())
+            .map_err(|_| format!("invalid file name '{}'", path.display()))?;
+        let mut cargs = Vec::with_capacity(args.len());
+        for a in args {
+            cargs.push(
+                CString::new(a.as_bytes()).map_err(|_| format!("invalid clang argument '{a}'"))?,
+            );
+        }
+        let ptrs: Vec<*const c_char> = cargs.iter().map(|a| a.as_ptr()).collect();
+        let n_args =
+            c_int::try_from(ptrs.len()).map_err(|_| "too many clang arguments".to_string())?;
+        let mut raw: CXTranslationUnit = std::ptr::null_mut();
+        // SAFETY: every pointer passed lives until the call returns; the
+        // out-pointer is a valid local.
+        let code = unsafe {
+            clang_parseTranslationUnit2(
+                index.raw,
+                cpath.as_ptr(),
+                ptrs.as_ptr(),
+                n_args,
+                std::ptr::null_mut(),
+                0,
+                CXTranslationUnit_DetailedPreprocessingRecord,
+                &mut raw,
+            )
+        };
+        if code != CXError_Success || raw.is_null() {
+            return Err(format!(
+                "libclang could not parse '{}' (error code {code})",
+                path.display()
+            ));
+        }
+        // SAFETY: `raw` is a valid translation unit; the name is a valid C string.
+        let file = unsafe { clang_getFile(raw, cpath.as_ptr()) };
+        if file.is_null() {
+            // SAFETY: we own `raw`.
+            unsafe { clang_disposeTranslationUnit(raw) };
+            return Err(format!("libclang lost track of '{}'", path.display()));
+        }
+        Ok(TranslationUnit {
+            raw,
+            file,
+            _index: PhantomData,
+        })
+    }
+
+    /// The translation unit's cursor (its children are the top-level declarations
+    /// and, with the preprocessing record, macro definitions and expansions).
+    pub fn root(&self) -> Cursor<'_> {
+        // SAFETY: `raw` is a valid translation unit.
+        let raw = unsafe { clang_getTranslationUnitCursor(self.raw) };
+        Cursor { raw, tu: self }
+    }
+
+    /// Byte offset of `loc` if its file location is in the main file.
+    fn main_offset(&self, loc: CXSourceLocation) -> Option<usize> {
+        let mut file: CXFile = std::ptr::null_mut();
+        let mut offset: c_uint = 0;
+        // SAFETY: out-pointers are valid locals; null line/column pointers are allowed.
+        unsafe {
+            clang_getFileLocation(
+                loc,
+                &mut file,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut offset,
+            );
+            if file.is_null() || clang_File_isEqual(file, self.file) == 0 {
+                return None;
+            }
+        }
+        usize::try_from(offset).ok()
+    }
+
+    /// The main-file span of a source range, if both ends are in the main file.
+    fn main_span(&self, range: CXSourceRange) -> Option<Span> {
+        // SAFETY: range accessors on a value range.
+        let (s, e) = unsafe { (clang_getRangeStart(range), clang_getRangeEnd(range)) };
+        let start = self.main_offset(s)?;
+        let end = self.main_offset(e)?;
+        (start <= end).then_some(Span::new(start, end))
+    }
+
+    /// The clang diagnostics of the parse, in order.
+    pub fn diagnostics(&self) -> Vec<ClangDiagnostic> {
+        let mut out = Vec::new();
+        // SAFETY: `raw` is valid; each diagnostic is disposed after use.
+        let n = unsafe { clang_getNumDiagnostics(self.raw) };
+        for i in 0..n {
+            // SAFETY: `i` is below the count.
+            let d = unsafe { clang_getDiagnostic(self.raw, i) };
+            if d.is_null() {
+                continue;
+            }
+            // SAFETY: `d` is a valid diagnostic until disposed below.
+            let (sev, message, loc) = unsafe {
+                (
+                    clang_getDiagnosticSeverity(d),
+                    take_string(clang_getDiagnosticSpelling(d)),
+                    clang_getDiagnosticLocation(d),
+                )
+            };
+            let level = match sev {
+                CXDiagnostic_Error => DiagLevel::Error,
+                CXDiagnostic_Fatal => DiagLevel::Fatal,
+                _ => DiagLevel::Minor,
+            };
+            let place = if let Some(off) = self.main_offset(loc) {
+                // Prefer the first highlighted range when it starts at the location.
+                // SAFETY: `d` is valid; the range index is checked against the count.
+                let range = unsafe {
+                    if clang_getDiagnosticNumRanges(d) > 0 {
+                        self.main_span(clang_getDiagnosticRange(d, 0))
+                    } else {
+                        None
+                    }
+                };
+                match range {
+                    Some(r) if r.start == off && r.end > r.start => DiagPlace::Main(r),
+                    _ => DiagPlace::Main(Span::new(off, off)),
+                }
+            } else {
+                let mut file: CXFile = std::ptr::null_mut();
+                let (mut line, mut col): (c_uint, c_uint) = (0, 0);
+                // SAFETY: out-pointers are valid locals.
+                unsafe {
+                    clang_getFileLocation(
+                        loc,
+                        &mut file,
+                        &mut line,
+                        &mut col,
+                        std::ptr::null_mut(),
+                    );
+                }
+                if file.is_null() {
+                    DiagPlace::Unknown
+                } else {
+                    // SAFETY: `file` is a valid file handle of this unit.
+                    let path = take_string(unsafe { clang_getFileName(file) });
+                    DiagPlace::Other { path, line, col }
+                }
+            };
+            // SAFETY: disposing the diagnostic we obtained.
+            unsafe { clang_disposeDiagnostic(d) };
+            out.push(ClangDiagnostic {
+                level,
+                message,
+                place,
+            });
+        }
+        out
+    }
+
+    /// Raw tokens of the main file whose start lies in `span`.
+    pub fn tokens(&self, span: Span) -> Vec<Token> {
+        let (Ok(start), Ok(end)) = (c_uint::try_from(span.start), c_uint::try_from(span.end))
+        else {
+            return Vec::new();
+        };
+        // SAFETY: locations of the main file; libclang clamps invalid offsets
+        // to null locations, which tokenize to nothing.
+        let range = unsafe {
+            clang_getRange(
+                clang_getLocationForOffset(self.raw, self.file, start),
+                clang_getLocationForOffset(self.raw, self.file, end),
+            )
+        };
+        self.tokenize(range)
+            .into_iter()
+            .filter_map(|(kind, text, r)| {
+                let sp = self.main_span(r)?;
+                (sp.start >= span.start && sp.start < span.end).then_some(Token {
+                    kind,
+                    text,
+                    span: sp,
+                })
+            })
+            .collect()
+    }
+
+    /// Tokenizes a source range (of any file).
+    fn tokenize(&self, range: CXSourceRange) -> Vec<(TokenKind, String, CXSourceRange)> {
+        let mut toks: *mut CXToken = std::ptr::null_mut();
+        let mut n: c_uint = 0;
+        // SAFETY: out-pointers are valid locals; the tokens are disposed below.
+        unsafe { clang_tokenize(self.raw, range, &mut toks, &mut n) };
+        if toks.is_null() {
+            return Vec::new();
+        }
+        let len = usize::try_from(n).unwrap_or(0);
+        let mut out = Vec::with_capacity(len);
+        // SAFETY: libclang returned `n` tokens at `toks`.
+        let slice = unsafe { std::slice::from_raw_parts(toks, len) };
+        for &t in slice {
+            // SAFETY: `t` is a token of this unit.
+            let (kind, text, extent) = unsafe {
+                (
+                    clang_getTokenKind(t),
+                    take_string(clang_getTokenSpelling(self.raw, t)),
+                    clang_getTokenExtent(self.raw, t),
+                )
+            };
+            let kind = match kind {
+                CXToken_Punctuation => TokenKind::Punctuation,
+                CXToken_Keyword => TokenKind::Keyword,
+                CXToken_Identifier => TokenKind::Identifier,
+                CXToken_Literal => TokenKind::Literal,
+                _ => TokenKind::Comment,
+            };
+            out.push((kind, text, extent));
+        }
+        // SAFETY: disposing exactly what clang_tokenize returned.
+        unsafe { clang_disposeTokens(self.raw, toks, n) };
+        out
+    }
+
+    /// Byte ranges of the main file skipped by conditional compilation.
+    pub fn skipped_ranges(&self) -> Vec<Span> {
+        // SAFETY: `raw` and `file` are valid; the list is disposed below.
+        let list = unsafe { clang_getSkippedRanges(self.raw, self.file) };
+        if list.is_null() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        // SAFETY: `list` is a valid list of `count` ranges until disposed.
+        unsafe {
+            let count = usize::try_from((*list).count).unwrap_or(0);
+            if !(*list).ranges.is_null() {
+                for r in std::slice::from_raw_parts((*list).ranges, count) {
+                    if let Some(sp) = self.main_span(*r) {
+                        out.push(sp);
+                    }
+                }
+            }
+            clang_disposeSourceRangeList(list);
+        }
+        out
+    }
+
+    /// The macro invocations written in the main file, in source order.
+    pub fn macro_expansions(&self) -> Vec<MacroExpansion> {
+        let mut out = Vec::new();
+        for c in self.root().children() {
+            if c.kind() != CursorKind::MacroExpansion {
+                continue;
+            }
+            let Some(span) = c.span() else { continue };
+            let def = c.referenced();
+            let function_like = def.map(|d| d.is_macro_function_like()).unwrap_or(false);
+            let definition = def
+                .map(|d| {
+                    // SAFETY: extent of a valid cursor.
+                    let range = unsafe { clang_getCursorExtent(d.raw) };
+                    self.tokenize(range)
+                        .into_iter()
+                        .map(|(k, t, _)| (k, t))
+                        .collect()
+                })
+                .unwrap_or_default();
+            out.push(MacroExpansion {
+                name: c.spelling(),
+                span,
+                function_like,
+                definition,
+            });
+        }
+        out.sort_by_key(|m| m.span.start);
+        out
+    }
+}
+
+impl Drop for TranslationUnit<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `raw` came from clang_parseTranslationUnit2; cursors and
+        // tokens borrowing it are gone (lifetimes).
+        unsafe { clang_disposeTranslationUnit(self.raw) }
+    }
+}
+
+/// A node of the AST (or of the preprocessing record).
+#[derive(Clone, Copy)]
+pub struct Cursor<'tu> {
+    raw: CXCursor,
+    tu: &'tu TranslationUnit<'tu>,
+}
+
+impl std::fmt::Debug for Cursor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Cursor({:?} '{}' {:?})",
+            self.kind(),
+            self.spelling(),
+            self.span()
+        )
+    }
+}
+
+impl PartialEq for Cursor<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        // SAFETY: both cursors are valid values.
+        unsafe { clang_equalCursors(self.raw, other.raw) != 0 }
+    }
+}
+
+extern "C" fn collect_child(
+    child: CXCursor,
+    _parent: CXCursor,
+    data: CXClientData,
+) -> CXChildVisitResult {
+    // SAFETY: `data` is the `&mut Vec<CXCursor>` passed by `Cursor::children`,
+    // alive for the duration of the visit.
+    let v = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+    v.push(child);
+    CXChildVisit_Continue
+}
+
+impl<'tu> Cursor<'tu> {
+    /// The kind of node.
+    pub fn kind(&self) -> CursorKind {
+        // SAFETY: reading the kind of a valid cursor.
+        CursorKind::from_raw(unsafe { clang_getCursorKind(self.raw) })
+    }
+
+    /// clang's spelling: the name of declarations, references and calls.
+    pub fn spelling(&self) -> String {
+        // SAFETY: valid cursor; the string is taken over.
+        take_string(unsafe { clang_getCursorSpelling(self.raw) })
+    }
+
+    /// The node's bytes in the main file (file locations), if it is there.
+    pub fn span(&self) -> Option<Span> {
+        // SAFETY: valid cursor.
+        let range = unsafe { clang_getCursorExtent(self.raw) };
+        self.tu.main_span(range)
+    }
+
+    /// The direct children, in order.
+    pub fn children(&self) -> Vec<Cursor<'tu>> {
+        let mut raw: Vec<CXCursor> = Vec::new();
+        // SAFETY: the visitor only pushes into `raw`, which outlives the call.
+        unsafe {
+            clang_visitChildren(
+                self.raw,
+                collect_child,
+                &mut raw as *mut Vec<CXCursor> as *mut c_void,
+            );
+        }
+        raw.into_iter()
+            .map(|raw| Cursor { raw, tu: self.tu })
+            .collect()
+    }
+
+    /// The declaration (or macro definition) this node refers to.
+    pub fn referenced(&self) -> Option<Cursor<'tu>> {
+        // SAFETY: valid cursor; a null result is checked.
+        let r = unsafe { clang_getCursorReferenced(self.raw) };
+        // SAFETY: checking a cursor value.
+        if unsafe { clang_Cursor_isNull(r) } != 0 {
+            return None;
+        }
+        Some(Cursor {
+            raw: r,
+            tu: self.tu,
+        })
+    }
+
+    /// The integer value of a constant expression, when clang can evaluate it.
+    pub fn eval_int(&self) -> Option<i64> {
+        if !self.kind().is_expression() {
+            return None;
+        }
+        // SAFETY: valid expression cursor; the result is disposed.
+        unsafe {
+            let r = clang_Cursor_Evaluate(self.raw);
+            if r.is_null() {
+                return None;
+            }
+            let v = if clang_EvalResult_getKind(r) == CXEval_Int {
+                if clang_EvalResult_isUnsignedInt(r) != 0 {
+                    i64::try_from(clang_EvalResult_getAsUnsigned(r)).ok()
+                } else {
+                    Some(clang_EvalResult_getAsLongLong(r))
+                }
+            } else {
+                None
+            };
+            clang_EvalResult_dispose(r);
+            v
+        }
+    }
+
+    /// The value of an enumerator.
+    pub fn enum_value(&self) -> Option<i64> {
+        if self.kind() != CursorKind::EnumConstantDecl {
+            return None;
+        }
+        // SAFETY: valid enumerator cursor.
+        Some(unsafe { clang_getEnumConstantDeclValue(self.raw) })
+    }
+
+    /// The canonical type class of the node.
+    pub fn type_class(&self) -> TypeClass {
+        // SAFETY: valid cursor; types are plain values.
+        let kind = unsafe { clang_getCanonicalType(clang_getCursorType(self.raw)).kind };
+        match kind {
+            CXType_Bool | CXType_Char_U | CXType_UChar | CXType_Char16 | CXType_Char32
+            | CXType_UShort | CXType_UInt | CXType_ULong | CXType_ULongLong | CXType_UInt128
+            | CXType_Char_S | CXType_SChar | CXType_WChar | CXType_Short | CXType_Int
+            | CXType_Long | CXType_LongLong | CXType_Int128 | CXType_Enum => TypeClass::Integer,
+            CXType_Float | CXType_Double | CXType_LongDouble | CXType_Half | CXType_Float16
+            | CXType_Float128 => TypeClass::Floating,
+            CXType_Pointer => TypeClass::Pointer,
+            CXType_ConstantArray
+            | CXType_IncompleteArray
+            | CXType_VariableArray
+            | CXType_DependentSizedArray => TypeClass::Array,
+            _ => TypeClass::Other,
+        }
+    }
+
+    /// True for a function-like macro definition.
+    pub fn is_macro_function_like(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_Cursor_isMacroFunctionLike(self.raw) != 0 }
+    }
+
+    /// Main-file offset of the node's location (a declaration's name, a
+    /// reference's identifier), if in the main file.
+    pub fn location(&self) -> Option<usize> {
+        // SAFETY: valid cursor.
+        let loc = unsafe { clang_getCursorLocation(self.raw) };
+        self.tu.main_offset(loc)
+    }
+
+    /// True when the node's location is in the main file (not a header).
+    pub fn is_in_main_file(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_Location_isFromMainFile(clang_getCursorLocation(self.raw)) != 0 }
+    }
+}
+
+/// The clang version string of the loaded libclang.
+pub fn clang_version() -> String {
+    // SAFETY: plain query; the string is taken over.
+    take_string(unsafe { clang_getClangVersion() })
+}
+
+/// The major version in a clang version string (`"Debian clang version 14.0.6"` → 14).
+fn major_version(version: &str) -> Option<u32> {
+    let rest = &version[version.find("version ")? + "version ".len()..];
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// True when `dir` is a clang resource directory (it has `include/stddef.h`).
+fn is_resource_dir(dir: &Path) -> bool {
+    dir.join("include").join("stddef.h").is_file()
+}
+
+/// Resource directories under `base/<version>` (e.g. `/usr/lib/llvm-14/lib/clang/14.0.6`),
+/// newest first.
+fn versioned_dirs(base: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(base)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| is_resource_dir(p))
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs.reverse();
+    dirs
+}
+
+/// Asks a clang executable for its resource directory.
+fn ask_clang(exe: &str) -> Option<PathBuf> {
+    let out = std::process::Command::new(exe)
+        .arg("-print-resource-dir")
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    is_resource_dir(&p).then_some(p)
+}
+
+/// clang's resource directory matching the loaded libclang, found once per
+/// process: `/usr/lib/llvm-<major>/lib/clang/*`, then `clang-<major>
+/// -print-resource-dir`, then `clang -print-resource-dir`, then any
+/// `/usr/lib/llvm-*/lib/clang/*`, `/usr/lib/clang/*` or `/usr/local/lib/clang/*`.
+pub fn resource_dir() -> Option<PathBuf> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let major = major_version(&clang_version());
+        if let Some(m) = major {
+            if let Some(d) = versioned_dirs(Path::new(&format!("/usr/lib/llvm-{m}/lib/clang")))
+                .into_iter()
+                .next()
+            {
+                return Some(d);
+            }
+            if let Some(d) = ask_clang(&format!("clang-{m}")) {
+                return Some(d);
+            }
+        }
+        if let Some(d) = ask_clang("clang") {
+            return Some(d);
+        }
+        let mut bases: Vec<PathBuf> = std::fs::read_dir("/usr/lib")
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with("llvm-"))
+                    })
+                    .map(|p| p.join("lib").join("clang"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        bases.sort();
+        bases.reverse();
+        bases.push(PathBuf::from("/usr/lib/clang"));
+        bases.push(PathBuf::from("/usr/local/lib/clang"));
+        bases.iter().flat_map(|b| versioned_dirs(b)).next()
+    })
+    .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_temp(name: &str, text: &str) -> PathBuf {
+        let p =
+            std::env::temp_dir().join(format!("flextile-clang-{}-{}.c", std::process::id(), name));
+        std::fs::write(&p, text).expect("write temp file");
+        p
+    }
+
+    fn args() -> Vec<String> {
+        match resource_dir() {
+            Some(d) => vec![
+                "-resource-dir".to_string(),
+                d.to_string_lossy().into_owned(),
+            ],
+            None => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn version_parsing() {
+        assert_eq!(major_version("Debian clang version 14.0.6"), Some(14));
+        assert_eq!(major_version("clang version 19.1.0 (x)"), Some(19));
+        assert_eq!(major_version("nonsense"), None);
+    }
+
+    #[test]
+    fn finds_resource_dir() {
+        let d = resource_dir().expect("a clang resource directory");
+        assert!(d.join("include").join("stddef.h").is_file());
+    }
+
+    #[test]
+    fn parses_walks_and_tokenizes() {
+        let src = "#include <stddef.h>\n#define N 10\nint f(int *a) {\n  return a[N] + 1;\n}\n";
+        let p = write_temp("walk", src);
+        let index = Index::new().unwrap();
+        let tu = TranslationUnit::parse(&index, &p, &args()).unwrap();
+        assert!(tu.diagnostics().iter().all(|d| d.level == DiagLevel::Minor));
+        let f = tu
+            .root()
+            .children()
+            .into_iter()
+            .find(|c| c.kind() == CursorKind::FunctionDecl && c.is_in_main_file())
+            .unwrap();
+        assert_eq!(f.spelling(), "f");
+        let body = f.children().into_iter().last().unwrap();
+        assert_eq!(body.kind(), CursorKind::CompoundStmt);
+        let sp = body.span().unwrap();
+        assert_eq!(&src[sp.start..sp.end], "{\n  return a[N] + 1;\n}");
+        let toks = tu.tokens(sp);
+        let texts: Vec<&str> = toks.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["{", "return", "a", "[", "N", "]", "+", "1", ";", "}"]
+        );
+        assert_eq!(toks[2].kind, TokenKind::Identifier);
+        assert_eq!(&src[toks[2].span.start..toks[2].span.end], "a");
+        let macros = tu.macro_expansions();
+        assert_eq!(macros.len(), 1);
+        assert_eq!(macros[0].name, "N");
+        assert!(!macros[0].function_like);
+        assert_eq!(
+            macros[0].definition.last().map(|t| t.1.as_str()),
+            Some("10")
+        );
+        std::fs::remove_file(&p).ok();
+    }
+
+    #[test]
+    fn reports_errors_and_skipped_ranges() {
+        let src = "#if 0\nnothing here\n#endif\nint f(void) { return x; }\n";
+        let p = write_temp("err", src);
+        let index = Index::new().unwrap();
+        let tu = TranslationUnit::parse(&index, &p, &args()).unwrap();
+        let errs: Vec<_> = tu
+            .diagnostics()
+            .into_iter()
+            .filter(|d| d.level == DiagLevel::Error)
+            .collect();
+        assert_eq!(errs.len(), 1);
+        assert!(
+            errs[0].message.contains("undeclared identifier 'x'"),
+            "{}",
+            errs[0].message
+        );
+        let at = src.find("x;").unwrap();
+        assert!(matches!(errs[0].place, DiagPlace::Main(s) if s.start == at));
+        let skipped = tu.skipped_ranges();
+        assert_eq!(skipped.len(), 1);
+        assert!(skipped[0].start <= 6 && skipped[0].end >= 18);
+        std::fs::remove_file(&p).ok();
+    }
+}
