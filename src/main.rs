@@ -154,10 +154,23 @@ fn options(cli: &Cli) -> Result<Options, String> {
                 .join(" and "),
         )
     };
-    let summary: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a.starts_with("--") && a != "--dump-schedule")
-        .collect();
+    // The options that shape the output, for its banner (not paths or logging).
+    let mut summary = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "-o" => {
+                args.next();
+            }
+            "--dump-schedule" | "-v" | "-vv" => {}
+            "--tile-sizes" | "--assume" | "--target" | "-I" | "-D" => {
+                let value = args.next().unwrap_or_default();
+                summary.push(format!("{a} {value}"));
+            }
+            _ if a.starts_with('-') => summary.push(a),
+            _ => {}
+        }
+    }
     Ok(Options {
         input: cli.input.clone(),
         output: cli.output.clone(),
