@@ -1,0 +1,1081 @@
+//! The correctness testsuite: `cargo test --test testsuite`.
+//!
+//! *Programs* (`testsuite/programs/*.c`) are complete C programs with loop
+//! chains or scops that print their arrays. For every program and every option
+//! set it lists, the test runs flextile, compiles the original and the
+//! generated file with the same gcc command (no fast-math, no FMA contraction),
+//! runs both for every argument set it lists (the generated one with 1 and 2
+//! OpenMP threads) and compares stdout byte for byte. The original program is
+//! the oracle (see `shared/spec/architecture.md`, "Correctness discipline").
+//!
+//! *Error cases* (`testsuite/errors/*.c`) must make flextile exit with the
+//! expected code and a `file:line:col: error: message` diagnostic with a caret
+//! line, and must leave the output path alone.
+//!
+//! The metadata format is described in `testsuite/README.md`. Every file in
+//! those folders must be listed in the macros at the end of this file (a test
+//! checks it), so that each file is its own `#[test]`.
+//!
+//! Work files go to `<target>/testsuite-work/<test>/`; a passing test removes
+//! its folder, a failing one keeps it and names it in the report.
+//!
+//! `FLEXTILE_TESTSUITE_BIN`, when set, replaces the flextile binary; it exists
+//! to check the harness itself (an identity "compiler" must pass every program
+//! and fail every error case).
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The gcc command used for the original and the generated program alike.
+const CC: &str = "gcc";
+const CFLAGS: &[&str] = &[
+    "-O2",
+    "-std=gnu99",
+    "-fopenmp",
+    "-ffp-contract=off",
+    "-fno-fast-math",
+    "-Wno-unknown-pragmas",
+];
+/// Time limit for one run of a test program.
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+/// Time limit for one flextile run (debug build, isl scheduling).
+const FLEXTILE_TIMEOUT: Duration = Duration::from_secs(300);
+/// Time limit for one gcc run.
+const CC_TIMEOUT: Duration = Duration::from_secs(120);
+/// OpenMP thread counts the generated program is run with.
+const THREADS: &[u32] = &[1, 2];
+/// Content of the pre-existing output file in error tests.
+const SENTINEL: &[u8] = b"/* pre-existing output: flextile must not touch this file */\n";
+
+// ---------------------------------------------------------------------------
+// Paths
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn flextile_bin() -> PathBuf {
+    match std::env::var_os("FLEXTILE_TESTSUITE_BIN") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_flextile")),
+    }
+}
+
+/// `<target>/testsuite-work`, next to the profile folder holding the binary.
+fn work_root() -> PathBuf {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_flextile"));
+    let target = bin
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| repo_root().join("target"));
+    target.join("testsuite-work")
+}
+
+/// A fresh, empty work folder for one test.
+fn fresh_work_dir(test: &str) -> PathBuf {
+    let dir = work_root().join(test);
+    if dir.exists() {
+        fs::remove_dir_all(&dir).unwrap_or_else(|e| panic!("cannot clear {}: {e}", dir.display()));
+    }
+    fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
+/// Names of the plain files in `dir`, sorted.
+fn list_dir(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| {
+            e.expect("dir entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The `.c` files of `testsuite/<sub>`, without extension.
+fn c_files_in(sub: &str) -> BTreeSet<String> {
+    let dir = repo_root().join("testsuite").join(sub);
+    fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".c").map(str::to_string)
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Running commands with a time limit
+
+/// What a finished (or killed) command produced.
+struct Ran {
+    status: Option<ExitStatus>,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    timed_out: bool,
+}
+
+impl Ran {
+    fn ok(&self) -> bool {
+        !self.timed_out && self.status.is_some_and(|s| s.success())
+    }
+
+    fn code(&self) -> Option<i32> {
+        self.status.and_then(|s| s.code())
+    }
+
+    fn describe_status(&self) -> String {
+        if self.timed_out {
+            return "timed out (killed)".to_string();
+        }
+        match self.status {
+            Some(s) => match s.code() {
+                Some(c) => format!("exit code {c}"),
+                None => format!("killed by a signal ({s})"),
+            },
+            None => "no status".to_string(),
+        }
+    }
+
+    fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+/// Runs `cmd` (stdin closed), killing it after `timeout`.
+fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Ran, String> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+    let mut out = child.stdout.take().expect("piped stdout");
+    let mut err = child.stderr.take().expect("piped stderr");
+    let out_reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err.read_to_end(&mut buf);
+        buf
+    });
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(e) => return Err(format!("waiting for {cmd:?}: {e}")),
+        }
+        if start.elapsed() > timeout {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait().ok();
+        }
+        thread::sleep(Duration::from_millis(5));
+    };
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    Ok(Ran {
+        status,
+        stdout,
+        stderr,
+        timed_out,
+    })
+}
+
+/// Fails the test at once if gcc is missing: the testsuite cannot judge anything without it.
+fn require_gcc() {
+    static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
+    let r = CHECKED.get_or_init(|| {
+        let ran = run_with_timeout(Command::new(CC).arg("--version"), CC_TIMEOUT)?;
+        if ran.ok() {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{CC} --version` failed: {}",
+                ran.describe_status()
+            ))
+        }
+    });
+    if let Err(e) = r {
+        panic!("the testsuite needs {CC} with OpenMP support (make deps): {e}");
+    }
+}
+
+/// Compiles `src` to `exe` with the one gcc command of the testsuite.
+fn compile(src: &Path, exe: &Path) -> Result<(), String> {
+    let mut cmd = Command::new(CC);
+    cmd.args(CFLAGS).arg("-o").arg(exe).arg(src).arg("-lm");
+    let ran = run_with_timeout(&mut cmd, CC_TIMEOUT)?;
+    if ran.ok() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{CC} {} -o {} {} -lm: {}\n{}",
+            CFLAGS.join(" "),
+            exe.display(),
+            src.display(),
+            ran.describe_status(),
+            first_lines(&ran.stderr_text(), 40)
+        ))
+    }
+}
+
+/// Runs a compiled test program with `args` and `OMP_NUM_THREADS=threads`; its stdout on success.
+fn run_program_binary(exe: &Path, args: &[String], threads: u32) -> Result<Vec<u8>, String> {
+    let mut cmd = Command::new(exe);
+    cmd.args(args)
+        .env("OMP_NUM_THREADS", threads.to_string())
+        .current_dir(exe.parent().expect("exe in a folder"));
+    let ran = run_with_timeout(&mut cmd, RUN_TIMEOUT)?;
+    if ran.ok() {
+        Ok(ran.stdout)
+    } else {
+        Err(format!(
+            "{}: {}\n{}",
+            exe.display(),
+            ran.describe_status(),
+            first_lines(&ran.stderr_text(), 20)
+        ))
+    }
+}
+
+/// Runs flextile on `input` (a path relative to the repository root) with `options`.
+fn run_flextile(options: &[String], input: &str, output: &Path) -> Result<Ran, String> {
+    let mut cmd = Command::new(flextile_bin());
+    cmd.args(options)
+        .arg(input)
+        .arg("-o")
+        .arg(output)
+        .current_dir(repo_root());
+    run_with_timeout(&mut cmd, FLEXTILE_TIMEOUT)
+}
+
+fn first_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut s = lines[..lines.len().min(n)].join("\n");
+    if lines.len() > n {
+        s.push_str(&format!("\n... ({} more lines)", lines.len() - n));
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------
+// Comparing outputs
+
+/// `None` when `expected` and `actual` are byte-identical; otherwise a report
+/// naming the first differing line (1-based) and showing both versions of it.
+fn compare_outputs(expected: &[u8], actual: &[u8]) -> Option<String> {
+    if expected == actual {
+        return None;
+    }
+    let exp: Vec<&[u8]> = expected.split(|&b| b == b'\n').collect();
+    let act: Vec<&[u8]> = actual.split(|&b| b == b'\n').collect();
+    let show = |l: Option<&&[u8]>| match l {
+        Some(l) => {
+            let s = String::from_utf8_lossy(l);
+            if s.len() > 200 {
+                format!(
+                    "{:?}...",
+                    &s[..s.char_indices().nth(200).map_or(s.len(), |c| c.0)]
+                )
+            } else {
+                format!("{s:?}")
+            }
+        }
+        None => "<end of output>".to_string(),
+    };
+    let first = (0..exp.len().max(act.len()))
+        .find(|&i| exp.get(i) != act.get(i))
+        .unwrap_or(0);
+    Some(format!(
+        "outputs differ at line {} (expected {} bytes / {} lines, got {} bytes / {} lines)\n      expected: {}\n      got:      {}",
+        first + 1,
+        expected.len(),
+        expected.iter().filter(|&&b| b == b'\n').count(),
+        actual.len(),
+        actual.iter().filter(|&&b| b == b'\n').count(),
+        show(exp.get(first)),
+        show(act.get(first)),
+    ))
+}
+
+// ---------------------------------------------------------------------------
+// Metadata
+
+/// The `flextile-test:` lines of a file.
+#[derive(Debug, Default)]
+struct Meta {
+    /// Argument sets (`args:`); an empty set runs the program without arguments.
+    args: Option<Vec<Vec<String>>>,
+    /// flextile option sets (`options:`); an empty set means no options.
+    options: Option<Vec<Vec<String>>>,
+    /// `expect-exit:`.
+    expect_exit: Option<i32>,
+    /// `expect-error:`.
+    expect_error: Option<ExpectError>,
+    /// `expect-stderr:` lines: each needs one of its alternatives in stderr.
+    expect_stderr: Vec<Vec<String>>,
+}
+
+/// `expect-error: LOC: SUBSTR`.
+#[derive(Debug)]
+struct ExpectError {
+    /// `(line, col)` alternatives; empty for `none` (no location expected).
+    locations: Vec<(u32, u32)>,
+    /// Message substrings, any of which must appear (case-insensitive).
+    substrings: Vec<String>,
+}
+
+/// Splits `s` into words at whitespace; double quotes group words (`--assume "N >= 1"`).
+fn split_words(s: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quoted = false;
+    for ch in s.chars() {
+        match ch {
+            '"' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quoted {
+        return Err(format!("unbalanced double quote in {s:?}"));
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+/// Alternatives separated by `|`, trimmed; `default` (alone) stands for the empty set.
+fn parse_sets(value: &str) -> Result<Vec<Vec<String>>, String> {
+    value
+        .split('|')
+        .map(|alt| {
+            let alt = alt.trim();
+            if alt.is_empty() {
+                Err(format!("empty alternative in {value:?} (write 'default')"))
+            } else if alt == "default" {
+                Ok(Vec::new())
+            } else {
+                split_words(alt)
+            }
+        })
+        .collect()
+}
+
+fn parse_alternatives(value: &str) -> Result<Vec<String>, String> {
+    let alts: Vec<String> = value.split('|').map(|a| a.trim().to_string()).collect();
+    if alts.iter().any(String::is_empty) {
+        return Err(format!("empty alternative in {value:?}"));
+    }
+    Ok(alts)
+}
+
+fn parse_expect_error(value: &str) -> Result<ExpectError, String> {
+    let (loc, msg) = value.split_once(": ").ok_or_else(|| {
+        format!("expect-error needs 'LINE:COL: substring' or 'none: substring', got {value:?}")
+    })?;
+    let loc = loc.trim();
+    let locations = if loc == "none" {
+        Vec::new()
+    } else {
+        loc.split('|')
+            .map(|lc| {
+                let (l, c) = lc
+                    .trim()
+                    .split_once(':')
+                    .ok_or_else(|| format!("bad location {lc:?} in {value:?}"))?;
+                let l: u32 = l.parse().map_err(|_| format!("bad line in {lc:?}"))?;
+                let c: u32 = c.parse().map_err(|_| format!("bad column in {lc:?}"))?;
+                Ok((l, c))
+            })
+            .collect::<Result<Vec<_>, String>>()?
+    };
+    Ok(ExpectError {
+        locations,
+        substrings: parse_alternatives(msg)?,
+    })
+}
+
+/// Reads the metadata lines: `flextile-test: KEY: VALUE` after optional `//`, `/*` or `*`.
+fn parse_meta(text: &str) -> Result<Meta, String> {
+    let mut meta = Meta::default();
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        let t = t
+            .strip_prefix("//")
+            .or_else(|| t.strip_prefix("/*"))
+            .or_else(|| t.strip_prefix('*'))
+            .unwrap_or(t)
+            .trim();
+        let Some(rest) = t.strip_prefix("flextile-test:") else {
+            continue;
+        };
+        let at = |e: String| format!("line {}: {e}", n + 1);
+        let (key, value) = rest.split_once(':').ok_or_else(|| {
+            at(format!(
+                "expected 'KEY: VALUE' after 'flextile-test:', got {rest:?}"
+            ))
+        })?;
+        let (key, value) = (key.trim(), value.trim());
+        let dup = |present: bool| {
+            if present {
+                Err(at(format!("duplicate key '{key}'")))
+            } else {
+                Ok(())
+            }
+        };
+        match key {
+            "args" => {
+                dup(meta.args.is_some())?;
+                meta.args = Some(parse_sets(value).map_err(at)?);
+            }
+            "options" => {
+                dup(meta.options.is_some())?;
+                meta.options = Some(parse_sets(value).map_err(at)?);
+            }
+            "expect-exit" => {
+                dup(meta.expect_exit.is_some())?;
+                meta.expect_exit = Some(
+                    value
+                        .parse()
+                        .map_err(|_| at(format!("bad exit code {value:?}")))?,
+                );
+            }
+            "expect-error" => {
+                dup(meta.expect_error.is_some())?;
+                meta.expect_error = Some(parse_expect_error(value).map_err(at)?);
+            }
+            "expect-stderr" => meta
+                .expect_stderr
+                .push(parse_alternatives(value).map_err(at)?),
+            _ => return Err(at(format!("unknown key '{key}'"))),
+        }
+    }
+    Ok(meta)
+}
+
+fn read_source(sub: &str, name: &str) -> (String, String) {
+    let rel = format!("testsuite/{sub}/{name}.c");
+    let text = fs::read_to_string(repo_root().join(&rel))
+        .unwrap_or_else(|e| panic!("cannot read {rel}: {e}"));
+    (rel, text)
+}
+
+// ---------------------------------------------------------------------------
+// Program tests
+
+/// Everything a program test needs from its metadata.
+struct ProgramSpec {
+    args: Vec<Vec<String>>,
+    options: Vec<Vec<String>>,
+}
+
+fn program_spec(rel: &str, text: &str) -> ProgramSpec {
+    let meta = parse_meta(text).unwrap_or_else(|e| panic!("{rel}: bad metadata: {e}"));
+    let (Some(args), Some(options)) = (meta.args, meta.options) else {
+        panic!("{rel}: a program needs both 'flextile-test: args:' and 'flextile-test: options:' lines");
+    };
+    assert!(
+        meta.expect_exit.is_none() && meta.expect_error.is_none() && meta.expect_stderr.is_empty(),
+        "{rel}: expect-* keys belong to error cases (testsuite/errors)"
+    );
+    ProgramSpec { args, options }
+}
+
+fn show_set(set: &[String], empty: &str) -> String {
+    if set.is_empty() {
+        empty.to_string()
+    } else {
+        set.iter()
+            .map(|w| {
+                if w.contains(char::is_whitespace) {
+                    format!("\"{w}\"")
+                } else {
+                    w.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Runs the original program once per argument set: the expected outputs.
+fn reference_outputs(orig_exe: &Path, args: &[Vec<String>]) -> Vec<Vec<u8>> {
+    args.iter()
+        .map(|a| {
+            let out = run_program_binary(orig_exe, a, 1).unwrap_or_else(|e| {
+                panic!(
+                    "the ORIGINAL program fails with args [{}]: {e}",
+                    show_set(a, "none")
+                )
+            });
+            assert!(
+                !out.is_empty(),
+                "the original program prints nothing with args [{}]",
+                show_set(a, "none")
+            );
+            out
+        })
+        .collect()
+}
+
+/// Runs `exe` for every argument set and thread count and compares with `expected`.
+/// Returns the failures (empty when all match) and the number of runs.
+fn check_against(
+    exe: &Path,
+    args: &[Vec<String>],
+    expected: &[Vec<u8>],
+    context: &str,
+) -> (Vec<String>, usize) {
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (a, want) in args.iter().zip(expected) {
+        for &threads in THREADS {
+            runs += 1;
+            let what = format!(
+                "{context}, args [{}], OMP_NUM_THREADS={threads}",
+                show_set(a, "none")
+            );
+            match run_program_binary(exe, a, threads) {
+                Err(e) => failures.push(format!("{what}: generated program failed: {e}")),
+                Ok(got) => {
+                    if let Some(diff) = compare_outputs(want, &got) {
+                        failures.push(format!("{what}: {diff}"));
+                    }
+                }
+            }
+        }
+    }
+    (failures, runs)
+}
+
+/// Lines (1-based) of `#pragma omplc`, `#pragma scop` or `#pragma endscop` directives:
+/// flextile replaces every region, so none may remain in its output.
+fn leftover_region_pragmas(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let t = l.trim_start();
+            let Some(rest) = t.strip_prefix('#') else {
+                return false;
+            };
+            let rest = rest.trim_start();
+            let Some(rest) = rest.strip_prefix("pragma") else {
+                return false;
+            };
+            let first = rest.split_whitespace().next().unwrap_or("");
+            matches!(first, "omplc" | "scop" | "endscop")
+        })
+        .map(|(n, _)| n + 1)
+        .collect()
+}
+
+fn run_program_test(name: &str) {
+    require_gcc();
+    let (rel, text) = read_source("programs", name);
+    let spec = program_spec(&rel, &text);
+    let work = fresh_work_dir(&format!("program-{name}"));
+
+    // The oracle: the original program, compiled with the same command.
+    let orig_src = work.join("orig.c");
+    fs::write(&orig_src, &text).expect("copy original");
+    let orig_exe = work.join("orig");
+    if let Err(e) = compile(&orig_src, &orig_exe) {
+        panic!("{rel}: the ORIGINAL program does not compile:\n{e}");
+    }
+    let expected = reference_outputs(&orig_exe, &spec.args);
+
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (k, opts) in spec.options.iter().enumerate() {
+        let context = format!("{rel} with options [{}]", show_set(opts, "default"));
+        let dir = work.join(format!("options{k}"));
+        fs::create_dir_all(&dir).expect("create options dir");
+        let out_c = dir.join("out.c");
+        let ran = match run_flextile(opts, &rel, &out_c) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{context}: {e}"));
+                continue;
+            }
+        };
+        if !ran.ok() {
+            failures.push(format!(
+                "{context}: flextile failed ({}):\n{}",
+                ran.describe_status(),
+                first_lines(&ran.stderr_text(), 30)
+            ));
+            continue;
+        }
+        let files = list_dir(&dir);
+        if files != ["out.c"] {
+            failures.push(format!(
+                "{context}: after flextile the output folder holds {files:?}, expected just [\"out.c\"]"
+            ));
+            if !out_c.exists() {
+                continue;
+            }
+        }
+        match fs::read_to_string(&out_c) {
+            Ok(generated) => {
+                let left = leftover_region_pragmas(&generated);
+                if !left.is_empty() {
+                    failures.push(format!(
+                        "{context}: the generated file still holds region pragmas (lines {left:?}): a region was not replaced"
+                    ));
+                }
+            }
+            Err(e) => {
+                failures.push(format!("{context}: cannot read the generated file: {e}"));
+                continue;
+            }
+        }
+        let exe = dir.join("out");
+        if let Err(e) = compile(&out_c, &exe) {
+            failures.push(format!("{context}: the generated C does not compile:\n{e}"));
+            continue;
+        }
+        let (f, r) = check_against(&exe, &spec.args, &expected, &context);
+        failures.extend(f);
+        runs += r;
+    }
+
+    if !failures.is_empty() {
+        panic!(
+            "{rel}: {} failure(s) ({runs} comparisons run; work files kept in {}):\n\n{}\n",
+            failures.len(),
+            work.display(),
+            failures.join("\n\n")
+        );
+    }
+    assert!(
+        runs > 0,
+        "{rel}: no comparison ran (no argument or option sets?)"
+    );
+    let _ = fs::remove_dir_all(&work);
+}
+
+// ---------------------------------------------------------------------------
+// Error tests
+
+fn is_caret_line(line: &str) -> bool {
+    let t = line.trim_start_matches([' ', '\t']);
+    t.starts_with('^') && t.trim_end().chars().all(|c| c == '^' || c == '~')
+}
+
+/// Checks flextile's exit code and stderr against the expectations; returns the problems.
+fn check_error_output(rel: &str, meta: &Meta, ran: &Ran) -> Vec<String> {
+    let mut problems = Vec::new();
+    let expect_exit = meta.expect_exit.unwrap_or(1);
+    if ran.timed_out || ran.code() != Some(expect_exit) {
+        problems.push(format!(
+            "expected exit code {expect_exit}, got {}",
+            ran.describe_status()
+        ));
+    }
+    let stderr = ran.stderr_text();
+    let lower = stderr.to_lowercase();
+    let expect = meta.expect_error.as_ref().expect("checked by caller");
+    let subs: Vec<String> = expect.substrings.iter().map(|s| s.to_lowercase()).collect();
+    let has_sub = |line: &str| {
+        let l = line.to_lowercase();
+        subs.iter().any(|s| l.contains(s.as_str()))
+    };
+    if expect.locations.is_empty() {
+        if !stderr
+            .lines()
+            .any(|l| l.to_lowercase().contains("error") && has_sub(l))
+        {
+            problems.push(format!(
+                "expected an error line containing one of {:?}",
+                expect.substrings
+            ));
+        }
+    } else {
+        let prefixes: Vec<String> = expect
+            .locations
+            .iter()
+            .map(|(l, c)| format!("{rel}:{l}:{c}: error:"))
+            .collect();
+        if !stderr
+            .lines()
+            .any(|l| prefixes.iter().any(|p| l.contains(p.as_str())) && has_sub(l))
+        {
+            let locs: Vec<String> = expect
+                .locations
+                .iter()
+                .map(|(l, c)| format!("{l}:{c}"))
+                .collect();
+            problems.push(format!(
+                "expected a line '{rel}:LINE:COL: error: MESSAGE' with LINE:COL one of [{}] and MESSAGE containing one of {:?} (case-insensitive)",
+                locs.join(", "),
+                expect.substrings
+            ));
+        }
+        if !stderr.lines().any(is_caret_line) {
+            problems.push("expected a caret line (blanks, then '^')".to_string());
+        }
+    }
+    for alts in &meta.expect_stderr {
+        if !alts.iter().any(|a| lower.contains(&a.to_lowercase())) {
+            problems.push(format!("expected stderr to contain one of {alts:?}"));
+        }
+    }
+    if !problems.is_empty() {
+        if stderr.trim().is_empty() {
+            problems.push("stderr was empty".to_string());
+        } else {
+            problems.push(format!("stderr was:\n{}", first_lines(&stderr, 30)));
+        }
+    }
+    problems
+}
+
+fn run_error_test(name: &str) {
+    let (rel, text) = read_source("errors", name);
+    let meta = parse_meta(&text).unwrap_or_else(|e| panic!("{rel}: bad metadata: {e}"));
+    assert!(
+        meta.expect_error.is_some(),
+        "{rel}: an error case needs a 'flextile-test: expect-error:' line"
+    );
+    assert!(meta.args.is_none(), "{rel}: 'args' belongs to programs");
+    let options = match &meta.options {
+        None => Vec::new(),
+        Some(sets) if sets.len() == 1 => sets[0].clone(),
+        Some(_) => panic!("{rel}: an error case takes a single option set"),
+    };
+    let work = fresh_work_dir(&format!("error-{name}"));
+    let mut failures = Vec::new();
+
+    // 1. The output path already holds a file: it must keep its bytes.
+    let existing_dir = work.join("existing");
+    fs::create_dir_all(&existing_dir).expect("create dir");
+    let existing = existing_dir.join("out.c");
+    fs::write(&existing, SENTINEL).expect("write sentinel");
+    // 2. The output path does not exist: it must not be created.
+    let fresh_dir = work.join("fresh");
+    fs::create_dir_all(&fresh_dir).expect("create dir");
+    let fresh = fresh_dir.join("out.c");
+
+    for (label, dir, out, before) in [
+        (
+            "existing output file",
+            &existing_dir,
+            &existing,
+            vec!["out.c".to_string()],
+        ),
+        ("no output file", &fresh_dir, &fresh, Vec::new()),
+    ] {
+        let ran = match run_flextile(&options, &rel, out) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("[{label}] {e}"));
+                continue;
+            }
+        };
+        for p in check_error_output(&rel, &meta, &ran) {
+            failures.push(format!("[{label}] {p}"));
+        }
+        let after = list_dir(dir);
+        if after != before {
+            failures.push(format!(
+                "[{label}] the output folder held {before:?} before flextile and {after:?} after"
+            ));
+        }
+        if !before.is_empty() {
+            match fs::read(out) {
+                Ok(bytes) if bytes == SENTINEL => {}
+                Ok(_) => failures.push(format!("[{label}] the existing output file was modified")),
+                Err(e) => failures.push(format!("[{label}] the existing output file is gone: {e}")),
+            }
+        }
+    }
+
+    if !failures.is_empty() {
+        let mut command = vec!["flextile".to_string()];
+        command.extend(options.iter().cloned());
+        command.extend([rel.clone(), "-o".into(), "OUT".into()]);
+        panic!(
+            "{rel} ({}): {} failure(s) (work files kept in {}):\n\n{}\n",
+            show_set(&command, ""),
+            failures.len(),
+            work.display(),
+            failures.join("\n\n")
+        );
+    }
+    let _ = fs::remove_dir_all(&work);
+}
+
+// ---------------------------------------------------------------------------
+// The harness's own checks
+
+#[test]
+fn harness_compare_reports_differences() {
+    assert_eq!(compare_outputs(b"a\nb\n", b"a\nb\n"), None);
+    let d = compare_outputs(b"a\nb\nc\n", b"a\nx\nc\n").expect("must differ");
+    assert!(
+        d.contains("line 2") && d.contains("\"b\"") && d.contains("\"x\""),
+        "{d}"
+    );
+    let d = compare_outputs(b"a\nb\n", b"a\n").expect("truncated output must differ");
+    assert!(d.contains("line 2"), "{d}");
+    let d = compare_outputs(b"a\n", b"a\nb\n").expect("extra output must differ");
+    assert!(d.contains("line 2"), "{d}");
+    assert!(
+        compare_outputs(b"a\n", b"a").is_some(),
+        "a missing newline must differ"
+    );
+    assert!(compare_outputs(b"", b"x").is_some());
+    assert!(compare_outputs(b"1.0000000000000002\n", b"1\n").is_some());
+}
+
+#[test]
+fn harness_metadata_parser() {
+    let m = parse_meta(
+        "/* x\n * flextile-test: args: 10 2 | 5\n * flextile-test: options: default | --tile --assume \"N >= 1\"\n */\n",
+    )
+    .unwrap();
+    assert_eq!(m.args.unwrap(), vec![vec!["10", "2"], vec!["5"]]);
+    assert_eq!(
+        m.options.unwrap(),
+        vec![
+            vec![],
+            vec!["--tile".to_string(), "--assume".into(), "N >= 1".into()]
+        ]
+    );
+    let m = parse_meta("// flextile-test: expect-error: 5:31|6:1: domain|iterator\n").unwrap();
+    let e = m.expect_error.unwrap();
+    assert_eq!(e.locations, vec![(5, 31), (6, 1)]);
+    assert_eq!(e.substrings, vec!["domain", "iterator"]);
+    let e = parse_meta("// flextile-test: expect-error: none: tile size\n")
+        .unwrap()
+        .expect_error
+        .unwrap();
+    assert!(e.locations.is_empty());
+    assert!(
+        parse_meta("// flextile-test: argz: 1\n").is_err(),
+        "typos must be rejected"
+    );
+    assert!(parse_meta("// flextile-test: args: 1 |  | 2\n").is_err());
+    assert!(parse_meta("// flextile-test: args: 1\n// flextile-test: args: 2\n").is_err());
+    // A program without metadata fails its test instead of passing vacuously.
+    let missing =
+        std::panic::catch_unwind(|| program_spec("x.c", "int main(void) { return 0; }\n"));
+    assert!(missing.is_err());
+}
+
+#[test]
+fn harness_leftover_pragmas() {
+    let text = "int x;\n  #pragma omplc loopchain schedule()\n# pragma scop\n#pragma omp parallel for\n// #pragma scop\n#pragma endscop\n";
+    assert_eq!(leftover_region_pragmas(text), vec![2, 3, 6]);
+}
+
+#[test]
+fn harness_caret_line() {
+    assert!(is_caret_line("      ^~~"));
+    assert!(is_caret_line("\t  ^"));
+    assert!(!is_caret_line("  x ^"));
+    assert!(!is_caret_line(""));
+}
+
+/// Stage B of this program holds the coefficient literal the self-tests mutate.
+const SELF_TEST_PROGRAM: &str = "pipeline_3stage_1d";
+const SELF_TEST_LITERAL: &str = "0.3125";
+const SELF_TEST_MUTANT: &str = "0.3126";
+
+/// The comparison catches a one-ulp-scale change in one coefficient of the
+/// original program itself (needs gcc only, not flextile).
+#[test]
+fn harness_detects_mutated_original() {
+    require_gcc();
+    let (rel, text) = read_source("programs", SELF_TEST_PROGRAM);
+    let spec = program_spec(&rel, &text);
+    assert_eq!(
+        text.matches(SELF_TEST_LITERAL).count(),
+        1,
+        "{rel} must hold the literal {SELF_TEST_LITERAL} exactly once"
+    );
+    let work = fresh_work_dir("harness-mutated-original");
+    let orig_src = work.join("orig.c");
+    fs::write(&orig_src, &text).unwrap();
+    compile(&orig_src, &work.join("orig")).unwrap();
+    let expected = reference_outputs(&work.join("orig"), &spec.args);
+    let mutant_src = work.join("mutant.c");
+    fs::write(
+        &mutant_src,
+        text.replace(SELF_TEST_LITERAL, SELF_TEST_MUTANT),
+    )
+    .unwrap();
+    compile(&mutant_src, &work.join("mutant")).unwrap();
+    let (same, _) = check_against(&work.join("orig"), &spec.args, &expected, "unmutated");
+    assert!(same.is_empty(), "the original must match itself: {same:?}");
+    let (failures, runs) = check_against(&work.join("mutant"), &spec.args, &expected, "mutant");
+    assert!(runs > 0);
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("outputs differ at line")),
+        "the harness did not notice the mutated coefficient"
+    );
+    let _ = fs::remove_dir_all(&work);
+}
+
+/// Generates code for the self-test program, corrupts the stage-B coefficient
+/// in the generated C (every occurrence: the body may be printed several times)
+/// and checks that the comparison reports it.
+#[test]
+fn harness_detects_mutated_generated_code() {
+    require_gcc();
+    let (rel, text) = read_source("programs", SELF_TEST_PROGRAM);
+    let spec = program_spec(&rel, &text);
+    let work = fresh_work_dir("harness-mutated-generated");
+    let orig_src = work.join("orig.c");
+    fs::write(&orig_src, &text).unwrap();
+    compile(&orig_src, &work.join("orig")).unwrap();
+    let expected = reference_outputs(&work.join("orig"), &spec.args);
+
+    let out_c = work.join("out.c");
+    let ran = run_flextile(&[], &rel, &out_c).unwrap();
+    assert!(
+        ran.ok(),
+        "flextile failed on {rel} ({}):\n{}",
+        ran.describe_status(),
+        ran.stderr_text()
+    );
+    let generated = fs::read_to_string(&out_c).unwrap();
+    compile(&out_c, &work.join("out")).unwrap();
+    let (unmutated, _) = check_against(&work.join("out"), &spec.args, &expected, "generated");
+    assert!(
+        unmutated.is_empty(),
+        "inconclusive: the unmutated generated code already differs (see the program test):\n{}",
+        unmutated.join("\n")
+    );
+    let hits = generated.matches(SELF_TEST_LITERAL).count();
+    assert!(
+        hits >= 1,
+        "expected the literal {SELF_TEST_LITERAL} (stage B's coefficient) in the generated code"
+    );
+    let mutant = work.join("mutant.c");
+    fs::write(
+        &mutant,
+        generated.replace(SELF_TEST_LITERAL, SELF_TEST_MUTANT),
+    )
+    .unwrap();
+    compile(&mutant, &work.join("mutant")).unwrap();
+    let (failures, runs) = check_against(&work.join("mutant"), &spec.args, &expected, "mutant");
+    assert!(runs > 0);
+    assert!(
+        failures.iter().any(|f| f.contains("outputs differ at line")),
+        "the harness did not notice the corrupted generated code (is the literal only in a comment?)"
+    );
+    let _ = fs::remove_dir_all(&work);
+}
+
+// ---------------------------------------------------------------------------
+// The files: one #[test] each.
+
+macro_rules! file_tests {
+    ($runner:ident, $list:ident, $($name:ident),* $(,)?) => {
+        /// The files this module tests, without `.c`.
+        pub const $list: &[&str] = &[$(stringify!($name)),*];
+        $(
+            #[test]
+            fn $name() {
+                super::$runner(stringify!($name));
+            }
+        )*
+    };
+}
+
+mod programs {
+    file_tests!(
+        run_program_test,
+        LISTED,
+        chain_1d_fuse_user,
+        chain_1d_two_nests,
+        chain_mixed_depth,
+        heat1d_scop,
+        heat2d_scop,
+        heat3d_scop,
+        jacobi2d_chain,
+        jacobi2d_chain_wavefront,
+        jacobi2d_scop,
+        minifluxdiv_autofuse,
+        minifluxdiv_chain,
+        minifluxdiv_minshift,
+        pipeline_3stage_1d,
+        pipeline_3stage_1d_orig,
+        scop_minmax_guard,
+        seidel2d_scop,
+        two_chains,
+    );
+}
+
+mod errors {
+    file_tests!(
+        run_error_test,
+        LISTED,
+        access_arity,
+        clang_syntax_error,
+        domain_arity,
+        domain_nonaffine,
+        for_not_loop,
+        fuse_count,
+        illegal_shift,
+        missing_endscop,
+        pragma_missing_paren,
+        pragma_unknown_access_kind,
+        pragma_unknown_schedule_item,
+        scop_nonaffine_bound,
+        shift_arity,
+        tile_size_zero,
+        underdeclared_access,
+    );
+}
+
+/// Every `.c` file of `testsuite/programs` and `testsuite/errors` has its test, and
+/// every listed test has its file.
+#[test]
+fn every_file_is_listed() {
+    for (sub, listed) in [("programs", programs::LISTED), ("errors", errors::LISTED)] {
+        let on_disk = c_files_in(sub);
+        let listed: BTreeSet<String> = listed.iter().map(|s| s.to_string()).collect();
+        assert!(!on_disk.is_empty(), "testsuite/{sub} holds no .c file");
+        let unlisted: Vec<_> = on_disk.difference(&listed).collect();
+        let missing: Vec<_> = listed.difference(&on_disk).collect();
+        assert!(
+            unlisted.is_empty() && missing.is_empty(),
+            "testsuite/{sub}: files not listed in tests/testsuite.rs: {unlisted:?}; listed but missing: {missing:?}"
+        );
+    }
+}
