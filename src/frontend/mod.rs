@@ -3,16 +3,307 @@
 //! `#pragma omplc` loop chains and `#pragma scop` regions are found in the
 //! file's text (clang drops unknown pragmas from its AST), tied to the
 //! statements clang parsed after them, and turned into [`Region`]s.
+//!
+//! Files: [`clang`] (the only unsafe code: libclang wrapper), [`pragma`]
+//! (pragma scanner and parser), [`ast`] (queries over clang's AST and the raw
+//! tokens), [`cexpr`] (C expressions to model expressions), [`body`] (body
+//! templates and access analysis), [`chain`] (loop chains), [`scop`]
+//! (`#pragma scop` regions).
 
+pub mod ast;
+pub mod body;
+pub mod cexpr;
+pub mod chain;
 pub mod clang;
 pub mod pragma;
+pub mod scop;
 
-use crate::diag::Result;
-use crate::model::program::Program;
+use std::path::Path;
+
+use crate::diag::{Diagnostic, Error, Location, Result, Severity, SourceFile, Span};
+use crate::model::program::{Program, Region};
+use ast::Unit;
+use clang::{DiagLevel, DiagPlace, Index, TranslationUnit};
+use pragma::{PragmaKind, PragmaLine};
 
 /// Parses `path` with the user's clang flags (`-I`, `-D`, `-std=`) and returns
-/// the regions flextile will rewrite.
-pub fn parse_file(path: &std::path::Path, clang_args: &[String]) -> Result<Program> {
-    let _ = (path, clang_args);
-    Err(crate::diag::Error::internal("front end not written yet"))
+/// the regions flextile will rewrite, in source order. Stages are named `S0`,
+/// `S1`, ... across the whole file.
+pub fn parse_file(path: &Path, clang_args: &[String]) -> Result<Program> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::user(Diagnostic::error_global(format!(
+            "cannot read '{}': {e}",
+            path.display()
+        )))
+    })?;
+    let file = SourceFile::new(path.display().to_string(), text);
+    let (pragmas, mut errors) = pragma::scan(&file.text);
+
+    let index = Index::new().map_err(Error::internal)?;
+    let tu = TranslationUnit::parse(&index, path, &clang_arguments(clang_args))
+        .map_err(|m| Error::user(Diagnostic::error_global(m)))?;
+    let clang_errors = clang_diagnostics(&tu, &file);
+    if !clang_errors.is_empty() {
+        let mut all = clang_errors;
+        all.append(&mut errors);
+        return Err(Error::User(all));
+    }
+    let unit = Unit::new(&tu, &file.text);
+    let skipped = tu.skipped_ranges();
+    let pragmas: Vec<PragmaLine> = pragmas
+        .into_iter()
+        .filter(|p| {
+            !skipped
+                .iter()
+                .any(|s| s.start <= p.span.start && p.span.start < s.end)
+        })
+        .collect();
+    errors.retain(|d| match d.location {
+        Location::Span(sp) => !skipped
+            .iter()
+            .any(|s| s.start <= sp.start && sp.start < s.end),
+        _ => true,
+    });
+
+    let mut regions = build_regions(&unit, &pragmas, &mut errors);
+    if !errors.is_empty() {
+        errors.sort_by_key(|d| match d.location {
+            Location::Span(s) => s.start,
+            _ => 0,
+        });
+        return Err(Error::User(errors));
+    }
+    regions.sort_by_key(|r| r.span.start);
+    let mut k = 0;
+    for r in &mut regions {
+        for s in &mut r.stages {
+            s.name = format!("S{k}");
+            k += 1;
+        }
+    }
+    Ok(Program { file, regions })
+}
+
+/// The user's flags, plus clang's resource directory (unless given) and
+/// `-Wno-unknown-pragmas` (so that `-Werror` does not reject our pragmas).
+fn clang_arguments(user: &[String]) -> Vec<String> {
+    let mut args = user.to_vec();
+    let has_resource_dir = user
+        .iter()
+        .any(|a| a == "-resource-dir" || a.starts_with("-resource-dir="));
+    if !has_resource_dir {
+        if let Some(dir) = clang::resource_dir() {
+            args.push("-resource-dir".to_string());
+            args.push(dir.to_string_lossy().into_owned());
+        }
+    }
+    args.push("-Wno-unknown-pragmas".to_string());
+    args
+}
+
+/// clang's errors as diagnostics (warnings and notes are dropped).
+fn clang_diagnostics(tu: &TranslationUnit<'_>, file: &SourceFile) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for d in tu.diagnostics() {
+        if d.level == DiagLevel::Minor {
+            continue;
+        }
+        let location = match d.place {
+            DiagPlace::Main(sp) => {
+                let len = file.text.len();
+                let start = sp.start.min(len);
+                let end = if sp.end > start {
+                    sp.end.min(len)
+                } else {
+                    token_end(&file.text, start)
+                };
+                Location::Span(Span::new(start, end))
+            }
+            DiagPlace::Other { path, line, col } => {
+                let source_line = std::fs::read_to_string(&path).ok().and_then(|t| {
+                    let k = usize::try_from(line).ok()?.checked_sub(1)?;
+                    t.lines().nth(k).map(str::to_string)
+                });
+                Location::External {
+                    path,
+                    line,
+                    col,
+                    source_line,
+                }
+            }
+            DiagPlace::Unknown => Location::None,
+        };
+        out.push(Diagnostic {
+            severity: Severity::Error,
+            location,
+            message: d.message,
+            notes: Vec::new(),
+        });
+    }
+    out
+}
+
+/// End of the identifier or single character at `start` (for caret ranges).
+fn token_end(text: &str, start: usize) -> usize {
+    let b = text.as_bytes();
+    let mut e = start;
+    while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_') {
+        e += 1;
+    }
+    if e == start && start < b.len() {
+        e = start + 1;
+        while e < b.len() && !text.is_char_boundary(e) {
+            e += 1;
+        }
+    }
+    e
+}
+
+/// Pairs the pragmas with statements and builds every region; problems go to `errors`.
+fn build_regions(
+    unit: &Unit<'_>,
+    pragmas: &[PragmaLine],
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<Region> {
+    let mut regions = Vec::new();
+    // Bytes claimed by each region (with its opening pragma and whether it is
+    // a chain), to find nested regions and stray nest pragmas.
+    let mut claimed: Vec<(Span, Span, bool)> = Vec::new();
+
+    // Scops: pair each '#pragma scop' with the next '#pragma endscop'.
+    let mut open: Option<&PragmaLine> = None;
+    let mut scops = Vec::new();
+    for p in pragmas {
+        match (&p.kind, open) {
+            (PragmaKind::Scop, None) => open = Some(p),
+            (PragmaKind::Scop, Some(o)) => errors.push(
+                Diagnostic::error(p.span, "'#pragma scop' inside another scop")
+                    .with_note(o.span, "the enclosing scop starts here"),
+            ),
+            (PragmaKind::Endscop, Some(o)) => {
+                scops.push((o, p));
+                open = None;
+            }
+            (PragmaKind::Endscop, None) => errors.push(Diagnostic::error(
+                p.span,
+                "'#pragma endscop' without a matching '#pragma scop'",
+            )),
+            _ => {}
+        }
+    }
+    if let Some(o) = open {
+        errors.push(Diagnostic::error(
+            o.span,
+            "'#pragma scop' without a matching '#pragma endscop'",
+        ));
+    }
+    for (s, e) in scops {
+        claimed.push((Span::new(s.span.start, e.span.end), s.span, false));
+        match scop::build(unit, s, e) {
+            Ok(Some(r)) => regions.push(r),
+            Ok(None) => {}
+            Err(mut d) => errors.append(&mut d),
+        }
+    }
+
+    // Loop chains (a malformed chain pragma claims its statement, unbuilt).
+    for p in pragmas {
+        let schedule = match &p.kind {
+            PragmaKind::Loopchain(s) => Some(s),
+            PragmaKind::Malformed { nest: Some(false) } => None,
+            _ => continue,
+        };
+        let Some(parent) = unit.statement_containing(p.span.start) else {
+            if schedule.is_some() {
+                errors.push(Diagnostic::error(
+                    p.span,
+                    "'#pragma omplc loopchain' must be inside a function body",
+                ));
+            }
+            continue;
+        };
+        let next = unit.children_after(parent, p.span.end).into_iter().next();
+        let between_ok = |end: usize| {
+            !pragmas
+                .iter()
+                .any(|q| q.span.start > p.span.start && q.span.start < end)
+        };
+        let compound = match next {
+            Some(c) if c.kind() == clang::CursorKind::CompoundStmt => c,
+            _ if schedule.is_none() => continue,
+            _ => {
+                errors.push(Diagnostic::error(
+                    p.span,
+                    "expected a compound statement '{ ... }' after '#pragma omplc loopchain'",
+                ));
+                continue;
+            }
+        };
+        let Some(cspan) = compound.span() else {
+            continue;
+        };
+        let Some(schedule) = schedule else {
+            claimed.push((Span::new(p.span.start, cspan.end), p.span, true));
+            continue;
+        };
+        if !between_ok(cspan.start) {
+            errors.push(Diagnostic::error(
+                p.span,
+                "expected a compound statement '{ ... }' after '#pragma omplc loopchain'",
+            ));
+            continue;
+        }
+        claimed.push((Span::new(p.span.start, cspan.end), p.span, true));
+        let nests: Vec<&PragmaLine> = pragmas
+            .iter()
+            .filter(|q| q.span.start > cspan.start && q.span.start < cspan.end)
+            .filter(|q| {
+                matches!(
+                    q.kind,
+                    PragmaKind::For(_)
+                        | PragmaKind::Malformed {
+                            nest: Some(true) | None
+                        }
+                )
+            })
+            .collect();
+        match chain::build(unit, p, schedule, compound, &nests) {
+            Ok(r) => regions.push(r),
+            Err(mut d) => errors.append(&mut d),
+        }
+    }
+
+    // Nested regions and stray nest pragmas.
+    for (i, (a, ap, _)) in claimed.iter().enumerate() {
+        for (b, bp, _) in claimed.iter().skip(i + 1) {
+            if a.start < b.end && b.start < a.end {
+                let (inner, outer) = if ap.start > bp.start {
+                    (ap, bp)
+                } else {
+                    (bp, ap)
+                };
+                errors.push(
+                    Diagnostic::error(
+                        *inner,
+                        "regions cannot be nested: this one is inside another scop or loop chain",
+                    )
+                    .with_note(*outer, "the enclosing region starts here"),
+                );
+            }
+        }
+    }
+    for p in pragmas {
+        if matches!(p.kind, PragmaKind::For(_)) {
+            let in_chain = claimed.iter().any(|(s, _, is_chain)| {
+                *is_chain && s.start < p.span.start && p.span.start < s.end
+            });
+            if !in_chain {
+                errors.push(Diagnostic::error(
+                    p.span,
+                    "'#pragma omplc for' outside a loop chain",
+                ));
+            }
+        }
+    }
+    regions
 }

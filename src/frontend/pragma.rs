@@ -81,6 +81,13 @@ pub enum PragmaKind {
     Scop,
     /// `#pragma endscop`.
     Endscop,
+    /// An `omplc` pragma with a syntax error (already reported): `nest` is
+    /// true for `#pragma omplc for`, false for `loopchain`, `None` when the
+    /// directive itself is unknown. Kept so that no second error follows.
+    Malformed {
+        /// Which directive it was meant to be.
+        nest: Option<bool>,
+    },
 }
 
 /// The contents of `#pragma omplc for`.
@@ -274,7 +281,7 @@ pub fn lex_directive(text: &str, start: usize) -> (Vec<PTok>, usize) {
 
 /// Finds the pragmas flextile reads (`omplc`, `scop`, `endscop`) in `text`,
 /// skipping comments and literals. Malformed `omplc` pragmas are reported in
-/// the second result and left out of the first.
+/// the second result and kept in the first as [`PragmaKind::Malformed`].
 pub fn scan(text: &str) -> (Vec<PragmaLine>, Vec<Diagnostic>) {
     let b = text.as_bytes();
     let mut out = Vec::new();
@@ -339,11 +346,17 @@ fn pragma_from_tokens(
     let line_end = end;
     let kind = if is_ident(2, "omplc") {
         let omplc = toks.get(2).map(|t| t.span).unwrap_or(span);
-        match parse_omplc(&toks[3..], omplc) {
+        let rest = toks.get(3..).unwrap_or(&[]);
+        match parse_omplc(rest, omplc) {
             Ok(k) => k,
             Err(d) => {
                 errors.push(d);
-                return None;
+                let nest = match rest.first().map(|t| &t.tok) {
+                    Some(Tok::Ident(w)) if w == "for" => Some(true),
+                    Some(Tok::Ident(w)) if w == "loopchain" => Some(false),
+                    _ => None,
+                };
+                PragmaKind::Malformed { nest }
             }
         }
     } else if is_ident(2, "scop") {

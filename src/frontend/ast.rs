@@ -1,0 +1,417 @@
+//! The parsed main file as the rest of the front end sees it: clang's AST
+//! plus the file's raw tokens and macro invocations, with the queries the
+//! region builders need (which statement follows a pragma, the parts of a
+//! `for` header, the spelling of an operator).
+//!
+//! libclang 14 does not expose operator kinds. An operator is read from the
+//! raw tokens between its operands, which is exact for code written in the
+//! file and in macro *arguments*. Inside a macro *body* the tokens are not
+//! visible (libclang maps every node of a body to the whole invocation), so
+//! [`Unit::binary_op`] and [`Unit::unary_op`] answer `None` there and callers
+//! fall back (constant evaluation, `min`/`max` macro names) or give up.
+
+use crate::diag::Span;
+use crate::frontend::clang::{
+    Cursor, CursorKind, MacroExpansion, Token, TokenKind, TranslationUnit,
+};
+
+/// The main file's AST, tokens and macro invocations.
+pub struct Unit<'tu> {
+    /// The main file's text.
+    pub text: &'tu str,
+    /// Every raw token of the main file, in order.
+    pub tokens: Vec<Token>,
+    /// Macro invocations of the main file, in order, with their argument ranges.
+    pub macros: Vec<MacroUse>,
+    /// Function definitions of the main file, in order.
+    pub functions: Vec<Cursor<'tu>>,
+}
+
+/// A macro invocation and the byte ranges of its arguments.
+#[derive(Clone, Debug)]
+pub struct MacroUse {
+    /// What clang reports.
+    pub expansion: MacroExpansion,
+    /// The argument texts (between the parentheses, split at top-level commas).
+    pub args: Vec<Span>,
+}
+
+impl MacroUse {
+    /// Parameter names of a function-like macro, from its definition tokens.
+    pub fn params(&self) -> Vec<String> {
+        if !self.expansion.function_like {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (k, t) in self.expansion.definition.iter().skip(2) {
+            if t == ")" {
+                break;
+            }
+            if *k == TokenKind::Identifier {
+                out.push(t.clone());
+            }
+        }
+        out
+    }
+
+    /// The body tokens of the definition (after the name and parameter list).
+    pub fn body(&self) -> &[(TokenKind, String)] {
+        let def = &self.expansion.definition;
+        let mut k = 1;
+        if self.expansion.function_like {
+            while k < def.len() && def[k].1 != ")" {
+                k += 1;
+            }
+            k += 1;
+        }
+        def.get(k..).unwrap_or(&[])
+    }
+
+    /// True for an object-like macro whose body is only literals and
+    /// punctuation (`#define N 100`): using it changes nothing for the analysis.
+    pub fn is_constant(&self) -> bool {
+        !self.expansion.function_like
+            && self.body().iter().all(|(k, _)| {
+                matches!(
+                    k,
+                    TokenKind::Literal | TokenKind::Punctuation | TokenKind::Comment
+                )
+            })
+    }
+}
+
+/// The four parts of a `for` statement.
+#[derive(Clone, Copy, Debug)]
+pub struct ForParts<'tu> {
+    /// The initialisation (a declaration or an expression), if any.
+    pub init: Option<Cursor<'tu>>,
+    /// The condition, if any.
+    pub cond: Option<Cursor<'tu>>,
+    /// The increment, if any.
+    pub inc: Option<Cursor<'tu>>,
+    /// The body.
+    pub body: Cursor<'tu>,
+    /// From `for` to the closing parenthesis of the header.
+    pub header: Span,
+}
+
+/// True for cursor kinds that are statements holding other statements or
+/// that may follow a pragma.
+fn is_statement(k: CursorKind) -> bool {
+    matches!(
+        k,
+        CursorKind::CompoundStmt
+            | CursorKind::IfStmt
+            | CursorKind::SwitchStmt
+            | CursorKind::WhileStmt
+            | CursorKind::DoStmt
+            | CursorKind::ForStmt
+            | CursorKind::LabelStmt
+            | CursorKind::UnexposedStmt
+    )
+}
+
+impl<'tu> Unit<'tu> {
+    /// Collects the tokens, macro invocations and function definitions of `tu`,
+    /// whose main file holds `text`.
+    pub fn new(tu: &'tu TranslationUnit<'tu>, text: &'tu str) -> Unit<'tu> {
+        let tokens = tu.tokens(Span::new(0, text.len()));
+        let mut functions = Vec::new();
+        for c in tu.root().children() {
+            if c.kind() == CursorKind::FunctionDecl && c.is_in_main_file() {
+                if c.children()
+                    .iter()
+                    .any(|k| k.kind() == CursorKind::CompoundStmt)
+                {
+                    functions.push(c);
+                }
+            }
+        }
+        let mut unit = Unit {
+            text,
+            tokens,
+            macros: Vec::new(),
+            functions,
+        };
+        let macros = tu
+            .macro_expansions()
+            .into_iter()
+            .map(|expansion| {
+                let args = if expansion.function_like {
+                    unit.macro_args(expansion.span)
+                } else {
+                    Vec::new()
+                };
+                MacroUse { expansion, args }
+            })
+            .collect();
+        unit.macros = macros;
+        unit
+    }
+
+    /// The text under `span` ("" when out of range).
+    pub fn slice(&self, span: Span) -> &'tu str {
+        self.text.get(span.start..span.end).unwrap_or("")
+    }
+
+    /// The tokens that start inside `span`.
+    pub fn tokens_in(&self, span: Span) -> &[Token] {
+        let a = self.tokens.partition_point(|t| t.span.start < span.start);
+        let b = self.tokens.partition_point(|t| t.span.start < span.end);
+        self.tokens.get(a..b.max(a)).unwrap_or(&[])
+    }
+
+    /// The first token starting at or after `pos`.
+    pub fn token_at_or_after(&self, pos: usize) -> Option<&Token> {
+        let a = self.tokens.partition_point(|t| t.span.start < pos);
+        self.tokens.get(a)
+    }
+
+    /// Argument ranges of a function-like macro invocation at `span`.
+    fn macro_args(&self, span: Span) -> Vec<Span> {
+        let toks = self.tokens_in(span);
+        let mut args = Vec::new();
+        let mut depth = 0usize;
+        let mut start = None;
+        for t in toks.iter().skip(1) {
+            match t.text.as_str() {
+                "(" | "[" | "{" if t.kind == TokenKind::Punctuation => {
+                    depth += 1;
+                    if depth == 1 {
+                        start = Some(t.span.end);
+                        continue;
+                    }
+                }
+                ")" | "]" | "}" if t.kind == TokenKind::Punctuation => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        if let Some(s) = start {
+                            args.push(Span::new(s, t.span.start));
+                        }
+                        break;
+                    }
+                }
+                "," if depth == 1 => {
+                    if let Some(s) = start {
+                        args.push(Span::new(s, t.span.start));
+                    }
+                    start = Some(t.span.end);
+                }
+                _ => {}
+            }
+        }
+        args
+    }
+
+    /// Macro invocations overlapping `span`.
+    pub fn macros_in(&self, span: Span) -> impl Iterator<Item = &MacroUse> {
+        self.macros
+            .iter()
+            .filter(move |m| m.expansion.span.start < span.end && span.start < m.expansion.span.end)
+    }
+
+    /// The macro invocation whose bytes are exactly `span`.
+    pub fn macro_exactly(&self, span: Span) -> Option<&MacroUse> {
+        self.macros.iter().find(|m| m.expansion.span == span)
+    }
+
+    /// True when the node at `span` is written in the file (or inside a single
+    /// macro argument), so that the tokens between its parts are its own.
+    pub fn is_clean(&self, span: Span) -> bool {
+        self.macros_in(span).all(|m| {
+            let e = m.expansion.span;
+            let contains = span.start <= e.start && e.end <= span.end && span != e;
+            let in_arg = m
+                .args
+                .iter()
+                .any(|a| a.start <= span.start && span.end <= a.end);
+            contains || in_arg
+        })
+    }
+
+    /// True when a macro overlapping `span` has an assignment, `++` or `--` in its
+    /// body: an operator of that body that cannot be read may be a write.
+    pub fn macro_may_assign(&self, span: Span) -> bool {
+        const ASSIGN: &[&str] = &[
+            "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--",
+        ];
+        self.macros_in(span)
+            .any(|m| m.body().iter().any(|(_, t)| ASSIGN.contains(&t.as_str())))
+    }
+
+    /// True when a macro overlapping `span` has `++`, `--`, `*` or `&` in its
+    /// body: a unary operator of that body that cannot be read may write or
+    /// reach memory through a pointer.
+    pub fn macro_may_touch_memory(&self, span: Span) -> bool {
+        const OPS: &[&str] = &["++", "--", "*", "&"];
+        self.macros_in(span)
+            .any(|m| m.body().iter().any(|(_, t)| OPS.contains(&t.as_str())))
+    }
+
+    /// The spelling of a binary (or compound assignment) operator, when it can be read.
+    pub fn binary_op(&self, c: Cursor<'tu>) -> Option<String> {
+        let span = c.span()?;
+        if !self.is_clean(span) {
+            return None;
+        }
+        let kids = c.children();
+        let (l, r) = (kids.first()?.span()?, kids.last()?.span()?);
+        if kids.len() != 2 || l.end > r.start {
+            return None;
+        }
+        match self.tokens_in(Span::new(l.end, r.start)) {
+            [t] if t.kind == TokenKind::Punctuation => Some(t.text.clone()),
+            _ => None,
+        }
+    }
+
+    /// The spelling of a unary operator and whether it is prefix, when it can be read.
+    pub fn unary_op(&self, c: Cursor<'tu>) -> Option<(String, bool)> {
+        let span = c.span()?;
+        if !self.is_clean(span) {
+            return None;
+        }
+        let kids = c.children();
+        let k = kids.first()?.span()?;
+        let (gap, prefix) = if span.start < k.start {
+            (Span::new(span.start, k.start), true)
+        } else {
+            (Span::new(k.end, span.end), false)
+        };
+        match self.tokens_in(gap) {
+            [t] if t.kind == TokenKind::Punctuation => Some((t.text.clone(), prefix)),
+            _ => None,
+        }
+    }
+
+    /// The innermost statement of a function body that strictly contains `pos`
+    /// (a compound statement, loop, `if`, ...), if `pos` is inside a function body.
+    pub fn statement_containing(&self, pos: usize) -> Option<Cursor<'tu>> {
+        let inside = |c: &Cursor<'tu>| c.span().is_some_and(|s| s.start < pos && pos < s.end);
+        let f = self.functions.iter().find(|f| inside(f))?;
+        let mut cur = f
+            .children()
+            .into_iter()
+            .find(|c| c.kind() == CursorKind::CompoundStmt && inside(c))?;
+        loop {
+            let next = cur
+                .children()
+                .into_iter()
+                .find(|c| is_statement(c.kind()) && inside(c));
+            match next {
+                Some(n) => cur = n,
+                None => return Some(cur),
+            }
+        }
+    }
+
+    /// The direct children of `parent` that start at or after `pos`.
+    pub fn children_after(&self, parent: Cursor<'tu>, pos: usize) -> Vec<Cursor<'tu>> {
+        parent
+            .children()
+            .into_iter()
+            .filter(|c| c.span().is_some_and(|s| s.start >= pos))
+            .collect()
+    }
+
+    /// The parts of a `for` statement, found from the raw tokens of its header.
+    pub fn for_parts(&self, c: Cursor<'tu>) -> Option<ForParts<'tu>> {
+        if c.kind() != CursorKind::ForStmt {
+            return None;
+        }
+        let span = c.span()?;
+        let toks = self.tokens_in(span);
+        if toks.first().map(|t| t.text.as_str()) != Some("for")
+            || toks.get(1).map(|t| t.text.as_str()) != Some("(")
+        {
+            return None;
+        }
+        let mut depth = 0usize;
+        let mut semis = Vec::new();
+        let mut close = None;
+        for t in toks.iter().skip(1) {
+            if t.kind != TokenKind::Punctuation {
+                continue;
+            }
+            match t.text.as_str() {
+                "(" => depth += 1,
+                ")" => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        close = Some(t.span);
+                        break;
+                    }
+                }
+                ";" if depth == 1 => semis.push(t.span.start),
+                _ => {}
+            }
+        }
+        let close = close?;
+        let (s1, s2) = match semis.as_slice() {
+            [a, b] => (*a, *b),
+            _ => return None,
+        };
+        let mut parts = ForParts {
+            init: None,
+            cond: None,
+            inc: None,
+            body: c,
+            header: Span::new(span.start, close.end),
+        };
+        let mut body = None;
+        for k in c.children() {
+            let ks = k.span()?;
+            if ks.start < s1 {
+                parts.init = Some(k);
+            } else if ks.start < s2 {
+                parts.cond = Some(k);
+            } else if ks.start < close.start {
+                parts.inc = Some(k);
+            } else {
+                body = Some(k);
+            }
+        }
+        parts.body = body?;
+        Some(parts)
+    }
+
+    /// `span` extended over the `;` token that follows it, if the next token is one.
+    pub fn with_semicolon(&self, span: Span) -> Span {
+        match self.token_at_or_after(span.end) {
+            Some(t) if t.text == ";" => Span::new(span.start, t.span.end),
+            _ => span,
+        }
+    }
+
+    /// 1-based line of `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        let end = offset.min(self.text.len());
+        self.text
+            .as_bytes()
+            .get(..end)
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+            .unwrap_or(0)
+            + 1
+    }
+}
+
+/// Skips the nodes that do not change an expression's value for the analysis:
+/// implicit casts (unexposed expressions with one child), parentheses and C casts.
+pub fn strip<'tu>(mut c: Cursor<'tu>) -> Cursor<'tu> {
+    loop {
+        match c.kind() {
+            CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr => {
+                let kids = c.children();
+                let exprs: Vec<Cursor<'tu>> = kids
+                    .into_iter()
+                    .filter(|k| k.kind().is_expression())
+                    .collect();
+                match exprs.as_slice() {
+                    [only] => c = *only,
+                    _ => return c,
+                }
+            }
+            _ => return c,
+        }
+    }
+}

@@ -1,0 +1,581 @@
+//! Stage bodies: their templates (source text with holes for the iterators)
+//! and the analysis of the accesses they perform, from clang's AST.
+//!
+//! The analysis understands plain array subscripts `A[e][f]` of variables,
+//! assignments (`=` writes; `+=`, `++`, ... write and read), arithmetic,
+//! literals, local variables, and calls to pure math functions. It gives up
+//! ("not analysable") on calls to other functions, pointer dereferences,
+//! address-of, member accesses, operators it cannot read, and on macro
+//! invocations in the body (other than constants such as `#define N 100`).
+//! A subscript that is not affine in the iterators and loop-invariant
+//! variables becomes [`Expr::Any`] in that dimension (and the body is then
+//! not analysable).
+//!
+//! Scalars: a variable declared outside the body and written in it is a
+//! 0-dimensional data set (written; read too where the body reads it).
+//! Scalars that are only read are not accesses: they are loop-invariant.
+//!
+//! In `#pragma scop` mode the accesses *are* the analysis, so constructs whose
+//! accesses cannot be seen are errors; in omplc mode they only make the body
+//! not analysable (the pragma's declared accesses carry the dependences).
+
+use std::collections::BTreeSet;
+
+use crate::diag::{Diagnostic, Span};
+use crate::frontend::ast::{strip, Unit};
+use crate::frontend::cexpr::{referenced_vars, to_expr};
+use crate::frontend::clang::{Cursor, CursorKind, TokenKind, TypeClass};
+use crate::model::expr::Expr;
+use crate::model::program::{Access, AccessKind, BodyTemplate, Piece};
+
+/// Functions without side effects on memory whose calls are analysable.
+const PURE_FUNCTIONS: &[&str] = &[
+    "sqrt",
+    "sqrtf",
+    "sqrtl",
+    "cbrt",
+    "cbrtf",
+    "fabs",
+    "fabsf",
+    "fabsl",
+    "abs",
+    "labs",
+    "llabs",
+    "exp",
+    "expf",
+    "exp2",
+    "exp2f",
+    "expm1",
+    "log",
+    "logf",
+    "log2",
+    "log2f",
+    "log10",
+    "log10f",
+    "log1p",
+    "pow",
+    "powf",
+    "floor",
+    "floorf",
+    "ceil",
+    "ceilf",
+    "round",
+    "roundf",
+    "trunc",
+    "truncf",
+    "fmod",
+    "fmodf",
+    "fmin",
+    "fminf",
+    "fmax",
+    "fmaxf",
+    "min",
+    "max",
+    "sin",
+    "sinf",
+    "cos",
+    "cosf",
+    "tan",
+    "tanf",
+    "asin",
+    "asinf",
+    "acos",
+    "acosf",
+    "atan",
+    "atanf",
+    "atan2",
+    "atan2f",
+    "sinh",
+    "sinhf",
+    "cosh",
+    "coshf",
+    "tanh",
+    "tanhf",
+    "hypot",
+    "hypotf",
+    "erf",
+    "erff",
+    "fma",
+    "fmaf",
+    "copysign",
+    "copysignf",
+];
+
+/// Which front-end mode the body belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// An annotated nest: failures make the body not analysable.
+    Omplc,
+    /// A scop statement: failures are errors.
+    Scop,
+}
+
+/// What the analysis of one body found.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    /// Accesses, without duplicates, in order of appearance.
+    pub accesses: Vec<Access>,
+    /// False when some access could not be expressed exactly.
+    pub analysable: bool,
+    /// Errors (iterator assignments, jumps out of the body, and in scop mode
+    /// anything whose accesses cannot be seen).
+    pub errors: Vec<Diagnostic>,
+}
+
+/// The template of the bytes `span`: identifier tokens naming an iterator
+/// (not after `.` or `->`) become [`Piece::Iter`].
+pub fn template(unit: &Unit<'_>, span: Span, iterators: &[String]) -> BodyTemplate {
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut pos = span.start;
+    let mut prev: Option<&str> = None;
+    for t in unit.tokens_in(span) {
+        let hole = if t.kind == TokenKind::Identifier && !matches!(prev, Some("." | "->")) {
+            iterators.iter().position(|i| *i == t.text)
+        } else {
+            None
+        };
+        if let Some(k) = hole {
+            text.push_str(unit.slice(Span::new(pos, t.span.start)));
+            if !text.is_empty() {
+                pieces.push(Piece::Text(std::mem::take(&mut text)));
+            }
+            pieces.push(Piece::Iter(k));
+            pos = t.span.end;
+        }
+        prev = Some(t.text.as_str());
+    }
+    text.push_str(unit.slice(Span::new(pos, span.end.max(pos))));
+    if !text.is_empty() {
+        pieces.push(Piece::Text(text));
+    }
+    BodyTemplate { pieces }
+}
+
+/// Variables assigned (`=`, compound assignment, `++`, `--`) anywhere under
+/// `c`: array names for subscripted targets, variable names otherwise.
+pub fn assigned_vars(unit: &Unit<'_>, c: Cursor<'_>, out: &mut BTreeSet<String>) {
+    let target = match c.kind() {
+        CursorKind::BinaryOperator if unit.binary_op(c).as_deref() == Some("=") => {
+            c.children().into_iter().next()
+        }
+        CursorKind::CompoundAssignOperator => c.children().into_iter().next(),
+        CursorKind::UnaryOperator => match unit.unary_op(c) {
+            Some((op, _)) if op == "++" || op == "--" => c.children().into_iter().next(),
+            Some(_) => None,
+            None if unit.macro_may_assign(c.span().unwrap_or_default()) => {
+                c.children().into_iter().next()
+            }
+            None => None,
+        },
+        _ => None,
+    };
+    if let Some(t) = target {
+        let mut base = strip(t);
+        while base.kind() == CursorKind::ArraySubscriptExpr {
+            match base.children().into_iter().next() {
+                Some(b) => base = strip(b),
+                None => break,
+            }
+        }
+        if base.kind() == CursorKind::DeclRefExpr {
+            if let Some(d) = base.referenced() {
+                out.insert(d.spelling());
+            }
+        }
+    }
+    if c.kind() == CursorKind::VarDecl {
+        out.insert(c.spelling());
+    }
+    for k in c.children() {
+        assigned_vars(unit, k, out);
+    }
+}
+
+/// How an expression is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Read,
+    Write,
+    ReadWrite,
+}
+
+/// Settings of one body analysis.
+pub struct BodyScope<'a> {
+    /// Omplc nest or scop statement.
+    pub mode: Mode,
+    /// The stage's iterators (outermost first).
+    pub iterators: &'a [String],
+    /// Declarations inside this range are local to the body.
+    pub local_range: Span,
+    /// Variables written anywhere in the region (scop mode): reads of such
+    /// scalars are accesses, and they are not loop-invariant.
+    pub region_writes: &'a BTreeSet<String>,
+}
+
+struct Walker<'a, 'tu> {
+    unit: &'a Unit<'tu>,
+    scope: &'a BodyScope<'a>,
+    out: Analysis,
+    /// Variables assigned anywhere in the body (found before the walk).
+    body_writes: BTreeSet<String>,
+    /// Scalars written in the body.
+    written: BTreeSet<String>,
+    /// Scalar reads seen (kept if the scalar is written).
+    scalar_reads: Vec<(String, Span)>,
+    /// Loops and switches entered inside the body (for `break`/`continue`).
+    nesting: usize,
+}
+
+/// Analyses the body `c` (a statement or expression) whose bytes are `span`.
+pub fn analyse(unit: &Unit<'_>, c: Cursor<'_>, span: Span, scope: &BodyScope<'_>) -> Analysis {
+    let mut body_writes = BTreeSet::new();
+    assigned_vars(unit, c, &mut body_writes);
+    let mut w = Walker {
+        unit,
+        scope,
+        out: Analysis {
+            analysable: true,
+            ..Analysis::default()
+        },
+        body_writes,
+        written: BTreeSet::new(),
+        scalar_reads: Vec::new(),
+        nesting: 0,
+    };
+    w.macros(span);
+    w.walk(c, Role::Read);
+    let reads = std::mem::take(&mut w.scalar_reads);
+    for (name, sp) in reads {
+        if w.written.contains(&name) || scope.region_writes.contains(&name) {
+            w.push(AccessKind::Read, name, Vec::new(), sp);
+        }
+    }
+    w.out
+}
+
+impl<'tu> Walker<'_, 'tu> {
+    /// Marks the body not analysable; in scop mode also an error at `at`.
+    fn opaque(&mut self, at: Option<Span>, what: &str) {
+        self.out.analysable = false;
+        if self.scope.mode == Mode::Scop {
+            self.out.errors.push(Diagnostic::error(
+                at.unwrap_or_default(),
+                format!(
+                    "{what} in a scop statement: flextile cannot see its accesses \
+                     (annotate the nest with '#pragma omplc for' and declare them)"
+                ),
+            ));
+        }
+    }
+
+    fn error(&mut self, at: Option<Span>, msg: String) {
+        self.out
+            .errors
+            .push(Diagnostic::error(at.unwrap_or_default(), msg));
+    }
+
+    fn push(&mut self, kind: AccessKind, data: String, index: Vec<Expr>, span: Span) {
+        let dup = self
+            .out
+            .accesses
+            .iter()
+            .any(|a| a.kind == kind && a.data == data && a.index == index);
+        if !dup {
+            self.out.accesses.push(Access {
+                kind,
+                data,
+                index,
+                span,
+            });
+        }
+    }
+
+    fn record(&mut self, role: Role, data: String, index: Vec<Expr>, span: Span) {
+        if role != Role::Read {
+            self.push(AccessKind::Write, data.clone(), index.clone(), span);
+        }
+        if role != Role::Write {
+            self.push(AccessKind::Read, data, index, span);
+        }
+    }
+
+    /// Macro invocations in the body: an iterator hidden in a macro body is an
+    /// error (the template could not rename it); any macro but a constant makes
+    /// the body not analysable.
+    fn macros(&mut self, span: Span) {
+        let unit = self.unit;
+        for m in unit.macros_in(span) {
+            let params = m.params();
+            let hidden = m.body().iter().find(|(k, t)| {
+                *k == TokenKind::Identifier
+                    && self.scope.iterators.contains(t)
+                    && !params.contains(t)
+            });
+            if let Some((_, it)) = hidden {
+                let msg = format!(
+                    "macro '{}' uses the loop iterator '{it}' without taking it as an argument; \
+                     flextile renames iterators, so pass '{it}' to the macro",
+                    m.expansion.name
+                );
+                self.error(Some(m.expansion.span), msg);
+            }
+            if !m.is_constant() {
+                self.out.analysable = false;
+            }
+        }
+    }
+
+    fn is_local(&self, decl: Cursor<'_>) -> bool {
+        decl.location()
+            .is_some_and(|p| self.scope.local_range.start <= p && p < self.scope.local_range.end)
+    }
+
+    fn walk(&mut self, c: Cursor<'tu>, role: Role) {
+        let kids = c.children();
+        match c.kind() {
+            CursorKind::BinaryOperator => {
+                match (self.unit.binary_op(c).as_deref(), kids.as_slice()) {
+                    (Some("="), [l, r]) => {
+                        self.walk(*l, Role::Write);
+                        self.walk(*r, Role::Read);
+                    }
+                    (Some(_), _) => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
+                    (None, [l, r]) if self.unit.macro_may_assign(c.span().unwrap_or_default()) => {
+                        self.opaque(c.span(), "an assignment inside a macro");
+                        self.walk(*l, Role::ReadWrite);
+                        self.walk(*r, Role::Read);
+                    }
+                    (None, _) => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
+                }
+            }
+            CursorKind::CompoundAssignOperator => {
+                if let [l, r] = kids.as_slice() {
+                    self.walk(*l, Role::ReadWrite);
+                    self.walk(*r, Role::Read);
+                }
+            }
+            CursorKind::UnaryOperator => {
+                let child = kids.first().copied();
+                match self.unit.unary_op(c) {
+                    Some((op, _)) if op == "++" || op == "--" => {
+                        if let Some(k) = child {
+                            self.walk(k, Role::ReadWrite);
+                        }
+                    }
+                    Some((op, _)) if op == "&" => {
+                        self.opaque(c.span(), "taking an address");
+                        kids.iter().for_each(|k| self.walk(*k, Role::Read));
+                    }
+                    Some((op, _)) if op == "*" => {
+                        self.opaque(c.span(), "a pointer dereference");
+                        kids.iter().for_each(|k| self.walk(*k, Role::Read));
+                    }
+                    Some(_) => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
+                    None if self
+                        .unit
+                        .macro_may_touch_memory(c.span().unwrap_or_default()) =>
+                    {
+                        self.opaque(c.span(), "a unary operator inside a macro");
+                        if let Some(k) = child {
+                            self.walk(k, Role::ReadWrite);
+                        }
+                    }
+                    None => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
+                }
+            }
+            CursorKind::ArraySubscriptExpr => self.subscript(c, role),
+            CursorKind::DeclRefExpr => self.var_ref(c, role, false),
+            CursorKind::MemberRefExpr => {
+                self.opaque(c.span(), "a member access");
+                kids.iter().for_each(|k| self.walk(*k, Role::Read));
+            }
+            CursorKind::CallExpr => {
+                let name = c.spelling();
+                if PURE_FUNCTIONS.contains(&name.as_str()) {
+                    kids.iter().skip(1).for_each(|k| self.walk(*k, Role::Read));
+                } else {
+                    self.opaque(c.span(), &format!("a call to '{name}'"));
+                    kids.iter().skip(1).for_each(|k| self.walk(*k, Role::Read));
+                }
+            }
+            CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr => {
+                kids.iter().for_each(|k| self.walk(*k, role));
+            }
+            CursorKind::IntegerLiteral
+            | CursorKind::FloatingLiteral
+            | CursorKind::CharacterLiteral
+            | CursorKind::StringLiteral
+            | CursorKind::UnaryExpr
+            | CursorKind::TypeRef
+            | CursorKind::NullStmt => {}
+            CursorKind::ConditionalOperator
+            | CursorKind::CompoundStmt
+            | CursorKind::IfStmt
+            | CursorKind::DeclStmt
+            | CursorKind::VarDecl => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
+            CursorKind::ForStmt
+            | CursorKind::WhileStmt
+            | CursorKind::DoStmt
+            | CursorKind::SwitchStmt => {
+                self.nesting += 1;
+                kids.iter().for_each(|k| self.walk(*k, Role::Read));
+                self.nesting -= 1;
+            }
+            CursorKind::BreakStmt | CursorKind::ContinueStmt if self.nesting > 0 => {}
+            CursorKind::BreakStmt
+            | CursorKind::ContinueStmt
+            | CursorKind::ReturnStmt
+            | CursorKind::GotoStmt => {
+                let word = match c.kind() {
+                    CursorKind::BreakStmt => "break",
+                    CursorKind::ContinueStmt => "continue",
+                    CursorKind::ReturnStmt => "return",
+                    _ => "goto",
+                };
+                self.error(
+                    c.span(),
+                    format!(
+                        "'{word}' leaves the body of a stage; flextile cannot reorder such a body"
+                    ),
+                );
+            }
+            _ => {
+                self.opaque(c.span(), "a construct flextile does not analyse");
+                kids.iter().for_each(|k| self.walk(*k, Role::Read));
+            }
+        }
+    }
+
+    /// A use of a variable outside a subscript's base.
+    fn var_ref(&mut self, c: Cursor<'tu>, role: Role, as_array: bool) {
+        let Some(d) = c.referenced() else { return };
+        if !matches!(d.kind(), CursorKind::VarDecl | CursorKind::ParmDecl) || self.is_local(d) {
+            return;
+        }
+        let name = d.spelling();
+        let span = c.span().unwrap_or_default();
+        if self.scope.iterators.contains(&name) {
+            if role != Role::Read {
+                self.error(
+                    Some(span),
+                    format!("the loop iterator '{name}' is assigned in the body of a stage"),
+                );
+            }
+            return;
+        }
+        let class = d.type_class();
+        if !as_array && matches!(class, TypeClass::Array | TypeClass::Pointer) {
+            self.opaque(
+                Some(span),
+                &format!("a use of the array or pointer '{name}' without subscripts"),
+            );
+            return;
+        }
+        match role {
+            Role::Read => self.scalar_reads.push((name, span)),
+            Role::Write | Role::ReadWrite => {
+                self.written.insert(name.clone());
+                self.record(role, name, Vec::new(), span);
+            }
+        }
+    }
+
+    /// `A[e1]...[en]` used with `role`.
+    fn subscript(&mut self, c: Cursor<'tu>, role: Role) {
+        let span = c.span().unwrap_or_default();
+        let mut subs = Vec::new();
+        let mut cur = c;
+        while cur.kind() == CursorKind::ArraySubscriptExpr {
+            let kids = cur.children();
+            let [base, idx] = kids.as_slice() else {
+                self.opaque(Some(span), "a subscript flextile cannot read");
+                return;
+            };
+            subs.push(*idx);
+            cur = strip(*base);
+        }
+        subs.reverse();
+        for s in &subs {
+            self.walk(*s, Role::Read);
+        }
+        let decl = if cur.kind() == CursorKind::DeclRefExpr {
+            cur.referenced()
+        } else {
+            None
+        };
+        let Some(decl) =
+            decl.filter(|d| matches!(d.kind(), CursorKind::VarDecl | CursorKind::ParmDecl))
+        else {
+            self.opaque(Some(span), "a subscript of a computed address");
+            self.walk(cur, Role::Read);
+            return;
+        };
+        if self.is_local(decl) {
+            return;
+        }
+        if matches!(c.type_class(), TypeClass::Array | TypeClass::Pointer) {
+            self.opaque(
+                Some(span),
+                &format!("a partial subscript of '{}'", decl.spelling()),
+            );
+            return;
+        }
+        if !matches!(decl.type_class(), TypeClass::Array | TypeClass::Pointer) {
+            self.opaque(Some(span), "a subscript flextile cannot read");
+            return;
+        }
+        let mut index = Vec::new();
+        for s in &subs {
+            match self.affine_subscript(*s) {
+                Some(e) => index.push(e),
+                None => {
+                    self.out.analysable = false;
+                    index.push(Expr::Any);
+                }
+            }
+        }
+        self.record(role, decl.spelling(), index, span);
+    }
+
+    /// The subscript as an affine expression of the iterators and
+    /// loop-invariant variables, if it is one.
+    fn affine_subscript(&self, s: Cursor<'tu>) -> Option<Expr> {
+        let e = to_expr(self.unit, s)?;
+        if !e.is_affine() {
+            return None;
+        }
+        for v in referenced_vars(s) {
+            let invariant = !self.scope.region_writes.contains(&v) && !self.written_in_body(&v);
+            if !self.scope.iterators.contains(&v) && !invariant {
+                return None;
+            }
+        }
+        // Local variables are not loop-invariant parameters.
+        let mut ok = true;
+        visit_decl_refs(s, &mut |d| {
+            if self.is_local(d) && !self.scope.iterators.contains(&d.spelling()) {
+                ok = false;
+            }
+        });
+        ok.then_some(e)
+    }
+
+    fn written_in_body(&self, v: &str) -> bool {
+        self.body_writes.contains(v)
+    }
+}
+
+/// Calls `f` on the declaration of every variable referenced under `c`.
+fn visit_decl_refs<'tu>(c: Cursor<'tu>, f: &mut dyn FnMut(Cursor<'tu>)) {
+    if c.kind() == CursorKind::DeclRefExpr {
+        if let Some(d) = c.referenced() {
+            if matches!(d.kind(), CursorKind::VarDecl | CursorKind::ParmDecl) {
+                f(d);
+            }
+        }
+    }
+    for k in c.children() {
+        visit_decl_refs(k, f);
+    }
+}

@@ -1,0 +1,179 @@
+//! C expressions from clang's AST (loop bounds, conditions, subscripts)
+//! converted to model [`Expr`]s.
+//!
+//! Accepted: integer literals and enumerators, integer variables (iterators
+//! and parameters), unary `-`/`+`, `+ - * / %`, casts and parentheses,
+//! `min(a, b)`/`max(a, b)` calls, and the conditional operator in its
+//! `min`/`max` shapes (`a < b ? a : b`, which is what `MIN`/`MAX` macros
+//! expand to). Constant sub-expressions are folded by clang. An object-like
+//! macro that does not fold to a constant (`#define FULL (n + 4)`) becomes a
+//! parameter named after the macro: the generated code spells it the same way,
+//! and the caller checks (with [`referenced_vars`]) that what it hides is
+//! loop-invariant.
+//!
+//! `/` becomes [`Expr::Div`], a floor division, where C truncates: the two agree
+//! for the non-negative numerators of loop bounds and subscripts.
+
+use std::collections::BTreeSet;
+
+use crate::frontend::ast::{strip, Unit};
+use crate::frontend::clang::{Cursor, CursorKind, TypeClass};
+use crate::model::expr::Expr;
+
+/// Names of functions (or function-like macros) read as `min`.
+const MIN_NAMES: &[&str] = &["min", "MIN", "imin", "Min"];
+/// Names of functions (or function-like macros) read as `max`.
+const MAX_NAMES: &[&str] = &["max", "MAX", "imax", "Max"];
+
+/// Converts `c` to an [`Expr`], or `None` when it is not of the accepted forms.
+/// The result may still be non-affine (`N * M`): check [`Expr::is_affine`].
+pub fn to_expr(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
+    let c = strip(c);
+    let direct = match c.kind() {
+        CursorKind::IntegerLiteral | CursorKind::CharacterLiteral => c.eval_int().map(Expr::Int),
+        CursorKind::DeclRefExpr => {
+            let d = c.referenced()?;
+            match d.kind() {
+                CursorKind::EnumConstantDecl => d.enum_value().map(Expr::Int),
+                CursorKind::VarDecl | CursorKind::ParmDecl
+                    if d.type_class() == TypeClass::Integer =>
+                {
+                    Some(Expr::Var(d.spelling()))
+                }
+                _ => None,
+            }
+        }
+        CursorKind::UnaryOperator => match unit.unary_op(c) {
+            Some((op, true)) if op == "-" || op == "+" => {
+                let e = to_expr(unit, *c.children().first()?)?;
+                Some(if op == "+" {
+                    e
+                } else {
+                    match e {
+                        Expr::Int(v) => Expr::Int(v.checked_neg()?),
+                        e => Expr::Neg(Box::new(e)),
+                    }
+                })
+            }
+            _ => None,
+        },
+        CursorKind::BinaryOperator => {
+            let kids = c.children();
+            match (unit.binary_op(c).as_deref(), kids.as_slice()) {
+                (Some(op @ ("+" | "-" | "*" | "/" | "%")), [l, r]) => {
+                    let (a, b) = (to_expr(unit, *l)?, to_expr(unit, *r)?);
+                    Some(match op {
+                        "+" => Expr::add(a, b),
+                        "-" => Expr::sub(a, b),
+                        "*" => Expr::mul(a, b),
+                        "/" => Expr::Div(Box::new(a), Box::new(b)),
+                        _ => Expr::Mod(Box::new(a), Box::new(b)),
+                    })
+                }
+                _ => None,
+            }
+        }
+        CursorKind::ConditionalOperator => min_max_conditional(unit, c),
+        CursorKind::CallExpr => {
+            let name = c.spelling();
+            let is_min = MIN_NAMES.contains(&name.as_str());
+            let is_max = MAX_NAMES.contains(&name.as_str());
+            if is_min || is_max {
+                let kids = c.children();
+                let args: Option<Vec<Expr>> =
+                    kids.iter().skip(1).map(|a| to_expr(unit, *a)).collect();
+                let args = args?;
+                (args.len() >= 2).then(|| {
+                    if is_min {
+                        Expr::Min(args)
+                    } else {
+                        Expr::Max(args)
+                    }
+                })
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    direct.or_else(|| fallback(unit, c))
+}
+
+/// When the structure cannot be read: a constant clang can fold, or an
+/// object-like macro used as a parameter.
+fn fallback(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
+    if let Some(v) = c.eval_int() {
+        return Some(Expr::Int(v));
+    }
+    if c.type_class() != TypeClass::Integer {
+        return None;
+    }
+    let m = unit.macro_exactly(c.span()?)?;
+    (!m.expansion.function_like).then(|| Expr::Var(m.expansion.name.clone()))
+}
+
+/// `x < y ? x : y` and its variants (any of `< <= > >=`, either branch order)
+/// as `min`/`max`. Inside a macro body the comparison cannot be read; then the
+/// macro's name decides (`MIN`, `min`, `MAX`, `max`, ...).
+fn min_max_conditional(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
+    let kids = c.children();
+    let [cond, t, f] = kids.as_slice() else {
+        return None;
+    };
+    let cond = strip(*cond);
+    if cond.kind() != CursorKind::BinaryOperator {
+        return None;
+    }
+    let ck = cond.children();
+    let [x, y] = ck.as_slice() else { return None };
+    let (x, y, t, f) = (
+        to_expr(unit, *x)?,
+        to_expr(unit, *y)?,
+        to_expr(unit, *t)?,
+        to_expr(unit, *f)?,
+    );
+    let same = t == x && f == y;
+    let swapped = t == y && f == x;
+    if !same && !swapped {
+        return None;
+    }
+    let less = match unit.binary_op(cond).as_deref() {
+        Some("<" | "<=") => same,
+        Some(">" | ">=") => swapped,
+        Some(_) => return None,
+        None => {
+            let m = unit.macro_exactly(c.span()?)?;
+            let name = m.expansion.name.to_ascii_lowercase();
+            match (name.contains("min"), name.contains("max")) {
+                (true, false) => return Some(Expr::Min(vec![t, f])),
+                (false, true) => return Some(Expr::Max(vec![t, f])),
+                _ => return None,
+            }
+        }
+    };
+    Some(if less {
+        Expr::Min(vec![x, y])
+    } else {
+        Expr::Max(vec![x, y])
+    })
+}
+
+/// The variables (and parameters) an expression reads, macro bodies included.
+pub fn referenced_vars(c: Cursor<'_>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    collect_vars(c, &mut out);
+    out
+}
+
+fn collect_vars(c: Cursor<'_>, out: &mut BTreeSet<String>) {
+    if c.kind() == CursorKind::DeclRefExpr {
+        if let Some(d) = c.referenced() {
+            if matches!(d.kind(), CursorKind::VarDecl | CursorKind::ParmDecl) {
+                out.insert(d.spelling());
+            }
+        }
+    }
+    for k in c.children() {
+        collect_vars(k, out);
+    }
+}

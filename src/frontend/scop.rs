@@ -1,0 +1,427 @@
+//! `#pragma scop` ... `#pragma endscop` regions (as PPCG and Pluto read them):
+//! every expression statement between the pragmas is a stage whose domain
+//! comes from the affine bounds of the enclosing loops and the affine `if`
+//! conditions, and whose accesses come from its array subscripts.
+//!
+//! Loops: `for (i = lb; i < ub; i++)` (or `int i = lb`, `<=`, `ub > i`,
+//! `ub >= i`, `++i`, `i += c`, `i = i + c` with a positive constant `c`; a step
+//! `c > 1` adds `(i - lb) mod c = 0`); bounds affine in the outer iterators
+//! and in loop-invariant variables, with `min`/`max` as calls, macros or
+//! conditional expressions, and `&&` of several upper bounds. Conditions:
+//! `if` with an `&&` of affine comparisons and no `else`.
+
+use std::collections::BTreeSet;
+
+use crate::diag::{Diagnostic, Span};
+use crate::frontend::ast::{strip, Unit};
+use crate::frontend::body::{analyse, assigned_vars, template, BodyScope, Mode};
+use crate::frontend::cexpr::{referenced_vars, to_expr};
+use crate::frontend::chain::loop_variable;
+use crate::frontend::clang::{Cursor, CursorKind};
+use crate::frontend::pragma::PragmaLine;
+use crate::model::expr::Expr;
+use crate::model::program::{CmpOp, Constraint, OrigNode, Region, RegionKind, Stage};
+
+/// Builds the region between `scop` and `endscop`. `Ok(None)` when it holds
+/// no statement.
+pub fn build(
+    unit: &Unit<'_>,
+    scop: &PragmaLine,
+    endscop: &PragmaLine,
+) -> Result<Option<Region>, Vec<Diagnostic>> {
+    let Some(parent) = unit.statement_containing(scop.span.start) else {
+        return Err(vec![Diagnostic::error(
+            scop.span,
+            "'#pragma scop' must be inside a function body",
+        )]);
+    };
+    let same_block = unit
+        .statement_containing(endscop.span.start)
+        .is_some_and(|p| p == parent);
+    if !same_block {
+        return Err(vec![Diagnostic::error(
+            endscop.span,
+            "'#pragma endscop' must be in the same block as its '#pragma scop'",
+        )
+        .with_note(scop.span, "the scop starts here")]);
+    }
+    let stmts: Vec<Cursor<'_>> = unit
+        .children_after(parent, scop.span.end)
+        .into_iter()
+        .filter(|c| c.span().is_some_and(|s| s.end <= endscop.span.start))
+        .collect();
+    let mut region_writes = BTreeSet::new();
+    for s in &stmts {
+        assigned_vars(unit, *s, &mut region_writes);
+    }
+    let mut b = Builder {
+        unit,
+        region_writes,
+        stages: Vec::new(),
+        errors: Vec::new(),
+    };
+    let mut tree = Vec::new();
+    for s in &stmts {
+        tree.extend(b.stmt(*s, &[], &[]));
+    }
+    if !b.errors.is_empty() {
+        return Err(b.errors);
+    }
+    if b.stages.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Region {
+        kind: RegionKind::Scop,
+        span: Span::new(scop.line_start, endscop.line_end),
+        pragma_span: scop.span,
+        indent: scop.indent.clone(),
+        stages: b.stages,
+        tree,
+    }))
+}
+
+struct Builder<'a, 'tu> {
+    unit: &'a Unit<'tu>,
+    /// Variables assigned anywhere in the region.
+    region_writes: BTreeSet<String>,
+    stages: Vec<Stage>,
+    errors: Vec<Diagnostic>,
+}
+
+/// A loop's bound or step could not be read.
+const LOOP_FORM: &str = "unsupported loop form in scop: expected 'for (i = lb; i < ub; i++)' \
+     (or '<=', '++i', 'i += c' with a positive constant c)";
+
+impl<'tu> Builder<'_, 'tu> {
+    fn error(&mut self, span: Option<Span>, msg: impl Into<String>) {
+        self.errors
+            .push(Diagnostic::error(span.unwrap_or_default(), msg));
+    }
+
+    /// Source text of a node, white space collapsed.
+    fn text(&self, c: Cursor<'tu>) -> String {
+        let t = c.span().map(|s| self.unit.slice(s)).unwrap_or("");
+        t.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    fn stmt(&mut self, c: Cursor<'tu>, iters: &[String], cons: &[Constraint]) -> Vec<OrigNode> {
+        match c.kind() {
+            CursorKind::CompoundStmt => c
+                .children()
+                .into_iter()
+                .flat_map(|k| self.stmt(k, iters, cons))
+                .collect(),
+            CursorKind::NullStmt => Vec::new(),
+            CursorKind::ForStmt => self.for_loop(c, iters, cons),
+            CursorKind::IfStmt => {
+                let kids = c.children();
+                let Some((cond, then)) = kids.first().zip(kids.get(1)) else {
+                    self.error(c.span(), "unsupported condition in scop");
+                    return Vec::new();
+                };
+                if let Some(e) = kids.get(2) {
+                    self.error(
+                        e.span(),
+                        "unsupported condition in scop: 'else' branches are not supported",
+                    );
+                    return Vec::new();
+                }
+                let mut cons = cons.to_vec();
+                for part in self.conjuncts(*cond) {
+                    match self.comparison(part, iters) {
+                        Some(k) => cons.push(k),
+                        None => return Vec::new(),
+                    }
+                }
+                self.stmt(*then, iters, &cons)
+            }
+            CursorKind::DeclStmt => {
+                let name = c
+                    .children()
+                    .first()
+                    .map(|v| v.spelling())
+                    .unwrap_or_default();
+                self.error(
+                    c.span(),
+                    format!("declarations inside a scop are not supported; declare '{name}' before '#pragma scop'"),
+                );
+                Vec::new()
+            }
+            k if k.is_expression() => self.statement(c, iters, cons),
+            _ => {
+                self.error(
+                    c.span(),
+                    "unsupported statement in scop: only 'for', 'if' and expression statements",
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// An expression statement: one stage.
+    fn statement(
+        &mut self,
+        c: Cursor<'tu>,
+        iters: &[String],
+        cons: &[Constraint],
+    ) -> Vec<OrigNode> {
+        let Some(sp) = c.span() else {
+            self.error(None, "a scop statement is not in the main file");
+            return Vec::new();
+        };
+        let span = self.unit.with_semicolon(sp);
+        let scope = BodyScope {
+            mode: Mode::Scop,
+            iterators: iters,
+            local_range: span,
+            region_writes: &self.region_writes,
+        };
+        let analysis = analyse(self.unit, c, span, &scope);
+        if !analysis.errors.is_empty() {
+            self.errors.extend(analysis.errors);
+            return Vec::new();
+        }
+        let text = self
+            .unit
+            .slice(span)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let short: String = text.chars().take(30).collect();
+        let dots = if short.len() < text.len() { "..." } else { "" };
+        let k = self.stages.len();
+        self.stages.push(Stage {
+            name: String::new(),
+            label: format!(
+                "statement '{short}{dots}' (line {})",
+                self.unit.line_of(span.start)
+            ),
+            span,
+            iterators: iters.to_vec(),
+            domain: cons.to_vec(),
+            accesses: analysis.accesses,
+            body: template(self.unit, span, iters),
+            analysable: analysis.analysable,
+            observed: None,
+        });
+        vec![OrigNode::Stage(k)]
+    }
+
+    fn for_loop(&mut self, c: Cursor<'tu>, iters: &[String], cons: &[Constraint]) -> Vec<OrigNode> {
+        let Some(parts) = self.unit.for_parts(c) else {
+            self.error(c.span(), LOOP_FORM);
+            return Vec::new();
+        };
+        let header = Some(parts.header);
+        let Some(var) = loop_variable(self.unit, parts.init) else {
+            self.error(parts.init.and_then(|i| i.span()).or(header), LOOP_FORM);
+            return Vec::new();
+        };
+        if iters.contains(&var) {
+            self.error(
+                header,
+                format!("loop variable '{var}' is already the variable of an enclosing loop"),
+            );
+            return Vec::new();
+        }
+        // Lower bound: the initial value.
+        let init_value = parts.init.and_then(|i| match i.kind() {
+            CursorKind::DeclStmt => {
+                let v = i
+                    .children()
+                    .into_iter()
+                    .find(|k| k.kind() == CursorKind::VarDecl)?;
+                v.children()
+                    .into_iter()
+                    .filter(|k| k.kind().is_expression())
+                    .last()
+            }
+            _ => strip(i).children().get(1).copied(),
+        });
+        let Some(init_value) = init_value else {
+            self.error(header, LOOP_FORM);
+            return Vec::new();
+        };
+        let Some(lb) = self.bound(init_value, iters, "loop bound") else {
+            return Vec::new();
+        };
+        let v = Expr::Var(var.clone());
+        let mut new = vec![Constraint {
+            lhs: v.clone(),
+            op: CmpOp::Ge,
+            rhs: lb.clone(),
+        }];
+        // Upper bounds: the condition.
+        let Some(cond) = parts.cond else {
+            self.error(header, LOOP_FORM);
+            return Vec::new();
+        };
+        for part in self.conjuncts(cond) {
+            let part = strip(part);
+            let kids = part.children();
+            let op = if part.kind() == CursorKind::BinaryOperator {
+                self.unit.binary_op(part)
+            } else {
+                None
+            };
+            let (bound, op) = match (op.as_deref(), kids.as_slice()) {
+                (Some("<"), [l, r]) if self.is_var(*l, &var) => (*r, CmpOp::Lt),
+                (Some("<="), [l, r]) if self.is_var(*l, &var) => (*r, CmpOp::Le),
+                (Some(">"), [l, r]) if self.is_var(*r, &var) => (*l, CmpOp::Lt),
+                (Some(">="), [l, r]) if self.is_var(*r, &var) => (*l, CmpOp::Le),
+                _ => {
+                    self.error(part.span(), LOOP_FORM);
+                    return Vec::new();
+                }
+            };
+            if referenced_vars(bound).contains(&var) {
+                self.error(bound.span(), LOOP_FORM);
+                return Vec::new();
+            }
+            let Some(ub) = self.bound(bound, iters, "loop bound") else {
+                return Vec::new();
+            };
+            new.push(Constraint {
+                lhs: v.clone(),
+                op,
+                rhs: ub,
+            });
+        }
+        // Step.
+        let Some(step) = parts.inc.and_then(|i| self.step(i, &var)) else {
+            self.error(parts.inc.and_then(|i| i.span()).or(header), LOOP_FORM);
+            return Vec::new();
+        };
+        if step > 1 {
+            new.push(Constraint {
+                lhs: Expr::Mod(
+                    Box::new(Expr::sub(v.clone(), lb)),
+                    Box::new(Expr::Int(step)),
+                ),
+                op: CmpOp::Eq,
+                rhs: Expr::Int(0),
+            });
+        }
+        let mut inner_iters = iters.to_vec();
+        inner_iters.push(var.clone());
+        let mut inner_cons = cons.to_vec();
+        inner_cons.extend(new);
+        let body = self.stmt(parts.body, &inner_iters, &inner_cons);
+        vec![OrigNode::Loop { iter: var, body }]
+    }
+
+    /// True when `c` is a plain use of variable `var`.
+    fn is_var(&self, c: Cursor<'tu>, var: &str) -> bool {
+        let c = strip(c);
+        c.kind() == CursorKind::DeclRefExpr && c.referenced().is_some_and(|d| d.spelling() == var)
+    }
+
+    /// The step of an increment of `var`: `i++`, `++i`, `i += c`, `i = i + c`, `i = c + i`.
+    fn step(&self, inc: Cursor<'tu>, var: &str) -> Option<i64> {
+        let inc = strip(inc);
+        let kids = inc.children();
+        let positive = |c: Cursor<'tu>| {
+            to_expr(self.unit, c)
+                .and_then(|e| e.constant())
+                .filter(|k| *k > 0)
+        };
+        match inc.kind() {
+            CursorKind::UnaryOperator => {
+                let (op, _) = self.unit.unary_op(inc)?;
+                (op == "++" && self.is_var(*kids.first()?, var)).then_some(1)
+            }
+            CursorKind::CompoundAssignOperator => {
+                match (self.unit.binary_op(inc).as_deref(), kids.as_slice()) {
+                    (Some("+="), [l, r]) if self.is_var(*l, var) => positive(*r),
+                    _ => None,
+                }
+            }
+            CursorKind::BinaryOperator => {
+                match (self.unit.binary_op(inc).as_deref(), kids.as_slice()) {
+                    (Some("="), [l, r]) if self.is_var(*l, var) => {
+                        let r = strip(*r);
+                        let rk = r.children();
+                        match (self.unit.binary_op(r).as_deref(), rk.as_slice()) {
+                            (Some("+"), [a, b]) if self.is_var(*a, var) => positive(*b),
+                            (Some("+"), [a, b]) if self.is_var(*b, var) => positive(*a),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The `&&`-separated parts of a condition.
+    fn conjuncts(&self, c: Cursor<'tu>) -> Vec<Cursor<'tu>> {
+        let s = strip(c);
+        if s.kind() == CursorKind::BinaryOperator && self.unit.binary_op(s).as_deref() == Some("&&")
+        {
+            s.children()
+                .into_iter()
+                .flat_map(|k| self.conjuncts(k))
+                .collect()
+        } else {
+            vec![s]
+        }
+    }
+
+    /// An affine comparison of an `if` condition as a constraint.
+    fn comparison(&mut self, c: Cursor<'tu>, iters: &[String]) -> Option<Constraint> {
+        let kids = c.children();
+        let op = if c.kind() == CursorKind::BinaryOperator {
+            self.unit.binary_op(c)
+        } else {
+            None
+        };
+        let op = match op.as_deref() {
+            Some("<") => CmpOp::Lt,
+            Some("<=") => CmpOp::Le,
+            Some("==") => CmpOp::Eq,
+            Some(">=") => CmpOp::Ge,
+            Some(">") => CmpOp::Gt,
+            _ => {
+                let text = self.text(c);
+                self.error(
+                    c.span(),
+                    format!(
+                        "unsupported condition in scop: '{text}' (only '&&' of affine comparisons)"
+                    ),
+                );
+                return None;
+            }
+        };
+        let [l, r] = kids.as_slice() else {
+            self.error(c.span(), "unsupported condition in scop");
+            return None;
+        };
+        let lhs = self.bound(*l, iters, "condition")?;
+        let rhs = self.bound(*r, iters, "condition")?;
+        Some(Constraint { lhs, op, rhs })
+    }
+
+    /// An affine expression of the enclosing iterators and loop-invariant
+    /// variables; errors name it `what`.
+    fn bound(&mut self, c: Cursor<'tu>, iters: &[String], what: &str) -> Option<Expr> {
+        let text = self.text(c);
+        let e = match to_expr(self.unit, c) {
+            Some(e) if e.is_affine() => e,
+            _ => {
+                self.error(c.span(), format!("non-affine {what} '{text}'"));
+                return None;
+            }
+        };
+        for v in referenced_vars(c) {
+            if !iters.contains(&v) && self.region_writes.contains(&v) {
+                self.error(
+                    c.span(),
+                    format!("{what} '{text}' depends on '{v}', which is assigned inside the scop"),
+                );
+                return None;
+            }
+        }
+        Some(e)
+    }
+}
