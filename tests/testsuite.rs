@@ -4,9 +4,13 @@
 //! chains or scops that print their arrays. For every program and every option
 //! set it lists, the test runs flextile, compiles the original and the
 //! generated file with the same gcc command (no fast-math, no FMA contraction),
-//! runs both for every argument set it lists (the generated one with 1 and 2
-//! OpenMP threads) and compares stdout byte for byte. The original program is
-//! the oracle (see `shared/spec/architecture.md`, "Correctness discipline").
+//! runs both for every argument set it lists and compares stdout byte for
+//! byte. The original program is the oracle (see `shared/spec/architecture.md`,
+//! "Correctness discipline"). The generated program runs in every [`RUN_MODES`]
+//! entry: 1 and 2 OpenMP threads, and 2 and 3 threads under the
+//! `testsuite/omp_reverse_start.c` shim, which starts the threads of each
+//! parallel region in reverse order so that a loop wrongly marked parallel
+//! gives different bits on every run, not only when the race happens to bite.
 //!
 //! *Error cases* (`testsuite/errors/*.c`) must make flextile exit with the
 //! expected code and a `file:line:col: error: message` diagnostic with a caret
@@ -48,8 +52,10 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 const FLEXTILE_TIMEOUT: Duration = Duration::from_secs(300);
 /// Time limit for one gcc run.
 const CC_TIMEOUT: Duration = Duration::from_secs(120);
-/// OpenMP thread counts the generated program is run with.
-const THREADS: &[u32] = &[1, 2];
+/// How the generated program is run: `(OMP_NUM_THREADS, under the reverse-start shim)`.
+const RUN_MODES: &[(u32, bool)] = &[(1, false), (2, false), (2, true), (3, true)];
+/// Source of the LD_PRELOAD shim that starts OpenMP threads in reverse order.
+const SHIM_SRC: &str = "testsuite/omp_reverse_start.c";
 /// Content of the pre-existing output file in error tests.
 const SENTINEL: &[u8] = b"/* pre-existing output: flextile must not touch this file */\n";
 
@@ -236,13 +242,49 @@ fn compile(src: &Path, exe: &Path) -> Result<(), String> {
     }
 }
 
-/// Runs a compiled test program with `args` and `OMP_NUM_THREADS=threads`; its stdout on success.
-fn run_program_binary(exe: &Path, args: &[String], threads: u32) -> Result<Vec<u8>, String> {
+/// Builds the reverse-start shim (see `testsuite/omp_reverse_start.c`) into `dir`.
+fn build_shim(dir: &Path) -> Result<PathBuf, String> {
+    let so = dir.join("libomp_reverse_start.so");
+    let mut cmd = Command::new(CC);
+    cmd.args(["-O2", "-shared", "-fPIC", "-fopenmp", "-o"])
+        .arg(&so)
+        .arg(repo_root().join(SHIM_SRC))
+        .arg("-ldl");
+    let ran = run_with_timeout(&mut cmd, CC_TIMEOUT)?;
+    if ran.ok() {
+        Ok(so)
+    } else {
+        Err(format!(
+            "cannot build {SHIM_SRC}: {}\n{}",
+            ran.describe_status(),
+            first_lines(&ran.stderr_text(), 20)
+        ))
+    }
+}
+
+/// Runs a compiled test program with `args` and `OMP_NUM_THREADS=threads`, under
+/// the LD_PRELOAD library `preload` if given; its stdout on success.
+fn run_program_binary(
+    exe: &Path,
+    args: &[String],
+    threads: u32,
+    preload: Option<&Path>,
+) -> Result<Vec<u8>, String> {
     let mut cmd = Command::new(exe);
     cmd.args(args)
         .env("OMP_NUM_THREADS", threads.to_string())
         .current_dir(exe.parent().expect("exe in a folder"));
+    if let Some(lib) = preload {
+        cmd.env("LD_PRELOAD", lib);
+    }
     let ran = run_with_timeout(&mut cmd, RUN_TIMEOUT)?;
+    if ran.ok() && preload.is_some() && ran.stderr_text().contains("LD_PRELOAD") {
+        return Err(format!(
+            "{}: the shim was not preloaded:\n{}",
+            exe.display(),
+            first_lines(&ran.stderr_text(), 5)
+        ));
+    }
     if ran.ok() {
         Ok(ran.stdout)
     } else {
@@ -533,7 +575,7 @@ fn show_set(set: &[String], empty: &str) -> String {
 fn reference_outputs(orig_exe: &Path, args: &[Vec<String>]) -> Vec<Vec<u8>> {
     args.iter()
         .map(|a| {
-            let out = run_program_binary(orig_exe, a, 1).unwrap_or_else(|e| {
+            let out = run_program_binary(orig_exe, a, 1, None).unwrap_or_else(|e| {
                 panic!(
                     "the ORIGINAL program fails with args [{}]: {e}",
                     show_set(a, "none")
@@ -549,24 +591,32 @@ fn reference_outputs(orig_exe: &Path, args: &[Vec<String>]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Runs `exe` for every argument set and thread count and compares with `expected`.
+/// Runs `exe` for every argument set and every run mode (`shim` is the built
+/// reverse-start library) and compares with `expected`.
 /// Returns the failures (empty when all match) and the number of runs.
 fn check_against(
     exe: &Path,
     args: &[Vec<String>],
     expected: &[Vec<u8>],
+    shim: &Path,
     context: &str,
 ) -> (Vec<String>, usize) {
     let mut failures = Vec::new();
     let mut runs = 0;
     for (a, want) in args.iter().zip(expected) {
-        for &threads in THREADS {
+        for &(threads, reverse) in RUN_MODES {
             runs += 1;
             let what = format!(
-                "{context}, args [{}], OMP_NUM_THREADS={threads}",
-                show_set(a, "none")
+                "{context}, args [{}], OMP_NUM_THREADS={threads}{}",
+                show_set(a, "none"),
+                if reverse {
+                    " with threads started in reverse order (omp_reverse_start shim)"
+                } else {
+                    ""
+                }
             );
-            match run_program_binary(exe, a, threads) {
+            let preload = if reverse { Some(shim) } else { None };
+            match run_program_binary(exe, a, threads, preload) {
                 Err(e) => failures.push(format!("{what}: generated program failed: {e}")),
                 Ok(got) => {
                     if let Some(diff) = compare_outputs(want, &got) {
@@ -614,6 +664,7 @@ fn run_program_test(name: &str) {
         panic!("{rel}: the ORIGINAL program does not compile:\n{e}");
     }
     let expected = reference_outputs(&orig_exe, &spec.args);
+    let shim = build_shim(&work).unwrap_or_else(|e| panic!("{e}"));
 
     let mut failures = Vec::new();
     let mut runs = 0;
@@ -665,7 +716,7 @@ fn run_program_test(name: &str) {
             failures.push(format!("{context}: the generated C does not compile:\n{e}"));
             continue;
         }
-        let (f, r) = check_against(&exe, &spec.args, &expected, &context);
+        let (f, r) = check_against(&exe, &spec.args, &expected, &shim, &context);
         failures.extend(f);
         runs += r;
     }
@@ -937,9 +988,17 @@ fn harness_detects_mutated_original() {
     )
     .unwrap();
     compile(&mutant_src, &work.join("mutant")).unwrap();
-    let (same, _) = check_against(&work.join("orig"), &spec.args, &expected, "unmutated");
+    let shim = build_shim(&work).unwrap();
+    let (same, _) = check_against(
+        &work.join("orig"),
+        &spec.args,
+        &expected,
+        &shim,
+        "unmutated",
+    );
     assert!(same.is_empty(), "the original must match itself: {same:?}");
-    let (failures, runs) = check_against(&work.join("mutant"), &spec.args, &expected, "mutant");
+    let (failures, runs) =
+        check_against(&work.join("mutant"), &spec.args, &expected, &shim, "mutant");
     assert!(runs > 0);
     assert!(
         failures
@@ -974,7 +1033,9 @@ fn harness_detects_mutated_generated_code() {
     );
     let generated = fs::read_to_string(&out_c).unwrap();
     compile(&out_c, &work.join("out")).unwrap();
-    let (unmutated, _) = check_against(&work.join("out"), &spec.args, &expected, "generated");
+    let shim = build_shim(&work).unwrap();
+    let (unmutated, _) =
+        check_against(&work.join("out"), &spec.args, &expected, &shim, "generated");
     assert!(
         unmutated.is_empty(),
         "inconclusive: the unmutated generated code already differs (see the program test):\n{}",
@@ -992,12 +1053,64 @@ fn harness_detects_mutated_generated_code() {
     )
     .unwrap();
     compile(&mutant, &work.join("mutant")).unwrap();
-    let (failures, runs) = check_against(&work.join("mutant"), &spec.args, &expected, "mutant");
+    let (failures, runs) =
+        check_against(&work.join("mutant"), &spec.args, &expected, &shim, "mutant");
     assert!(runs > 0);
     assert!(
         failures.iter().any(|f| f.contains("outputs differ at line")),
         "the harness did not notice the corrupted generated code (is the literal only in a comment?)"
     );
+    let _ = fs::remove_dir_all(&work);
+}
+
+/// A prefix sum wrongly marked parallel: plain 2-thread runs may or may not show
+/// the race, but under the reverse-start shim every run must differ, and a
+/// correct parallel loop must still match.
+#[test]
+fn harness_reverse_start_exposes_wrong_parallel_loops() {
+    require_gcc();
+    let work = fresh_work_dir("harness-reverse-start");
+    let src = |parallel_scan: bool| {
+        format!(
+            "#include <stdio.h>\n#include <stdlib.h>\n\
+             int main(int argc, char **argv) {{\n\
+             int n = argc > 1 ? atoi(argv[1]) : 1000;\n\
+             double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);\n\
+             for (int i = 0; i < n; i++) a[i] = (i % 7) * 0.25;\n\
+             #pragma omp parallel for\n\
+             for (int i = 0; i < n; i++) b[i] = a[i] * 3.0;\n\
+             {}\n\
+             for (int i = 1; i < n; i++) b[i] = b[i] + 0.5 * b[i-1];\n\
+             for (int i = 0; i < n; i++) printf(\"%.17g\\n\", b[i]);\n\
+             free(a); free(b); return 0; }}\n",
+            if parallel_scan {
+                "#pragma omp parallel for"
+            } else {
+                ""
+            }
+        )
+    };
+    fs::write(work.join("good.c"), src(false)).unwrap();
+    fs::write(work.join("racy.c"), src(true)).unwrap();
+    compile(&work.join("good.c"), &work.join("good")).unwrap();
+    compile(&work.join("racy.c"), &work.join("racy")).unwrap();
+    let shim = build_shim(&work).unwrap();
+    let args = vec![vec!["1000".to_string()], vec!["7".to_string()]];
+    let expected = reference_outputs(&work.join("good"), &args);
+    let (good, _) = check_against(&work.join("good"), &args, &expected, &shim, "good");
+    assert!(
+        good.is_empty(),
+        "a correct program must match in every mode: {good:?}"
+    );
+    for _ in 0..3 {
+        let (racy, _) = check_against(&work.join("racy"), &args, &expected, &shim, "racy");
+        let reversed = racy.iter().filter(|f| f.contains("reverse order")).count();
+        assert_eq!(
+            reversed,
+            2 * args.len(),
+            "every reverse-start run of the racy program must differ; failures: {racy:#?}"
+        );
+    }
     let _ = fs::remove_dir_all(&work);
 }
 
