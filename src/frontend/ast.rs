@@ -118,13 +118,13 @@ impl<'tu> Unit<'tu> {
         let tokens = tu.tokens(Span::new(0, text.len()));
         let mut functions = Vec::new();
         for c in tu.root().children() {
-            if c.kind() == CursorKind::FunctionDecl && c.is_in_main_file() {
-                if c.children()
+            let has_body = || {
+                c.children()
                     .iter()
                     .any(|k| k.kind() == CursorKind::CompoundStmt)
-                {
-                    functions.push(c);
-                }
+            };
+            if c.kind() == CursorKind::FunctionDecl && c.is_in_main_file() && has_body() {
+                functions.push(c);
             }
         }
         let mut unit = Unit {

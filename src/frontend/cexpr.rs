@@ -83,13 +83,13 @@ pub fn to_expr(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
                 let args: Option<Vec<Expr>> =
                     kids.iter().skip(1).map(|a| to_expr(unit, *a)).collect();
                 let args = args?;
-                (args.len() >= 2).then(|| {
-                    if is_min {
-                        Expr::Min(args)
-                    } else {
-                        Expr::Max(args)
-                    }
-                })
+                if args.len() < 2 {
+                    None
+                } else if is_min {
+                    Some(Expr::Min(args))
+                } else {
+                    Some(Expr::Max(args))
+                }
             } else {
                 None
             }

@@ -294,3 +294,270 @@ fn nest<'tu>(
         observed: analysis.analysable.then_some(analysis.accesses),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::frontend::testutil::*;
+    use crate::model::program::{RegionKind, ScheduleItem};
+
+    const SPEC: &str = "\
+void foo(double *c, double *b, int i);
+void f(int N, double *A, double *B, double *C, double e) {
+  #pragma omplc loopchain schedule( fuse(), tile( (16), parallel, serial ) )
+  {
+    #pragma omplc for domain(1:N-2) with (i) read A { (i-1), (i), (i+1) }, write B { (i) }
+    for (int i = 1; i <= N-2; i += 1) { B[i] = (A[i-1] + A[i] + A[i+1]) * e; }
+
+    #pragma omplc for domain(0:N-1) with (i) read B { (i) }, write C { (i) }
+    for (int i = 0; i <= N-1; i += 1) { foo(C, B, i); }
+  }
+}
+";
+
+    #[test]
+    fn spec_chain() {
+        let p = ok(SPEC);
+        assert_eq!(p.regions.len(), 1);
+        let r = &p.regions[0];
+        let RegionKind::Chain(s) = &r.kind else {
+            panic!("not a chain")
+        };
+        assert!(matches!(
+            s.items[0],
+            ScheduleItem::Fuse { shifts: None, .. }
+        ));
+        let start = SPEC.find("  #pragma omplc loopchain").unwrap();
+        let end = SPEC.rfind("  }\n}").unwrap() + 3;
+        assert_eq!((r.span.start, r.span.end), (start, end));
+        assert_eq!(
+            &SPEC[r.pragma_span.start..r.pragma_span.start + 9],
+            "#pragma o"
+        );
+        assert_eq!(r.indent, "  ");
+        assert_eq!(tree(&r.tree), "i(#0) i(#1)");
+
+        let s0 = &r.stages[0];
+        assert_eq!(s0.name, "S0");
+        assert_eq!(s0.label, "nest 1 (line 5)");
+        assert!(SPEC[s0.span.start..s0.span.end].starts_with("#pragma omplc for domain(1:N-2)"));
+        assert!(SPEC[s0.span.start..s0.span.end].ends_with("write B { (i) }"));
+        assert_eq!(s0.iterators, vec!["i"]);
+        assert_eq!(domain(s0), ["i >= 1", "i <= (N - 2)"]);
+        assert_eq!(
+            accesses(&s0.accesses),
+            ["R A[(i - 1)]", "R A[i]", "R A[(i + 1)]", "W B[i]"]
+        );
+        assert!(s0.analysable);
+        let obs = s0.observed.as_ref().expect("analysed");
+        assert_eq!(
+            accesses(obs),
+            ["W B[i]", "R A[(i - 1)]", "R A[i]", "R A[(i + 1)]"]
+        );
+        let b = obs[0].span;
+        assert_eq!(&SPEC[b.start..b.end], "B[i]");
+        assert_eq!(
+            template(s0),
+            "{ B[<0>] = (A[<0>-1] + A[<0>] + A[<0>+1]) * e; }"
+        );
+
+        let s1 = &r.stages[1];
+        assert_eq!(s1.name, "S1");
+        assert_eq!(s1.label, "nest 2 (line 8)");
+        assert!(!s1.analysable);
+        assert!(s1.observed.is_none());
+        assert_eq!(template(s1), "{ foo(C, B, <0>); }");
+    }
+
+    #[test]
+    fn function_scope_iterators_braces_and_scalars() {
+        let src = "\
+void f(int n, int m, double A[n][m], double B[n][m], struct { int i; } s, double *sum) {
+  int i, j; double acc = 0;
+  for (int t = 0; t < 10; t++) {
+#pragma omplc loopchain schedule(fuse((0,0),(0,1)))
+    {
+#pragma omplc for domain(0:n-1, 0:m-1) with (i, j) write B {(i,j)}, read A {(i,j)}
+      for (i = 0; i < n; i++) {
+        for (j = 0; j < m; j++)
+          B[i][j] = 2 * A[i][j] + t;
+      }
+#pragma omplc for domain(0:n-1, 0:m-1) with (i, j) read B {(i,j)} write ACC {()}
+      for (i = 0; i < n; i++)
+        for (j = 0; j < m; j++) {
+          double x = B[i][j];
+          acc += x;
+          s.i = j;
+        }
+    }
+  }
+}
+";
+        let errs = errors(src);
+        assert_eq!(
+            errs,
+            [(
+                "expected an expression, found ')'".to_string(),
+                ")".to_string()
+            )]
+        );
+        let src = src.replace("write ACC {()}", "write ACC {(0)}");
+        let p = ok(&src);
+        let r = &p.regions[0];
+        assert_eq!(tree(&r.tree), "i(j(#0)) i(j(#1))");
+        let s0 = &r.stages[0];
+        assert_eq!(
+            domain(s0),
+            ["i >= 0", "i <= (n - 1)", "j >= 0", "j <= (m - 1)"]
+        );
+        assert_eq!(template(s0), "B[<0>][<1>] = 2 * A[<0>][<1>] + t;");
+        assert_eq!(
+            accesses(s0.observed.as_ref().unwrap()),
+            ["W B[i][j]", "R A[i][j]"]
+        );
+        let s1 = &r.stages[1];
+        assert!(!s1.analysable, "member access");
+        assert!(template(s1).contains("s.i = <1>;"), "{}", template(s1));
+        // Without the member access: the scalar accumulation is a 0-d write and read.
+        let p = ok(&src.replace("s.i = j;", ""));
+        let s1 = &p.regions[0].stages[1];
+        assert_eq!(
+            accesses(s1.observed.as_ref().unwrap()),
+            ["R B[i][j]", "W acc[]", "R acc[]"]
+        );
+    }
+
+    #[test]
+    fn macros_make_bodies_opaque_but_keep_iterator_holes() {
+        let src = "\
+#define N 100
+#define AT(a, i) a[(i) + 1]
+void f(double *A, double *B) {
+#pragma omplc loopchain schedule()
+  {
+#pragma omplc for domain(0:N-1) with (i) read A {(i+1)} write B {(i)}
+    for (int i = 0; i < N; i++) B[i] = AT(A, i) * N;
+  }
+}
+";
+        let p = ok(src);
+        let s = &p.regions[0].stages[0];
+        assert!(!s.analysable);
+        assert!(s.observed.is_none());
+        assert_eq!(template(s), "B[<0>] = AT(A, <0>) * N;");
+        // A constant macro alone keeps the body analysable.
+        let p = ok(&src.replace("AT(A, i)", "A[i + 1]"));
+        let s = &p.regions[0].stages[0];
+        assert!(s.analysable);
+        assert_eq!(
+            accesses(s.observed.as_ref().unwrap()),
+            ["W B[i]", "R A[(i + 1)]"]
+        );
+        // A macro that uses the iterator without taking it is an error.
+        let errs = errors(&src.replace("#define AT(a, i) a[(i) + 1]", "#define AT(a, k) a[i + 1]"));
+        assert_eq!(errs.len(), 1);
+        assert!(
+            errs[0]
+                .0
+                .starts_with("macro 'AT' uses the loop iterator 'i'"),
+            "{}",
+            errs[0].0
+        );
+        assert_eq!(errs[0].1, "AT(A, i)");
+    }
+
+    #[test]
+    fn nest_errors() {
+        let base = "\
+void f(int N, double *A, double *B) {
+  int x = 0;
+#pragma omplc loopchain schedule()
+  {
+#pragma omplc for domain(0:N-1) with (i) read A {(i)} write B {(i)}
+    for (int i = 0; i < N; i++) B[i] = A[i];
+  }
+}
+";
+        let err = |from: &str, to: &str| {
+            let e = errors(&base.replace(from, to));
+            assert_eq!(e.len(), 1, "{e:?}");
+            e.into_iter().next().unwrap()
+        };
+        assert_eq!(
+            err("with (i)", "with (k)"),
+            (
+                "'with' lists 'k' at position 1 but the loop at that depth iterates over 'i'"
+                    .into(),
+                "k".into()
+            )
+        );
+        let (m, t) = err("    for (int i = 0; i < N; i++) B[i] = A[i];", "    x = 1;");
+        assert_eq!(m, "expected a for loop after '#pragma omplc for'");
+        assert!(t.starts_with("#pragma omplc for domain"));
+        assert_eq!(
+            err("  }\n}", "    x++;\n  }\n}"),
+            (
+                "statement inside a loop chain that is not an annotated nest".into(),
+                "x++".into()
+            )
+        );
+        assert_eq!(
+            err("domain(0:N-1) with (i)", "domain(0:N-1, 0:N-1) with (i, j)"),
+            (
+                "'with' lists 2 iterators but the nest has only 1 perfectly nested loop".into(),
+                "with (i, j)".into()
+            )
+        );
+        assert_eq!(
+            err("B[i] = A[i];", "{ B[i] = A[i]; i++; }"),
+            (
+                "the loop iterator 'i' is assigned in the body of a stage".into(),
+                "i".into()
+            )
+        );
+        assert_eq!(
+            err("B[i] = A[i];", "{ if (A[i] > 0) break; B[i] = A[i]; }"),
+            (
+                "'break' leaves the body of a stage; flextile cannot reorder such a body".into(),
+                "break".into()
+            )
+        );
+        let (m, t) = err("write B {(i)}", "write B {(i)}, read B {(i, 0)}");
+        assert!(
+            m.starts_with("tuple arity mismatch: 'B' is accessed with 2 indices here"),
+            "{m}"
+        );
+        assert_eq!(t, "(i, 0)");
+        let (m, t) = err("  {\n#pragma omplc for", "  x = 2;\n  {\n#pragma omplc for");
+        assert_eq!(
+            m,
+            "expected a compound statement '{ ... }' after '#pragma omplc loopchain'"
+        );
+        assert!(t.starts_with("#pragma omplc loopchain"));
+        let (m, _) = err("#pragma omplc loopchain schedule()\n", "");
+        assert_eq!(m, "'#pragma omplc for' outside a loop chain");
+    }
+
+    #[test]
+    fn two_chains_number_stages_across_the_file() {
+        let one = "\
+#pragma omplc loopchain schedule()
+  {
+#pragma omplc for domain(0:N-1) with (i) read A {(i)} write B {(i)}
+    for (int i = 0; i < N; i++) B[i] = A[i];
+#pragma omplc for domain(0:N-1) with (i) read B {(i)} write A {(i)}
+    for (int i = 0; i < N; i++) A[i] = B[i];
+  }
+";
+        let src = format!("void f(int N, double *A, double *B) {{\n{one}}}\nvoid g(int N, double *A, double *B) {{\n{one}}}\n");
+        let p = ok(&src);
+        assert_eq!(p.regions.len(), 2);
+        let names: Vec<&str> = p
+            .regions
+            .iter()
+            .flat_map(|r| r.stages.iter().map(|s| s.name.as_str()))
+            .collect();
+        assert_eq!(names, ["S0", "S1", "S2", "S3"]);
+        assert_eq!(p.regions[1].stages[0].label, "nest 1 (line 13)");
+        assert!(p.regions[0].span.end < p.regions[1].span.start);
+    }
+}

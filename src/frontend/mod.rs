@@ -169,6 +169,9 @@ fn build_regions(
     // Bytes claimed by each region (with its opening pragma and whether it is
     // a chain), to find nested regions and stray nest pragmas.
     let mut claimed: Vec<(Span, Span, bool)> = Vec::new();
+    // Blocks holding a chain pragma that could not be tied to its statement:
+    // their nest pragmas are not reported again.
+    let mut quiet: Vec<Span> = Vec::new();
 
     // Scops: pair each '#pragma scop' with the next '#pragma endscop'.
     let mut open: Option<&PragmaLine> = None;
@@ -230,8 +233,11 @@ fn build_regions(
         };
         let compound = match next {
             Some(c) if c.kind() == clang::CursorKind::CompoundStmt => c,
-            _ if schedule.is_none() => continue,
             _ => {
+                quiet.extend(parent.span());
+                if schedule.is_none() {
+                    continue;
+                }
                 errors.push(Diagnostic::error(
                     p.span,
                     "expected a compound statement '{ ... }' after '#pragma omplc loopchain'",
@@ -247,6 +253,7 @@ fn build_regions(
             continue;
         };
         if !between_ok(cspan.start) {
+            quiet.extend(parent.span());
             errors.push(Diagnostic::error(
                 p.span,
                 "expected a compound statement '{ ... }' after '#pragma omplc loopchain'",
@@ -297,7 +304,10 @@ fn build_regions(
             let in_chain = claimed.iter().any(|(s, _, is_chain)| {
                 *is_chain && s.start < p.span.start && p.span.start < s.end
             });
-            if !in_chain {
+            let excused = quiet
+                .iter()
+                .any(|s| s.start < p.span.start && p.span.start < s.end);
+            if !in_chain && !excused {
                 errors.push(Diagnostic::error(
                     p.span,
                     "'#pragma omplc for' outside a loop chain",
@@ -306,4 +316,165 @@ fn build_regions(
         }
     }
     regions
+}
+
+/// Helpers for the front end's tests: parse C text through a temporary file.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use super::*;
+    use crate::model::expr::Expr;
+    use crate::model::program::{Access, AccessKind, Constraint, OrigNode, Piece, Stage};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Writes `src` to a fresh temporary `.c` file and runs [`parse_file`] on it.
+    pub fn parse_str(src: &str) -> Result<Program> {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("flextile-fe-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("input.c");
+        std::fs::write(&path, src).expect("temp file");
+        let r = parse_file(&path, &[]);
+        std::fs::remove_dir_all(&dir).ok();
+        r
+    }
+
+    /// Parses `src` and expects success.
+    pub fn ok(src: &str) -> Program {
+        match parse_str(src) {
+            Ok(p) => p,
+            Err(Error::User(d)) => panic!("unexpected errors: {d:#?}"),
+            Err(Error::Internal(m)) => panic!("internal error: {m}"),
+        }
+    }
+
+    /// Parses `src` and expects user errors: (message, text under the span) of each.
+    pub fn errors(src: &str) -> Vec<(String, String)> {
+        match parse_str(src) {
+            Ok(p) => panic!("expected errors, got {} region(s)", p.regions.len()),
+            Err(Error::Internal(m)) => panic!("internal error: {m}"),
+            Err(Error::User(ds)) => ds
+                .into_iter()
+                .map(|d| {
+                    let text = match d.location {
+                        Location::Span(s) => {
+                            src.get(s.start..s.end).unwrap_or("<bad span>").to_string()
+                        }
+                        _ => String::new(),
+                    };
+                    (d.message, text)
+                })
+                .collect(),
+        }
+    }
+
+    /// `R A[(i - 1)]`, `W s[]`.
+    pub fn access(a: &Access) -> String {
+        let k = if a.kind == AccessKind::Read { "R" } else { "W" };
+        let idx: Vec<String> = a.index.iter().map(Expr::to_string).collect();
+        format!("{k} {}[{}]", a.data, idx.join("]["))
+    }
+
+    /// Every access of a list, as [`access`] writes them.
+    pub fn accesses(v: &[Access]) -> Vec<String> {
+        v.iter().map(access).collect()
+    }
+
+    /// `i >= 1` for each constraint.
+    pub fn domain(s: &Stage) -> Vec<String> {
+        s.domain
+            .iter()
+            .map(|c: &Constraint| format!("{} {} {}", c.lhs, c.op.as_str(), c.rhs))
+            .collect()
+    }
+
+    /// The template with iterator `k` shown as `<k>`.
+    pub fn template(s: &Stage) -> String {
+        s.body
+            .pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Text(t) => t.clone(),
+                Piece::Iter(k) => format!("<{k}>"),
+            })
+            .collect()
+    }
+
+    /// The loop tree as `i(j(S0) S1)`.
+    pub fn tree(nodes: &[OrigNode]) -> String {
+        nodes
+            .iter()
+            .map(|n| match n {
+                OrigNode::Loop { iter, body } => format!("{iter}({})", tree(body)),
+                OrigNode::Stage(k) => format!("#{k}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn clang_errors_are_forwarded_and_warnings_dropped() {
+        let src = "#pragma something unknown\nint f(int n) {\n  int unused;\n  return n + ;\n}\n";
+        let errs = errors(src);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].0, "expected expression");
+        assert_eq!(errs[0].1, ";");
+        let p = ok("#pragma something unknown\n#include <stdio.h>\n#include <math.h>\n#include <stdlib.h>\nint f(int n) { int unused; return n; }\n");
+        assert!(p.regions.is_empty());
+    }
+
+    #[test]
+    fn header_errors_point_into_the_header() {
+        let dir = std::env::temp_dir().join(format!("flextile-fe-hdr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("bad.h"), "int g(void)\nint h;\n").unwrap();
+        let path = dir.join("main.c");
+        std::fs::write(&path, "#include \"bad.h\"\nint f(void) { return 0; }\n").unwrap();
+        let r = parse_file(
+            &path,
+            &["-I".to_string(), dir.to_string_lossy().into_owned()],
+        );
+        std::fs::remove_dir_all(&dir).ok();
+        let Err(Error::User(ds)) = r else {
+            panic!("expected an error")
+        };
+        let Location::External {
+            path,
+            line,
+            source_line,
+            ..
+        } = &ds[0].location
+        else {
+            panic!("{ds:?}")
+        };
+        assert!(path.ends_with("bad.h"));
+        assert_eq!(*line, 1);
+        assert_eq!(source_line.as_deref(), Some("int g(void)"));
+    }
+
+    #[test]
+    fn user_defines_reach_clang_and_disabled_code_is_ignored() {
+        let src = "#if 0\n#pragma scop\n#endif\n#ifndef N\n#error N needed\n#endif\nint a[N];\n";
+        let errs = errors(src);
+        assert!(errs[0].0.contains("N needed"));
+        let dir = std::env::temp_dir().join(format!("flextile-fe-def-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("main.c");
+        std::fs::write(&path, src).unwrap();
+        let r = parse_file(&path, &["-DN=4".to_string(), "-std=c99".to_string()]);
+        std::fs::remove_dir_all(&dir).ok();
+        assert!(r.expect("parses with -DN=4").regions.is_empty());
+    }
+
+    #[test]
+    fn missing_file_is_a_user_error() {
+        let r = parse_file(Path::new("/nonexistent/flextile/x.c"), &[]);
+        assert!(matches!(r, Err(Error::User(d)) if d[0].message.starts_with("cannot read")));
+    }
 }

@@ -267,7 +267,7 @@ pub fn lex_directive(text: &str, start: usize) -> (Vec<PTok>, usize) {
             });
             i += 1;
         } else {
-            let ch = text[i..].chars().next().unwrap_or('?');
+            let ch = text.get(i..).and_then(|t| t.chars().next()).unwrap_or('?');
             let n = ch.len_utf8().max(1);
             toks.push(PTok {
                 tok: Tok::Other(ch),
@@ -380,6 +380,7 @@ pub fn parse_omplc(toks: &[PTok], omplc: Span) -> Result<PragmaKind, Diagnostic>
     let mut p = Parser {
         toks,
         pos: 0,
+        depth: 0,
         end: toks.last().map(|t| t.span).unwrap_or(omplc),
     };
     let kind = match p.peek_ident() {
@@ -408,10 +409,16 @@ pub fn parse_omplc(toks: &[PTok], omplc: Span) -> Result<PragmaKind, Diagnostic>
     Ok(kind)
 }
 
+/// Deepest nesting of parentheses, unary signs and tiles in one pragma.
+const MAX_DEPTH: usize = 200;
+
 /// Recursive-descent parser over a pragma's tokens.
 struct Parser<'a> {
     toks: &'a [PTok],
     pos: usize,
+    /// Nesting depth of expressions and tiles (bounded, so that no input
+    /// overflows the stack).
+    depth: usize,
     /// The last token's span (errors at the end of the pragma point after it).
     end: Span,
 }
@@ -565,6 +572,10 @@ impl Parser<'_> {
     }
 
     fn tile(&mut self) -> Result<TileSpec, Diagnostic> {
+        self.nested(Self::tile_inner)
+    }
+
+    fn tile_inner(&mut self) -> Result<TileSpec, Diagnostic> {
         let start = self.bump_span();
         self.expect_punct('(', " after 'tile'")?;
         let t = self.tuple(false, "the tile sizes, such as '(16, 16)'")?;
@@ -856,7 +867,25 @@ impl Parser<'_> {
         }
     }
 
+    /// Runs `f` one nesting level deeper, refusing absurd depths.
+    fn nested<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, Diagnostic>,
+    ) -> Result<T, Diagnostic> {
+        if self.depth >= MAX_DEPTH {
+            return Err(Diagnostic::error(self.here(), "pragma nested too deeply"));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     fn unary(&mut self) -> Result<(Expr, Span), Diagnostic> {
+        self.nested(Self::unary_inner)
+    }
+
+    fn unary_inner(&mut self) -> Result<(Expr, Span), Diagnostic> {
         if self.is_punct('-') {
             let s = self.bump_span();
             let (e, sp) = self.unary()?;
@@ -1182,6 +1211,12 @@ mod tests {
             error("#pragma omplc for domain(0:N) with (i, i) read A { (i) }\n"),
             ("iterator 'i' is listed twice in 'with'".into(), "i".into())
         );
+        let deep = format!(
+            "#pragma omplc for domain(0:{}N{}) with (i)\n",
+            "(".repeat(5000),
+            ")".repeat(5000)
+        );
+        assert_eq!(error(&deep).0, "pragma nested too deeply");
         assert_eq!(
             error("#pragma omplc for domain(0:99999999999999999999) with (i)\n"),
             (

@@ -189,6 +189,7 @@ impl<'tu> Builder<'_, 'tu> {
             .join(" ");
         let short: String = text.chars().take(30).collect();
         let dots = if short.len() < text.len() { "..." } else { "" };
+        let short = short.trim_end();
         let k = self.stages.len();
         self.stages.push(Stage {
             name: String::new(),
@@ -231,10 +232,7 @@ impl<'tu> Builder<'_, 'tu> {
                     .children()
                     .into_iter()
                     .find(|k| k.kind() == CursorKind::VarDecl)?;
-                v.children()
-                    .into_iter()
-                    .filter(|k| k.kind().is_expression())
-                    .last()
+                v.children().into_iter().rfind(|k| k.kind().is_expression())
             }
             _ => strip(i).children().get(1).copied(),
         });
@@ -423,5 +421,191 @@ impl<'tu> Builder<'_, 'tu> {
             }
         }
         Some(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::frontend::testutil::*;
+    use crate::model::program::RegionKind;
+
+    const HEAT: &str = "\
+void heat(int T, int N, double *A, double *B) {
+  int t, i;
+  #pragma scop
+  for (t = 0; t < T; t++) {
+    for (i = 1; i < N - 1; i++)
+      B[i] = 0.25 * (A[i-1] + 2.0 * A[i] + A[i+1]);
+    for (i = 1; i <= N - 2; ++i) A[i] = B[i];
+  }
+  #pragma endscop
+}
+";
+
+    #[test]
+    fn time_iterated_stencil() {
+        let p = ok(HEAT);
+        assert_eq!(p.regions.len(), 1);
+        let r = &p.regions[0];
+        assert!(matches!(r.kind, RegionKind::Scop));
+        let start = HEAT.find("  #pragma scop").unwrap();
+        let end = HEAT.find("#pragma endscop").unwrap() + "#pragma endscop".len();
+        assert_eq!((r.span.start, r.span.end), (start, end));
+        assert_eq!(r.indent, "  ");
+        assert_eq!(tree(&r.tree), "t(i(#0) i(#1))");
+        let s0 = &r.stages[0];
+        assert_eq!(s0.name, "S0");
+        assert_eq!(
+            s0.label,
+            "statement 'B[i] = 0.25 * (A[i-1] + 2.0 *...' (line 6)"
+        );
+        assert_eq!(s0.iterators, ["t", "i"]);
+        assert_eq!(domain(s0), ["t >= 0", "t < T", "i >= 1", "i < (N - 1)"]);
+        assert_eq!(
+            accesses(&s0.accesses),
+            ["W B[i]", "R A[(i - 1)]", "R A[i]", "R A[(i + 1)]"]
+        );
+        assert!(s0.analysable);
+        assert!(s0.observed.is_none());
+        assert_eq!(
+            &HEAT[s0.span.start..s0.span.end],
+            "B[i] = 0.25 * (A[i-1] + 2.0 * A[i] + A[i+1]);"
+        );
+        assert_eq!(
+            template(s0),
+            "B[<1>] = 0.25 * (A[<1>-1] + 2.0 * A[<1>] + A[<1>+1]);"
+        );
+        let s1 = &r.stages[1];
+        assert_eq!(s1.label, "statement 'A[i] = B[i];' (line 7)");
+        assert_eq!(domain(s1), ["t >= 0", "t < T", "i >= 1", "i <= (N - 2)"]);
+        assert_eq!(accesses(&s1.accesses), ["W A[i]", "R B[i]"]);
+    }
+
+    #[test]
+    fn min_max_steps_and_guards() {
+        let src = "\
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define max(x, y) ((x) > (y) ? (x) : (y))
+int min(int a, int b);
+void f(int N, int M, double A[N][M]) {
+#pragma scop
+  for (int i = max(0, M - 4); i < MIN(N, M + 1); i += 2)
+    for (int j = (i < 3 ? i : 3); j <= min(M - 1, 2 * i) && j < N; j = j + 1)
+      if (i + j < N && j >= 1)
+        A[i][j] = A[i][j-1] + 1.0;
+#pragma endscop
+}
+";
+        let p = ok(src);
+        let s = &p.regions[0].stages[0];
+        assert_eq!(
+            domain(s),
+            [
+                "i >= max(0, (M - 4))",
+                "i < min(N, (M + 1))",
+                "((i - max(0, (M - 4))) % 2) = 0",
+                "j >= min(i, 3)",
+                "j <= min((M - 1), (2 * i))",
+                "j < N",
+                "(i + j) < N",
+                "j >= 1",
+            ]
+        );
+        assert_eq!(accesses(&s.accesses), ["W A[i][j]", "R A[i][(j - 1)]"]);
+        assert!(s.analysable);
+    }
+
+    #[test]
+    fn data_dependent_subscripts_and_scalars() {
+        let src = "\
+void f(int n, int *img, int *hist, double *x, double *y) {
+  double s;
+#pragma scop
+  s = 0.0;
+  for (int i = 0; i < n; i++) {
+    hist[img[i]]++;
+    s += x[i] * x[i];
+    y[i] = x[i] / s;
+  }
+#pragma endscop
+}
+";
+        let p = ok(src);
+        let r = &p.regions[0];
+        assert_eq!(tree(&r.tree), "#0 i(#1 #2 #3)");
+        assert!(r.stages[0].iterators.is_empty());
+        assert!(r.stages[0].domain.is_empty());
+        assert_eq!(accesses(&r.stages[0].accesses), ["W s[]"]);
+        let h = &r.stages[1];
+        assert!(!h.analysable);
+        assert_eq!(
+            accesses(&h.accesses),
+            ["R img[i]", "W hist[*]", "R hist[*]"]
+        );
+        assert_eq!(
+            accesses(&r.stages[2].accesses),
+            ["W s[]", "R s[]", "R x[i]"]
+        );
+        assert_eq!(
+            accesses(&r.stages[3].accesses),
+            ["W y[i]", "R x[i]", "R s[]"]
+        );
+        assert!(r.stages[3].analysable);
+    }
+
+    #[test]
+    fn scop_errors() {
+        let err = |from: &str, to: &str| {
+            let src = HEAT.replace(from, to);
+            let e = errors(&src);
+            assert_eq!(e.len(), 1, "{e:?}");
+            e.into_iter().next().unwrap()
+        };
+        assert_eq!(
+            err("i < N - 1", "i < N * T"),
+            ("non-affine loop bound 'N * T'".into(), "N * T".into())
+        );
+        let (m, t) = err("++i)", "i--)");
+        assert!(m.starts_with("unsupported loop form in scop"), "{m}");
+        assert_eq!(t, "i--");
+        assert_eq!(
+            err("A[i] = B[i];", "if (i < 3 || i > 5) A[i] = B[i];"),
+            (
+                "unsupported condition in scop: 'i < 3 || i > 5' (only '&&' of affine comparisons)"
+                    .into(),
+                "i < 3 || i > 5".into()
+            )
+        );
+        assert_eq!(
+            err("A[i] = B[i];", "if (i < 3) A[i] = B[i]; else A[i] = 0;"),
+            (
+                "unsupported condition in scop: 'else' branches are not supported".into(),
+                "A[i] = 0".into()
+            )
+        );
+        assert_eq!(
+            err("A[i] = B[i];", "if (i * i < N) A[i] = B[i];"),
+            ("non-affine condition 'i * i'".into(), "i * i".into())
+        );
+        let (m, t) = err("A[i] = B[i];", "A[i] = B[i] + g(i);");
+        assert!(m.starts_with("a call to 'g' in a scop statement"), "{m}");
+        assert_eq!(t, "g(i)");
+        assert_eq!(
+            err("A[i] = B[i];", "A[i] = B[t++];"),
+            (
+                "the loop iterator 't' is assigned in the body of a stage".into(),
+                "t".into()
+            )
+        );
+        let (m, _) = err("A[i] = B[i];", "{ double z = B[i]; A[i] = z; }");
+        assert!(
+            m.starts_with("declarations inside a scop are not supported; declare 'z'"),
+            "{m}"
+        );
+        let (m, t) = err("  #pragma endscop\n", "");
+        assert_eq!(m, "'#pragma scop' without a matching '#pragma endscop'");
+        assert_eq!(t, "#pragma scop");
+        let (m, _) = err("i < N - 1; i++", "i < N - 1; i++, t++");
+        assert!(m.starts_with("unsupported loop form"), "{m}");
     }
 }
