@@ -27,7 +27,6 @@
  *  - deinterleaved is one 3-D array written one slice per nest; so is
  *    corrected.
  */
-#include <stdint.h>
 #include "common.h"
 
 #define IMG(x, y) img[(x) * C + (y)]

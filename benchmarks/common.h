@@ -14,6 +14,11 @@
 #ifndef FLEXTILE_BENCH_COMMON_H
 #define FLEXTILE_BENCH_COMMON_H
 
+/* clock_gettime under -std=c99 (include this header first) */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200112L
+#endif
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +26,10 @@
 #include <string.h>
 #include <time.h>
 #ifdef _OPENMP
-#include <omp.h>
+/* Declared here rather than through <omp.h>, so that a parser given -fopenmp
+ * without an OpenMP installation (libclang) still accepts the programs. */
+extern void omp_set_num_threads(int);
+extern int omp_get_max_threads(void);
 #endif
 
 #define BENCH_MAX_DIMS 4
@@ -53,13 +61,11 @@ typedef struct {
 static inline void bench_usage(const char *prog, const bench_sizes *s)
 {
   int i;
-  fprintf(stderr,
-          "usage: %s [--size test|bench|paper|%s] [--reps K] [--dump FILE]\n"
-          "          [--threads T] [--seed S]%s%s\n",
-          prog, s->dim_names, s->inits ? " [--init " : "", s->inits ? s->inits : "");
-  if (s->inits) fprintf(stderr, "]\n"); else fprintf(stderr, "\n");
-  fprintf(stderr, "  sizes (%s):", s->dim_names);
-  fprintf(stderr, " test=");
+  fprintf(stderr, "usage: %s [--size test|bench|paper|%s] [--reps K] [--dump FILE]\n", prog,
+          s->dim_names);
+  fprintf(stderr, "          [--threads T] [--seed S]");
+  if (s->inits) fprintf(stderr, " [--init %s]", s->inits);
+  fprintf(stderr, "\n  sizes (%s): test=", s->dim_names);
   for (i = 0; i < s->ndims; i++) fprintf(stderr, "%s%d", i ? "x" : "", s->test[i]);
   fprintf(stderr, " bench=");
   for (i = 0; i < s->ndims; i++) fprintf(stderr, "%s%d", i ? "x" : "", s->bench[i]);
@@ -116,7 +122,7 @@ static inline void bench_parse(int argc, char **argv, const bench_sizes *s, benc
   o->ndims = s->ndims;
   memcpy(o->dims, s->paper, sizeof o->dims);
   o->reps = 3;
-  for (i = 1; i < argc; i++) {
+  for (i = 1; i < argc; i += 2) { /* options come as pairs: --name value */
     const char *a = argv[i];
     const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -157,7 +163,6 @@ static inline void bench_parse(int argc, char **argv, const bench_sizes *s, benc
       bench_usage(argv[0], s);
       exit(2);
     }
-    i++;
   }
   if (o->init && !s->inits) {
     fprintf(stderr, "%s: this program has no --init variants\n", argv[0]);

@@ -115,7 +115,7 @@ static void harris_corner(int R, int C, const float *img, float *Iy, float *Ix, 
 }
 
 static const bench_sizes sizes = {
-  2, "ROWSxCOLS", {130, 98}, {6400, 6400}, {6400, 6400}, NULL};
+  2, "ROWSxCOLS", {130, 98}, {2832, 4256}, {6400, 6400}, NULL};
 
 int main(int argc, char **argv)
 {

@@ -29,7 +29,7 @@ static void kernel_heat_1d(int n, int tsteps, double A[n], double B[n])
 }
 
 static const bench_sizes sizes = {
-  2, "NxTSTEPS", {30, 20}, {2000, 500}, {2000, 500}, "stress|polybench"};
+  2, "NxTSTEPS", {30, 20}, {1600000, 1000}, {2000, 500}, "stress|polybench"};
 
 static void init_array(int n, double A[n], double B[n], int stress)
 {

@@ -40,7 +40,6 @@
  *  - cl's declared read of fl covers the whole extent; the body reads only
  *    the interior (a select), fl's frame is never written.
  */
-#include <stdint.h>
 #include "common.h"
 
 /* input and output: unpadded, logical (c, x, y) with x in [2, R+1] */

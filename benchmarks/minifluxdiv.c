@@ -28,6 +28,14 @@
 #define GX(c, z, y, x) gx_cache[(((c) * N + (z)) * N + (y)) * (N + 1) + (x)]
 #define GY(c, z, y, x) gy_cache[(((c) * N + (z)) * (N + 1) + (y)) * N + (x)]
 #define GZ(c, z, y, x) gz_cache[(((c) * (N + 1) + (z)) * N + (y)) * N + (x)]
+/* For tools/check_annotations.py: the macros' first argument (the component)
+ * is not part of the logical data sets' tuples.
+ * check_annotations: OLDB -> OLD drop 1
+ * check_annotations: NEWB -> NEW drop 1
+ * check_annotations: GX -> CACHEX drop 1
+ * check_annotations: GY -> CACHEY drop 1
+ * check_annotations: GZ -> CACHEZ drop 1
+ */
 
 static void mini_flux_div(int N, const double *old_box, double *new_box, double *gx_cache,
                           double *gy_cache, double *gz_cache)

@@ -76,7 +76,6 @@ emit(r'''/* Local Laplacian Filter: 99 stages (PolyMage, ASPLOS'15; Paris et al.
  *  - cl's declared read of fl covers the whole extent; the body reads only
  *    the interior (a select), fl's frame is never written.
  */
-#include <stdint.h>
 #include "common.h"
 ''')
 
