@@ -255,33 +255,58 @@ impl<'tu> Unit<'tu> {
             return None;
         }
         let kids = c.children();
-        let (l, r) = (kids.first()?.span()?, kids.last()?.span()?);
-        if kids.len() != 2 || l.end > r.start {
+        let [l, r] = kids.as_slice() else {
+            return None;
+        };
+        let (l, r) = (l.span()?, r.span()?);
+        if l.end > r.start {
             return None;
         }
-        match self.tokens_in(Span::new(l.end, r.start)) {
+        let gap: Vec<&Token> = self
+            .tokens_in(Span::new(l.end, r.start))
+            .iter()
+            .filter(|t| !self.in_sub_macro(span, t.span))
+            .collect();
+        match gap.as_slice() {
             [t] if t.kind == TokenKind::Punctuation => Some(t.text.clone()),
             _ => None,
         }
     }
 
-    /// The spelling of a unary operator and whether it is prefix, when it can be read.
+    /// True when `tok` lies in a macro invocation written inside `node` (so it
+    /// is not one of the node's own tokens).
+    fn in_sub_macro(&self, node: Span, tok: Span) -> bool {
+        self.macros_in(node).any(|m| {
+            let e = m.expansion.span;
+            node.start <= e.start
+                && e.end <= node.end
+                && e != node
+                && e.start <= tok.start
+                && tok.end <= e.end
+        })
+    }
+
+    /// The spelling of a unary operator and whether it is prefix, when it can
+    /// be read: a prefix operator is the node's first token, a postfix one
+    /// (`++`, `--`) its last.
     pub fn unary_op(&self, c: Cursor<'tu>) -> Option<(String, bool)> {
+        const PREFIX: &[&str] = &["-", "+", "!", "~", "*", "&", "++", "--"];
         let span = c.span()?;
         if !self.is_clean(span) {
             return None;
         }
-        let kids = c.children();
-        let k = kids.first()?.span()?;
-        let (gap, prefix) = if span.start < k.start {
-            (Span::new(span.start, k.start), true)
-        } else {
-            (Span::new(k.end, span.end), false)
-        };
-        match self.tokens_in(gap) {
-            [t] if t.kind == TokenKind::Punctuation => Some((t.text.clone(), prefix)),
-            _ => None,
+        let toks = self.tokens_in(span);
+        let own = |t: &&Token| t.kind == TokenKind::Punctuation && !self.in_sub_macro(span, t.span);
+        let first = toks.first().filter(own);
+        if let Some(t) = first.filter(|t| PREFIX.contains(&t.text.as_str())) {
+            return Some((t.text.clone(), true));
         }
+        let last = toks
+            .iter()
+            .rev()
+            .find(|t| t.span.end <= span.end)
+            .filter(own)?;
+        (last.text == "++" || last.text == "--").then(|| (last.text.clone(), false))
     }
 
     /// The innermost statement of a function body that strictly contains `pos`

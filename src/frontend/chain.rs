@@ -82,6 +82,12 @@ pub fn build<'tu>(
         errors.push(not_a_loop(p));
     }
     check_arity(&stages, &mut errors);
+    if stages.is_empty() && errors.is_empty() {
+        errors.push(Diagnostic::error(
+            pragma.span,
+            "loop chain without any '#pragma omplc for' nest",
+        ));
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -533,6 +539,8 @@ void f(int N, double *A, double *B) {
             "expected a compound statement '{ ... }' after '#pragma omplc loopchain'"
         );
         assert!(t.starts_with("#pragma omplc loopchain"));
+        let e = errors("void f(void) {\n#pragma omplc loopchain schedule()\n  { ; }\n}\n");
+        assert_eq!(e[0].0, "loop chain without any '#pragma omplc for' nest");
         let (m, _) = err("#pragma omplc loopchain schedule()\n", "");
         assert_eq!(m, "'#pragma omplc for' outside a loop chain");
     }

@@ -305,6 +305,10 @@ impl<'tu> Builder<'_, 'tu> {
         let mut inner_cons = cons.to_vec();
         inner_cons.extend(new);
         let body = self.stmt(parts.body, &inner_iters, &inner_cons);
+        if body.is_empty() {
+            // A loop without statements does nothing: leave it out of the tree.
+            return Vec::new();
+        }
         vec![OrigNode::Loop { iter: var, body }]
     }
 
@@ -554,6 +558,67 @@ void f(int n, int *img, int *hist, double *x, double *y) {
     }
 
     #[test]
+    fn polybench_style_macros() {
+        let src = "\
+#include <math.h>
+#define N 1000
+#define _PB_N POLYBENCH_LOOP_BOUND(N,n)
+#define POLYBENCH_LOOP_BOUND(x,y) y
+#define SCALAR_VAL(x) x
+#define SQRT_FUN(x) sqrt(x)
+#define FULL (n + 4)
+enum { K = 3 };
+void kernel(int n, int tsteps, double A[N][N], double B[N][N], double alpha) {
+  int t, i, j;
+#pragma scop
+  for (t = 0; t < tsteps; t++) {
+    for (i = 1; i < _PB_N - 1; i++)
+      for (j = 1; -j > -(FULL - K); j += K)
+        B[i][j] = SCALAR_VAL(0.2) * (A[i][j] + A[i][j-1] + SQRT_FUN(A[i][1+j]) + alpha);
+    for (i = 1; _PB_N - 1 > i; i++)
+      for (j = 1; j < (n - 1) / 2; j++)
+        A[i][2*j] = B[i][j] + fabs(B[i][j]);
+  }
+#pragma endscop
+}
+";
+        let errs = errors(src);
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].0.starts_with("unsupported loop form"), "{errs:?}");
+        assert_eq!(errs[0].1, "-j > -(FULL - K)");
+        let p = ok(&src.replace("-j > -(FULL - K)", "j < FULL - K"));
+        let r = &p.regions[0];
+        assert_eq!(tree(&r.tree), "t(i(j(#0)) i(j(#1)))");
+        let (s0, s1) = (&r.stages[0], &r.stages[1]);
+        assert_eq!(
+            domain(s0),
+            [
+                "t >= 0",
+                "t < tsteps",
+                "i >= 1",
+                "i < (n - 1)",
+                "j >= 1",
+                "j < (FULL - 3)",
+                "((j - 1) % 3) = 0"
+            ]
+        );
+        assert!(!s0.analysable, "macros in the statement");
+        assert_eq!(
+            accesses(&s0.accesses),
+            [
+                "W B[i][j]",
+                "R A[i][j]",
+                "R A[i][(j - 1)]",
+                "R A[i][(1 + j)]"
+            ]
+        );
+        assert_eq!(domain(s1)[3], "i < (n - 1)");
+        assert_eq!(domain(s1)[5], "j < ((n - 1) / 2)");
+        assert!(s1.analysable);
+        assert_eq!(accesses(&s1.accesses), ["W A[i][(2 * j)]", "R B[i][j]"]);
+    }
+
+    #[test]
     fn scop_errors() {
         let err = |from: &str, to: &str| {
             let src = HEAT.replace(from, to);
@@ -605,6 +670,8 @@ void f(int n, int *img, int *hist, double *x, double *y) {
         let (m, t) = err("  #pragma endscop\n", "");
         assert_eq!(m, "'#pragma scop' without a matching '#pragma endscop'");
         assert_eq!(t, "#pragma scop");
+        let p = ok(&HEAT.replace("A[i] = B[i];", ";"));
+        assert_eq!(tree(&p.regions[0].tree), "t(i(#0))");
         let (m, _) = err("i < N - 1; i++", "i < N - 1; i++, t++");
         assert!(m.starts_with("unsupported loop form"), "{m}");
     }
