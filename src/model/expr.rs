@@ -150,8 +150,9 @@ impl Expr {
             Expr::Add(a, b) => format!("({} + {})", a.to_isl(name), b.to_isl(name)),
             Expr::Sub(a, b) => format!("({} - {})", a.to_isl(name), b.to_isl(name)),
             Expr::Mul(a, b) => format!("({} * {})", a.to_isl(name), b.to_isl(name)),
-            Expr::Div(a, b) => format!("floor(({})/({}))", a.to_isl(name), b.to_isl(name)),
-            Expr::Mod(a, b) => format!("(({}) mod ({}))", a.to_isl(name), b.to_isl(name)),
+            // isl's parser wants a bare integer after `/` and `mod`.
+            Expr::Div(a, b) => format!("floor(({})/{})", a.to_isl(name), isl_divisor(b, name)),
+            Expr::Mod(a, b) => format!("(({}) mod {})", a.to_isl(name), isl_divisor(b, name)),
             Expr::Min(v) => format!(
                 "min({})",
                 v.iter()
@@ -167,6 +168,14 @@ impl Expr {
                     .join(", ")
             ),
         }
+    }
+}
+
+/// A divisor in isl's syntax: the bare integer when constant.
+fn isl_divisor(b: &Expr, name: &dyn Fn(&str) -> String) -> String {
+    match b.constant() {
+        Some(d) => d.to_string(),
+        None => format!("({})", b.to_isl(name)),
     }
 }
 
@@ -218,6 +227,20 @@ mod tests {
         assert!(Expr::mul(Expr::Int(2), v("i")).is_affine());
         assert!(!Expr::mul(v("N"), v("i")).is_affine());
         assert!(!Expr::Div(Box::new(v("i")), Box::new(v("N"))).is_affine());
+    }
+
+    #[test]
+    fn isl_division_by_a_bare_constant() {
+        let i = || Box::new(v("i"));
+        let three = || Box::new(Expr::sub(Expr::Int(5), Expr::Int(2)));
+        assert_eq!(
+            Expr::Mod(i(), three()).to_isl(&|s| s.to_string()),
+            "((i) mod 3)"
+        );
+        assert_eq!(
+            Expr::Div(i(), three()).to_isl(&|s| s.to_string()),
+            "floor((i)/3)"
+        );
     }
 
     #[test]
