@@ -440,3 +440,110 @@ pub fn strip<'tu>(mut c: Cursor<'tu>) -> Cursor<'tu> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::testutil::{find_all, with_unit};
+
+    const SRC: &str = "\
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define LT(a, b) a < b
+#define N 100
+#define TWICE(x) (2 * (x))
+void f(int n, int *p, double *A) {
+  int i, j = 0;
+  for (i = 0; i < MIN(n, N) - 1; i += 2) A[i] = -A[i] + j--;
+  for (int k = 0; LT(k, n); ++k) *p = TWICE(k - 1);
+  for (;;) break;
+}
+";
+
+    #[test]
+    fn operators_are_read_from_tokens() {
+        with_unit(SRC, |u| {
+            let bin: Vec<Option<String>> = find_all(u, CursorKind::BinaryOperator)
+                .into_iter()
+                .map(|c| u.binary_op(c))
+                .collect();
+            let bin: Vec<&str> = bin.iter().map(|o| o.as_deref().unwrap_or("?")).collect();
+            // i = 0; i < MIN(..) - 1; MIN(..) - 1; (a) < (b) in MIN's body;
+            // A[i] = ...; -A[i] + j--; k < n in LT's body; *p = ...; 2 * (x) in
+            // TWICE's body; k - 1 in TWICE's argument.
+            assert_eq!(bin, ["=", "<", "-", "?", "=", "+", "?", "=", "?", "-"]);
+            let comp: Vec<Option<String>> = find_all(u, CursorKind::CompoundAssignOperator)
+                .into_iter()
+                .map(|c| u.binary_op(c))
+                .collect();
+            assert_eq!(comp, [Some("+=".to_string())]);
+            let un: Vec<Option<(String, bool)>> = find_all(u, CursorKind::UnaryOperator)
+                .into_iter()
+                .map(|c| u.unary_op(c))
+                .collect();
+            let un: Vec<(&str, bool)> = un
+                .iter()
+                .map(|o| {
+                    o.as_ref()
+                        .map(|(s, p)| (s.as_str(), *p))
+                        .unwrap_or(("?", false))
+                })
+                .collect();
+            assert_eq!(un, [("-", true), ("--", false), ("++", true), ("*", true)]);
+        });
+    }
+
+    #[test]
+    fn for_headers_and_statements() {
+        with_unit(SRC, |u| {
+            let fors = find_all(u, CursorKind::ForStmt);
+            let text =
+                |c: Option<Cursor<'_>>| c.and_then(|c| c.span()).map(|s| u.slice(s)).unwrap_or("-");
+            let p = u.for_parts(fors[0]).unwrap();
+            assert_eq!(text(p.init), "i = 0");
+            assert_eq!(text(p.cond), "i < MIN(n, N) - 1");
+            assert_eq!(text(p.inc), "i += 2");
+            assert_eq!(text(Some(p.body)), "A[i] = -A[i] + j--");
+            assert_eq!(u.slice(p.header), "for (i = 0; i < MIN(n, N) - 1; i += 2)");
+            let body = p.body.span().unwrap();
+            assert_eq!(u.slice(u.with_semicolon(body)), "A[i] = -A[i] + j--;");
+            let p = u.for_parts(fors[1]).unwrap();
+            assert_eq!(text(p.init), "int k = 0;");
+            // A node of a macro body whose ends are arguments spans from one
+            // argument to the other.
+            assert_eq!(text(p.cond), "k, n");
+            let p = u.for_parts(fors[2]).unwrap();
+            assert!(p.init.is_none() && p.cond.is_none() && p.inc.is_none());
+            assert_eq!(text(Some(p.body)), "break");
+            // The statement around a position inside the body of f, and what follows.
+            let pos = SRC.find("  for (int k").unwrap();
+            let s = u.statement_containing(pos).unwrap();
+            assert_eq!(s.kind(), CursorKind::CompoundStmt);
+            let next = u.children_after(s, pos);
+            assert_eq!(next.len(), 2);
+            assert_eq!(next[0].kind(), CursorKind::ForStmt);
+            assert!(u.statement_containing(3).is_none());
+            assert_eq!(u.line_of(pos), 8);
+        });
+    }
+
+    #[test]
+    fn macro_uses() {
+        with_unit(SRC, |u| {
+            let names: Vec<&str> = u.macros.iter().map(|m| m.expansion.name.as_str()).collect();
+            assert_eq!(names, ["MIN", "N", "LT", "TWICE"]);
+            let min = &u.macros[0];
+            assert_eq!(min.params(), ["a", "b"]);
+            let args: Vec<&str> = min.args.iter().map(|a| u.slice(*a)).collect();
+            assert_eq!(args, ["n", " N"]);
+            assert!(!min.is_constant());
+            assert!(u.macros[1].is_constant());
+            assert_eq!(u.macros[3].body().first().map(|t| t.1.as_str()), Some("("));
+            let twice = u.macros[3].expansion.span;
+            assert!(
+                !u.is_clean(twice),
+                "the invocation itself is the macro body"
+            );
+            assert!(!u.macro_may_assign(twice));
+        });
+    }
+}

@@ -579,3 +579,149 @@ fn visit_decl_refs<'tu>(c: Cursor<'tu>, f: &mut dyn FnMut(Cursor<'tu>)) {
         visit_decl_refs(k, f);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::testutil::{accesses, find_all, with_unit};
+    use crate::model::program::Piece;
+
+    fn show(t: &BodyTemplate) -> String {
+        t.pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Text(s) => s.clone(),
+                Piece::Iter(k) => format!("<{k}>"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn templates_rename_only_iterator_tokens() {
+        let src = "struct P { int i; };\nvoid f(struct P s, struct P *q, double *A, int i, int j) {\n  { A[i+j] = s.i + q->i /* i */ + sizeof(\"i\") + ij; }\n}\n";
+        with_unit(src, |u| {
+            let start = src.find("{ A[").unwrap();
+            let end = src.find("ij; }").unwrap() + 5;
+            let t = template(
+                u,
+                Span::new(start, end),
+                &["i".to_string(), "j".to_string()],
+            );
+            assert_eq!(
+                show(&t),
+                "{ A[<0>+<1>] = s.i + q->i /* i */ + sizeof(\"i\") + ij; }"
+            );
+            assert_eq!(
+                t.instantiate(&["(c0)".into(), "(c1)".into()]),
+                "{ A[(c0)+(c1)] = s.i + q->i /* i */ + sizeof(\"i\") + ij; }"
+            );
+            assert!(matches!(t.pieces.first(), Some(Piece::Text(s)) if s == "{ A["));
+        });
+    }
+
+    /// Analyses the first compound statement nested in the first `for` body of `src`.
+    fn analyse_first_body(
+        src: &str,
+        iters: &[&str],
+        mode: Mode,
+    ) -> (Vec<String>, bool, Vec<String>) {
+        with_unit(src, |u| {
+            let f = find_all(u, CursorKind::ForStmt)[0];
+            let body = u.for_parts(f).unwrap().body;
+            let span = body.span().unwrap();
+            let iters: Vec<String> = iters.iter().map(|s| s.to_string()).collect();
+            let writes = BTreeSet::new();
+            let scope = BodyScope {
+                mode,
+                iterators: &iters,
+                local_range: span,
+                region_writes: &writes,
+            };
+            let a = analyse(u, body, span, &scope);
+            (
+                accesses(&a.accesses),
+                a.analysable,
+                a.errors.into_iter().map(|d| d.message).collect(),
+            )
+        })
+    }
+
+    #[test]
+    fn access_analysis() {
+        let src = "\
+double sqrt(double);
+void f(int n, double *A, double B[][10], double *C, double s) {
+  double t = 0;
+  for (int i = 0; i < n; i++) {
+    double loc[2];
+    int k = i + 1;
+    loc[0] = sqrt(A[i]);
+    B[i][2 * i + 1] += loc[0] * s;
+    C[k]++;
+    t = t + B[i][0];
+  }
+}
+";
+        let (acc, ok, errs) = analyse_first_body(src, &["i"], Mode::Omplc);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert!(!ok, "C[k] uses a local variable as subscript");
+        assert_eq!(
+            acc,
+            [
+                "R A[i]",
+                "W B[i][((2 * i) + 1)]",
+                "R B[i][((2 * i) + 1)]",
+                "W C[*]",
+                "R C[*]",
+                "W t[]",
+                "R B[i][0]",
+                "R t[]"
+            ]
+        );
+        let (_, ok, _) = analyse_first_body(&src.replace("C[k]++;", ""), &["i"], Mode::Omplc);
+        assert!(ok);
+    }
+
+    #[test]
+    fn opaque_constructs() {
+        let src = "\
+void g(double *);
+struct S { double v; };
+void f(int n, double *A, double *p, struct S *q) {
+  for (int i = 0; i < n; i++) { BODY; }
+}
+";
+        for (body, what) in [
+            ("g(A)", "a call to 'g'"),
+            ("*p = A[i]", "a pointer dereference"),
+            ("q->v = A[i]", "a member access"),
+            ("p = &A[i]", "taking an address"),
+            ("A[i] = p[0] + *(A + 1)", "a pointer dereference"),
+        ] {
+            let src = src.replace("BODY", body);
+            let (_, ok, errs) = analyse_first_body(&src, &["i"], Mode::Omplc);
+            assert!(!ok, "{body}");
+            assert!(errs.is_empty(), "{body}: {errs:?}");
+            let (_, _, errs) = analyse_first_body(&src, &["i"], Mode::Scop);
+            assert!(errs.iter().any(|e| e.starts_with(what)), "{body}: {errs:?}");
+        }
+        let src = src.replace("BODY", "if (A[i] < 0) return; A[i] = 1");
+        let (_, _, errs) = analyse_first_body(&src, &["i"], Mode::Omplc);
+        assert_eq!(
+            errs,
+            ["'return' leaves the body of a stage; flextile cannot reorder such a body"]
+        );
+    }
+
+    #[test]
+    fn assigned_variables() {
+        let src = "void f(int n, double *A, int m) { int x; for (int i = 0; i < n; i++) { A[i] = 0; m += 1; x = 2; } }\n";
+        with_unit(src, |u| {
+            let f = find_all(u, CursorKind::ForStmt)[0];
+            let mut out = BTreeSet::new();
+            assigned_vars(u, f, &mut out);
+            let v: Vec<&str> = out.iter().map(String::as_str).collect();
+            assert_eq!(v, ["A", "i", "m", "x"]);
+        });
+    }
+}

@@ -177,3 +177,75 @@ fn collect_vars(c: Cursor<'_>, out: &mut BTreeSet<String>) {
         collect_vars(k, out);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::testutil::{find_all, with_unit};
+
+    /// Converts the value of every `return` of `src`, in order.
+    fn returns(src: &str) -> Vec<String> {
+        with_unit(src, |u| {
+            find_all(u, CursorKind::ReturnStmt)
+                .into_iter()
+                .map(
+                    |r| match r.children().first().and_then(|e| to_expr(u, *e)) {
+                        Some(e) => e.to_string(),
+                        None => "none".to_string(),
+                    },
+                )
+                .collect()
+        })
+    }
+
+    #[test]
+    fn conversions() {
+        let src = "\
+#define N 100
+#define FULL (n + 4)
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define ODD(a, b) ((a) == (b) ? (a) : (b))
+enum { K = 7 };
+int min(int a, int b);
+int g(int);
+int r1(int n, int m) { return -n + 2 * (m - 1); }
+int r2(int n) { return (long)n / 4 + n % 3 + N; }
+int r3(int n, int m) { return MIN(n, m + 1); }
+int r4(int n, int m) { return n >= m ? n : m; }
+int r5(int n, int m) { return n < m ? m : n; }
+int r6(int n, int m) { return min(n, K); }
+int r7(int n) { return FULL - 1; }
+int r8(int n, int m) { return MAX(n, m) + ODD(n, m); }
+int r9(int n) { return g(n); }
+int r10(double x) { return x; }
+int r11(int n) { return 'a' + (3 << 2); }
+";
+        assert_eq!(
+            returns(src),
+            [
+                "(-(n) + (2 * (m - 1)))",
+                "(((n / 4) + (n % 3)) + 100)",
+                "min(n, (m + 1))",
+                "max(n, m)",
+                "max(n, m)",
+                "min(n, 7)",
+                "(FULL - 1)",
+                "none",
+                "none",
+                "none",
+                "(97 + 12)",
+            ]
+        );
+    }
+
+    #[test]
+    fn referenced_variables_include_macro_bodies() {
+        let src = "#define FULL (n + m)\nint f(int n, int m, int k) { return FULL * k; }\n";
+        with_unit(src, |u| {
+            let r = find_all(u, CursorKind::ReturnStmt)[0];
+            let vars: Vec<String> = referenced_vars(r).into_iter().collect();
+            assert_eq!(vars, ["k", "m", "n"]);
+        });
+    }
+}

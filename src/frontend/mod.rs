@@ -339,6 +339,40 @@ pub(crate) mod testutil {
         r
     }
 
+    /// Parses `src` with libclang and runs `f` on its [`Unit`].
+    pub fn with_unit<R>(src: &str, f: impl FnOnce(&Unit<'_>) -> R) -> R {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let path = std::env::temp_dir().join(format!("flextile-unit-{}-{n}.c", std::process::id()));
+        std::fs::write(&path, src).expect("temp file");
+        let index = Index::new().expect("index");
+        let tu = TranslationUnit::parse(&index, &path, &clang_arguments(&[])).expect("parse");
+        std::fs::remove_file(&path).ok();
+        let unit = Unit::new(&tu, src);
+        f(&unit)
+    }
+
+    /// Every cursor of `kind` inside the unit's function bodies, in preorder.
+    pub fn find_all<'tu>(unit: &Unit<'tu>, kind: clang::CursorKind) -> Vec<clang::Cursor<'tu>> {
+        fn walk<'tu>(
+            c: clang::Cursor<'tu>,
+            kind: clang::CursorKind,
+            out: &mut Vec<clang::Cursor<'tu>>,
+        ) {
+            if c.kind() == kind {
+                out.push(c);
+            }
+            for k in c.children() {
+                walk(k, kind, out);
+            }
+        }
+        let mut out = Vec::new();
+        for f in &unit.functions {
+            walk(*f, kind, &mut out);
+        }
+        out
+    }
+
     /// Parses `src` and expects success.
     pub fn ok(src: &str) -> Program {
         match parse_str(src) {

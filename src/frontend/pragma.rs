@@ -343,7 +343,12 @@ fn pragma_from_tokens(
         .chars()
         .take_while(|c| *c == ' ' || *c == '\t')
         .collect();
-    let line_end = end;
+    // A CRLF file: the line ends before its '\r'.
+    let line_end = if end > 0 && text.as_bytes().get(end - 1) == Some(&b'\r') {
+        end - 1
+    } else {
+        end
+    };
     let kind = if is_ident(2, "omplc") {
         let omplc = toks.get(2).map(|t| t.span).unwrap_or(span);
         let rest = toks.get(3..).unwrap_or(&[]);
@@ -1070,6 +1075,17 @@ mod tests {
         assert_eq!(ps.len(), 1);
         assert!(matches!(ps[0].kind, PragmaKind::Scop));
         assert_eq!(ps[0].span.start, text.rfind("#pragma scop").unwrap());
+    }
+
+    #[test]
+    fn crlf_lines_end_before_the_carriage_return() {
+        let text = "#pragma scop\r\nx = 1;\r\n#pragma endscop\r\n";
+        let (ps, errs) = scan(text);
+        assert!(errs.is_empty());
+        assert_eq!(ps.len(), 2);
+        assert_eq!(ps[0].line_end, text.find('\r').unwrap());
+        assert!(matches!(ps[1].kind, PragmaKind::Endscop));
+        assert_eq!(&text[ps[1].line_start..ps[1].line_end], "#pragma endscop");
     }
 
     #[test]
