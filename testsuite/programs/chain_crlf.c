@@ -1,0 +1,144 @@
+/* chain_crlf.c -- legacy-style source: CRLF line endings, tab indentation,
+ * pragmas continued with backslashes (each followed by CR LF), comments and
+ * blank lines between the nests of the chain.
+ *
+ *	nest 1: B[i] = 0.25*(A[i-1] + 2.0*A[i] + A[i+1])	over 1..N-2
+ *	nest 2: C[i] = B[i] - 0.5*B[i-1]			over 2..N-2
+ * Schedule: fuse() (shift 0 for both nests is legal), with tile((8), serial,
+ * serial): the fused loop carries the B[i-1] dependence (distance 1), so its
+ * tile loop must not be parallel (tile((8), parallel, serial) is an error,
+ * see errors/parallel_illegal.c).
+ * The file is stored with CRLF endings on purpose (see .gitattributes here).
+ * Exercises: the pragma scanner and the body templates on CR LF text, tabs.
+ * Output: A, B and C in full.
+ *
+ * flextile-test: args: 100 | 5 | 2 | 1 | 33
+ * flextile-test: options: default | --tile | --tile --tile-sizes 7
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Deterministic input: a 64-bit LCG; every value is k / 2^24, exact in double. */
+static unsigned long long lcg_state = 0x2545F4914F6CDD1DULL;
+static inline double next_value(void)
+{
+    lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(lcg_state >> 40) / 16777216.0;
+}
+
+/* Prints an FNV-1a hash of the bits of each run of 64 elements of x[0..total-1]. */
+static inline void dump_hashed(const char *name, const double *x, long total)
+{
+    for (long k = 0; k < total; k += 64) {
+        unsigned long long h = 1469598103934665603ULL;
+        long end = k + 64 < total ? k + 64 : total;
+        for (long m = k; m < end; m++) {
+            unsigned char bytes[sizeof(double)];
+            memcpy(bytes, &x[m], sizeof bytes);
+            for (size_t b = 0; b < sizeof bytes; b++) {
+                h ^= bytes[b];
+                h *= 1099511628211ULL;
+            }
+        }
+        printf("%s[flat %ld..%ld] fnv=%016llx\n", name, k, end - 1, h);
+    }
+}
+
+/* Prints every element with its index (%.17g round-trips doubles exactly); for
+ * arrays over 4096 elements, prints dump_hashed's run hashes instead. Either way, equal stdout means bit-identical arrays. */
+static void dump(const char *name, const double *x, int nd, const int *dims)
+{
+    long total = 1;
+    for (int d = 0; d < nd; d++)
+        total *= dims[d] > 0 ? dims[d] : 0;
+    if (total > 4096) {
+        dump_hashed(name, x, total);
+        return;
+    }
+    for (long k = 0; k < total; k++) {
+        int idx[8];
+        long r = k;
+        for (int d = nd - 1; d >= 0; d--) {
+            idx[d] = (int)(r % dims[d]);
+            r /= dims[d];
+        }
+        printf("%s", name);
+        for (int d = 0; d < nd; d++)
+            printf("[%d]", idx[d]);
+        printf(" = %.17g\n", x[k]);
+    }
+}
+
+static inline void dump1(const char *name, const double *x, int n)
+{
+    int dims[1] = {n};
+    dump(name, x, 1, dims);
+}
+
+/* Reads argv[k] as an int >= min, or returns def when absent. */
+static int arg_int(int argc, char **argv, int k, int def, int min)
+{
+    int v = argc > k ? atoi(argv[k]) : def;
+    if (v < min) {
+        fprintf(stderr, "argument %d must be >= %d\n", k, min);
+        exit(1);
+    }
+    return v;
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+static void chain(int N, const double *A, double *B, double *C)
+{
+	// the chain
+#pragma omplc loopchain \
+	schedule(fuse(), \
+	         tile((8), serial, serial))
+	{
+		/* first nest */
+#pragma omplc for domain(1:N-2) \
+	with (i) \
+	read A {(i-1),(i),(i+1)}, \
+	write B {(i)}
+		for (int i = 1; i <= N - 2; i++) {
+			B[i] = 0.25 * (A[i-1] + 2.0 * A[i] + A[i+1]);
+		}
+
+		// second nest
+
+#pragma omplc for domain(2:N-2) with (i) read B {(i-1),(i)}, write C {(i)}
+		for (int i = 2; i <= N - 2; i++) {
+			C[i] = B[i] - 0.5 * B[i-1];
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int N = arg_int(argc, argv, 1, 100, 1);
+	double *A = xmalloc(sizeof(double) * N);
+	double *B = xmalloc(sizeof(double) * N);
+	double *C = xmalloc(sizeof(double) * N);
+	for (int i = 0; i < N; i++) {
+		A[i] = next_value();
+		B[i] = next_value();
+		C[i] = -1.0;
+	}
+	chain(N, A, B, C);
+	dump1("A", A, N);
+	dump1("B", B, N);
+	dump1("C", C, N);
+	free(A);
+	free(B);
+	free(C);
+	return 0;
+}
