@@ -1152,8 +1152,11 @@ mod programs {
         minifluxdiv_minshift,
         pipeline_3stage_1d,
         pipeline_3stage_1d_orig,
+        pipeline_blur2d,
+        pipeline_blur2d_multilevel,
         scop_imperfect,
         scop_minmax_guard,
+        scop_resample,
         seidel2d_scop,
         two_chains,
     );
