@@ -431,7 +431,7 @@ mod pipeline_tests {
         Access {
             kind,
             data: data.into(),
-            index: vec![Expr::add(v("i"), Expr::Int(off))],
+            index: vec![Expr::sum(v("i"), Expr::Int(off))],
             span: Span::default(),
         }
     }
@@ -462,7 +462,7 @@ mod pipeline_tests {
         let text = "REGION\n".to_string();
         let s0 = stage(
             0,
-            range("i", Expr::Int(1), Expr::sub(v("N"), Expr::Int(2))),
+            range("i", Expr::Int(1), Expr::difference(v("N"), Expr::Int(2))),
             vec![
                 access(AccessKind::Read, "A", -1),
                 access(AccessKind::Read, "A", 0),
@@ -473,7 +473,7 @@ mod pipeline_tests {
         );
         let s1 = stage(
             1,
-            range("i", Expr::Int(1), Expr::sub(v("N"), Expr::Int(3))),
+            range("i", Expr::Int(1), Expr::difference(v("N"), Expr::Int(3))),
             vec![
                 access(AccessKind::Read, "B", 1),
                 access(AccessKind::Write, "C", 0),

@@ -109,6 +109,16 @@ fn reindent(text: &str, indent: &str) -> String {
         .map(|l| l.len() - l.trim_start().len())
         .min()
         .unwrap_or(0);
+    // Continuation lines of a simple statement sit one level deeper than its
+    // first line; the lines of a compound statement keep their own layout.
+    let extra = if lines
+        .first()
+        .is_some_and(|l| l.trim_start().starts_with('{'))
+    {
+        ""
+    } else {
+        INDENT
+    };
     let mut out = String::new();
     for (i, l) in lines.iter().enumerate() {
         if l.trim().is_empty() {
@@ -119,6 +129,7 @@ fn reindent(text: &str, indent: &str) -> String {
             out.push_str(l.trim());
         } else {
             let lead = l.len() - l.trim_start().len();
+            out.push_str(extra);
             out.push_str(&l[lead.min(min)..]);
         }
         out.push('\n');
@@ -134,6 +145,7 @@ mod tests {
     fn reindents_relative() {
         let t = "{\n      a = 1;\n    }";
         assert_eq!(reindent(t, "  "), "  {\n    a = 1;\n  }\n");
+        assert_eq!(reindent("a =\n        b;", ""), "a =\n  b;\n");
     }
 
     #[test]

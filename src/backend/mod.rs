@@ -137,6 +137,7 @@ impl Templates {
 
 /// Generates the loops of one region from its final schedule: isl builds the
 /// AST under the parameter `context`, flextile prints it.
+#[allow(clippy::too_many_arguments)]
 pub fn generate_loops(
     schedule: &Schedule,
     context: &Set,

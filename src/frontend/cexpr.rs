@@ -63,9 +63,9 @@ pub fn to_expr(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
                 (Some(op @ ("+" | "-" | "*" | "/" | "%")), [l, r]) => {
                     let (a, b) = (to_expr(unit, *l)?, to_expr(unit, *r)?);
                     Some(match op {
-                        "+" => Expr::add(a, b),
-                        "-" => Expr::sub(a, b),
-                        "*" => Expr::mul(a, b),
+                        "+" => Expr::sum(a, b),
+                        "-" => Expr::difference(a, b),
+                        "*" => Expr::product(a, b),
                         "/" => Expr::Div(Box::new(a), Box::new(b)),
                         _ => Expr::Mod(Box::new(a), Box::new(b)),
                     })

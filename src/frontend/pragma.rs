@@ -846,9 +846,9 @@ impl Parser<'_> {
             self.pos += 1;
             let (r, rs) = self.term()?;
             e = if op == '+' {
-                Expr::add(e, r)
+                Expr::sum(e, r)
             } else {
-                Expr::sub(e, r)
+                Expr::difference(e, r)
             };
             sp = sp.to(rs);
         }
@@ -864,7 +864,7 @@ impl Parser<'_> {
             self.pos += 1;
             let (r, rs) = self.unary()?;
             e = match op {
-                '*' => Expr::mul(e, r),
+                '*' => Expr::product(e, r),
                 '/' => Expr::Div(Box::new(e), Box::new(r)),
                 _ => Expr::Mod(Box::new(e), Box::new(r)),
             };
@@ -1026,7 +1026,7 @@ mod tests {
             ["i"]
         );
         assert_eq!(n.ranges[0].lo, Expr::Int(1));
-        assert_eq!(n.ranges[0].hi, Expr::sub(v("N"), Expr::Int(2)));
+        assert_eq!(n.ranges[0].hi, Expr::difference(v("N"), Expr::Int(2)));
         assert_eq!(n.accesses.len(), 2);
         assert_eq!(n.accesses[0].kind, AccessKind::Read);
         assert_eq!(n.accesses[0].data, "A");
@@ -1034,9 +1034,9 @@ mod tests {
         assert_eq!(
             t,
             [
-                &Expr::sub(v("i"), Expr::Int(1)),
+                &Expr::difference(v("i"), Expr::Int(1)),
                 &v("i"),
-                &Expr::add(v("i"), Expr::Int(1))
+                &Expr::sum(v("i"), Expr::Int(1))
             ]
         );
         let sp = n.accesses[0].tuples[2].span;
@@ -1060,7 +1060,7 @@ mod tests {
         assert_eq!(p.indent, "  ");
         assert_eq!(p.span.start, 2);
         assert_eq!(n.ranges.len(), 2);
-        assert_eq!(n.ranges[1].hi, Expr::sub(v("M"), Expr::Int(1)));
+        assert_eq!(n.ranges[1].hi, Expr::difference(v("M"), Expr::Int(1)));
         // As in C, a line comment ending in a backslash swallows the next line.
         assert_eq!(n.accesses.len(), 1);
         assert_eq!(n.accesses[0].data, "A");
@@ -1128,7 +1128,7 @@ mod tests {
         assert_eq!(n.accesses[1].tuples[0].exprs, vec![Expr::Any]);
         assert_eq!(
             n.accesses[2].tuples[0].exprs,
-            vec![Expr::add(Expr::mul(Expr::Int(2), v("i")), Expr::Int(1))]
+            vec![Expr::sum(Expr::product(Expr::Int(2), v("i")), Expr::Int(1))]
         );
         let p = one("#pragma omplc loopchain\n");
         assert!(matches!(&p.kind, PragmaKind::Loopchain(s) if s.items.is_empty()));

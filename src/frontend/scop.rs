@@ -293,7 +293,7 @@ impl<'tu> Builder<'_, 'tu> {
         if step > 1 {
             new.push(Constraint {
                 lhs: Expr::Mod(
-                    Box::new(Expr::sub(v.clone(), lb)),
+                    Box::new(Expr::difference(v.clone(), lb)),
                     Box::new(Expr::Int(step)),
                 ),
                 op: CmpOp::Eq,

@@ -36,17 +36,17 @@ pub enum Expr {
 
 impl Expr {
     /// `a + b`
-    pub fn add(a: Expr, b: Expr) -> Expr {
+    pub fn sum(a: Expr, b: Expr) -> Expr {
         Expr::Add(Box::new(a), Box::new(b))
     }
 
     /// `a - b`
-    pub fn sub(a: Expr, b: Expr) -> Expr {
+    pub fn difference(a: Expr, b: Expr) -> Expr {
         Expr::Sub(Box::new(a), Box::new(b))
     }
 
     /// `a * b`
-    pub fn mul(a: Expr, b: Expr) -> Expr {
+    pub fn product(a: Expr, b: Expr) -> Expr {
         Expr::Mul(Box::new(a), Box::new(b))
     }
 
@@ -224,15 +224,15 @@ mod tests {
 
     #[test]
     fn affinity() {
-        assert!(Expr::mul(Expr::Int(2), v("i")).is_affine());
-        assert!(!Expr::mul(v("N"), v("i")).is_affine());
+        assert!(Expr::product(Expr::Int(2), v("i")).is_affine());
+        assert!(!Expr::product(v("N"), v("i")).is_affine());
         assert!(!Expr::Div(Box::new(v("i")), Box::new(v("N"))).is_affine());
     }
 
     #[test]
     fn isl_division_by_a_bare_constant() {
         let i = || Box::new(v("i"));
-        let three = || Box::new(Expr::sub(Expr::Int(5), Expr::Int(2)));
+        let three = || Box::new(Expr::difference(Expr::Int(5), Expr::Int(2)));
         assert_eq!(
             Expr::Mod(i(), three()).to_isl(&|s| s.to_string()),
             "((i) mod 3)"
@@ -245,8 +245,11 @@ mod tests {
 
     #[test]
     fn isl_spelling() {
-        let e = Expr::sub(v("N"), Expr::Int(2));
+        let e = Expr::difference(v("N"), Expr::Int(2));
         assert_eq!(e.to_isl(&|s| s.to_string()), "(N - 2)");
-        assert_eq!(Expr::sub(Expr::Int(7), Expr::Int(2)).constant(), Some(5));
+        assert_eq!(
+            Expr::difference(Expr::Int(7), Expr::Int(2)).constant(),
+            Some(5)
+        );
     }
 }
