@@ -8,9 +8,10 @@
 //! byte. The original program is the oracle (see `shared/spec/architecture.md`,
 //! "Correctness discipline"). The generated program runs in every [`RUN_MODES`]
 //! entry: 1 and 2 OpenMP threads, and 2 and 3 threads under the
-//! `testsuite/omp_reverse_start.c` shim, which starts the threads of each
-//! parallel region in reverse order so that a loop wrongly marked parallel
-//! gives different bits on every run, not only when the race happens to bite.
+//! `testsuite/omp_reverse_start.c` shim, which runs the threads' shares of
+//! each parallel region one by one, last thread first, so that a loop wrongly
+//! marked parallel gives different bits on every run, not only when the race
+//! happens to bite.
 //!
 //! *Error cases* (`testsuite/errors/*.c`) must make flextile exit with the
 //! expected code and a `file:line:col: error: message` diagnostic with a caret
@@ -24,8 +25,8 @@
 //! its folder, a failing one keeps it and names it in the report.
 //!
 //! `FLEXTILE_TESTSUITE_BIN`, when set, replaces the flextile binary; it exists
-//! to check the harness itself (an identity "compiler" must pass every program
-//! and fail every error case).
+//! to check the harness itself (a "compiler" that only deletes the region
+//! pragmas must pass every program and fail every error case).
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -54,7 +55,7 @@ const FLEXTILE_TIMEOUT: Duration = Duration::from_secs(300);
 const CC_TIMEOUT: Duration = Duration::from_secs(120);
 /// How the generated program is run: `(OMP_NUM_THREADS, under the reverse-start shim)`.
 const RUN_MODES: &[(u32, bool)] = &[(1, false), (2, false), (2, true), (3, true)];
-/// Source of the LD_PRELOAD shim that starts OpenMP threads in reverse order.
+/// Source of the LD_PRELOAD shim that runs OpenMP threads' shares last thread first.
 const SHIM_SRC: &str = "testsuite/omp_reverse_start.c";
 /// Content of the pre-existing output file in error tests.
 const SENTINEL: &[u8] = b"/* pre-existing output: flextile must not touch this file */\n";
@@ -610,7 +611,7 @@ fn check_against(
                 "{context}, args [{}], OMP_NUM_THREADS={threads}{}",
                 show_set(a, "none"),
                 if reverse {
-                    " with threads started in reverse order (omp_reverse_start shim)"
+                    " with threads run in reverse order (omp_reverse_start shim)"
                 } else {
                     ""
                 }
