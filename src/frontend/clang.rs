@@ -21,7 +21,7 @@
 
 use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
-use std::os::raw::{c_char, c_int, c_uint, c_void};
+use std::os::raw::{c_char, c_int, c_uint, c_ulong, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
@@ -326,12 +326,15 @@ fn take_string(s: CXString) -> String {
 }
 
 impl<'i> TranslationUnit<'i> {
-    /// Parses `path` with `args` (plain clang driver arguments). Returns a
-    /// message when libclang could not produce a translation unit at all.
+    /// Parses `path` with `args` (plain clang driver arguments) and in-memory
+    /// files `virtual_files` (path, contents), which clang reads instead of
+    /// the disk. Returns a message when libclang could not produce a
+    /// translation unit at all.
     pub fn parse(
         index: &'i Index,
         path: &Path,
         args: &[String],
+        virtual_files: &[(String, String)],
     ) -> Result<TranslationUnit<'i>, String> {
         let cpath = CString::new(path.to_string_lossy().as_bytes())
             .map_err(|_| format!("invalid file name '{}'", path.display()))?;
@@ -342,10 +345,29 @@ impl<'i> TranslationUnit<'i> {
             );
         }
         let ptrs: Vec<*const c_char> = cargs.iter().map(|a| a.as_ptr()).collect();
+        let mut vnames = Vec::with_capacity(virtual_files.len());
+        for (name, contents) in virtual_files {
+            let n = CString::new(name.as_bytes())
+                .map_err(|_| format!("invalid virtual file name '{name}'"))?;
+            vnames.push((n, contents));
+        }
+        let mut unsaved: Vec<CXUnsavedFile> = Vec::with_capacity(vnames.len());
+        for (n, contents) in &vnames {
+            let length = c_ulong::try_from(contents.len())
+                .map_err(|_| "virtual file too large".to_string())?;
+            unsaved.push(CXUnsavedFile {
+                Filename: n.as_ptr(),
+                Contents: contents.as_ptr() as *const c_char,
+                Length: length,
+            });
+        }
+        let n_unsaved =
+            c_uint::try_from(unsaved.len()).map_err(|_| "too many virtual files".to_string())?;
         let n_args =
             c_int::try_from(ptrs.len()).map_err(|_| "too many clang arguments".to_string())?;
         let mut raw: CXTranslationUnit = std::ptr::null_mut();
-        // SAFETY: every pointer passed lives until the call returns; the
+        // SAFETY: every pointer passed (arguments, virtual file names and
+        // contents, with their lengths) lives until the call returns; the
         // out-pointer is a valid local.
         let code = unsafe {
             clang_parseTranslationUnit2(
@@ -353,8 +375,8 @@ impl<'i> TranslationUnit<'i> {
                 cpath.as_ptr(),
                 ptrs.as_ptr(),
                 n_args,
-                std::ptr::null_mut(),
-                0,
+                unsaved.as_mut_ptr(),
+                n_unsaved,
                 CXTranslationUnit_DetailedPreprocessingRecord,
                 &mut raw,
             )
@@ -907,7 +929,7 @@ mod tests {
         let src = "#include <stddef.h>\n#define N 10\nint f(int *a) {\n  return a[N] + 1;\n}\n";
         let p = write_temp("walk", src);
         let index = Index::new().unwrap();
-        let tu = TranslationUnit::parse(&index, &p, &args()).unwrap();
+        let tu = TranslationUnit::parse(&index, &p, &args(), &[]).unwrap();
         assert!(tu.diagnostics().iter().all(|d| d.level == DiagLevel::Minor));
         let f = tu
             .root()
@@ -944,7 +966,7 @@ mod tests {
         let src = "#if 0\nnothing here\n#endif\nint f(void) { return x; }\n";
         let p = write_temp("err", src);
         let index = Index::new().unwrap();
-        let tu = TranslationUnit::parse(&index, &p, &args()).unwrap();
+        let tu = TranslationUnit::parse(&index, &p, &args(), &[]).unwrap();
         let errs: Vec<_> = tu
             .diagnostics()
             .into_iter()

@@ -26,6 +26,58 @@ use ast::Unit;
 use clang::{DiagLevel, DiagPlace, Index, TranslationUnit};
 use pragma::{PragmaKind, PragmaLine};
 
+/// A directory that exists only for clang (unsaved files), searched last.
+const VIRTUAL_INCLUDE: &str = "/flextile-virtual-include";
+
+/// Declarations of the OpenMP runtime, for programs that include `omp.h`
+/// where clang has none (Debian's is gcc's, which clang cannot parse). The
+/// front end only parses: declarations are enough.
+const OMP_H: &str = "\
+#ifndef FLEXTILE_VIRTUAL_OMP_H
+#define FLEXTILE_VIRTUAL_OMP_H
+typedef struct { void *p[2]; } omp_lock_t;
+typedef struct { void *p[4]; } omp_nest_lock_t;
+typedef enum omp_sched_t { omp_sched_static = 1, omp_sched_dynamic = 2, omp_sched_guided = 3, omp_sched_auto = 4 } omp_sched_t;
+extern void omp_set_num_threads(int);
+extern int omp_get_num_threads(void);
+extern int omp_get_max_threads(void);
+extern int omp_get_thread_num(void);
+extern int omp_get_num_procs(void);
+extern int omp_in_parallel(void);
+extern int omp_in_final(void);
+extern void omp_set_dynamic(int);
+extern int omp_get_dynamic(void);
+extern void omp_set_nested(int);
+extern int omp_get_nested(void);
+extern void omp_set_schedule(omp_sched_t, int);
+extern void omp_get_schedule(omp_sched_t *, int *);
+extern int omp_get_thread_limit(void);
+extern void omp_set_max_active_levels(int);
+extern int omp_get_max_active_levels(void);
+extern int omp_get_level(void);
+extern int omp_get_ancestor_thread_num(int);
+extern int omp_get_team_size(int);
+extern int omp_get_active_level(void);
+extern void omp_init_lock(omp_lock_t *);
+extern void omp_destroy_lock(omp_lock_t *);
+extern void omp_set_lock(omp_lock_t *);
+extern void omp_unset_lock(omp_lock_t *);
+extern int omp_test_lock(omp_lock_t *);
+extern void omp_init_nest_lock(omp_nest_lock_t *);
+extern void omp_destroy_nest_lock(omp_nest_lock_t *);
+extern void omp_set_nest_lock(omp_nest_lock_t *);
+extern void omp_unset_nest_lock(omp_nest_lock_t *);
+extern int omp_test_nest_lock(omp_nest_lock_t *);
+extern double omp_get_wtime(void);
+extern double omp_get_wtick(void);
+#endif
+";
+
+/// The in-memory files clang sees in [`VIRTUAL_INCLUDE`].
+fn virtual_files() -> Vec<(String, String)> {
+    vec![(format!("{VIRTUAL_INCLUDE}/omp.h"), OMP_H.to_string())]
+}
+
 /// Parses `path` with the user's clang flags (`-I`, `-D`, `-std=`) and returns
 /// the regions flextile will rewrite, in source order. Stages are named `S0`,
 /// `S1`, ... across the whole file.
@@ -40,7 +92,13 @@ pub fn parse_file(path: &Path, clang_args: &[String]) -> Result<Program> {
     let (pragmas, mut errors) = pragma::scan(&file.text);
 
     let index = Index::new().map_err(Error::internal)?;
-    let tu = TranslationUnit::parse(&index, path, &clang_arguments(clang_args))
+    let mut args = clang_arguments(clang_args);
+    let is_c = path.extension().is_some_and(|e| e == "c");
+    if !is_c && !clang_args.iter().any(|a| a.starts_with("-x")) {
+        // Other names (a '.txt', no extension) are still C to flextile.
+        args.insert(0, "-xc".to_string());
+    }
+    let tu = TranslationUnit::parse(&index, path, &args, &virtual_files())
         .map_err(|m| Error::user(Diagnostic::error_global(m)))?;
     let clang_errors = clang_diagnostics(&tu, &file);
     if !clang_errors.is_empty() {
@@ -84,8 +142,9 @@ pub fn parse_file(path: &Path, clang_args: &[String]) -> Result<Program> {
     Ok(Program { file, regions })
 }
 
-/// The user's flags, plus clang's resource directory (unless given) and
-/// `-Wno-unknown-pragmas` (so that `-Werror` does not reject our pragmas).
+/// The user's flags, plus clang's resource directory (unless given), the
+/// virtual include directory searched last, and `-Wno-unknown-pragmas` (so
+/// that `-Werror` does not reject our pragmas).
 fn clang_arguments(user: &[String]) -> Vec<String> {
     let mut args = user.to_vec();
     let has_resource_dir = user
@@ -97,6 +156,8 @@ fn clang_arguments(user: &[String]) -> Vec<String> {
             args.push(dir.to_string_lossy().into_owned());
         }
     }
+    args.push("-idirafter".to_string());
+    args.push(VIRTUAL_INCLUDE.to_string());
     args.push("-Wno-unknown-pragmas".to_string());
     args
 }
@@ -346,7 +407,8 @@ pub(crate) mod testutil {
         let path = std::env::temp_dir().join(format!("flextile-unit-{}-{n}.c", std::process::id()));
         std::fs::write(&path, src).expect("temp file");
         let index = Index::new().expect("index");
-        let tu = TranslationUnit::parse(&index, &path, &clang_arguments(&[])).expect("parse");
+        let tu = TranslationUnit::parse(&index, &path, &clang_arguments(&[]), &virtual_files())
+            .expect("parse");
         std::fs::remove_file(&path).ok();
         let unit = Unit::new(&tu, src);
         f(&unit)
@@ -460,6 +522,8 @@ mod tests {
         assert_eq!(errs[0].0, "expected expression");
         assert_eq!(errs[0].1, ";");
         let p = ok("#pragma something unknown\n#include <stdio.h>\n#include <math.h>\n#include <stdlib.h>\nint f(int n) { int unused; return n; }\n");
+        assert!(p.regions.is_empty());
+        let p = ok("#include <omp.h>\nint f(void) { return omp_get_max_threads(); }\n");
         assert!(p.regions.is_empty());
     }
 
