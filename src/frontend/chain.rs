@@ -546,6 +546,29 @@ void f(int N, double *A, double *B) {
     }
 
     #[test]
+    fn chain_as_the_body_of_a_time_loop() {
+        let src = "\
+void f(int T, int N, double *A, double *B) {
+  for (int t = 0; t < T; t++)
+    #pragma omplc loopchain schedule(fuse())
+    {
+      #pragma omplc for domain(1:N-2) with (i) read A {(i-1),(i+1)} write B {(i)}
+      for (int i = 1; i < N - 1; i++) B[i] = A[i-1] + A[i+1];
+      #pragma omplc for domain(1:N-2) with (i) read B {(i)} write A {(i)}
+      for (int i = 1; i < N - 1; i++) A[i] = B[i];
+    }
+}
+";
+        let p = ok(src);
+        let r = &p.regions[0];
+        assert_eq!(r.indent, "    ");
+        assert_eq!(r.stages.len(), 2);
+        assert_eq!(&src[r.span.start..r.span.start + 8], "    #pra");
+        assert!(src[..r.span.end].ends_with("A[i] = B[i];\n    }"));
+        assert_eq!(template(&r.stages[0]), "B[<0>] = A[<0>-1] + A[<0>+1];");
+    }
+
+    #[test]
     fn two_chains_number_stages_across_the_file() {
         let one = "\
 #pragma omplc loopchain schedule()
