@@ -16,7 +16,7 @@
  * Output: A and G in full (hashed above 4096 elements).
  *
  * flextile-test: args: 20 3 | 5 2 | 3 1 | 2 1 | 37 2 | 70 1 | 9 0
- * flextile-test: options: default | --no-openmp | --tile | --tile --tile-sizes 3,5
+ * flextile-test: options: default | --no-openmp | --tile | --tile --tile-sizes 3,5 | --tile --tile-sizes 1
  */
 #include <stdio.h>
 #include <stdlib.h>

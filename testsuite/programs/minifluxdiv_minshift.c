@@ -20,10 +20,11 @@
  * (time Q+(0,1,0), earlier nest); DIFF_z likewise. But the NEW dependence
  * DIFF_x -> DIFF_y has distance (0,1,-1) and DIFF_y -> DIFF_z (1,-1,0): the fused
  * band is NOT permutable, so it must not be tiled as one band and its inner
- * loops are not parallel (the outer iz loop is not parallel either). That is
- * why only the default option set is listed: the test checks that plain
- * fusion with these shifts, and the parallel loops the compiler marks, keep
- * the results.
+ * loops are not parallel (the outer iz loop is not parallel either). The
+ * test checks that plain fusion with these shifts, and the parallel loops
+ * the compiler marks, keep the results; the one --tile set checks that
+ * command-line tiling (best effort) tiles only what is legal here (the outer
+ * loop alone) and that size-1 tiles do not confuse the parallel marks.
  * Input: old(c,z,y,x) = c + 0.5*(z+y+x) + ((7z + 11y + 13x + 3c) mod 17)/17
  * (non-linear, so the fluxes do not cancel); new starts as a copy of old; the
  * caches start as -1.
@@ -31,7 +32,7 @@
  * then all of new (ghosts included) and the three caches, hashed per 64 values.
  *
  * flextile-test: args: 8 | 5 | 1 | 2 | 13 | 17
- * flextile-test: options: default | --no-openmp
+ * flextile-test: options: default | --no-openmp | --tile --tile-sizes 1,2
  */
 #include <stdio.h>
 #include <stdlib.h>

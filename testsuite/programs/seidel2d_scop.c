@@ -16,7 +16,7 @@
  * Output: A in full (hashed above 4096 elements).
  *
  * flextile-test: args: 20 5 | 5 2 | 1 1 | 3 3 | 37 4 | 64 2 | 10 0
- * flextile-test: options: default | --tile | --tile --tile-sizes 4,4,4 | --tile --tile-sizes 2,7,5 | --tile --no-openmp
+ * flextile-test: options: default | --tile | --tile --tile-sizes 4,4,4 | --tile --tile-sizes 2,7,5 | --tile --no-openmp | --tile --tile-sizes 1,1,1
  */
 #include <stdio.h>
 #include <stdlib.h>
