@@ -1142,6 +1142,7 @@ mod programs {
         chain_gs5_wavefront,
         chain_mixed_depth,
         chain_param_offsets,
+        chain_rows_parallel,
         heat1d_scop,
         heat2d_scop,
         heat3d_scop,

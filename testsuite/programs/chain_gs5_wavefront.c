@@ -6,14 +6,16 @@
  *     A[i][j] = 0.25*(A[i-1][j] + A[i][j-1] + A[i][j+1] + A[i+1][j]) + 0.125*A[i][j]
  *     over 1..N-2 x 1..N-2, updated in place
  *   chain 2, schedule(tile((4,4), wavefront, serial)): the same update on G
+ *   chain 3, schedule(tile((8,8), serial, wavefront)): the same update on V
+ *            (serial tiles, wavefronts of points inside each tile)
  * The in-place update reads the new A[i-1][j], A[i][j-1] and the old
  * A[i+1][j], A[i][j+1]: dependence distances (1,0) and (0,1) (flow and anti),
  * all non-negative, so the band is permutable and both wavefronts are legal,
  * but neither loop is parallel on its own.
- * Exercises: the 'wavefront' schedule item alone and as the tile-loop
- * treatment, in-place updates with flow and anti dependences on one array,
+ * Exercises: the 'wavefront' schedule item alone, as the tile-loop
+ * treatment and as the point-loop treatment, in-place updates with flow and anti dependences on one array,
  * single-nest chains, two chains in one loop body.
- * Output: A and G in full (hashed above 4096 elements).
+ * Output: A, G and V in full (hashed above 4096 elements).
  *
  * flextile-test: args: 20 3 | 5 2 | 3 1 | 2 1 | 37 2 | 70 1 | 9 0
  * flextile-test: options: default | --no-openmp | --tile | --tile --tile-sizes 3,5 | --tile --tile-sizes 1
@@ -100,7 +102,7 @@ static void *xmalloc(size_t bytes)
     return p;
 }
 
-static void kernel(int T, int N, double A[N][N], double G[N][N])
+static void kernel(int T, int N, double A[N][N], double G[N][N], double V[N][N])
 {
     for (int t = 0; t < T; t++) {
 #pragma omplc loopchain schedule(wavefront)
@@ -119,6 +121,14 @@ static void kernel(int T, int N, double A[N][N], double G[N][N])
                 for (int j = 1; j <= N - 2; j++)
                     G[i][j] = 0.25 * (G[i-1][j] + G[i][j-1] + G[i][j+1] + G[i+1][j]) + 0.125 * G[i][j];
         }
+#pragma omplc loopchain schedule(tile((8,8), serial, wavefront))
+        {
+#pragma omplc for domain(1:N-2, 1:N-2) with (i, j) \
+            read V {(i-1,j),(i,j-1),(i,j),(i,j+1),(i+1,j)}, write V {(i,j)}
+            for (int i = 1; i <= N - 2; i++)
+                for (int j = 1; j <= N - 2; j++)
+                    V[i][j] = 0.25 * (V[i-1][j] + V[i][j-1] + V[i][j+1] + V[i+1][j]) + 0.125 * V[i][j];
+        }
     }
 }
 
@@ -128,14 +138,17 @@ int main(int argc, char **argv)
     int T = arg_int(argc, argv, 2, 3, 0);
     double (*A)[N] = xmalloc(sizeof(double) * N * N);
     double (*G)[N] = xmalloc(sizeof(double) * N * N);
+    double (*V)[N] = xmalloc(sizeof(double) * N * N);
     for (int i = 0; i < N; i++)
         for (int j = 0; j < N; j++)
-            A[i][j] = G[i][j] = next_value();
-    kernel(T, N, A, G);
+            A[i][j] = G[i][j] = V[i][j] = next_value();
+    kernel(T, N, A, G, V);
     int dims[2] = {N, N};
     dump("A", &A[0][0], 2, dims);
     dump("G", &G[0][0], 2, dims);
+    dump("V", &V[0][0], 2, dims);
     free(A);
     free(G);
+    free(V);
     return 0;
 }
