@@ -8,19 +8,21 @@
  *   3 sharpen same domain: img*(1+weight) + blury*(-weight)
  *   4 mask    same domain: |img - blury| < threshold ? img : sharpen   (output)
  * Output: mask float [3][R][C], out[c][x-2][y-2] = mask(c,x,y).
+ * Bodies use plain subscripts of the buffers seen as C99 arrays; the output
+ * is written at its own indices, mask[c][x-2][y-2] (declared (c,x-2,y-2)).
  * threshold = 0.001, weight = 3.
  */
 #include "common.h"
 
-#define IMG(c, x, y) img[((c) * (R + 4) + (x)) * (C + 4) + (y)]
-#define BLURX(c, x, y) blurx[((c) * (R + 4) + (x)) * (C + 4) + (y)]
-#define BLURY(c, x, y) blury[((c) * (R + 4) + (x)) * (C + 4) + (y)]
-#define SHARPEN(c, x, y) sharpen[((c) * (R + 4) + (x)) * (C + 4) + (y)]
-#define MASK(c, x, y) mask[((c) * R + (x) - 2) * C + (y) - 2]
-
-static void unsharp_mask(int R, int C, float threshold, float weight, const float *img,
-                         float *blurx, float *blury, float *sharpen, float *mask)
+static void unsharp_mask(int R, int C, float threshold, float weight, const float *img_buf,
+                         float *blurx_buf, float *blury_buf, float *sharpen_buf, float *mask_buf)
 {
+  /* the flat buffers seen as C99 arrays (variably modified types) */
+  const float (*restrict img)[R + 4][C + 4] = (const float (*)[R + 4][C + 4])img_buf;
+  float (*restrict blurx)[R + 4][C + 4] = (float (*)[R + 4][C + 4])blurx_buf;
+  float (*restrict blury)[R + 4][C + 4] = (float (*)[R + 4][C + 4])blury_buf;
+  float (*restrict sharpen)[R + 4][C + 4] = (float (*)[R + 4][C + 4])sharpen_buf;
+  float (*restrict mask)[R][C] = (float (*)[R][C])mask_buf; /* mask(c, x, y) is mask[c][x-2][y-2] */
   float wpos = 1.0f + weight, wneg = -weight;
 #pragma omplc loopchain schedule()
   {
@@ -30,9 +32,9 @@ static void unsharp_mask(int R, int C, float threshold, float weight, const floa
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= R + 1; x++)
         for (int y = 0; y <= C + 3; y++)
-          BLURX(c, x, y) = IMG(c, x - 2, y) * 0.0625f + IMG(c, x - 1, y) * 0.25f
-                         + IMG(c, x, y) * 0.375f + IMG(c, x + 1, y) * 0.25f
-                         + IMG(c, x + 2, y) * 0.0625f;
+          blurx[c][x][y] = img[c][x - 2][y] * 0.0625f + img[c][x - 1][y] * 0.25f
+                         + img[c][x][y] * 0.375f + img[c][x + 1][y] * 0.25f
+                         + img[c][x + 2][y] * 0.0625f;
 
 #pragma omplc for domain(0:2, 2:R+1, 2:C+1) with (c, x, y) \
     read blurx {(c,x,y-2), (c,x,y-1), (c,x,y), (c,x,y+1), (c,x,y+2)}, \
@@ -40,25 +42,25 @@ static void unsharp_mask(int R, int C, float threshold, float weight, const floa
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= R + 1; x++)
         for (int y = 2; y <= C + 1; y++)
-          BLURY(c, x, y) = BLURX(c, x, y - 2) * 0.0625f + BLURX(c, x, y - 1) * 0.25f
-                         + BLURX(c, x, y) * 0.375f + BLURX(c, x, y + 1) * 0.25f
-                         + BLURX(c, x, y + 2) * 0.0625f;
+          blury[c][x][y] = blurx[c][x][y - 2] * 0.0625f + blurx[c][x][y - 1] * 0.25f
+                         + blurx[c][x][y] * 0.375f + blurx[c][x][y + 1] * 0.25f
+                         + blurx[c][x][y + 2] * 0.0625f;
 
 #pragma omplc for domain(0:2, 2:R+1, 2:C+1) with (c, x, y) \
     read img {(c,x,y)}, read blury {(c,x,y)}, write sharpen {(c,x,y)}
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= R + 1; x++)
         for (int y = 2; y <= C + 1; y++)
-          SHARPEN(c, x, y) = IMG(c, x, y) * wpos + BLURY(c, x, y) * wneg;
+          sharpen[c][x][y] = img[c][x][y] * wpos + blury[c][x][y] * wneg;
 
 #pragma omplc for domain(0:2, 2:R+1, 2:C+1) with (c, x, y) \
     read img {(c,x,y)}, read blury {(c,x,y)}, read sharpen {(c,x,y)}, \
-    write mask {(c,x,y)}
+    write mask {(c,x-2,y-2)}
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= R + 1; x++)
         for (int y = 2; y <= C + 1; y++)
-          MASK(c, x, y) = (fabsf(IMG(c, x, y) - BLURY(c, x, y)) < threshold)
-                              ? IMG(c, x, y) : SHARPEN(c, x, y);
+          mask[c][x - 2][y - 2] = (fabsf(img[c][x][y] - blury[c][x][y]) < threshold)
+                                    ? img[c][x][y] : sharpen[c][x][y];
   }
 }
 
@@ -81,7 +83,7 @@ int main(int argc, char **argv)
   for (int c = 0; c < 3; c++)
     for (int x = 0; x < R; x++)
       for (int y = 0; y < C; y++)
-        IMG(c, x + 2, y + 2) = (float)bench_u8(o.seed, c, x, y) / 255.0f;
+        img[(c * (R + 4) + x + 2) * (C + 4) + y + 2] = (float)bench_u8(o.seed, c, x, y) / 255.0f;
 
   for (int r = 0; r < o.reps; r++) {
     double t0 = bench_now_ms();
