@@ -8,26 +8,27 @@
  *   9 trace, 10 det, 11 harris                   pointwise   (harris: output)
  * Output: harris on [2,R-1]x[2,C-1], stored as float [R-2][C-2]
  * (out[x-2][y-2] = harris(x,y); the spec's harris[12][22] is out[10][20]).
+ * Bodies use plain subscripts of the buffers seen as C99 arrays; the output
+ * is written at its own indices, harris[x-2][y-2] (declared (x-2,y-2)).
  */
 #include "common.h"
 
-#define IMG(x, y) img[(x) * (C + 2) + (y)]
-#define IY(x, y) Iy[(x) * (C + 2) + (y)]
-#define IX(x, y) Ix[(x) * (C + 2) + (y)]
-#define IYY(x, y) Iyy[(x) * (C + 2) + (y)]
-#define IXY(x, y) Ixy[(x) * (C + 2) + (y)]
-#define IXX(x, y) Ixx[(x) * (C + 2) + (y)]
-#define SYY(x, y) Syy[(x) * (C + 2) + (y)]
-#define SXY(x, y) Sxy[(x) * (C + 2) + (y)]
-#define SXX(x, y) Sxx[(x) * (C + 2) + (y)]
-#define TRACE(x, y) trace[(x) * (C + 2) + (y)]
-#define DET(x, y) det[(x) * (C + 2) + (y)]
-#define HARRIS(x, y) harris[((x) - 2) * (C - 2) + (y) - 2]
-
-static void harris_corner(int R, int C, const float *img, float *Iy, float *Ix, float *Iyy,
-                          float *Ixy, float *Ixx, float *Syy, float *Sxy, float *Sxx,
-                          float *trace, float *det, float *harris)
+static void harris_corner(int R, int C, const float *img_buf, float *const *buf,
+                          float *harris_buf)
 {
+  /* the flat buffers seen as C99 arrays (variably modified types) */
+  const float (*restrict img)[C + 2] = (const float (*)[C + 2])img_buf;
+  float (*restrict Iy)[C + 2] = (float (*)[C + 2])buf[0];
+  float (*restrict Ix)[C + 2] = (float (*)[C + 2])buf[1];
+  float (*restrict Iyy)[C + 2] = (float (*)[C + 2])buf[2];
+  float (*restrict Ixy)[C + 2] = (float (*)[C + 2])buf[3];
+  float (*restrict Ixx)[C + 2] = (float (*)[C + 2])buf[4];
+  float (*restrict Syy)[C + 2] = (float (*)[C + 2])buf[5];
+  float (*restrict Sxy)[C + 2] = (float (*)[C + 2])buf[6];
+  float (*restrict Sxx)[C + 2] = (float (*)[C + 2])buf[7];
+  float (*restrict trace)[C + 2] = (float (*)[C + 2])buf[8];
+  float (*restrict det)[C + 2] = (float (*)[C + 2])buf[9];
+  float (*restrict harris)[C - 2] = (float (*)[C - 2])harris_buf; /* harris(x, y) is harris[x-2][y-2] */
 #pragma omplc loopchain schedule()
   {
 #pragma omplc for domain(1:R, 1:C) with (x, y) \
@@ -35,34 +36,34 @@ static void harris_corner(int R, int C, const float *img, float *Iy, float *Ix, 
     write Iy {(x,y)}
     for (int x = 1; x <= R; x++)
       for (int y = 1; y <= C; y++)
-        IY(x, y) = IMG(x - 1, y - 1) * -0.0833333333333f + IMG(x - 1, y + 1) * 0.0833333333333f
-                 + IMG(x, y - 1) * -0.166666666667f + IMG(x, y + 1) * 0.166666666667f
-                 + IMG(x + 1, y - 1) * -0.0833333333333f + IMG(x + 1, y + 1) * 0.0833333333333f;
+        Iy[x][y] = img[x - 1][y - 1] * -0.0833333333333f + img[x - 1][y + 1] * 0.0833333333333f
+                 + img[x][y - 1] * -0.166666666667f + img[x][y + 1] * 0.166666666667f
+                 + img[x + 1][y - 1] * -0.0833333333333f + img[x + 1][y + 1] * 0.0833333333333f;
 
 #pragma omplc for domain(1:R, 1:C) with (x, y) \
     read img {(x-1,y-1), (x+1,y-1), (x-1,y), (x+1,y), (x-1,y+1), (x+1,y+1)}, \
     write Ix {(x,y)}
     for (int x = 1; x <= R; x++)
       for (int y = 1; y <= C; y++)
-        IX(x, y) = IMG(x - 1, y - 1) * -0.0833333333333f + IMG(x + 1, y - 1) * 0.0833333333333f
-                 + IMG(x - 1, y) * -0.166666666667f + IMG(x + 1, y) * 0.166666666667f
-                 + IMG(x - 1, y + 1) * -0.0833333333333f + IMG(x + 1, y + 1) * 0.0833333333333f;
+        Ix[x][y] = img[x - 1][y - 1] * -0.0833333333333f + img[x + 1][y - 1] * 0.0833333333333f
+                 + img[x - 1][y] * -0.166666666667f + img[x + 1][y] * 0.166666666667f
+                 + img[x - 1][y + 1] * -0.0833333333333f + img[x + 1][y + 1] * 0.0833333333333f;
 
 #pragma omplc for domain(1:R, 1:C) with (x, y) read Iy {(x,y)}, write Iyy {(x,y)}
     for (int x = 1; x <= R; x++)
       for (int y = 1; y <= C; y++)
-        IYY(x, y) = IY(x, y) * IY(x, y);
+        Iyy[x][y] = Iy[x][y] * Iy[x][y];
 
 #pragma omplc for domain(1:R, 1:C) with (x, y) read Ix {(x,y)}, read Iy {(x,y)}, \
     write Ixy {(x,y)}
     for (int x = 1; x <= R; x++)
       for (int y = 1; y <= C; y++)
-        IXY(x, y) = IX(x, y) * IY(x, y);
+        Ixy[x][y] = Ix[x][y] * Iy[x][y];
 
 #pragma omplc for domain(1:R, 1:C) with (x, y) read Ix {(x,y)}, write Ixx {(x,y)}
     for (int x = 1; x <= R; x++)
       for (int y = 1; y <= C; y++)
-        IXX(x, y) = IX(x, y) * IX(x, y);
+        Ixx[x][y] = Ix[x][y] * Ix[x][y];
 
 #pragma omplc for domain(2:R-1, 2:C-1) with (x, y) \
     read Iyy {(x-1,y-1), (x-1,y), (x-1,y+1), (x,y-1), (x,y), (x,y+1), \
@@ -70,9 +71,9 @@ static void harris_corner(int R, int C, const float *img, float *Iy, float *Ix, 
     write Syy {(x,y)}
     for (int x = 2; x <= R - 1; x++)
       for (int y = 2; y <= C - 1; y++)
-        SYY(x, y) = IYY(x - 1, y - 1) + IYY(x - 1, y) + IYY(x - 1, y + 1)
-                  + IYY(x, y - 1) + IYY(x, y) + IYY(x, y + 1)
-                  + IYY(x + 1, y - 1) + IYY(x + 1, y) + IYY(x + 1, y + 1);
+        Syy[x][y] = Iyy[x - 1][y - 1] + Iyy[x - 1][y] + Iyy[x - 1][y + 1]
+                  + Iyy[x][y - 1] + Iyy[x][y] + Iyy[x][y + 1]
+                  + Iyy[x + 1][y - 1] + Iyy[x + 1][y] + Iyy[x + 1][y + 1];
 
 #pragma omplc for domain(2:R-1, 2:C-1) with (x, y) \
     read Ixy {(x-1,y-1), (x-1,y), (x-1,y+1), (x,y-1), (x,y), (x,y+1), \
@@ -80,9 +81,9 @@ static void harris_corner(int R, int C, const float *img, float *Iy, float *Ix, 
     write Sxy {(x,y)}
     for (int x = 2; x <= R - 1; x++)
       for (int y = 2; y <= C - 1; y++)
-        SXY(x, y) = IXY(x - 1, y - 1) + IXY(x - 1, y) + IXY(x - 1, y + 1)
-                  + IXY(x, y - 1) + IXY(x, y) + IXY(x, y + 1)
-                  + IXY(x + 1, y - 1) + IXY(x + 1, y) + IXY(x + 1, y + 1);
+        Sxy[x][y] = Ixy[x - 1][y - 1] + Ixy[x - 1][y] + Ixy[x - 1][y + 1]
+                  + Ixy[x][y - 1] + Ixy[x][y] + Ixy[x][y + 1]
+                  + Ixy[x + 1][y - 1] + Ixy[x + 1][y] + Ixy[x + 1][y + 1];
 
 #pragma omplc for domain(2:R-1, 2:C-1) with (x, y) \
     read Ixx {(x-1,y-1), (x-1,y), (x-1,y+1), (x,y-1), (x,y), (x,y+1), \
@@ -90,27 +91,27 @@ static void harris_corner(int R, int C, const float *img, float *Iy, float *Ix, 
     write Sxx {(x,y)}
     for (int x = 2; x <= R - 1; x++)
       for (int y = 2; y <= C - 1; y++)
-        SXX(x, y) = IXX(x - 1, y - 1) + IXX(x - 1, y) + IXX(x - 1, y + 1)
-                  + IXX(x, y - 1) + IXX(x, y) + IXX(x, y + 1)
-                  + IXX(x + 1, y - 1) + IXX(x + 1, y) + IXX(x + 1, y + 1);
+        Sxx[x][y] = Ixx[x - 1][y - 1] + Ixx[x - 1][y] + Ixx[x - 1][y + 1]
+                  + Ixx[x][y - 1] + Ixx[x][y] + Ixx[x][y + 1]
+                  + Ixx[x + 1][y - 1] + Ixx[x + 1][y] + Ixx[x + 1][y + 1];
 
 #pragma omplc for domain(2:R-1, 2:C-1) with (x, y) read Sxx {(x,y)}, read Syy {(x,y)}, \
     write trace {(x,y)}
     for (int x = 2; x <= R - 1; x++)
       for (int y = 2; y <= C - 1; y++)
-        TRACE(x, y) = SXX(x, y) + SYY(x, y);
+        trace[x][y] = Sxx[x][y] + Syy[x][y];
 
 #pragma omplc for domain(2:R-1, 2:C-1) with (x, y) \
     read Sxx {(x,y)}, read Syy {(x,y)}, read Sxy {(x,y)}, write det {(x,y)}
     for (int x = 2; x <= R - 1; x++)
       for (int y = 2; y <= C - 1; y++)
-        DET(x, y) = SXX(x, y) * SYY(x, y) - SXY(x, y) * SXY(x, y);
+        det[x][y] = Sxx[x][y] * Syy[x][y] - Sxy[x][y] * Sxy[x][y];
 
 #pragma omplc for domain(2:R-1, 2:C-1) with (x, y) read det {(x,y)}, read trace {(x,y)}, \
-    write harris {(x,y)}
+    write harris {(x-2,y-2)}
     for (int x = 2; x <= R - 1; x++)
       for (int y = 2; y <= C - 1; y++)
-        HARRIS(x, y) = DET(x, y) - (0.04f * TRACE(x, y)) * TRACE(x, y);
+        harris[x - 2][y - 2] = det[x][y] - (0.04f * trace[x][y]) * trace[x][y];
   }
 }
 
@@ -133,19 +134,18 @@ int main(int argc, char **argv)
 
   for (int x = 0; x < R + 2; x++)
     for (int y = 0; y < C + 2; y++)
-      IMG(x, y) = (float)bench_u8(o.seed, 0, x, y) / 255.0f;
+      img[x * (C + 2) + y] = (float)bench_u8(o.seed, 0, x, y) / 255.0f;
 
   for (int r = 0; r < o.reps; r++) {
     double t0 = bench_now_ms();
-    harris_corner(R, C, img, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9],
-                  harris);
+    harris_corner(R, C, img, a, harris);
     t[r] = bench_now_ms() - t0;
   }
 
   bench_header(&o, "harris", "img[x][y] = u8(0,x,y)/255 on the (R+2)x(C+2) array");
   char shape[64];
   snprintf(shape, sizeof shape, "[%d][%d] (harris[2..R-1][2..C-1])", R - 2, C - 2);
-  if (R > 12 && C > 22) printf("sample harris[12][22]: %.9g\n", HARRIS(12, 22));
+  if (R > 12 && C > 22) printf("sample harris[12][22]: %.9g\n", harris[10 * (C - 2) + 20]);
   bench_output(&o, "harris", 'f', harris, (size_t)(R - 2) * (C - 2), shape);
   bench_report_time(&o, t);
   free(img);
