@@ -23,21 +23,27 @@
  *    the coarse cell i = x/8 becomes an iterator, so every access is affine
  *    except the data-dependent z bin (declared *).  xf = a/8 = (x%8)/8.
  *    The z bin 2+zi+1 can be 13 (v == 1.0, weight 0): never written, reads 0.
+ *  - Bodies use plain subscripts of the buffers seen as C99 arrays; stages 2
+ *    and 6 are not analysable by flextile (data-dependent z subscript), the
+ *    others are.  The output is written at out[x-24][y-24] (declared so).
  */
 #include "common.h"
 
-#define INPUT(x, y) input[(x) * C + (y)]
-#define GRID(c, i, j, z) grid[(((c) * (GR + 1) + (i)) * (GC + 1) + (j)) * 16 + (z)]
-#define BLURZ(c, i, j, z) blurz[(((c) * (GR + 1) + (i)) * (GC + 1) + (j)) * 16 + (z)]
-#define BLURX(c, i, j, z) blurx[(((c) * (GR + 1) + (i)) * (GC + 1) + (j)) * 16 + (z)]
-#define BLURY(c, i, j, z) blury[(((c) * (GR + 1) + (i)) * (GC + 1) + (j)) * 16 + (z)]
-#define INTERP(c, x, y) interp[((c) * R + (x)) * C + (y)]
-#define OUT(x, y) out[((x) - 24) * (C - 56) + (y) - 24]
-
-static void bilateral_grid(int R, int C, const float *input, float *grid, float *blurz,
-                           float *blurx, float *blury, float *interp, float *out)
+static void bilateral_grid(int R, int C, const float *input_buf, float *grid_buf,
+                           float *blurz_buf, float *blurx_buf, float *blury_buf,
+                           float *interp_buf, float *out_buf)
 {
   int GR = (R - 1) / 8 - 1, GC = (C - 1) / 8 - 1;
+  /* the flat buffers seen as C99 arrays (variably modified types), with
+   * extents written in GR, GC: R = 8*GR + 16, C = 8*GC + 16, cols = C - 56 */
+  const float (*restrict input)[8 * GC + 16] = (const float (*)[8 * GC + 16])input_buf;
+  float (*restrict grid)[GR + 1][GC + 1][16] = (float (*)[GR + 1][GC + 1][16])grid_buf;
+  float (*restrict blurz)[GR + 1][GC + 1][16] = (float (*)[GR + 1][GC + 1][16])blurz_buf;
+  float (*restrict blurx)[GR + 1][GC + 1][16] = (float (*)[GR + 1][GC + 1][16])blurx_buf;
+  float (*restrict blury)[GR + 1][GC + 1][16] = (float (*)[GR + 1][GC + 1][16])blury_buf;
+  float (*restrict interp)[8 * GR + 16][8 * GC + 16] =
+      (float (*)[8 * GR + 16][8 * GC + 16])interp_buf;
+  float (*restrict out)[8 * GC - 40] = (float (*)[8 * GC - 40])out_buf; /* out[x-24][y-24] */
 #pragma omplc loopchain schedule()
   {
 #pragma omplc for domain(0:1, 1:GR, 1:GC, 0:14) with (c, i, j, z) write grid {(c,i,j,z)}
@@ -45,7 +51,7 @@ static void bilateral_grid(int R, int C, const float *input, float *grid, float 
       for (int i = 1; i <= GR; i++)
         for (int j = 1; j <= GC; j++)
           for (int z = 0; z <= 14; z++)
-            GRID(c, i, j, z) = 0.0f;
+            grid[c][i][j][z] = 0.0f;
 
 #pragma omplc for domain(1:GR, 1:GC, 0:8, 0:8) with (i, j, a, b) \
     read input {(8*i-4+a, 8*j-4+b)}, \
@@ -54,10 +60,10 @@ static void bilateral_grid(int R, int C, const float *input, float *grid, float 
       for (int j = 1; j <= GC; j++)
         for (int a = 0; a <= 8; a++)
           for (int b = 0; b <= 8; b++) {
-            float v = INPUT(8 * i - 4 + a, 8 * j - 4 + b);
+            float v = input[8 * i - 4 + a][8 * j - 4 + b];
             int zb = 2 + (int)(v * 10.0f + 0.5f);
-            GRID(0, i, j, zb) += v;
-            GRID(1, i, j, zb) += 1.0f;
+            grid[0][i][j][zb] += v;
+            grid[1][i][j][zb] += 1.0f;
           }
 
 #pragma omplc for domain(0:1, 1:GR, 1:GC, 2:12) with (c, i, j, z) \
@@ -67,9 +73,9 @@ static void bilateral_grid(int R, int C, const float *input, float *grid, float 
       for (int i = 1; i <= GR; i++)
         for (int j = 1; j <= GC; j++)
           for (int z = 2; z <= 12; z++)
-            BLURZ(c, i, j, z) = GRID(c, i, j, z - 2) + 4.0f * GRID(c, i, j, z - 1)
-                              + 6.0f * GRID(c, i, j, z) + 4.0f * GRID(c, i, j, z + 1)
-                              + GRID(c, i, j, z + 2);
+            blurz[c][i][j][z] = grid[c][i][j][z - 2] + 4.0f * grid[c][i][j][z - 1]
+                              + 6.0f * grid[c][i][j][z] + 4.0f * grid[c][i][j][z + 1]
+                              + grid[c][i][j][z + 2];
 
 #pragma omplc for domain(0:1, 3:GR-2, 1:GC, 2:12) with (c, i, j, z) \
     read blurz {(c,i-2,j,z), (c,i-1,j,z), (c,i,j,z), (c,i+1,j,z), (c,i+2,j,z)}, \
@@ -78,9 +84,9 @@ static void bilateral_grid(int R, int C, const float *input, float *grid, float 
       for (int i = 3; i <= GR - 2; i++)
         for (int j = 1; j <= GC; j++)
           for (int z = 2; z <= 12; z++)
-            BLURX(c, i, j, z) = BLURZ(c, i - 2, j, z) + 4.0f * BLURZ(c, i - 1, j, z)
-                              + 6.0f * BLURZ(c, i, j, z) + 4.0f * BLURZ(c, i + 1, j, z)
-                              + BLURZ(c, i + 2, j, z);
+            blurx[c][i][j][z] = blurz[c][i - 2][j][z] + 4.0f * blurz[c][i - 1][j][z]
+                              + 6.0f * blurz[c][i][j][z] + 4.0f * blurz[c][i + 1][j][z]
+                              + blurz[c][i + 2][j][z];
 
 #pragma omplc for domain(0:1, 3:GR-2, 3:GC-2, 2:12) with (c, i, j, z) \
     read blurx {(c,i,j-2,z), (c,i,j-1,z), (c,i,j,z), (c,i,j+1,z), (c,i,j+2,z)}, \
@@ -89,9 +95,9 @@ static void bilateral_grid(int R, int C, const float *input, float *grid, float 
       for (int i = 3; i <= GR - 2; i++)
         for (int j = 3; j <= GC - 2; j++)
           for (int z = 2; z <= 12; z++)
-            BLURY(c, i, j, z) = BLURX(c, i, j - 2, z) + 4.0f * BLURX(c, i, j - 1, z)
-                              + 6.0f * BLURX(c, i, j, z) + 4.0f * BLURX(c, i, j + 1, z)
-                              + BLURX(c, i, j + 2, z);
+            blury[c][i][j][z] = blurx[c][i][j - 2][z] + 4.0f * blurx[c][i][j - 1][z]
+                              + 6.0f * blurx[c][i][j][z] + 4.0f * blurx[c][i][j + 1][z]
+                              + blurx[c][i][j + 2][z];
 
 #pragma omplc for domain(0:1, 3:GR-3, 0:7, 3:GC-3, 0:7) with (c, i, a, j, b) \
     read input {(8*i+a, 8*j+b)}, \
@@ -102,29 +108,30 @@ static void bilateral_grid(int R, int C, const float *input, float *grid, float 
         for (int a = 0; a <= 7; a++)
           for (int j = 3; j <= GC - 3; j++)
             for (int b = 0; b <= 7; b++) {
-              float v = INPUT(8 * i + a, 8 * j + b);
+              float v = input[8 * i + a][8 * j + b];
               float zv = v * 10.0f;
               int zi = (int)zv;
               float zf = zv - (float)zi;
               float xf = (float)a / 8.0f, yf = (float)b / 8.0f;
               int z0 = 2 + zi, z1 = 2 + zi + 1;
               float p0, p1, l0, l1;
-              p0 = BLURY(c, i, j, z0) + xf * (BLURY(c, i + 1, j, z0) - BLURY(c, i, j, z0));
-              p1 = BLURY(c, i, j + 1, z0)
-                 + xf * (BLURY(c, i + 1, j + 1, z0) - BLURY(c, i, j + 1, z0));
+              p0 = blury[c][i][j][z0] + xf * (blury[c][i + 1][j][z0] - blury[c][i][j][z0]);
+              p1 = blury[c][i][j + 1][z0]
+                 + xf * (blury[c][i + 1][j + 1][z0] - blury[c][i][j + 1][z0]);
               l0 = p0 + yf * (p1 - p0);
-              p0 = BLURY(c, i, j, z1) + xf * (BLURY(c, i + 1, j, z1) - BLURY(c, i, j, z1));
-              p1 = BLURY(c, i, j + 1, z1)
-                 + xf * (BLURY(c, i + 1, j + 1, z1) - BLURY(c, i, j + 1, z1));
+              p0 = blury[c][i][j][z1] + xf * (blury[c][i + 1][j][z1] - blury[c][i][j][z1]);
+              p1 = blury[c][i][j + 1][z1]
+                 + xf * (blury[c][i + 1][j + 1][z1] - blury[c][i][j + 1][z1]);
               l1 = p0 + yf * (p1 - p0);
-              INTERP(c, 8 * i + a, 8 * j + b) = l0 + zf * (l1 - l0);
+              interp[c][8 * i + a][8 * j + b] = l0 + zf * (l1 - l0);
             }
 
 #pragma omplc for domain(24:8*GR-17, 24:8*GC-17) with (x, y) \
-    read interp {(0,x,y), (1,x,y)}, read input {(x,y)}, write out {(x,y)}
+    read interp {(0,x,y), (1,x,y)}, read input {(x,y)}, write out {(x-24,y-24)}
     for (int x = 24; x <= 8 * GR - 17; x++)
       for (int y = 24; y <= 8 * GC - 17; y++)
-        OUT(x, y) = INTERP(1, x, y) > 0 ? INTERP(0, x, y) / INTERP(1, x, y) : INPUT(x, y);
+        out[x - 24][y - 24] = interp[1][x][y] > 0 ? interp[0][x][y] / interp[1][x][y]
+                                                  : input[x][y];
   }
 }
 
@@ -156,8 +163,8 @@ int main(int argc, char **argv)
 
   for (int x = 0; x < R; x++)
     for (int y = 0; y < C; y++)
-      INPUT(x, y) = (float)bench_u8(o.seed, 0, clampi(x - 24, 0, rows - 1),
-                                    clampi(y - 24, 0, cols - 1)) / 255.0f;
+      input[x * C + y] = (float)bench_u8(o.seed, 0, clampi(x - 24, 0, rows - 1),
+                                       clampi(y - 24, 0, cols - 1)) / 255.0f;
 
   for (int r = 0; r < o.reps; r++) {
     double t0 = bench_now_ms();

@@ -28,7 +28,7 @@ static void harris_corner(int R, int C, const float *img_buf, float *const *buf,
   float (*restrict Sxx)[C + 2] = (float (*)[C + 2])buf[7];
   float (*restrict trace)[C + 2] = (float (*)[C + 2])buf[8];
   float (*restrict det)[C + 2] = (float (*)[C + 2])buf[9];
-  float (*restrict harris)[C - 2] = (float (*)[C - 2])harris_buf; /* harris(x, y) is harris[x-2][y-2] */
+  float (*restrict harris)[C - 2] = (float (*)[C - 2])harris_buf; /* harris[x-2][y-2] */
 #pragma omplc loopchain schedule()
   {
 #pragma omplc for domain(1:R, 1:C) with (x, y) \
