@@ -26,37 +26,13 @@
  *  - Stage 32 gathers from the LUT at a data-dependent index: read curve {(*)}.
  *  - deinterleaved is one 3-D array written one slice per nest; so is
  *    corrected.
+ *  - Bodies use plain subscripts of the buffers seen as C99 arrays and call
+ *    no helper functions (min, max, |a-b| are written as conditionals), so
+ *    flextile can analyse every body but stage 32's.  Arrays are indexed
+ *    from 0: the LUT entry i is curve[i+32768] (declared write (i+32768)),
+ *    the output is written at process[c][x-12][y-16] (declared so).
  */
 #include "common.h"
-
-#define IMG(x, y) img[(x) * C + (y)]
-#define DEN(x, y) denoised[(x) * C + (y)]
-#define DEINT(k, x, y) deint[((k) * R2 + (x)) * C2 + (y)]
-#define HALF(a, x, y) a[(x) * C2 + (y)]
-#define G_GR(x, y) HALF(g_gr, x, y)
-#define G_GB(x, y) HALF(g_gb, x, y)
-#define G_R(x, y) HALF(g_r, x, y)
-#define G_B(x, y) HALF(g_b, x, y)
-#define R_R(x, y) HALF(r_r, x, y)
-#define B_B(x, y) HALF(b_b, x, y)
-#define R_GR(x, y) HALF(r_gr, x, y)
-#define R_GB(x, y) HALF(r_gb, x, y)
-#define R_B(x, y) HALF(r_b, x, y)
-#define B_R(x, y) HALF(b_r, x, y)
-#define B_GR(x, y) HALF(b_gr, x, y)
-#define B_GB(x, y) HALF(b_gb, x, y)
-#define HY(a, x, y) a[(x) * C + (y)]
-#define FULL(a, x, y) a[(x) * C + (y)]
-#define M3200(i, j) matrix_3200[(i) * 4 + (j)]
-#define M7000(i, j) matrix_7000[(i) * 4 + (j)]
-#define MATRIX(i, j) matrix[(i) * 4 + (j)]
-#define CORR(c, x, y) corr[((c) * R + (x)) * C + (y)]
-#define CURVE(i) curve[(i) + 32768]
-#define PROCESS(c, x, y) process[((c) * (R - 48) + (x) - 12) * (C - 64) + (y) - 16]
-
-static inline int imin(int a, int b) { return a < b ? a : b; }
-static inline int imax(int a, int b) { return a > b ? a : b; }
-static inline int absd(int a, int b) { return a > b ? a - b : b - a; }
 
 typedef struct {
   int16_t *denoised, *deint;
@@ -67,22 +43,45 @@ typedef struct {
   uint8_t *curve;
 } camera_bufs;
 
-static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_3200,
-                        const float *matrix_7000, float colour_temp, float contrast,
-                        float gamma, const camera_bufs *bufs, uint8_t *process)
+static void camera_pipe(int R, int C, const int16_t *img_buf, const float *matrix_3200_buf,
+                        const float *matrix_7000_buf, float colour_temp, float contrast,
+                        float gamma, const camera_bufs *bufs, uint8_t *process_buf)
 {
   int h = (R - 36) / 2, v = (C - 48) / 2;
-  int R2 = R / 2, C2 = C / 2;
-  int16_t *denoised = bufs->denoised, *deint = bufs->deint;
-  int16_t *g_gr = bufs->g_gr, *g_gb = bufs->g_gb, *g_r = bufs->g_r, *g_b = bufs->g_b;
-  int16_t *r_r = bufs->r_r, *b_b = bufs->b_b, *r_gr = bufs->r_gr, *r_gb = bufs->r_gb;
-  int16_t *r_b = bufs->r_b, *b_r = bufs->b_r, *b_gr = bufs->b_gr, *b_gb = bufs->b_gb;
-  int16_t *redX1 = bufs->redX1, *redX2 = bufs->redX2, *blueX1 = bufs->blueX1;
-  int16_t *blueX2 = bufs->blueX2, *greenX1 = bufs->greenX1, *greenX2 = bufs->greenX2;
-  int16_t *red = bufs->red, *blue = bufs->blue, *green = bufs->green;
-  int *matrix = bufs->matrix;
-  int16_t *corr = bufs->corr;
-  uint8_t *curve = bufs->curve;
+  /* the flat buffers seen as C99 arrays (variably modified types), with
+   * extents written in h, v: R = 2h + 36, C = 2v + 48, R/2 = h + 18, C/2 = v + 24 */
+  const int16_t (*restrict img)[2 * v + 48] = (const int16_t (*)[2 * v + 48])img_buf;
+  const float (*restrict matrix_3200)[4] = (const float (*)[4])matrix_3200_buf;
+  const float (*restrict matrix_7000)[4] = (const float (*)[4])matrix_7000_buf;
+  int16_t (*restrict denoised)[2 * v + 48] = (int16_t (*)[2 * v + 48])bufs->denoised;
+  int16_t (*restrict deint)[h + 18][v + 24] = (int16_t (*)[h + 18][v + 24])bufs->deint;
+  int16_t (*restrict g_gr)[v + 24] = (int16_t (*)[v + 24])bufs->g_gr;
+  int16_t (*restrict g_gb)[v + 24] = (int16_t (*)[v + 24])bufs->g_gb;
+  int16_t (*restrict g_r)[v + 24] = (int16_t (*)[v + 24])bufs->g_r;
+  int16_t (*restrict g_b)[v + 24] = (int16_t (*)[v + 24])bufs->g_b;
+  int16_t (*restrict r_r)[v + 24] = (int16_t (*)[v + 24])bufs->r_r;
+  int16_t (*restrict b_b)[v + 24] = (int16_t (*)[v + 24])bufs->b_b;
+  int16_t (*restrict r_gr)[v + 24] = (int16_t (*)[v + 24])bufs->r_gr;
+  int16_t (*restrict r_gb)[v + 24] = (int16_t (*)[v + 24])bufs->r_gb;
+  int16_t (*restrict r_b)[v + 24] = (int16_t (*)[v + 24])bufs->r_b;
+  int16_t (*restrict b_r)[v + 24] = (int16_t (*)[v + 24])bufs->b_r;
+  int16_t (*restrict b_gr)[v + 24] = (int16_t (*)[v + 24])bufs->b_gr;
+  int16_t (*restrict b_gb)[v + 24] = (int16_t (*)[v + 24])bufs->b_gb;
+  int16_t (*restrict redX1)[2 * v + 48] = (int16_t (*)[2 * v + 48])bufs->redX1;
+  int16_t (*restrict redX2)[2 * v + 48] = (int16_t (*)[2 * v + 48])bufs->redX2;
+  int16_t (*restrict blueX1)[2 * v + 48] = (int16_t (*)[2 * v + 48])bufs->blueX1;
+  int16_t (*restrict blueX2)[2 * v + 48] = (int16_t (*)[2 * v + 48])bufs->blueX2;
+  int16_t (*restrict greenX1)[2 * v + 48] = (int16_t (*)[2 * v + 48])bufs->greenX1;
+  int16_t (*restrict greenX2)[2 * v + 48] = (int16_t (*)[2 * v + 48])bufs->greenX2;
+  int16_t (*restrict red)[2 * v + 48] = (int16_t (*)[2 * v + 48])bufs->red;
+  int16_t (*restrict blue)[2 * v + 48] = (int16_t (*)[2 * v + 48])bufs->blue;
+  int16_t (*restrict green)[2 * v + 48] = (int16_t (*)[2 * v + 48])bufs->green;
+  int (*restrict matrix)[4] = (int (*)[4])bufs->matrix;
+  int16_t (*restrict corr)[2 * h + 36][2 * v + 48] =
+      (int16_t (*)[2 * h + 36][2 * v + 48])bufs->corr;
+  uint8_t *restrict curve = bufs->curve; /* curve(i), i in [-32768, 32767], is curve[i+32768] */
+  uint8_t (*restrict process)[2 * h - 12][2 * v - 16] =
+      (uint8_t (*)[2 * h - 12][2 * v - 16])process_buf; /* process[c][x-12][y-16] */
 
 #pragma omplc loopchain schedule()
   {
@@ -91,9 +90,11 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
     read img {(x-2,y), (x+2,y), (x,y-2), (x,y+2), (x,y)}, write denoised {(x,y)}
     for (int x = 8; x <= 2 * h + 5; x++)
       for (int y = 12; y <= 2 * v + 5; y++) {
-        int mn = imin(imin(IMG(x - 2, y), IMG(x + 2, y)), imin(IMG(x, y - 2), IMG(x, y + 2)));
-        int mx = imax(imax(IMG(x - 2, y), IMG(x + 2, y)), imax(IMG(x, y - 2), IMG(x, y + 2)));
-        DEN(x, y) = imax(mn, imin(mx, IMG(x, y)));
+        int n = img[x - 2][y], s = img[x + 2][y], w = img[x][y - 2], e = img[x][y + 2];
+        int mn0 = n < s ? n : s, mn1 = w < e ? w : e, mn = mn0 < mn1 ? mn0 : mn1;
+        int mx0 = n > s ? n : s, mx1 = w > e ? w : e, mx = mx0 > mx1 ? mx0 : mx1;
+        int cl = mx < img[x][y] ? mx : img[x][y];
+        denoised[x][y] = mn > cl ? mn : cl;
       }
 
     /* 2-5: deinterleave the Bayer phases */
@@ -101,70 +102,74 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
     read denoised {(2*x, 2*y)}, write deint {(0,x,y)}
     for (int x = 4; x <= h + 2; x++)
       for (int y = 6; y <= v + 2; y++)
-        DEINT(0, x, y) = DEN(2 * x, 2 * y);
+        deint[0][x][y] = denoised[2 * x][2 * y];
 
 #pragma omplc for domain(4:h+2, 6:v+2) with (x, y) \
     read denoised {(2*x, 2*y+1)}, write deint {(1,x,y)}
     for (int x = 4; x <= h + 2; x++)
       for (int y = 6; y <= v + 2; y++)
-        DEINT(1, x, y) = DEN(2 * x, 2 * y + 1);
+        deint[1][x][y] = denoised[2 * x][2 * y + 1];
 
 #pragma omplc for domain(4:h+2, 6:v+2) with (x, y) \
     read denoised {(2*x+1, 2*y)}, write deint {(2,x,y)}
     for (int x = 4; x <= h + 2; x++)
       for (int y = 6; y <= v + 2; y++)
-        DEINT(2, x, y) = DEN(2 * x + 1, 2 * y);
+        deint[2][x][y] = denoised[2 * x + 1][2 * y];
 
 #pragma omplc for domain(4:h+2, 6:v+2) with (x, y) \
     read denoised {(2*x+1, 2*y+1)}, write deint {(3,x,y)}
     for (int x = 4; x <= h + 2; x++)
       for (int y = 6; y <= v + 2; y++)
-        DEINT(3, x, y) = DEN(2 * x + 1, 2 * y + 1);
+        deint[3][x][y] = denoised[2 * x + 1][2 * y + 1];
 
     /* 6, 7: g_gr, g_gb */
 #pragma omplc for domain(4:h+2, 6:v+2) with (x, y) read deint {(0,x,y)}, write g_gr {(x,y)}
     for (int x = 4; x <= h + 2; x++)
       for (int y = 6; y <= v + 2; y++)
-        G_GR(x, y) = DEINT(0, x, y);
+        g_gr[x][y] = deint[0][x][y];
 
 #pragma omplc for domain(4:h+2, 6:v+2) with (x, y) read deint {(3,x,y)}, write g_gb {(x,y)}
     for (int x = 4; x <= h + 2; x++)
       for (int y = 6; y <= v + 2; y++)
-        G_GB(x, y) = DEINT(3, x, y);
+        g_gb[x][y] = deint[3][x][y];
 
     /* 8, 9: green at the red and blue sites */
 #pragma omplc for domain(5:h+1, 7:v+1) with (x, y) \
     read g_gr {(x,y+1), (x,y)}, read g_gb {(x-1,y), (x,y)}, write g_r {(x,y)}
     for (int x = 5; x <= h + 1; x++)
       for (int y = 7; y <= v + 1; y++) {
-        int gh = (G_GR(x, y + 1) + G_GR(x, y)) / 2;
-        int ghd = absd(G_GR(x, y + 1), G_GR(x, y));
-        int gv = (G_GB(x - 1, y) + G_GB(x, y)) / 2;
-        int gvd = absd(G_GB(x - 1, y), G_GB(x, y));
-        G_R(x, y) = (ghd < gvd) ? gh : gv;
+        int gh = (g_gr[x][y + 1] + g_gr[x][y]) / 2;
+        int ghd = g_gr[x][y + 1] > g_gr[x][y] ? g_gr[x][y + 1] - g_gr[x][y]
+                                              : g_gr[x][y] - g_gr[x][y + 1];
+        int gv = (g_gb[x - 1][y] + g_gb[x][y]) / 2;
+        int gvd = g_gb[x - 1][y] > g_gb[x][y] ? g_gb[x - 1][y] - g_gb[x][y]
+                                              : g_gb[x][y] - g_gb[x - 1][y];
+        g_r[x][y] = (ghd < gvd) ? gh : gv;
       }
 
 #pragma omplc for domain(5:h+1, 7:v+1) with (x, y) \
     read g_gb {(x,y-1), (x,y)}, read g_gr {(x+1,y), (x,y)}, write g_b {(x,y)}
     for (int x = 5; x <= h + 1; x++)
       for (int y = 7; y <= v + 1; y++) {
-        int gh = (G_GB(x, y - 1) + G_GB(x, y)) / 2;
-        int ghd = absd(G_GB(x, y - 1), G_GB(x, y));
-        int gv = (G_GR(x + 1, y) + G_GR(x, y)) / 2;
-        int gvd = absd(G_GR(x + 1, y), G_GR(x, y));
-        G_B(x, y) = (ghd < gvd) ? gh : gv;
+        int gh = (g_gb[x][y - 1] + g_gb[x][y]) / 2;
+        int ghd = g_gb[x][y - 1] > g_gb[x][y] ? g_gb[x][y - 1] - g_gb[x][y]
+                                              : g_gb[x][y] - g_gb[x][y - 1];
+        int gv = (g_gr[x + 1][y] + g_gr[x][y]) / 2;
+        int gvd = g_gr[x + 1][y] > g_gr[x][y] ? g_gr[x + 1][y] - g_gr[x][y]
+                                              : g_gr[x][y] - g_gr[x + 1][y];
+        g_b[x][y] = (ghd < gvd) ? gh : gv;
       }
 
     /* 10, 11: r_r, b_b */
 #pragma omplc for domain(4:h+2, 6:v+2) with (x, y) read deint {(1,x,y)}, write r_r {(x,y)}
     for (int x = 4; x <= h + 2; x++)
       for (int y = 6; y <= v + 2; y++)
-        R_R(x, y) = DEINT(1, x, y);
+        r_r[x][y] = deint[1][x][y];
 
 #pragma omplc for domain(4:h+2, 6:v+2) with (x, y) read deint {(2,x,y)}, write b_b {(x,y)}
     for (int x = 4; x <= h + 2; x++)
       for (int y = 6; y <= v + 2; y++)
-        B_B(x, y) = DEINT(2, x, y);
+        b_b[x][y] = deint[2][x][y];
 
     /* 12-17: red and blue at the other sites */
 #pragma omplc for domain(6:h, 8:v) with (x, y) \
@@ -172,29 +177,31 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
     write r_gr {(x,y)}
     for (int x = 6; x <= h; x++)
       for (int y = 8; y <= v; y++)
-        R_GR(x, y) = G_GR(x, y) - (G_R(x, y) + G_R(x, y - 1)) / 2
-                   + (R_R(x, y - 1) + R_R(x, y)) / 2;
+        r_gr[x][y] = g_gr[x][y] - (g_r[x][y] + g_r[x][y - 1]) / 2
+                   + (r_r[x][y - 1] + r_r[x][y]) / 2;
 
 #pragma omplc for domain(6:h, 8:v) with (x, y) \
     read g_gb {(x,y)}, read g_r {(x,y), (x+1,y)}, read r_r {(x,y), (x+1,y)}, \
     write r_gb {(x,y)}
     for (int x = 6; x <= h; x++)
       for (int y = 8; y <= v; y++)
-        R_GB(x, y) = G_GB(x, y) - (G_R(x, y) + G_R(x + 1, y)) / 2
-                   + (R_R(x, y) + R_R(x + 1, y)) / 2;
+        r_gb[x][y] = g_gb[x][y] - (g_r[x][y] + g_r[x + 1][y]) / 2
+                   + (r_r[x][y] + r_r[x + 1][y]) / 2;
 
 #pragma omplc for domain(6:h, 8:v) with (x, y) \
     read g_b {(x,y)}, read g_r {(x,y), (x+1,y-1), (x,y-1), (x+1,y)}, \
     read r_r {(x,y), (x+1,y-1), (x,y-1), (x+1,y)}, write r_b {(x,y)}
     for (int x = 6; x <= h; x++)
       for (int y = 8; y <= v; y++) {
-        int rp = G_B(x, y) - (G_R(x, y) + G_R(x + 1, y - 1)) / 2
-               + (R_R(x, y) + R_R(x + 1, y - 1)) / 2;
-        int rpd = absd(R_R(x, y), R_R(x + 1, y - 1));
-        int rn = G_B(x, y) - (G_R(x, y - 1) + G_R(x + 1, y)) / 2
-               + (R_R(x, y - 1) + R_R(x + 1, y)) / 2;
-        int rnd = absd(R_R(x, y - 1), R_R(x + 1, y));
-        R_B(x, y) = (rpd < rnd) ? rp : rn;
+        int rp = g_b[x][y] - (g_r[x][y] + g_r[x + 1][y - 1]) / 2
+               + (r_r[x][y] + r_r[x + 1][y - 1]) / 2;
+        int rpd = r_r[x][y] > r_r[x + 1][y - 1] ? r_r[x][y] - r_r[x + 1][y - 1]
+                                                : r_r[x + 1][y - 1] - r_r[x][y];
+        int rn = g_b[x][y] - (g_r[x][y - 1] + g_r[x + 1][y]) / 2
+               + (r_r[x][y - 1] + r_r[x + 1][y]) / 2;
+        int rnd = r_r[x][y - 1] > r_r[x + 1][y] ? r_r[x][y - 1] - r_r[x + 1][y]
+                                                : r_r[x + 1][y] - r_r[x][y - 1];
+        r_b[x][y] = (rpd < rnd) ? rp : rn;
       }
 
 #pragma omplc for domain(6:h, 8:v) with (x, y) \
@@ -202,13 +209,15 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
     read b_b {(x,y), (x-1,y+1), (x,y+1), (x-1,y)}, write b_r {(x,y)}
     for (int x = 6; x <= h; x++)
       for (int y = 8; y <= v; y++) {
-        int bp = G_R(x, y) - (G_B(x, y) + G_B(x - 1, y + 1)) / 2
-               + (B_B(x, y) + B_B(x - 1, y + 1)) / 2;
-        int bpd = absd(B_B(x, y), B_B(x - 1, y + 1));
-        int bn = G_R(x, y) - (G_B(x, y + 1) + G_B(x - 1, y)) / 2
-               + (B_B(x, y + 1) + B_B(x - 1, y)) / 2;
-        int bnd = absd(B_B(x, y + 1), B_B(x - 1, y));
-        B_R(x, y) = (bpd < bnd) ? bp : bn;
+        int bp = g_r[x][y] - (g_b[x][y] + g_b[x - 1][y + 1]) / 2
+               + (b_b[x][y] + b_b[x - 1][y + 1]) / 2;
+        int bpd = b_b[x][y] > b_b[x - 1][y + 1] ? b_b[x][y] - b_b[x - 1][y + 1]
+                                                : b_b[x - 1][y + 1] - b_b[x][y];
+        int bn = g_r[x][y] - (g_b[x][y + 1] + g_b[x - 1][y]) / 2
+               + (b_b[x][y + 1] + b_b[x - 1][y]) / 2;
+        int bnd = b_b[x][y + 1] > b_b[x - 1][y] ? b_b[x][y + 1] - b_b[x - 1][y]
+                                                : b_b[x - 1][y] - b_b[x][y + 1];
+        b_r[x][y] = (bpd < bnd) ? bp : bn;
       }
 
 #pragma omplc for domain(6:h, 8:v) with (x, y) \
@@ -216,64 +225,64 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
     write b_gr {(x,y)}
     for (int x = 6; x <= h; x++)
       for (int y = 8; y <= v; y++)
-        B_GR(x, y) = G_GR(x, y) - (G_B(x, y) + G_B(x - 1, y)) / 2
-                   + (B_B(x, y) + B_B(x - 1, y)) / 2;
+        b_gr[x][y] = g_gr[x][y] - (g_b[x][y] + g_b[x - 1][y]) / 2
+                   + (b_b[x][y] + b_b[x - 1][y]) / 2;
 
 #pragma omplc for domain(6:h, 8:v) with (x, y) \
     read g_gb {(x,y)}, read g_b {(x,y), (x,y+1)}, read b_b {(x,y), (x,y+1)}, \
     write b_gb {(x,y)}
     for (int x = 6; x <= h; x++)
       for (int y = 8; y <= v; y++)
-        B_GB(x, y) = G_GB(x, y) - (G_B(x, y) + G_B(x, y + 1)) / 2
-                   + (B_B(x, y) + B_B(x, y + 1)) / 2;
+        b_gb[x][y] = g_gb[x][y] - (g_b[x][y] + g_b[x][y + 1]) / 2
+                   + (b_b[x][y] + b_b[x][y + 1]) / 2;
 
     /* 18-23: interleave in y: even y = 2*yh takes the first source, odd y the second */
 #pragma omplc for domain(6:h, 8:v-1) with (x, yh) \
     read r_b {(x,yh)}, read r_gb {(x,yh)}, write redX2 {(x,2*yh), (x,2*yh+1)}
     for (int x = 6; x <= h; x++)
       for (int yh = 8; yh <= v - 1; yh++) {
-        HY(redX2, x, 2 * yh) = R_B(x, yh);
-        HY(redX2, x, 2 * yh + 1) = R_GB(x, yh);
+        redX2[x][2 * yh] = r_b[x][yh];
+        redX2[x][2 * yh + 1] = r_gb[x][yh];
       }
 
 #pragma omplc for domain(6:h, 8:v-1) with (x, yh) \
     read r_gr {(x,yh)}, read r_r {(x,yh)}, write redX1 {(x,2*yh), (x,2*yh+1)}
     for (int x = 6; x <= h; x++)
       for (int yh = 8; yh <= v - 1; yh++) {
-        HY(redX1, x, 2 * yh) = R_GR(x, yh);
-        HY(redX1, x, 2 * yh + 1) = R_R(x, yh);
+        redX1[x][2 * yh] = r_gr[x][yh];
+        redX1[x][2 * yh + 1] = r_r[x][yh];
       }
 
 #pragma omplc for domain(6:h, 8:v-1) with (x, yh) \
     read b_b {(x,yh)}, read b_gb {(x,yh)}, write blueX2 {(x,2*yh), (x,2*yh+1)}
     for (int x = 6; x <= h; x++)
       for (int yh = 8; yh <= v - 1; yh++) {
-        HY(blueX2, x, 2 * yh) = B_B(x, yh);
-        HY(blueX2, x, 2 * yh + 1) = B_GB(x, yh);
+        blueX2[x][2 * yh] = b_b[x][yh];
+        blueX2[x][2 * yh + 1] = b_gb[x][yh];
       }
 
 #pragma omplc for domain(6:h, 8:v-1) with (x, yh) \
     read b_gr {(x,yh)}, read b_r {(x,yh)}, write blueX1 {(x,2*yh), (x,2*yh+1)}
     for (int x = 6; x <= h; x++)
       for (int yh = 8; yh <= v - 1; yh++) {
-        HY(blueX1, x, 2 * yh) = B_GR(x, yh);
-        HY(blueX1, x, 2 * yh + 1) = B_R(x, yh);
+        blueX1[x][2 * yh] = b_gr[x][yh];
+        blueX1[x][2 * yh + 1] = b_r[x][yh];
       }
 
 #pragma omplc for domain(6:h, 8:v-1) with (x, yh) \
     read g_b {(x,yh)}, read g_gb {(x,yh)}, write greenX2 {(x,2*yh), (x,2*yh+1)}
     for (int x = 6; x <= h; x++)
       for (int yh = 8; yh <= v - 1; yh++) {
-        HY(greenX2, x, 2 * yh) = G_B(x, yh);
-        HY(greenX2, x, 2 * yh + 1) = G_GB(x, yh);
+        greenX2[x][2 * yh] = g_b[x][yh];
+        greenX2[x][2 * yh + 1] = g_gb[x][yh];
       }
 
 #pragma omplc for domain(6:h, 8:v-1) with (x, yh) \
     read g_gr {(x,yh)}, read g_r {(x,yh)}, write greenX1 {(x,2*yh), (x,2*yh+1)}
     for (int x = 6; x <= h; x++)
       for (int yh = 8; yh <= v - 1; yh++) {
-        HY(greenX1, x, 2 * yh) = G_GR(x, yh);
-        HY(greenX1, x, 2 * yh + 1) = G_R(x, yh);
+        greenX1[x][2 * yh] = g_gr[x][yh];
+        greenX1[x][2 * yh + 1] = g_r[x][yh];
       }
 
     /* 24-26: interleave in x: even x = 2*xh reads the X1 array, odd x the X2 array */
@@ -281,24 +290,24 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
     read redX1 {(xh,y)}, read redX2 {(xh,y)}, write red {(2*xh,y), (2*xh+1,y)}
     for (int xh = 6; xh <= h - 1; xh++)
       for (int y = 16; y <= 2 * v - 1; y++) {
-        FULL(red, 2 * xh, y) = HY(redX1, xh, y);
-        FULL(red, 2 * xh + 1, y) = HY(redX2, xh, y);
+        red[2 * xh][y] = redX1[xh][y];
+        red[2 * xh + 1][y] = redX2[xh][y];
       }
 
 #pragma omplc for domain(6:h-1, 16:2*v-1) with (xh, y) \
     read blueX1 {(xh,y)}, read blueX2 {(xh,y)}, write blue {(2*xh,y), (2*xh+1,y)}
     for (int xh = 6; xh <= h - 1; xh++)
       for (int y = 16; y <= 2 * v - 1; y++) {
-        FULL(blue, 2 * xh, y) = HY(blueX1, xh, y);
-        FULL(blue, 2 * xh + 1, y) = HY(blueX2, xh, y);
+        blue[2 * xh][y] = blueX1[xh][y];
+        blue[2 * xh + 1][y] = blueX2[xh][y];
       }
 
 #pragma omplc for domain(6:h-1, 16:2*v-1) with (xh, y) \
     read greenX1 {(xh,y)}, read greenX2 {(xh,y)}, write green {(2*xh,y), (2*xh+1,y)}
     for (int xh = 6; xh <= h - 1; xh++)
       for (int y = 16; y <= 2 * v - 1; y++) {
-        FULL(green, 2 * xh, y) = HY(greenX1, xh, y);
-        FULL(green, 2 * xh + 1, y) = HY(greenX2, xh, y);
+        green[2 * xh][y] = greenX1[xh][y];
+        green[2 * xh + 1][y] = greenX2[xh][y];
       }
 
     /* 27: colour matrix for colour_temp, blended between 3200K and 7000K */
@@ -307,7 +316,7 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
     for (int i = 0; i <= 2; i++)
       for (int j = 0; j <= 3; j++) {
         float alpha = ((1.0f / colour_temp) - 0.0003125f) / (-0.000169642857143f);
-        MATRIX(i, j) = (int)((M3200(i, j) * alpha + M7000(i, j) * (1.0f - alpha)) * 256.0f);
+        matrix[i][j] = (int)((matrix_3200[i][j] * alpha + matrix_7000[i][j] * (1.0f - alpha)) * 256.0f);
       }
 
     /* 28-30: colour correction; output channel c uses matrix row 2-c */
@@ -316,8 +325,8 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
     read blue {(x,y)}, write corr {(0,x,y)}
     for (int x = 12; x <= 2 * h - 1; x++)
       for (int y = 16; y <= 2 * v - 1; y++)
-        CORR(0, x, y) = (MATRIX(2, 3) + MATRIX(2, 0) * FULL(red, x, y)
-                         + MATRIX(2, 1) * FULL(green, x, y) + MATRIX(2, 2) * FULL(blue, x, y))
+        corr[0][x][y] = (matrix[2][3] + matrix[2][0] * red[x][y]
+                         + matrix[2][1] * green[x][y] + matrix[2][2] * blue[x][y])
                         / 256;
 
 #pragma omplc for domain(12:2*h-1, 16:2*v-1) with (x, y) \
@@ -325,8 +334,8 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
     read blue {(x,y)}, write corr {(1,x,y)}
     for (int x = 12; x <= 2 * h - 1; x++)
       for (int y = 16; y <= 2 * v - 1; y++)
-        CORR(1, x, y) = (MATRIX(1, 3) + MATRIX(1, 0) * FULL(red, x, y)
-                         + MATRIX(1, 1) * FULL(green, x, y) + MATRIX(1, 2) * FULL(blue, x, y))
+        corr[1][x][y] = (matrix[1][3] + matrix[1][0] * red[x][y]
+                         + matrix[1][1] * green[x][y] + matrix[1][2] * blue[x][y])
                         / 256;
 
 #pragma omplc for domain(12:2*h-1, 16:2*v-1) with (x, y) \
@@ -334,12 +343,12 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
     read blue {(x,y)}, write corr {(2,x,y)}
     for (int x = 12; x <= 2 * h - 1; x++)
       for (int y = 16; y <= 2 * v - 1; y++)
-        CORR(2, x, y) = (MATRIX(0, 3) + MATRIX(0, 0) * FULL(red, x, y)
-                         + MATRIX(0, 1) * FULL(green, x, y) + MATRIX(0, 2) * FULL(blue, x, y))
+        corr[2][x][y] = (matrix[0][3] + matrix[0][0] * red[x][y]
+                         + matrix[0][1] * green[x][y] + matrix[0][2] * blue[x][y])
                         / 256;
 
     /* 31: tone curve LUT (gamma and contrast) */
-#pragma omplc for domain(-32768:32767) with (i) write curve {(i)}
+#pragma omplc for domain(-32768:32767) with (i) write curve {(i+32768)}
     for (int i = -32768; i <= 32767; i++) {
       float xf = (float)i / 1024.0f;
       xf = (1.0f < xf) ? 1.0f : xf;
@@ -352,16 +361,16 @@ static void camera_pipe(int R, int C, const int16_t *img, const float *matrix_32
       float s = z * 256.0f;
       s = (s > 0) ? s : 0;
       s = (s < 255) ? s : 255;
-      CURVE(i) = (uint8_t)s;
+      curve[i + 32768] = (uint8_t)s;
     }
 
     /* 32: apply the curve (data-dependent gather) */
 #pragma omplc for domain(0:2, 12:2*h-1, 16:2*v-1) with (c, x, y) \
-    read corr {(c,x,y)}, read curve {(*)}, write process {(c,x,y)}
+    read corr {(c,x,y)}, read curve {(*)}, write process {(c,x-12,y-16)}
     for (int c = 0; c <= 2; c++)
       for (int x = 12; x <= 2 * h - 1; x++)
         for (int y = 16; y <= 2 * v - 1; y++)
-          PROCESS(c, x, y) = CURVE(CORR(c, x, y));
+          process[c][x - 12][y - 16] = curve[corr[c][x][y] + 32768];
   }
 }
 
@@ -405,7 +414,7 @@ int main(int argc, char **argv)
 
   for (int x = 0; x < R; x++)
     for (int y = 0; y < C; y++)
-      IMG(x, y) = (int16_t)(o.seed ? (int)(bench_hash4(o.seed, 0, (uint32_t)x, (uint32_t)y) & 1023u)
+      img[x * C + y] = (int16_t)(o.seed ? (int)(bench_hash4(o.seed, 0, (uint32_t)x, (uint32_t)y) & 1023u)
                                    : (37 * x + 11 * y + (x * y) % 29) % 1024);
 
   for (int r = 0; r < o.reps; r++) {
