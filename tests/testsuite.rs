@@ -1141,6 +1141,7 @@ mod programs {
         chain_crlf,
         chain_gs5_wavefront,
         chain_mixed_depth,
+        chain_parallel_redundant,
         chain_param_offsets,
         chain_rows_parallel,
         chain_rows_supertile,
