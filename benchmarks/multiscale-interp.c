@@ -23,90 +23,88 @@
  * runs over (c, xh, y) with xh in [1, R_{l+1}] and writes rows 2*xh-1 and
  * 2*xh (exactly [1, R_l]); rows (x+1)/2 and (x+2)/2 of i_{l+1} are then xh
  * and xh+1, so every access is affine.  uy_l does the same in y.
+ * Bodies use plain subscripts of the buffers seen as C99 arrays (pointers to
+ * variably modified array types), every one affine, so flextile can analyse
+ * every body.  img is unpadded: logical (c, x, y) is img[c][x-1][y-1]
+ * (declared so).
  * Output: float [3][R][C].
  */
 #include "common.h"
 
-/* img and out are unpadded: logical rows [1,R] (img) and [0,R-1] (out) */
-#define IMG(c, x, y) img[((c) * (512 * rb) + (x) - 1) * (512 * cb) + (y) - 1]
-#define OUT(c, x, y) out[((c) * (512 * rb) + (x)) * (512 * cb) + (y)]
-#define BORDERED(c, x, y) bordered[((c) * (512 * rb + 2) + (x)) * (512 * cb + 2) + (y)]
-#define D0(c, x, y) d0[((c) * (512 * rb + 2) + (x)) * (512 * cb + 2) + (y)]
-#define DX1(c, x, y) dx1[((c) * (256 * rb + 2) + (x)) * (512 * cb + 2) + (y)]
-#define D1(c, x, y) d1[((c) * (256 * rb + 2) + (x)) * (256 * cb + 2) + (y)]
-#define DX2(c, x, y) dx2[((c) * (128 * rb + 2) + (x)) * (256 * cb + 2) + (y)]
-#define D2(c, x, y) d2[((c) * (128 * rb + 2) + (x)) * (128 * cb + 2) + (y)]
-#define DX3(c, x, y) dx3[((c) * (64 * rb + 2) + (x)) * (128 * cb + 2) + (y)]
-#define D3(c, x, y) d3[((c) * (64 * rb + 2) + (x)) * (64 * cb + 2) + (y)]
-#define DX4(c, x, y) dx4[((c) * (32 * rb + 2) + (x)) * (64 * cb + 2) + (y)]
-#define D4(c, x, y) d4[((c) * (32 * rb + 2) + (x)) * (32 * cb + 2) + (y)]
-#define DX5(c, x, y) dx5[((c) * (16 * rb + 2) + (x)) * (32 * cb + 2) + (y)]
-#define D5(c, x, y) d5[((c) * (16 * rb + 2) + (x)) * (16 * cb + 2) + (y)]
-#define DX6(c, x, y) dx6[((c) * (8 * rb + 2) + (x)) * (16 * cb + 2) + (y)]
-#define D6(c, x, y) d6[((c) * (8 * rb + 2) + (x)) * (8 * cb + 2) + (y)]
-#define DX7(c, x, y) dx7[((c) * (4 * rb + 2) + (x)) * (8 * cb + 2) + (y)]
-#define D7(c, x, y) d7[((c) * (4 * rb + 2) + (x)) * (4 * cb + 2) + (y)]
-#define DX8(c, x, y) dx8[((c) * (2 * rb + 2) + (x)) * (4 * cb + 2) + (y)]
-#define D8(c, x, y) d8[((c) * (2 * rb + 2) + (x)) * (2 * cb + 2) + (y)]
-#define DX9(c, x, y) dx9[((c) * (rb + 2) + (x)) * (2 * cb + 2) + (y)]
-#define D9(c, x, y) d9[((c) * (rb + 2) + (x)) * (cb + 2) + (y)]
-#define I9(c, x, y) i9[((c) * (rb + 2) + (x)) * (cb + 2) + (y)]
-#define UX8(c, x, y) ux8[((c) * (2 * rb + 2) + (x)) * (cb + 2) + (y)]
-#define UY8(c, x, y) uy8[((c) * (2 * rb + 2) + (x)) * (2 * cb + 2) + (y)]
-#define I8(c, x, y) i8[((c) * (2 * rb + 2) + (x)) * (2 * cb + 2) + (y)]
-#define UX7(c, x, y) ux7[((c) * (4 * rb + 2) + (x)) * (2 * cb + 2) + (y)]
-#define UY7(c, x, y) uy7[((c) * (4 * rb + 2) + (x)) * (4 * cb + 2) + (y)]
-#define I7(c, x, y) i7[((c) * (4 * rb + 2) + (x)) * (4 * cb + 2) + (y)]
-#define UX6(c, x, y) ux6[((c) * (8 * rb + 2) + (x)) * (4 * cb + 2) + (y)]
-#define UY6(c, x, y) uy6[((c) * (8 * rb + 2) + (x)) * (8 * cb + 2) + (y)]
-#define I6(c, x, y) i6[((c) * (8 * rb + 2) + (x)) * (8 * cb + 2) + (y)]
-#define UX5(c, x, y) ux5[((c) * (16 * rb + 2) + (x)) * (8 * cb + 2) + (y)]
-#define UY5(c, x, y) uy5[((c) * (16 * rb + 2) + (x)) * (16 * cb + 2) + (y)]
-#define I5(c, x, y) i5[((c) * (16 * rb + 2) + (x)) * (16 * cb + 2) + (y)]
-#define UX4(c, x, y) ux4[((c) * (32 * rb + 2) + (x)) * (16 * cb + 2) + (y)]
-#define UY4(c, x, y) uy4[((c) * (32 * rb + 2) + (x)) * (32 * cb + 2) + (y)]
-#define I4(c, x, y) i4[((c) * (32 * rb + 2) + (x)) * (32 * cb + 2) + (y)]
-#define UX3(c, x, y) ux3[((c) * (64 * rb + 2) + (x)) * (32 * cb + 2) + (y)]
-#define UY3(c, x, y) uy3[((c) * (64 * rb + 2) + (x)) * (64 * cb + 2) + (y)]
-#define I3(c, x, y) i3[((c) * (64 * rb + 2) + (x)) * (64 * cb + 2) + (y)]
-#define UX2(c, x, y) ux2[((c) * (128 * rb + 2) + (x)) * (64 * cb + 2) + (y)]
-#define UY2(c, x, y) uy2[((c) * (128 * rb + 2) + (x)) * (128 * cb + 2) + (y)]
-#define I2(c, x, y) i2[((c) * (128 * rb + 2) + (x)) * (128 * cb + 2) + (y)]
-#define UX1(c, x, y) ux1[((c) * (256 * rb + 2) + (x)) * (128 * cb + 2) + (y)]
-#define UY1(c, x, y) uy1[((c) * (256 * rb + 2) + (x)) * (256 * cb + 2) + (y)]
-#define I1(c, x, y) i1[((c) * (256 * rb + 2) + (x)) * (256 * cb + 2) + (y)]
-#define UX0(c, x, y) ux0[((c) * (512 * rb + 2) + (x)) * (256 * cb + 2) + (y)]
-#define UY0(c, x, y) uy0[((c) * (512 * rb + 2) + (x)) * (512 * cb + 2) + (y)]
-#define I0(c, x, y) i0[((c) * (512 * rb + 2) + (x)) * (512 * cb + 2) + (y)]
-
 /* intermediate arrays, in stage order: buf[0] = bordered, buf[1] = d0, ... */
 enum { NBUF = 48 };
 
-static void multiscale_interp(int rb, int cb, const float *img, float *const *buf, float *out)
+static void multiscale_interp(int rb, int cb, const float *img_buf, float *const *buf,
+                              float *out_buf)
 {
-  float *bordered = buf[0], *d0 = buf[1], *dx1 = buf[2], *d1 = buf[3];
-  float *dx2 = buf[4], *d2 = buf[5], *dx3 = buf[6], *d3 = buf[7];
-  float *dx4 = buf[8], *d4 = buf[9], *dx5 = buf[10], *d5 = buf[11];
-  float *dx6 = buf[12], *d6 = buf[13], *dx7 = buf[14], *d7 = buf[15];
-  float *dx8 = buf[16], *d8 = buf[17], *dx9 = buf[18], *d9 = buf[19];
-  float *i9 = buf[20], *ux8 = buf[21], *uy8 = buf[22], *i8 = buf[23];
-  float *ux7 = buf[24], *uy7 = buf[25], *i7 = buf[26], *ux6 = buf[27];
-  float *uy6 = buf[28], *i6 = buf[29], *ux5 = buf[30], *uy5 = buf[31];
-  float *i5 = buf[32], *ux4 = buf[33], *uy4 = buf[34], *i4 = buf[35];
-  float *ux3 = buf[36], *uy3 = buf[37], *i3 = buf[38], *ux2 = buf[39];
-  float *uy2 = buf[40], *i2 = buf[41], *ux1 = buf[42], *uy1 = buf[43];
-  float *i1 = buf[44], *ux0 = buf[45], *uy0 = buf[46], *i0 = buf[47];
+  /* the flat buffers seen as C99 arrays (variably modified types) */
+  const float (*restrict img)[512 * rb][512 * cb] = (const float (*)[512 * rb][512 * cb])img_buf;
+  float (*restrict bordered)[512 * rb + 2][512 * cb + 2] =
+      (float (*)[512 * rb + 2][512 * cb + 2])buf[0];
+  float (*restrict d0)[512 * rb + 2][512 * cb + 2] = (float (*)[512 * rb + 2][512 * cb + 2])buf[1];
+  float (*restrict dx1)[256 * rb + 2][512 * cb + 2] = (float (*)[256 * rb + 2][512 * cb + 2])buf[2];
+  float (*restrict d1)[256 * rb + 2][256 * cb + 2] = (float (*)[256 * rb + 2][256 * cb + 2])buf[3];
+  float (*restrict dx2)[128 * rb + 2][256 * cb + 2] = (float (*)[128 * rb + 2][256 * cb + 2])buf[4];
+  float (*restrict d2)[128 * rb + 2][128 * cb + 2] = (float (*)[128 * rb + 2][128 * cb + 2])buf[5];
+  float (*restrict dx3)[64 * rb + 2][128 * cb + 2] = (float (*)[64 * rb + 2][128 * cb + 2])buf[6];
+  float (*restrict d3)[64 * rb + 2][64 * cb + 2] = (float (*)[64 * rb + 2][64 * cb + 2])buf[7];
+  float (*restrict dx4)[32 * rb + 2][64 * cb + 2] = (float (*)[32 * rb + 2][64 * cb + 2])buf[8];
+  float (*restrict d4)[32 * rb + 2][32 * cb + 2] = (float (*)[32 * rb + 2][32 * cb + 2])buf[9];
+  float (*restrict dx5)[16 * rb + 2][32 * cb + 2] = (float (*)[16 * rb + 2][32 * cb + 2])buf[10];
+  float (*restrict d5)[16 * rb + 2][16 * cb + 2] = (float (*)[16 * rb + 2][16 * cb + 2])buf[11];
+  float (*restrict dx6)[8 * rb + 2][16 * cb + 2] = (float (*)[8 * rb + 2][16 * cb + 2])buf[12];
+  float (*restrict d6)[8 * rb + 2][8 * cb + 2] = (float (*)[8 * rb + 2][8 * cb + 2])buf[13];
+  float (*restrict dx7)[4 * rb + 2][8 * cb + 2] = (float (*)[4 * rb + 2][8 * cb + 2])buf[14];
+  float (*restrict d7)[4 * rb + 2][4 * cb + 2] = (float (*)[4 * rb + 2][4 * cb + 2])buf[15];
+  float (*restrict dx8)[2 * rb + 2][4 * cb + 2] = (float (*)[2 * rb + 2][4 * cb + 2])buf[16];
+  float (*restrict d8)[2 * rb + 2][2 * cb + 2] = (float (*)[2 * rb + 2][2 * cb + 2])buf[17];
+  float (*restrict dx9)[rb + 2][2 * cb + 2] = (float (*)[rb + 2][2 * cb + 2])buf[18];
+  float (*restrict d9)[rb + 2][cb + 2] = (float (*)[rb + 2][cb + 2])buf[19];
+  float (*restrict i9)[rb + 2][cb + 2] = (float (*)[rb + 2][cb + 2])buf[20];
+  float (*restrict ux8)[2 * rb + 2][cb + 2] = (float (*)[2 * rb + 2][cb + 2])buf[21];
+  float (*restrict uy8)[2 * rb + 2][2 * cb + 2] = (float (*)[2 * rb + 2][2 * cb + 2])buf[22];
+  float (*restrict i8)[2 * rb + 2][2 * cb + 2] = (float (*)[2 * rb + 2][2 * cb + 2])buf[23];
+  float (*restrict ux7)[4 * rb + 2][2 * cb + 2] = (float (*)[4 * rb + 2][2 * cb + 2])buf[24];
+  float (*restrict uy7)[4 * rb + 2][4 * cb + 2] = (float (*)[4 * rb + 2][4 * cb + 2])buf[25];
+  float (*restrict i7)[4 * rb + 2][4 * cb + 2] = (float (*)[4 * rb + 2][4 * cb + 2])buf[26];
+  float (*restrict ux6)[8 * rb + 2][4 * cb + 2] = (float (*)[8 * rb + 2][4 * cb + 2])buf[27];
+  float (*restrict uy6)[8 * rb + 2][8 * cb + 2] = (float (*)[8 * rb + 2][8 * cb + 2])buf[28];
+  float (*restrict i6)[8 * rb + 2][8 * cb + 2] = (float (*)[8 * rb + 2][8 * cb + 2])buf[29];
+  float (*restrict ux5)[16 * rb + 2][8 * cb + 2] = (float (*)[16 * rb + 2][8 * cb + 2])buf[30];
+  float (*restrict uy5)[16 * rb + 2][16 * cb + 2] = (float (*)[16 * rb + 2][16 * cb + 2])buf[31];
+  float (*restrict i5)[16 * rb + 2][16 * cb + 2] = (float (*)[16 * rb + 2][16 * cb + 2])buf[32];
+  float (*restrict ux4)[32 * rb + 2][16 * cb + 2] = (float (*)[32 * rb + 2][16 * cb + 2])buf[33];
+  float (*restrict uy4)[32 * rb + 2][32 * cb + 2] = (float (*)[32 * rb + 2][32 * cb + 2])buf[34];
+  float (*restrict i4)[32 * rb + 2][32 * cb + 2] = (float (*)[32 * rb + 2][32 * cb + 2])buf[35];
+  float (*restrict ux3)[64 * rb + 2][32 * cb + 2] = (float (*)[64 * rb + 2][32 * cb + 2])buf[36];
+  float (*restrict uy3)[64 * rb + 2][64 * cb + 2] = (float (*)[64 * rb + 2][64 * cb + 2])buf[37];
+  float (*restrict i3)[64 * rb + 2][64 * cb + 2] = (float (*)[64 * rb + 2][64 * cb + 2])buf[38];
+  float (*restrict ux2)[128 * rb + 2][64 * cb + 2] = (float (*)[128 * rb + 2][64 * cb + 2])buf[39];
+  float (*restrict uy2)[128 * rb + 2][128 * cb + 2] =
+      (float (*)[128 * rb + 2][128 * cb + 2])buf[40];
+  float (*restrict i2)[128 * rb + 2][128 * cb + 2] = (float (*)[128 * rb + 2][128 * cb + 2])buf[41];
+  float (*restrict ux1)[256 * rb + 2][128 * cb + 2] =
+      (float (*)[256 * rb + 2][128 * cb + 2])buf[42];
+  float (*restrict uy1)[256 * rb + 2][256 * cb + 2] =
+      (float (*)[256 * rb + 2][256 * cb + 2])buf[43];
+  float (*restrict i1)[256 * rb + 2][256 * cb + 2] = (float (*)[256 * rb + 2][256 * cb + 2])buf[44];
+  float (*restrict ux0)[512 * rb + 2][256 * cb + 2] =
+      (float (*)[512 * rb + 2][256 * cb + 2])buf[45];
+  float (*restrict uy0)[512 * rb + 2][512 * cb + 2] =
+      (float (*)[512 * rb + 2][512 * cb + 2])buf[46];
+  float (*restrict i0)[512 * rb + 2][512 * cb + 2] = (float (*)[512 * rb + 2][512 * cb + 2])buf[47];
+  float (*restrict out)[512 * rb][512 * cb] = (float (*)[512 * rb][512 * cb])out_buf;
 
 #pragma omplc loopchain schedule()
   {
     /* 1: the input with a ghost ring of 0 (constant exterior) */
 #pragma omplc for domain(0:3, 0:512*rb+1, 0:512*cb+1) with (c, x, y) \
-    read img {(c,x,y)}, write bordered {(c,x,y)}
+    read img {(c,x-1,y-1)}, write bordered {(c,x,y)}
     for (int c = 0; c <= 3; c++)
       for (int x = 0; x <= 512 * rb + 1; x++)
         for (int y = 0; y <= 512 * cb + 1; y++)
-          BORDERED(c, x, y) = (x >= 1 && x <= 512 * rb && y >= 1 && y <= 512 * cb) ? IMG(c, x, y)
-                              : 0.0f;
+          bordered[c][x][y] = (x >= 1 && x <= 512 * rb && y >= 1 && y <= 512 * cb)
+                              ? img[c][x - 1][y - 1] : 0.0f;
 
     /* 2: downsampled_L0 (premultiplied by alpha; channel 3 becomes alpha^2) */
 #pragma omplc for domain(0:3, 0:512*rb+1, 0:512*cb+1) with (c, x, y) \
@@ -114,7 +112,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 0; x <= 512 * rb + 1; x++)
         for (int y = 0; y <= 512 * cb + 1; y++)
-          D0(c, x, y) = BORDERED(c, x, y) * BORDERED(3, x, y);
+          d0[c][x][y] = bordered[c][x][y] * bordered[3][x][y];
 
     /* 3: dx1, down-sample rows of d0 */
 #pragma omplc for domain(0:3, 1:256*rb, 1:512*cb) with (c, x, y) \
@@ -122,8 +120,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 256 * rb; x++)
         for (int y = 1; y <= 512 * cb; y++)
-          DX1(c, x, y) = (D0(c, 2 * x - 2, y) + 2.0f * D0(c, 2 * x - 1, y)
-                         + D0(c, 2 * x, y)) * 0.25f;
+          dx1[c][x][y] = (d0[c][2 * x - 2][y] + 2.0f * d0[c][2 * x - 1][y]
+                         + d0[c][2 * x][y]) * 0.25f;
 
     /* 4: d1, down-sample columns of dx1 */
 #pragma omplc for domain(0:3, 1:256*rb, 1:256*cb) with (c, x, y) \
@@ -131,8 +129,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 256 * rb; x++)
         for (int y = 1; y <= 256 * cb; y++)
-          D1(c, x, y) = (DX1(c, x, 2 * y - 2) + 2.0f * DX1(c, x, 2 * y - 1)
-                        + DX1(c, x, 2 * y)) * 0.25f;
+          d1[c][x][y] = (dx1[c][x][2 * y - 2] + 2.0f * dx1[c][x][2 * y - 1]
+                        + dx1[c][x][2 * y]) * 0.25f;
 
     /* 5: dx2, down-sample rows of d1 */
 #pragma omplc for domain(0:3, 1:128*rb, 1:256*cb) with (c, x, y) \
@@ -140,8 +138,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 128 * rb; x++)
         for (int y = 1; y <= 256 * cb; y++)
-          DX2(c, x, y) = (D1(c, 2 * x - 2, y) + 2.0f * D1(c, 2 * x - 1, y)
-                         + D1(c, 2 * x, y)) * 0.25f;
+          dx2[c][x][y] = (d1[c][2 * x - 2][y] + 2.0f * d1[c][2 * x - 1][y]
+                         + d1[c][2 * x][y]) * 0.25f;
 
     /* 6: d2, down-sample columns of dx2 */
 #pragma omplc for domain(0:3, 1:128*rb, 1:128*cb) with (c, x, y) \
@@ -149,8 +147,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 128 * rb; x++)
         for (int y = 1; y <= 128 * cb; y++)
-          D2(c, x, y) = (DX2(c, x, 2 * y - 2) + 2.0f * DX2(c, x, 2 * y - 1)
-                        + DX2(c, x, 2 * y)) * 0.25f;
+          d2[c][x][y] = (dx2[c][x][2 * y - 2] + 2.0f * dx2[c][x][2 * y - 1]
+                        + dx2[c][x][2 * y]) * 0.25f;
 
     /* 7: dx3, down-sample rows of d2 */
 #pragma omplc for domain(0:3, 1:64*rb, 1:128*cb) with (c, x, y) \
@@ -158,8 +156,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 64 * rb; x++)
         for (int y = 1; y <= 128 * cb; y++)
-          DX3(c, x, y) = (D2(c, 2 * x - 2, y) + 2.0f * D2(c, 2 * x - 1, y)
-                         + D2(c, 2 * x, y)) * 0.25f;
+          dx3[c][x][y] = (d2[c][2 * x - 2][y] + 2.0f * d2[c][2 * x - 1][y]
+                         + d2[c][2 * x][y]) * 0.25f;
 
     /* 8: d3, down-sample columns of dx3 */
 #pragma omplc for domain(0:3, 1:64*rb, 1:64*cb) with (c, x, y) \
@@ -167,8 +165,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 64 * rb; x++)
         for (int y = 1; y <= 64 * cb; y++)
-          D3(c, x, y) = (DX3(c, x, 2 * y - 2) + 2.0f * DX3(c, x, 2 * y - 1)
-                        + DX3(c, x, 2 * y)) * 0.25f;
+          d3[c][x][y] = (dx3[c][x][2 * y - 2] + 2.0f * dx3[c][x][2 * y - 1]
+                        + dx3[c][x][2 * y]) * 0.25f;
 
     /* 9: dx4, down-sample rows of d3 */
 #pragma omplc for domain(0:3, 1:32*rb, 1:64*cb) with (c, x, y) \
@@ -176,8 +174,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 32 * rb; x++)
         for (int y = 1; y <= 64 * cb; y++)
-          DX4(c, x, y) = (D3(c, 2 * x - 2, y) + 2.0f * D3(c, 2 * x - 1, y)
-                         + D3(c, 2 * x, y)) * 0.25f;
+          dx4[c][x][y] = (d3[c][2 * x - 2][y] + 2.0f * d3[c][2 * x - 1][y]
+                         + d3[c][2 * x][y]) * 0.25f;
 
     /* 10: d4, down-sample columns of dx4 */
 #pragma omplc for domain(0:3, 1:32*rb, 1:32*cb) with (c, x, y) \
@@ -185,8 +183,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 32 * rb; x++)
         for (int y = 1; y <= 32 * cb; y++)
-          D4(c, x, y) = (DX4(c, x, 2 * y - 2) + 2.0f * DX4(c, x, 2 * y - 1)
-                        + DX4(c, x, 2 * y)) * 0.25f;
+          d4[c][x][y] = (dx4[c][x][2 * y - 2] + 2.0f * dx4[c][x][2 * y - 1]
+                        + dx4[c][x][2 * y]) * 0.25f;
 
     /* 11: dx5, down-sample rows of d4 */
 #pragma omplc for domain(0:3, 1:16*rb, 1:32*cb) with (c, x, y) \
@@ -194,8 +192,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 16 * rb; x++)
         for (int y = 1; y <= 32 * cb; y++)
-          DX5(c, x, y) = (D4(c, 2 * x - 2, y) + 2.0f * D4(c, 2 * x - 1, y)
-                         + D4(c, 2 * x, y)) * 0.25f;
+          dx5[c][x][y] = (d4[c][2 * x - 2][y] + 2.0f * d4[c][2 * x - 1][y]
+                         + d4[c][2 * x][y]) * 0.25f;
 
     /* 12: d5, down-sample columns of dx5 */
 #pragma omplc for domain(0:3, 1:16*rb, 1:16*cb) with (c, x, y) \
@@ -203,8 +201,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 16 * rb; x++)
         for (int y = 1; y <= 16 * cb; y++)
-          D5(c, x, y) = (DX5(c, x, 2 * y - 2) + 2.0f * DX5(c, x, 2 * y - 1)
-                        + DX5(c, x, 2 * y)) * 0.25f;
+          d5[c][x][y] = (dx5[c][x][2 * y - 2] + 2.0f * dx5[c][x][2 * y - 1]
+                        + dx5[c][x][2 * y]) * 0.25f;
 
     /* 13: dx6, down-sample rows of d5 */
 #pragma omplc for domain(0:3, 1:8*rb, 1:16*cb) with (c, x, y) \
@@ -212,8 +210,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 8 * rb; x++)
         for (int y = 1; y <= 16 * cb; y++)
-          DX6(c, x, y) = (D5(c, 2 * x - 2, y) + 2.0f * D5(c, 2 * x - 1, y)
-                         + D5(c, 2 * x, y)) * 0.25f;
+          dx6[c][x][y] = (d5[c][2 * x - 2][y] + 2.0f * d5[c][2 * x - 1][y]
+                         + d5[c][2 * x][y]) * 0.25f;
 
     /* 14: d6, down-sample columns of dx6 */
 #pragma omplc for domain(0:3, 1:8*rb, 1:8*cb) with (c, x, y) \
@@ -221,8 +219,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 8 * rb; x++)
         for (int y = 1; y <= 8 * cb; y++)
-          D6(c, x, y) = (DX6(c, x, 2 * y - 2) + 2.0f * DX6(c, x, 2 * y - 1)
-                        + DX6(c, x, 2 * y)) * 0.25f;
+          d6[c][x][y] = (dx6[c][x][2 * y - 2] + 2.0f * dx6[c][x][2 * y - 1]
+                        + dx6[c][x][2 * y]) * 0.25f;
 
     /* 15: dx7, down-sample rows of d6 */
 #pragma omplc for domain(0:3, 1:4*rb, 1:8*cb) with (c, x, y) \
@@ -230,8 +228,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 4 * rb; x++)
         for (int y = 1; y <= 8 * cb; y++)
-          DX7(c, x, y) = (D6(c, 2 * x - 2, y) + 2.0f * D6(c, 2 * x - 1, y)
-                         + D6(c, 2 * x, y)) * 0.25f;
+          dx7[c][x][y] = (d6[c][2 * x - 2][y] + 2.0f * d6[c][2 * x - 1][y]
+                         + d6[c][2 * x][y]) * 0.25f;
 
     /* 16: d7, down-sample columns of dx7 */
 #pragma omplc for domain(0:3, 1:4*rb, 1:4*cb) with (c, x, y) \
@@ -239,8 +237,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 4 * rb; x++)
         for (int y = 1; y <= 4 * cb; y++)
-          D7(c, x, y) = (DX7(c, x, 2 * y - 2) + 2.0f * DX7(c, x, 2 * y - 1)
-                        + DX7(c, x, 2 * y)) * 0.25f;
+          d7[c][x][y] = (dx7[c][x][2 * y - 2] + 2.0f * dx7[c][x][2 * y - 1]
+                        + dx7[c][x][2 * y]) * 0.25f;
 
     /* 17: dx8, down-sample rows of d7 */
 #pragma omplc for domain(0:3, 1:2*rb, 1:4*cb) with (c, x, y) \
@@ -248,8 +246,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 2 * rb; x++)
         for (int y = 1; y <= 4 * cb; y++)
-          DX8(c, x, y) = (D7(c, 2 * x - 2, y) + 2.0f * D7(c, 2 * x - 1, y)
-                         + D7(c, 2 * x, y)) * 0.25f;
+          dx8[c][x][y] = (d7[c][2 * x - 2][y] + 2.0f * d7[c][2 * x - 1][y]
+                         + d7[c][2 * x][y]) * 0.25f;
 
     /* 18: d8, down-sample columns of dx8 */
 #pragma omplc for domain(0:3, 1:2*rb, 1:2*cb) with (c, x, y) \
@@ -257,8 +255,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 2 * rb; x++)
         for (int y = 1; y <= 2 * cb; y++)
-          D8(c, x, y) = (DX8(c, x, 2 * y - 2) + 2.0f * DX8(c, x, 2 * y - 1)
-                        + DX8(c, x, 2 * y)) * 0.25f;
+          d8[c][x][y] = (dx8[c][x][2 * y - 2] + 2.0f * dx8[c][x][2 * y - 1]
+                        + dx8[c][x][2 * y]) * 0.25f;
 
     /* 19: dx9, down-sample rows of d8 */
 #pragma omplc for domain(0:3, 1:rb, 1:2*cb) with (c, x, y) \
@@ -266,8 +264,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= rb; x++)
         for (int y = 1; y <= 2 * cb; y++)
-          DX9(c, x, y) = (D8(c, 2 * x - 2, y) + 2.0f * D8(c, 2 * x - 1, y)
-                         + D8(c, 2 * x, y)) * 0.25f;
+          dx9[c][x][y] = (d8[c][2 * x - 2][y] + 2.0f * d8[c][2 * x - 1][y]
+                         + d8[c][2 * x][y]) * 0.25f;
 
     /* 20: d9, down-sample columns of dx9 */
 #pragma omplc for domain(0:3, 1:rb, 1:cb) with (c, x, y) \
@@ -275,8 +273,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= rb; x++)
         for (int y = 1; y <= cb; y++)
-          D9(c, x, y) = (DX9(c, x, 2 * y - 2) + 2.0f * DX9(c, x, 2 * y - 1)
-                        + DX9(c, x, 2 * y)) * 0.25f;
+          d9[c][x][y] = (dx9[c][x][2 * y - 2] + 2.0f * dx9[c][x][2 * y - 1]
+                        + dx9[c][x][2 * y]) * 0.25f;
 
     /* 21: the coarsest level, i9 = d9 */
 #pragma omplc for domain(0:3, 1:rb, 1:cb) with (c, x, y) \
@@ -284,7 +282,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= rb; x++)
         for (int y = 1; y <= cb; y++)
-          I9(c, x, y) = D9(c, x, y);
+          i9[c][x][y] = d9[c][x][y];
 
     /* 22: ux8, up-sample rows of i9: x = 2*xh-1 and 2*xh read rows (x+1)/2, (x+2)/2 */
 #pragma omplc for domain(0:3, 1:rb, 1:cb) with (c, xh, y) \
@@ -292,8 +290,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int xh = 1; xh <= rb; xh++)
         for (int y = 1; y <= cb; y++) {
-          UX8(c, 2 * xh - 1, y) = (I9(c, xh, y) + I9(c, xh, y)) / 2.0f;
-          UX8(c, 2 * xh, y) = (I9(c, xh, y) + I9(c, xh + 1, y)) / 2.0f;
+          ux8[c][2 * xh - 1][y] = (i9[c][xh][y] + i9[c][xh][y]) / 2.0f;
+          ux8[c][2 * xh][y] = (i9[c][xh][y] + i9[c][xh + 1][y]) / 2.0f;
         }
 
     /* 23: uy8, up-sample columns of ux8 */
@@ -302,8 +300,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 2 * rb; x++)
         for (int yh = 1; yh <= cb; yh++) {
-          UY8(c, x, 2 * yh - 1) = (UX8(c, x, yh) + UX8(c, x, yh)) / 2.0f;
-          UY8(c, x, 2 * yh) = (UX8(c, x, yh) + UX8(c, x, yh + 1)) / 2.0f;
+          uy8[c][x][2 * yh - 1] = (ux8[c][x][yh] + ux8[c][x][yh]) / 2.0f;
+          uy8[c][x][2 * yh] = (ux8[c][x][yh] + ux8[c][x][yh + 1]) / 2.0f;
         }
 
     /* 24: i8 (interpolated_L8) */
@@ -312,7 +310,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 2 * rb; x++)
         for (int y = 1; y <= 2 * cb; y++)
-          I8(c, x, y) = D8(c, x, y) + (1.0f - D8(3, x, y)) * UY8(c, x, y);
+          i8[c][x][y] = d8[c][x][y] + (1.0f - d8[3][x][y]) * uy8[c][x][y];
 
     /* 25: ux7, up-sample rows of i8: x = 2*xh-1 and 2*xh read rows (x+1)/2, (x+2)/2 */
 #pragma omplc for domain(0:3, 1:2*rb, 1:2*cb) with (c, xh, y) \
@@ -320,8 +318,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int xh = 1; xh <= 2 * rb; xh++)
         for (int y = 1; y <= 2 * cb; y++) {
-          UX7(c, 2 * xh - 1, y) = (I8(c, xh, y) + I8(c, xh, y)) / 2.0f;
-          UX7(c, 2 * xh, y) = (I8(c, xh, y) + I8(c, xh + 1, y)) / 2.0f;
+          ux7[c][2 * xh - 1][y] = (i8[c][xh][y] + i8[c][xh][y]) / 2.0f;
+          ux7[c][2 * xh][y] = (i8[c][xh][y] + i8[c][xh + 1][y]) / 2.0f;
         }
 
     /* 26: uy7, up-sample columns of ux7 */
@@ -330,8 +328,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 4 * rb; x++)
         for (int yh = 1; yh <= 2 * cb; yh++) {
-          UY7(c, x, 2 * yh - 1) = (UX7(c, x, yh) + UX7(c, x, yh)) / 2.0f;
-          UY7(c, x, 2 * yh) = (UX7(c, x, yh) + UX7(c, x, yh + 1)) / 2.0f;
+          uy7[c][x][2 * yh - 1] = (ux7[c][x][yh] + ux7[c][x][yh]) / 2.0f;
+          uy7[c][x][2 * yh] = (ux7[c][x][yh] + ux7[c][x][yh + 1]) / 2.0f;
         }
 
     /* 27: i7 (interpolated_L7) */
@@ -340,7 +338,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 4 * rb; x++)
         for (int y = 1; y <= 4 * cb; y++)
-          I7(c, x, y) = D7(c, x, y) + (1.0f - D7(3, x, y)) * UY7(c, x, y);
+          i7[c][x][y] = d7[c][x][y] + (1.0f - d7[3][x][y]) * uy7[c][x][y];
 
     /* 28: ux6, up-sample rows of i7: x = 2*xh-1 and 2*xh read rows (x+1)/2, (x+2)/2 */
 #pragma omplc for domain(0:3, 1:4*rb, 1:4*cb) with (c, xh, y) \
@@ -348,8 +346,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int xh = 1; xh <= 4 * rb; xh++)
         for (int y = 1; y <= 4 * cb; y++) {
-          UX6(c, 2 * xh - 1, y) = (I7(c, xh, y) + I7(c, xh, y)) / 2.0f;
-          UX6(c, 2 * xh, y) = (I7(c, xh, y) + I7(c, xh + 1, y)) / 2.0f;
+          ux6[c][2 * xh - 1][y] = (i7[c][xh][y] + i7[c][xh][y]) / 2.0f;
+          ux6[c][2 * xh][y] = (i7[c][xh][y] + i7[c][xh + 1][y]) / 2.0f;
         }
 
     /* 29: uy6, up-sample columns of ux6 */
@@ -358,8 +356,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 8 * rb; x++)
         for (int yh = 1; yh <= 4 * cb; yh++) {
-          UY6(c, x, 2 * yh - 1) = (UX6(c, x, yh) + UX6(c, x, yh)) / 2.0f;
-          UY6(c, x, 2 * yh) = (UX6(c, x, yh) + UX6(c, x, yh + 1)) / 2.0f;
+          uy6[c][x][2 * yh - 1] = (ux6[c][x][yh] + ux6[c][x][yh]) / 2.0f;
+          uy6[c][x][2 * yh] = (ux6[c][x][yh] + ux6[c][x][yh + 1]) / 2.0f;
         }
 
     /* 30: i6 (interpolated_L6) */
@@ -368,7 +366,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 8 * rb; x++)
         for (int y = 1; y <= 8 * cb; y++)
-          I6(c, x, y) = D6(c, x, y) + (1.0f - D6(3, x, y)) * UY6(c, x, y);
+          i6[c][x][y] = d6[c][x][y] + (1.0f - d6[3][x][y]) * uy6[c][x][y];
 
     /* 31: ux5, up-sample rows of i6: x = 2*xh-1 and 2*xh read rows (x+1)/2, (x+2)/2 */
 #pragma omplc for domain(0:3, 1:8*rb, 1:8*cb) with (c, xh, y) \
@@ -376,8 +374,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int xh = 1; xh <= 8 * rb; xh++)
         for (int y = 1; y <= 8 * cb; y++) {
-          UX5(c, 2 * xh - 1, y) = (I6(c, xh, y) + I6(c, xh, y)) / 2.0f;
-          UX5(c, 2 * xh, y) = (I6(c, xh, y) + I6(c, xh + 1, y)) / 2.0f;
+          ux5[c][2 * xh - 1][y] = (i6[c][xh][y] + i6[c][xh][y]) / 2.0f;
+          ux5[c][2 * xh][y] = (i6[c][xh][y] + i6[c][xh + 1][y]) / 2.0f;
         }
 
     /* 32: uy5, up-sample columns of ux5 */
@@ -386,8 +384,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 16 * rb; x++)
         for (int yh = 1; yh <= 8 * cb; yh++) {
-          UY5(c, x, 2 * yh - 1) = (UX5(c, x, yh) + UX5(c, x, yh)) / 2.0f;
-          UY5(c, x, 2 * yh) = (UX5(c, x, yh) + UX5(c, x, yh + 1)) / 2.0f;
+          uy5[c][x][2 * yh - 1] = (ux5[c][x][yh] + ux5[c][x][yh]) / 2.0f;
+          uy5[c][x][2 * yh] = (ux5[c][x][yh] + ux5[c][x][yh + 1]) / 2.0f;
         }
 
     /* 33: i5 (interpolated_L5) */
@@ -396,7 +394,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 16 * rb; x++)
         for (int y = 1; y <= 16 * cb; y++)
-          I5(c, x, y) = D5(c, x, y) + (1.0f - D5(3, x, y)) * UY5(c, x, y);
+          i5[c][x][y] = d5[c][x][y] + (1.0f - d5[3][x][y]) * uy5[c][x][y];
 
     /* 34: ux4, up-sample rows of i5: x = 2*xh-1 and 2*xh read rows (x+1)/2, (x+2)/2 */
 #pragma omplc for domain(0:3, 1:16*rb, 1:16*cb) with (c, xh, y) \
@@ -404,8 +402,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int xh = 1; xh <= 16 * rb; xh++)
         for (int y = 1; y <= 16 * cb; y++) {
-          UX4(c, 2 * xh - 1, y) = (I5(c, xh, y) + I5(c, xh, y)) / 2.0f;
-          UX4(c, 2 * xh, y) = (I5(c, xh, y) + I5(c, xh + 1, y)) / 2.0f;
+          ux4[c][2 * xh - 1][y] = (i5[c][xh][y] + i5[c][xh][y]) / 2.0f;
+          ux4[c][2 * xh][y] = (i5[c][xh][y] + i5[c][xh + 1][y]) / 2.0f;
         }
 
     /* 35: uy4, up-sample columns of ux4 */
@@ -414,8 +412,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 32 * rb; x++)
         for (int yh = 1; yh <= 16 * cb; yh++) {
-          UY4(c, x, 2 * yh - 1) = (UX4(c, x, yh) + UX4(c, x, yh)) / 2.0f;
-          UY4(c, x, 2 * yh) = (UX4(c, x, yh) + UX4(c, x, yh + 1)) / 2.0f;
+          uy4[c][x][2 * yh - 1] = (ux4[c][x][yh] + ux4[c][x][yh]) / 2.0f;
+          uy4[c][x][2 * yh] = (ux4[c][x][yh] + ux4[c][x][yh + 1]) / 2.0f;
         }
 
     /* 36: i4 (interpolated_L4) */
@@ -424,7 +422,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 32 * rb; x++)
         for (int y = 1; y <= 32 * cb; y++)
-          I4(c, x, y) = D4(c, x, y) + (1.0f - D4(3, x, y)) * UY4(c, x, y);
+          i4[c][x][y] = d4[c][x][y] + (1.0f - d4[3][x][y]) * uy4[c][x][y];
 
     /* 37: ux3, up-sample rows of i4: x = 2*xh-1 and 2*xh read rows (x+1)/2, (x+2)/2 */
 #pragma omplc for domain(0:3, 1:32*rb, 1:32*cb) with (c, xh, y) \
@@ -432,8 +430,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int xh = 1; xh <= 32 * rb; xh++)
         for (int y = 1; y <= 32 * cb; y++) {
-          UX3(c, 2 * xh - 1, y) = (I4(c, xh, y) + I4(c, xh, y)) / 2.0f;
-          UX3(c, 2 * xh, y) = (I4(c, xh, y) + I4(c, xh + 1, y)) / 2.0f;
+          ux3[c][2 * xh - 1][y] = (i4[c][xh][y] + i4[c][xh][y]) / 2.0f;
+          ux3[c][2 * xh][y] = (i4[c][xh][y] + i4[c][xh + 1][y]) / 2.0f;
         }
 
     /* 38: uy3, up-sample columns of ux3 */
@@ -442,8 +440,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 64 * rb; x++)
         for (int yh = 1; yh <= 32 * cb; yh++) {
-          UY3(c, x, 2 * yh - 1) = (UX3(c, x, yh) + UX3(c, x, yh)) / 2.0f;
-          UY3(c, x, 2 * yh) = (UX3(c, x, yh) + UX3(c, x, yh + 1)) / 2.0f;
+          uy3[c][x][2 * yh - 1] = (ux3[c][x][yh] + ux3[c][x][yh]) / 2.0f;
+          uy3[c][x][2 * yh] = (ux3[c][x][yh] + ux3[c][x][yh + 1]) / 2.0f;
         }
 
     /* 39: i3 (interpolated_L3) */
@@ -452,7 +450,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 64 * rb; x++)
         for (int y = 1; y <= 64 * cb; y++)
-          I3(c, x, y) = D3(c, x, y) + (1.0f - D3(3, x, y)) * UY3(c, x, y);
+          i3[c][x][y] = d3[c][x][y] + (1.0f - d3[3][x][y]) * uy3[c][x][y];
 
     /* 40: ux2, up-sample rows of i3: x = 2*xh-1 and 2*xh read rows (x+1)/2, (x+2)/2 */
 #pragma omplc for domain(0:3, 1:64*rb, 1:64*cb) with (c, xh, y) \
@@ -460,8 +458,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int xh = 1; xh <= 64 * rb; xh++)
         for (int y = 1; y <= 64 * cb; y++) {
-          UX2(c, 2 * xh - 1, y) = (I3(c, xh, y) + I3(c, xh, y)) / 2.0f;
-          UX2(c, 2 * xh, y) = (I3(c, xh, y) + I3(c, xh + 1, y)) / 2.0f;
+          ux2[c][2 * xh - 1][y] = (i3[c][xh][y] + i3[c][xh][y]) / 2.0f;
+          ux2[c][2 * xh][y] = (i3[c][xh][y] + i3[c][xh + 1][y]) / 2.0f;
         }
 
     /* 41: uy2, up-sample columns of ux2 */
@@ -470,8 +468,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 128 * rb; x++)
         for (int yh = 1; yh <= 64 * cb; yh++) {
-          UY2(c, x, 2 * yh - 1) = (UX2(c, x, yh) + UX2(c, x, yh)) / 2.0f;
-          UY2(c, x, 2 * yh) = (UX2(c, x, yh) + UX2(c, x, yh + 1)) / 2.0f;
+          uy2[c][x][2 * yh - 1] = (ux2[c][x][yh] + ux2[c][x][yh]) / 2.0f;
+          uy2[c][x][2 * yh] = (ux2[c][x][yh] + ux2[c][x][yh + 1]) / 2.0f;
         }
 
     /* 42: i2 (interpolated_L2) */
@@ -480,7 +478,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 128 * rb; x++)
         for (int y = 1; y <= 128 * cb; y++)
-          I2(c, x, y) = D2(c, x, y) + (1.0f - D2(3, x, y)) * UY2(c, x, y);
+          i2[c][x][y] = d2[c][x][y] + (1.0f - d2[3][x][y]) * uy2[c][x][y];
 
     /* 43: ux1, up-sample rows of i2: x = 2*xh-1 and 2*xh read rows (x+1)/2, (x+2)/2 */
 #pragma omplc for domain(0:3, 1:128*rb, 1:128*cb) with (c, xh, y) \
@@ -488,8 +486,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int xh = 1; xh <= 128 * rb; xh++)
         for (int y = 1; y <= 128 * cb; y++) {
-          UX1(c, 2 * xh - 1, y) = (I2(c, xh, y) + I2(c, xh, y)) / 2.0f;
-          UX1(c, 2 * xh, y) = (I2(c, xh, y) + I2(c, xh + 1, y)) / 2.0f;
+          ux1[c][2 * xh - 1][y] = (i2[c][xh][y] + i2[c][xh][y]) / 2.0f;
+          ux1[c][2 * xh][y] = (i2[c][xh][y] + i2[c][xh + 1][y]) / 2.0f;
         }
 
     /* 44: uy1, up-sample columns of ux1 */
@@ -498,8 +496,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 256 * rb; x++)
         for (int yh = 1; yh <= 128 * cb; yh++) {
-          UY1(c, x, 2 * yh - 1) = (UX1(c, x, yh) + UX1(c, x, yh)) / 2.0f;
-          UY1(c, x, 2 * yh) = (UX1(c, x, yh) + UX1(c, x, yh + 1)) / 2.0f;
+          uy1[c][x][2 * yh - 1] = (ux1[c][x][yh] + ux1[c][x][yh]) / 2.0f;
+          uy1[c][x][2 * yh] = (ux1[c][x][yh] + ux1[c][x][yh + 1]) / 2.0f;
         }
 
     /* 45: i1 (interpolated_L1) */
@@ -508,7 +506,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 256 * rb; x++)
         for (int y = 1; y <= 256 * cb; y++)
-          I1(c, x, y) = D1(c, x, y) + (1.0f - D1(3, x, y)) * UY1(c, x, y);
+          i1[c][x][y] = d1[c][x][y] + (1.0f - d1[3][x][y]) * uy1[c][x][y];
 
     /* 46: ux0, up-sample rows of i1: x = 2*xh-1 and 2*xh read rows (x+1)/2, (x+2)/2 */
 #pragma omplc for domain(0:3, 1:256*rb, 1:256*cb) with (c, xh, y) \
@@ -516,8 +514,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int xh = 1; xh <= 256 * rb; xh++)
         for (int y = 1; y <= 256 * cb; y++) {
-          UX0(c, 2 * xh - 1, y) = (I1(c, xh, y) + I1(c, xh, y)) / 2.0f;
-          UX0(c, 2 * xh, y) = (I1(c, xh, y) + I1(c, xh + 1, y)) / 2.0f;
+          ux0[c][2 * xh - 1][y] = (i1[c][xh][y] + i1[c][xh][y]) / 2.0f;
+          ux0[c][2 * xh][y] = (i1[c][xh][y] + i1[c][xh + 1][y]) / 2.0f;
         }
 
     /* 47: uy0, up-sample columns of ux0 */
@@ -526,8 +524,8 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 512 * rb; x++)
         for (int yh = 1; yh <= 256 * cb; yh++) {
-          UY0(c, x, 2 * yh - 1) = (UX0(c, x, yh) + UX0(c, x, yh)) / 2.0f;
-          UY0(c, x, 2 * yh) = (UX0(c, x, yh) + UX0(c, x, yh + 1)) / 2.0f;
+          uy0[c][x][2 * yh - 1] = (ux0[c][x][yh] + ux0[c][x][yh]) / 2.0f;
+          uy0[c][x][2 * yh] = (ux0[c][x][yh] + ux0[c][x][yh + 1]) / 2.0f;
         }
 
     /* 48: i0 (interpolated_L0) */
@@ -536,7 +534,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 3; c++)
       for (int x = 1; x <= 512 * rb; x++)
         for (int y = 1; y <= 512 * cb; y++)
-          I0(c, x, y) = D0(c, x, y) + (1.0f - D0(3, x, y)) * UY0(c, x, y);
+          i0[c][x][y] = d0[c][x][y] + (1.0f - d0[3][x][y]) * uy0[c][x][y];
 
     /* 49: normalise by the interpolated alpha (output) */
 #pragma omplc for domain(0:2, 0:512*rb-1, 0:512*cb-1) with (c, x, y) \
@@ -544,7 +542,7 @@ static void multiscale_interp(int rb, int cb, const float *img, float *const *bu
     for (int c = 0; c <= 2; c++)
       for (int x = 0; x <= 512 * rb - 1; x++)
         for (int y = 0; y <= 512 * cb - 1; y++)
-          OUT(c, x, y) = I0(c, x + 1, y + 1) / I0(3, x + 1, y + 1);
+          out[c][x][y] = i0[c][x + 1][y + 1] / i0[3][x + 1][y + 1];
   }
 }
 
@@ -564,7 +562,7 @@ int main(int argc, char **argv)
   float *img = bench_alloc(sizeof(float) * (size_t)4 * R * C);
   float *out = bench_alloc(sizeof(float) * (size_t)3 * R * C);
   float *p[NBUF];
-  /* sizes of the intermediate arrays, in stage order (see the macros) */
+  /* sizes of the intermediate arrays, in stage order (see the kernel's array views) */
   size_t n[NBUF];
   int k = 0;
   n[k++] = (size_t)4 * (R + 2) * (C + 2); /* bordered */
@@ -586,7 +584,7 @@ int main(int argc, char **argv)
     for (int x = 0; x < R; x++)
       for (int y = 0; y < C; y++) {
         int v = bench_u8(o.seed, c, x, y);
-        IMG(c, x + 1, y + 1) = (float)(c < 3 ? v : 128 + v % 128) / 255.0f;
+        img[(c * R + x) * C + y] = (float)(c < 3 ? v : 128 + v % 128) / 255.0f;
       }
 
   for (int r = 0; r < o.reps; r++) {
@@ -599,7 +597,7 @@ int main(int argc, char **argv)
                "img[c][x][y] = u8(c,x,y)/255 (c<3), alpha = (128 + u8(3,x,y) mod 128)/255");
   char shape[64];
   snprintf(shape, sizeof shape, "[3][%d][%d]", R, C);
-  if (R > 500 && C > 200) printf("sample out[0][500][200]: %.9g\n", OUT(0, 500, 200));
+  if (R > 500 && C > 200) printf("sample out[0][500][200]: %.9g\n", out[500 * C + 200]);
   bench_output(&o, "interpolate", 'f', out, (size_t)3 * R * C, shape);
   bench_report_time(&o, t);
   for (k = 0; k < NBUF; k++) free(p[k]);

@@ -24,8 +24,8 @@ def c_expr(e):
 
 def wrap(line, indent, width=100):
     """Breaks a long statement after 'lhs = ' at the binary operators
-    (' + ', ' - ', ' ? ', ' : ') of the shallowest parenthesis depth that
-    has any; continuation lines are aligned after the '= '."""
+    (' + ', ' - ', ' ? ', ' : ') of the shallowest parenthesis (or bracket)
+    depth that has any; continuation lines are aligned after the '= '."""
     if len(line) <= width:
         return [line]
     m = re.match(r"^(\s*)(.*? = )(.*)$", line)
@@ -36,9 +36,9 @@ def wrap(line, indent, width=100):
     points = []  # (depth, index of the space before the operator)
     depth = 0
     for i, ch in enumerate(rhs):
-        if ch == "(":
+        if ch in "([":
             depth += 1
-        elif ch == ")":
+        elif ch in ")]":
             depth -= 1
         elif rhs[i:i + 3] in (" + ", " - ", " ? ", " : ") and i > 0 and rhs[i - 1] not in "(,":
             points.append((depth, i))
@@ -107,3 +107,24 @@ class Chain:
                 emit(l)
         if len(body) > 1:
             emit(ind[:-2] + "}")
+
+
+def sub(name, *idx):
+    """Array access text: sub('d1', 'c', '2*x-1', 'y') -> 'd1[c][2 * x - 1][y]'."""
+    return name + "".join("[%s]" % c_expr(i) for i in idx)
+
+
+def view(emit, ctype, name, dims, init, indent="  ", width=100):
+    """Declares `name` as a pointer to rows of a C99 array, a variably
+    modified type whose extents dims (C expressions in the parameters,
+    outermost first; the outermost is not part of the type) describe the
+    flat buffer `init`:
+        float (*restrict d1)[H][W] = (float (*)[H][W])buf[3];"""
+    arr = "".join("[%s]" % d for d in dims[1:])
+    head = "%s%s (*restrict %s)%s =" % (indent, ctype, name, arr)
+    cast = "(%s (*)%s)%s;" % (ctype, arr, init)
+    if len(head) + 1 + len(cast) <= width:
+        emit(head + " " + cast)
+    else:
+        emit(head)
+        emit(indent + "    " + cast)

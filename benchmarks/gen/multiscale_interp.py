@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cgen import Chain, c_expr  # noqa: E402
+from cgen import Chain, c_expr, sub, view  # noqa: E402
 
 L = 10  # levels 0..9
 
@@ -59,30 +59,14 @@ emit(r'''/* Multiscale Interpolation: 49 stages (PolyMage, ASPLOS'15).
  * runs over (c, xh, y) with xh in [1, R_{l+1}] and writes rows 2*xh-1 and
  * 2*xh (exactly [1, R_l]); rows (x+1)/2 and (x+2)/2 of i_{l+1} are then xh
  * and xh+1, so every access is affine.  uy_l does the same in y.
+ * Bodies use plain subscripts of the buffers seen as C99 arrays (pointers to
+ * variably modified array types), every one affine, so flextile can analyse
+ * every body.  img is unpadded: logical (c, x, y) is img[c][x-1][y-1]
+ * (declared so).
  * Output: float [3][R][C].
  */
 #include "common.h"
 ''')
-
-# ---------------------------------------------------------------- macros
-def mac(name, ptr, h, w, comment=None):
-    emit("#define %s(c, x, y) %s[((c) * (%s + 2) + (x)) * (%s + 2) + (y)]" % (name, ptr, c_expr(h), c_expr(w)))
-
-
-emit("/* img and out are unpadded: logical rows [1,R] (img) and [0,R-1] (out) */")
-emit("#define IMG(c, x, y) img[((c) * (512 * rb) + (x) - 1) * (512 * cb) + (y) - 1]")
-emit("#define OUT(c, x, y) out[((c) * (512 * rb) + (x)) * (512 * cb) + (y)]")
-mac("BORDERED", "bordered", rows(0), cols(0))
-mac("D0", "d0", rows(0), cols(0))
-for l in range(1, L):
-    mac("DX%d" % l, "dx%d" % l, rows(l), cols(l - 1))
-    mac("D%d" % l, "d%d" % l, rows(l), cols(l))
-mac("I9", "i9", rows(9), cols(9))
-for l in range(L - 2, -1, -1):
-    mac("UX%d" % l, "ux%d" % l, rows(l), cols(l + 1))
-    mac("UY%d" % l, "uy%d" % l, rows(l), cols(l))
-    mac("I%d" % l, "i%d" % l, rows(l), cols(l))
-emit("")
 
 # ---------------------------------------------------------------- buffers
 names = ["bordered", "d0"]
@@ -97,10 +81,30 @@ emit("enum { NBUF = %d };" % len(names))
 emit("")
 
 # ---------------------------------------------------------------- kernel
-emit("static void multiscale_interp(int rb, int cb, const float *img, float *const *buf, float *out)")
+emit("static void multiscale_interp(int rb, int cb, const float *img_buf, float *const *buf,")
+emit("                              float *out_buf)")
 emit("{")
-for i in range(0, len(names), 4):
-    emit("  float " + ", ".join("*%s = buf[%d]" % (n, i + j) for j, n in enumerate(names[i:i + 4])) + ";")
+emit("  /* the flat buffers seen as C99 arrays (variably modified types) */")
+R0c, C0c = c_expr(rows(0)), c_expr(cols(0))
+view(emit, "const float", "img", ["4", R0c, C0c], "img_buf")
+
+
+def level_dims(name):
+    """[4][R_l+2][C_l'+2] of an intermediate array (see the header)."""
+    l = int(name.lstrip("abdiuxy"))
+    if name.startswith("dx"):
+        rl, cl = l, l - 1
+    elif name.startswith("ux"):
+        rl, cl = l, l + 1
+    else:
+        rl, cl = l, l
+    return ["4", c_expr(rows(rl)) + " + 2", c_expr(cols(cl)) + " + 2"]
+
+
+for i, n in enumerate(names):
+    view(emit, "float", n, level_dims(n) if n != "bordered" else ["4", R0c + " + 2", C0c + " + 2"],
+         "buf[%d]" % i)
+view(emit, "float", "out", ["3", R0c, C0c], "out_buf")
 emit("")
 emit("#pragma omplc loopchain schedule()")
 emit("  {")
@@ -111,59 +115,59 @@ nest = chain.nest
 
 R0, C0 = rows(0), cols(0)
 nest([("0", "3"), ("0", R0 + "+1"), ("0", C0 + "+1")], ["c", "x", "y"],
-     [("read", "img", ["c,x,y"]), ("write", "bordered", ["c,x,y"])],
-     ["BORDERED(c, x, y) = (x >= 1 && x <= %s && y >= 1 && y <= %s) ? IMG(c, x, y) : 0.0f;"
+     [("read", "img", ["c,x-1,y-1"]), ("write", "bordered", ["c,x,y"])],
+     ["bordered[c][x][y] = (x >= 1 && x <= %s && y >= 1 && y <= %s) ? img[c][x - 1][y - 1] : 0.0f;"
       % (c_expr(R0), c_expr(C0))],
      "1: the input with a ghost ring of 0 (constant exterior)")
 nest([("0", "3"), ("0", R0 + "+1"), ("0", C0 + "+1")], ["c", "x", "y"],
      [("read", "bordered", ["c,x,y", "3,x,y"]), ("write", "d0", ["c,x,y"])],
-     ["D0(c, x, y) = BORDERED(c, x, y) * BORDERED(3, x, y);"],
+     ["d0[c][x][y] = bordered[c][x][y] * bordered[3][x][y];"],
      "2: downsampled_L0 (premultiplied by alpha; channel 3 becomes alpha^2)")
 
 for l in range(1, L):
     src = "d%d" % (l - 1)
-    S = src.upper()
+    S = src
     nest([("0", "3"), ("1", rows(l)), ("1", cols(l - 1))], ["c", "x", "y"],
          [("read", src, ["c,2*x-2,y", "c,2*x-1,y", "c,2*x,y"]), ("write", "dx%d" % l, ["c,x,y"])],
-             ["DX%d(c, x, y) = (%s(c, 2 * x - 2, y) + 2.0f * %s(c, 2 * x - 1, y) + %s(c, 2 * x, y)) * 0.25f;"
+         ["dx%d[c][x][y] = (%s[c][2 * x - 2][y] + 2.0f * %s[c][2 * x - 1][y] + %s[c][2 * x][y]) * 0.25f;"
           % (l, S, S, S)],
          "%d: dx%d, down-sample rows of %s" % (3 + 2 * (l - 1), l, src))
     nest([("0", "3"), ("1", rows(l)), ("1", cols(l))], ["c", "x", "y"],
          [("read", "dx%d" % l, ["c,x,2*y-2", "c,x,2*y-1", "c,x,2*y"]), ("write", "d%d" % l, ["c,x,y"])],
-             ["D%d(c, x, y) = (DX%d(c, x, 2 * y - 2) + 2.0f * DX%d(c, x, 2 * y - 1) + DX%d(c, x, 2 * y)) * 0.25f;"
+         ["d%d[c][x][y] = (dx%d[c][x][2 * y - 2] + 2.0f * dx%d[c][x][2 * y - 1] + dx%d[c][x][2 * y]) * 0.25f;"
           % (l, l, l, l)],
          "%d: d%d, down-sample columns of dx%d" % (4 + 2 * (l - 1), l, l))
 
 nest([("0", "3"), ("1", rows(9)), ("1", cols(9))], ["c", "x", "y"],
      [("read", "d9", ["c,x,y"]), ("write", "i9", ["c,x,y"])],
-     ["I9(c, x, y) = D9(c, x, y);"], "21: the coarsest level, i9 = d9")
+     ["i9[c][x][y] = d9[c][x][y];"], "21: the coarsest level, i9 = d9")
 
 k = 22
 for l in range(L - 2, -1, -1):
     src = "i%d" % (l + 1)
-    S = src.upper()
+    S = src
     nest([("0", "3"), ("1", rows(l + 1)), ("1", cols(l + 1))], ["c", "xh", "y"],
          [("read", src, ["c,xh,y", "c,xh+1,y"]), ("write", "ux%d" % l, ["c,2*xh-1,y", "c,2*xh,y"])],
-             ["UX%d(c, 2 * xh - 1, y) = (%s(c, xh, y) + %s(c, xh, y)) / 2.0f;" % (l, S, S),
-          "UX%d(c, 2 * xh, y) = (%s(c, xh, y) + %s(c, xh + 1, y)) / 2.0f;" % (l, S, S)],
+         ["ux%d[c][2 * xh - 1][y] = (%s[c][xh][y] + %s[c][xh][y]) / 2.0f;" % (l, S, S),
+          "ux%d[c][2 * xh][y] = (%s[c][xh][y] + %s[c][xh + 1][y]) / 2.0f;" % (l, S, S)],
          "%d: ux%d, up-sample rows of %s: x = 2*xh-1 and 2*xh read rows (x+1)/2, (x+2)/2"
          % (k, l, src))
     nest([("0", "3"), ("1", rows(l)), ("1", cols(l + 1))], ["c", "x", "yh"],
          [("read", "ux%d" % l, ["c,x,yh", "c,x,yh+1"]), ("write", "uy%d" % l, ["c,x,2*yh-1", "c,x,2*yh"])],
-             ["UY%d(c, x, 2 * yh - 1) = (UX%d(c, x, yh) + UX%d(c, x, yh)) / 2.0f;" % (l, l, l),
-          "UY%d(c, x, 2 * yh) = (UX%d(c, x, yh) + UX%d(c, x, yh + 1)) / 2.0f;" % (l, l, l)],
+         ["uy%d[c][x][2 * yh - 1] = (ux%d[c][x][yh] + ux%d[c][x][yh]) / 2.0f;" % (l, l, l),
+          "uy%d[c][x][2 * yh] = (ux%d[c][x][yh] + ux%d[c][x][yh + 1]) / 2.0f;" % (l, l, l)],
          "%d: uy%d, up-sample columns of ux%d" % (k + 1, l, l))
-    D = "D%d" % l
+    D = "d%d" % l
     nest([("0", "3"), ("1", rows(l)), ("1", cols(l))], ["c", "x", "y"],
          [("read", "d%d" % l, ["c,x,y", "3,x,y"]), ("read", "uy%d" % l, ["c,x,y"]),
           ("write", "i%d" % l, ["c,x,y"])],
-             ["I%d(c, x, y) = %s(c, x, y) + (1.0f - %s(3, x, y)) * UY%d(c, x, y);" % (l, D, D, l)],
+         ["i%d[c][x][y] = %s[c][x][y] + (1.0f - %s[3][x][y]) * uy%d[c][x][y];" % (l, D, D, l)],
          "%d: i%d (interpolated_L%d)" % (k + 2, l, l))
     k += 3
 
 nest([("0", "2"), ("0", R0 + "-1"), ("0", C0 + "-1")], ["c", "x", "y"],
      [("read", "i0", ["c,x+1,y+1", "3,x+1,y+1"]), ("write", "out", ["c,x,y"])],
-     ["OUT(c, x, y) = I0(c, x + 1, y + 1) / I0(3, x + 1, y + 1);"],
+     ["out[c][x][y] = i0[c][x + 1][y + 1] / i0[3][x + 1][y + 1];"],
      "49: normalise by the interpolated alpha (output)")
 assert k == 49
 emit("  }")
@@ -187,7 +191,7 @@ int main(int argc, char **argv)
   float *img = bench_alloc(sizeof(float) * (size_t)4 * R * C);
   float *out = bench_alloc(sizeof(float) * (size_t)3 * R * C);
   float *p[NBUF];
-  /* sizes of the intermediate arrays, in stage order (see the macros) */
+  /* sizes of the intermediate arrays, in stage order (see the kernel's array views) */
   size_t n[NBUF];
   int k = 0;
   n[k++] = (size_t)4 * (R + 2) * (C + 2); /* bordered */
@@ -209,7 +213,7 @@ int main(int argc, char **argv)
     for (int x = 0; x < R; x++)
       for (int y = 0; y < C; y++) {
         int v = bench_u8(o.seed, c, x, y);
-        IMG(c, x + 1, y + 1) = (float)(c < 3 ? v : 128 + v % 128) / 255.0f;
+        img[(c * R + x) * C + y] = (float)(c < 3 ? v : 128 + v % 128) / 255.0f;
       }
 
   for (int r = 0; r < o.reps; r++) {
@@ -222,7 +226,7 @@ int main(int argc, char **argv)
                "img[c][x][y] = u8(c,x,y)/255 (c<3), alpha = (128 + u8(3,x,y) mod 128)/255");
   char shape[64];
   snprintf(shape, sizeof shape, "[3][%d][%d]", R, C);
-  if (R > 500 && C > 200) printf("sample out[0][500][200]: %.9g\n", OUT(0, 500, 200));
+  if (R > 500 && C > 200) printf("sample out[0][500][200]: %.9g\n", out[500 * C + 200]);
   bench_output(&o, "interpolate", 'f', out, (size_t)3 * R * C, shape);
   bench_report_time(&o, t);
   for (k = 0; k < NBUF; k++) free(p[k]);
