@@ -27,12 +27,17 @@
  *  - deinterleaved is one 3-D array written one slice per nest; so is
  *    corrected.
  *  - Bodies use plain subscripts of the buffers seen as C99 arrays and call
- *    no helper functions (min, max, |a-b| are written as conditionals), so
- *    flextile can analyse every body but stage 32's.  Arrays are indexed
- *    from 0: the LUT entry i is curve[i+32768] (declared write (i+32768)),
- *    the output is written at process[c][x-12][y-16] (declared so).
+ *    only min, max and abs (|a - b|), which flextile knows as pure, so it
+ *    can analyse every body but stage 32's.  Arrays are indexed from 0: the
+ *    LUT entry i is curve[i+32768] (declared write (i+32768)), the output
+ *    is written at process[c][x-12][y-16] (declared so).
  */
 #include "common.h"
+
+/* Helpers called in stage bodies.  flextile knows min, max (and the C
+ * library's abs) as pure functions, so the bodies stay analysable. */
+static inline int min(int a, int b) { return a < b ? a : b; }
+static inline int max(int a, int b) { return a > b ? a : b; }
 
 typedef struct {
   int16_t *denoised, *deint;
@@ -90,11 +95,9 @@ static void camera_pipe(int R, int C, const int16_t *img_buf, const float *matri
     read img {(x-2,y), (x+2,y), (x,y-2), (x,y+2), (x,y)}, write denoised {(x,y)}
     for (int x = 8; x <= 2 * h + 5; x++)
       for (int y = 12; y <= 2 * v + 5; y++) {
-        int n = img[x - 2][y], s = img[x + 2][y], w = img[x][y - 2], e = img[x][y + 2];
-        int mn0 = n < s ? n : s, mn1 = w < e ? w : e, mn = mn0 < mn1 ? mn0 : mn1;
-        int mx0 = n > s ? n : s, mx1 = w > e ? w : e, mx = mx0 > mx1 ? mx0 : mx1;
-        int cl = mx < img[x][y] ? mx : img[x][y];
-        denoised[x][y] = mn > cl ? mn : cl;
+        int mn = min(min(img[x - 2][y], img[x + 2][y]), min(img[x][y - 2], img[x][y + 2]));
+        int mx = max(max(img[x - 2][y], img[x + 2][y]), max(img[x][y - 2], img[x][y + 2]));
+        denoised[x][y] = max(mn, min(mx, img[x][y]));
       }
 
     /* 2-5: deinterleave the Bayer phases */
@@ -139,11 +142,9 @@ static void camera_pipe(int R, int C, const int16_t *img_buf, const float *matri
     for (int x = 5; x <= h + 1; x++)
       for (int y = 7; y <= v + 1; y++) {
         int gh = (g_gr[x][y + 1] + g_gr[x][y]) / 2;
-        int ghd = g_gr[x][y + 1] > g_gr[x][y] ? g_gr[x][y + 1] - g_gr[x][y]
-                                              : g_gr[x][y] - g_gr[x][y + 1];
+        int ghd = abs(g_gr[x][y + 1] - g_gr[x][y]);
         int gv = (g_gb[x - 1][y] + g_gb[x][y]) / 2;
-        int gvd = g_gb[x - 1][y] > g_gb[x][y] ? g_gb[x - 1][y] - g_gb[x][y]
-                                              : g_gb[x][y] - g_gb[x - 1][y];
+        int gvd = abs(g_gb[x - 1][y] - g_gb[x][y]);
         g_r[x][y] = (ghd < gvd) ? gh : gv;
       }
 
@@ -152,11 +153,9 @@ static void camera_pipe(int R, int C, const int16_t *img_buf, const float *matri
     for (int x = 5; x <= h + 1; x++)
       for (int y = 7; y <= v + 1; y++) {
         int gh = (g_gb[x][y - 1] + g_gb[x][y]) / 2;
-        int ghd = g_gb[x][y - 1] > g_gb[x][y] ? g_gb[x][y - 1] - g_gb[x][y]
-                                              : g_gb[x][y] - g_gb[x][y - 1];
+        int ghd = abs(g_gb[x][y - 1] - g_gb[x][y]);
         int gv = (g_gr[x + 1][y] + g_gr[x][y]) / 2;
-        int gvd = g_gr[x + 1][y] > g_gr[x][y] ? g_gr[x + 1][y] - g_gr[x][y]
-                                              : g_gr[x][y] - g_gr[x + 1][y];
+        int gvd = abs(g_gr[x + 1][y] - g_gr[x][y]);
         g_b[x][y] = (ghd < gvd) ? gh : gv;
       }
 
@@ -195,12 +194,10 @@ static void camera_pipe(int R, int C, const int16_t *img_buf, const float *matri
       for (int y = 8; y <= v; y++) {
         int rp = g_b[x][y] - (g_r[x][y] + g_r[x + 1][y - 1]) / 2
                + (r_r[x][y] + r_r[x + 1][y - 1]) / 2;
-        int rpd = r_r[x][y] > r_r[x + 1][y - 1] ? r_r[x][y] - r_r[x + 1][y - 1]
-                                                : r_r[x + 1][y - 1] - r_r[x][y];
+        int rpd = abs(r_r[x][y] - r_r[x + 1][y - 1]);
         int rn = g_b[x][y] - (g_r[x][y - 1] + g_r[x + 1][y]) / 2
                + (r_r[x][y - 1] + r_r[x + 1][y]) / 2;
-        int rnd = r_r[x][y - 1] > r_r[x + 1][y] ? r_r[x][y - 1] - r_r[x + 1][y]
-                                                : r_r[x + 1][y] - r_r[x][y - 1];
+        int rnd = abs(r_r[x][y - 1] - r_r[x + 1][y]);
         r_b[x][y] = (rpd < rnd) ? rp : rn;
       }
 
@@ -211,12 +208,10 @@ static void camera_pipe(int R, int C, const int16_t *img_buf, const float *matri
       for (int y = 8; y <= v; y++) {
         int bp = g_r[x][y] - (g_b[x][y] + g_b[x - 1][y + 1]) / 2
                + (b_b[x][y] + b_b[x - 1][y + 1]) / 2;
-        int bpd = b_b[x][y] > b_b[x - 1][y + 1] ? b_b[x][y] - b_b[x - 1][y + 1]
-                                                : b_b[x - 1][y + 1] - b_b[x][y];
+        int bpd = abs(b_b[x][y] - b_b[x - 1][y + 1]);
         int bn = g_r[x][y] - (g_b[x][y + 1] + g_b[x - 1][y]) / 2
                + (b_b[x][y + 1] + b_b[x - 1][y]) / 2;
-        int bnd = b_b[x][y + 1] > b_b[x - 1][y] ? b_b[x][y + 1] - b_b[x - 1][y]
-                                                : b_b[x - 1][y] - b_b[x][y + 1];
+        int bnd = abs(b_b[x][y + 1] - b_b[x - 1][y]);
         b_r[x][y] = (bpd < bnd) ? bp : bn;
       }
 
