@@ -15,11 +15,19 @@
 //! 0-dimensional data set (written; read too where the body reads it).
 //! Scalars that are only read are not accesses: they are loop-invariant.
 //!
+//! Access holes: in an analysable body, every array access `A[e1]...[en]`
+//! of a variable declared outside the body, with all its indices affine,
+//! becomes a [`Piece::Access`] of the template ([`template_with_accesses`]),
+//! pointing at the analysed access it performs (the write for `+=`, `++`,
+//! ...). Holes do not nest. The analysis also records the element type of
+//! each such array (clang's spelling of the access's type, qualifiers
+//! removed).
+//!
 //! In `#pragma scop` mode the accesses *are* the analysis, so constructs whose
 //! accesses cannot be seen are errors; in omplc mode they only make the body
 //! not analysable (the pragma's declared accesses carry the dependences).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
@@ -120,6 +128,77 @@ pub struct Analysis {
     /// Errors (iterator assignments, jumps out of the body, and in scop mode
     /// anything whose accesses cannot be seen).
     pub errors: Vec<Diagnostic>,
+    /// Array accesses that become [`Piece::Access`] holes, in textual order,
+    /// none inside another (empty unless `analysable`).
+    pub holes: Vec<AccessHole>,
+    /// Element type of every array accessed (empty unless `analysable`).
+    pub types: BTreeMap<String, String>,
+}
+
+/// One array access of a body that becomes a [`Piece::Access`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccessHole {
+    /// The whole access `A[e1]...[en]`.
+    pub span: Span,
+    /// Index into [`Analysis::accesses`]: the write when the access writes.
+    pub access: usize,
+}
+
+/// The template of the bytes `span` with iterator holes (as [`template`])
+/// and a [`Piece::Access`] for each of `holes` inside `span` (holes
+/// overlapping an earlier one are left as text).
+pub fn template_with_accesses(
+    unit: &Unit<'_>,
+    span: Span,
+    iterators: &[String],
+    holes: &[AccessHole],
+) -> BodyTemplate {
+    let mut holes: Vec<&AccessHole> = holes
+        .iter()
+        .filter(|h| span.start <= h.span.start && h.span.end <= span.end)
+        .collect();
+    holes.sort_by_key(|h| (h.span.start, std::cmp::Reverse(h.span.end)));
+    let mut pieces = Vec::new();
+    let mut pos = span.start;
+    let append = |pieces: &mut Vec<Piece>, more: Vec<Piece>| {
+        for p in more {
+            match (pieces.last_mut(), p) {
+                (Some(Piece::Text(a)), Piece::Text(b)) => a.push_str(&b),
+                (_, p) => pieces.push(p),
+            }
+        }
+    };
+    for h in holes {
+        if h.span.start < pos {
+            continue;
+        }
+        let before = template(unit, Span::new(pos, h.span.start), iterators);
+        append(&mut pieces, before.pieces);
+        pieces.push(Piece::Access {
+            access: h.access,
+            text: template(unit, h.span, iterators).pieces,
+        });
+        pos = h.span.end;
+    }
+    let rest = template(unit, Span::new(pos, span.end.max(pos)), iterators);
+    append(&mut pieces, rest.pieces);
+    BodyTemplate { pieces }
+}
+
+/// A C type spelling without its qualifiers (`const`, `volatile`, `restrict`).
+fn unqualified(ty: &str) -> String {
+    const QUALIFIERS: &[&str] = &[
+        "const",
+        "volatile",
+        "restrict",
+        "__restrict",
+        "__restrict__",
+        "_Atomic",
+    ];
+    ty.split_whitespace()
+        .filter(|w| !QUALIFIERS.contains(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The template of the bytes `span`: identifier tokens naming an iterator
@@ -251,7 +330,24 @@ pub fn analyse(unit: &Unit<'_>, c: Cursor<'_>, span: Span, scope: &BodyScope<'_>
             w.push(AccessKind::Read, name, Vec::new(), sp);
         }
     }
-    w.out
+    let mut out = w.out;
+    if out.analysable {
+        // Outermost first; an access inside another one stays text.
+        out.holes
+            .sort_by_key(|h| (h.span.start, std::cmp::Reverse(h.span.end)));
+        let mut end = 0;
+        out.holes.retain(|h| {
+            let keep = h.span.start >= end;
+            if keep {
+                end = h.span.end;
+            }
+            keep
+        });
+    } else {
+        out.holes.clear();
+        out.types.clear();
+    }
+    out
 }
 
 impl<'tu> Walker<'_, 'tu> {
@@ -275,29 +371,30 @@ impl<'tu> Walker<'_, 'tu> {
             .push(Diagnostic::error(at.unwrap_or_default(), msg));
     }
 
-    fn push(&mut self, kind: AccessKind, data: String, index: Vec<Expr>, span: Span) {
+    /// Adds an access (unless already there); its position in the list.
+    fn push(&mut self, kind: AccessKind, data: String, index: Vec<Expr>, span: Span) -> usize {
         let dup = self
             .out
             .accesses
             .iter()
-            .any(|a| a.kind == kind && a.data == data && a.index == index);
-        if !dup {
+            .position(|a| a.kind == kind && a.data == data && a.index == index);
+        dup.unwrap_or_else(|| {
             self.out.accesses.push(Access {
                 kind,
                 data,
                 index,
                 span,
             });
-        }
+            self.out.accesses.len() - 1
+        })
     }
 
-    fn record(&mut self, role: Role, data: String, index: Vec<Expr>, span: Span) {
-        if role != Role::Read {
-            self.push(AccessKind::Write, data.clone(), index.clone(), span);
-        }
-        if role != Role::Write {
-            self.push(AccessKind::Read, data, index, span);
-        }
+    /// Adds the accesses of `role`; the position of the write if any, else of the read.
+    fn record(&mut self, role: Role, data: String, index: Vec<Expr>, span: Span) -> usize {
+        let write = (role != Role::Read)
+            .then(|| self.push(AccessKind::Write, data.clone(), index.clone(), span));
+        let read = (role != Role::Write).then(|| self.push(AccessKind::Read, data, index, span));
+        write.or(read).unwrap_or_default()
     }
 
     /// Macro invocations in the body: an iterator hidden in a macro body is an
@@ -535,7 +632,16 @@ impl<'tu> Walker<'_, 'tu> {
                 }
             }
         }
-        self.record(role, decl.spelling(), index, span);
+        let affine = !index.contains(&Expr::Any);
+        let name = decl.spelling();
+        self.out
+            .types
+            .entry(name.clone())
+            .or_insert_with(|| unqualified(&c.type_spelling()));
+        let access = self.record(role, name, index, span);
+        if affine && c.span().is_some() {
+            self.out.holes.push(AccessHole { span, access });
+        }
     }
 
     /// The subscript as an affine expression of the iterators and
@@ -583,17 +689,11 @@ fn visit_decl_refs<'tu>(c: Cursor<'tu>, f: &mut dyn FnMut(Cursor<'tu>)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::testutil::{accesses, find_all, with_unit};
+    use crate::frontend::testutil::{accesses, find_all, show_pieces, with_unit};
     use crate::model::program::Piece;
 
     fn show(t: &BodyTemplate) -> String {
-        t.pieces
-            .iter()
-            .map(|p| match p {
-                Piece::Text(s) => s.clone(),
-                Piece::Iter(k) => format!("<{k}>"),
-            })
-            .collect()
+        show_pieces(&t.pieces, true)
     }
 
     #[test]
@@ -722,6 +822,218 @@ void f(int n, double *A, double *p, struct S *q) {
             assigned_vars(u, f, &mut out);
             let v: Vec<&str> = out.iter().map(String::as_str).collect();
             assert_eq!(v, ["A", "i", "m", "x"]);
+        });
+    }
+
+    /// What analysing the body of the innermost (last) `for` of `src` gives:
+    /// the template with access holes shown, the accesses, the element types,
+    /// and the template instantiated with the iterators' own names.
+    struct Holes {
+        shown: String,
+        accesses: Vec<String>,
+        types: Vec<(String, String)>,
+        analysable: bool,
+        original: String,
+        instantiated: String,
+    }
+
+    fn holes_in(src: &str, iters: &[&str], mode: Mode) -> Holes {
+        with_unit(src, |u| {
+            let f = *find_all(u, CursorKind::ForStmt).last().unwrap();
+            let body = u.for_parts(f).unwrap().body;
+            let span = u.with_semicolon(body.span().unwrap());
+            let iters: Vec<String> = iters.iter().map(|s| s.to_string()).collect();
+            let mut writes = BTreeSet::new();
+            assigned_vars(u, body, &mut writes);
+            let scope = BodyScope {
+                mode,
+                iterators: &iters,
+                local_range: span,
+                region_writes: &writes,
+            };
+            let a = analyse(u, body, span, &scope);
+            assert!(a.errors.is_empty(), "{:?}", a.errors);
+            let t = template_with_accesses(u, span, &iters, &a.holes);
+            Holes {
+                shown: show(&t),
+                accesses: accesses(&a.accesses),
+                types: a.types.into_iter().collect(),
+                analysable: a.analysable,
+                original: u.slice(span).to_string(),
+                instantiated: t.instantiate(&iters),
+            }
+        })
+    }
+
+    fn types(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, t)| (a.to_string(), t.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn access_holes_one_dimension_and_compound_assignment() {
+        let src = "\
+void f(int n, double *A, double *B, float *restrict C, const double *D) {
+  double t = 0;
+  for (int i = 1; i < n; i++) {
+    B[i] = A[i-1] + A[ i ] * D[2*i];
+    B[i] += A[i+1] + t;
+    C[i]++;
+    t = C[i];
+  }
+}
+";
+        let h = holes_in(src, &["i"], Mode::Omplc);
+        assert!(h.analysable);
+        assert_eq!(
+            h.accesses,
+            [
+                "W B[i]",
+                "R A[(i - 1)]",
+                "R A[i]",
+                "R D[(2 * i)]",
+                "R B[i]",
+                "R A[(i + 1)]",
+                "W C[i]",
+                "R C[i]",
+                "W t[]",
+                "R t[]"
+            ]
+        );
+        // `B[i] +=` and `C[i]++` name their write (0 and 6); the read of the
+        // same element (4 and 7) is the same text. The plain read `C[i]` is 7.
+        assert_eq!(
+            h.shown,
+            "{
+    «0:B[<0>]» = «1:A[<0>-1]» + «2:A[ <0> ]» * «3:D[2*<0>]»;
+    «0:B[<0>]» += «5:A[<0>+1]» + t;
+    «6:C[<0>]»++;
+    t = «7:C[<0>]»;
+  }"
+        );
+        assert_eq!(h.instantiated, h.original);
+        assert_eq!(
+            h.types,
+            types(&[
+                ("A", "double"),
+                ("B", "double"),
+                ("C", "float"),
+                ("D", "double")
+            ])
+        );
+    }
+
+    #[test]
+    fn access_holes_two_dimensions() {
+        // VLA parameters, VLA pointers, typedefs, qualifiers.
+        let src = "\
+typedef double real;
+void f(int N, int C, double A[N][N], const double B[N][N], float (*P)[C],
+       unsigned short (*restrict U)[C], real R[][8], volatile int V[N][N]) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < C; j++)
+      A[i][j] = B[j][i] * 2 + P[i][j+1] + U[ i ][j] + R[i][0] + V[N-1-i][j];
+}
+";
+        let h = holes_in(src, &["i", "j"], Mode::Scop);
+        assert!(h.analysable);
+        assert_eq!(
+            h.shown,
+            "«0:A[<0>][<1>]» = «1:B[<1>][<0>]» * 2 + «2:P[<0>][<1>+1]» + «3:U[ <0> ][<1>]» \
+             + «4:R[<0>][0]» + «5:V[N-1-<0>][<1>]»;"
+        );
+        assert_eq!(h.instantiated, h.original);
+        assert_eq!(
+            h.accesses,
+            [
+                "W A[i][j]",
+                "R B[j][i]",
+                "R P[i][(j + 1)]",
+                "R U[i][j]",
+                "R R[i][0]",
+                "R V[((N - 1) - i)][j]"
+            ]
+        );
+        assert_eq!(
+            h.types,
+            types(&[
+                ("A", "double"),
+                ("B", "double"),
+                ("P", "float"),
+                ("R", "real"),
+                ("U", "unsigned short"),
+                ("V", "int")
+            ])
+        );
+    }
+
+    #[test]
+    fn no_access_holes_in_bodies_that_are_not_analysable() {
+        let src = "\
+double g(double);
+void f(int n, int *img, int *hist, double *A, double *B) {
+  for (int i = 0; i < n; i++) { BODY }
+}
+";
+        for body in [
+            "hist[img[i]]++;",
+            "B[i] = g(A[i]);",
+            "int k = i; B[k] = A[i];",
+            "B[i] = *A;",
+        ] {
+            let h = holes_in(&src.replace("BODY", body), &["i"], Mode::Omplc);
+            assert!(!h.analysable, "{body}");
+            assert!(!h.shown.contains('«'), "{body}: {}", h.shown);
+            assert!(h.types.is_empty(), "{body}: {:?}", h.types);
+            assert_eq!(h.instantiated, h.original);
+        }
+        // Local arrays and scalars are no holes; the body stays analysable.
+        let h = holes_in(
+            &src.replace("BODY", "double loc[2]; loc[0] = A[i]; B[i] = loc[0];"),
+            &["i"],
+            Mode::Omplc,
+        );
+        assert!(h.analysable);
+        assert_eq!(
+            h.shown,
+            "{ double loc[2]; loc[0] = «0:A[<0>]»; «1:B[<0>]» = loc[0]; }"
+        );
+        assert_eq!(h.types, types(&[("A", "double"), ("B", "double")]));
+    }
+
+    #[test]
+    fn nested_holes_are_dropped_and_instantiation_fills_holes() {
+        with_unit("void f(double *A, int i) { A[i] = A[i + 1]; }\n", |u| {
+            let src = u.text;
+            let start = src.find("A[i] =").unwrap();
+            let end = src.find("; }").unwrap() + 1;
+            let at = |s: &str| {
+                let a = src.find(s).unwrap();
+                Span::new(a, a + s.len())
+            };
+            let holes = [
+                AccessHole {
+                    span: at("A[i + 1]"),
+                    access: 1,
+                },
+                AccessHole {
+                    span: at("i + 1"),
+                    access: 7,
+                },
+                AccessHole {
+                    span: at("A[i]"),
+                    access: 0,
+                },
+            ];
+            let t = template_with_accesses(u, Span::new(start, end), &["i".to_string()], &holes);
+            assert_eq!(show(&t), "«0:A[<0>]» = «1:A[<0> + 1]»;");
+            assert_eq!(t.instantiate(&["c0".into()]), "A[c0] = A[c0 + 1];");
+            let mut f = |k: usize| (k == 1).then(|| "buf[c0 - lo]".to_string());
+            assert_eq!(
+                t.instantiate_with(&["c0".into()], &mut f),
+                "A[c0] = buf[c0 - lo];"
+            );
         });
     }
 }

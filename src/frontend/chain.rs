@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
-use crate::frontend::body::{analyse, template, BodyScope, Mode};
+use crate::frontend::body::{analyse, template_with_accesses, BodyScope, Mode};
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::pragma::{NestPragma, PragmaKind, PragmaLine};
 use crate::model::expr::Expr;
@@ -34,6 +34,7 @@ pub fn build<'tu>(
     let cspan = compound.span().unwrap_or(pragma.span);
     let mut stages: Vec<Stage> = Vec::new();
     let mut tree = Vec::new();
+    let mut data_types = BTreeMap::new();
     let mut next = 0;
     let not_a_loop =
         |p: &PragmaLine| Diagnostic::error(p.span, "expected a for loop after '#pragma omplc for'");
@@ -50,7 +51,7 @@ pub fn build<'tu>(
                 // A malformed pragma, already reported.
                 continue;
             };
-            match nest(unit, last, np, child, stages.len() + 1) {
+            match nest(unit, last, np, child, stages.len() + 1, &mut data_types) {
                 Ok(stage) => {
                     let mut node = OrigNode::Stage(stages.len());
                     for it in stage.iterators.iter().rev() {
@@ -98,6 +99,7 @@ pub fn build<'tu>(
         indent: pragma.indent.clone(),
         stages,
         tree,
+        data_types,
     })
 }
 
@@ -156,13 +158,15 @@ pub fn loop_variable(unit: &Unit<'_>, init: Option<Cursor<'_>>) -> Option<String
 }
 
 /// One annotated nest: the pragma `p` (contents `np`), the statement after it,
-/// and its 1-based number in the chain.
+/// and its 1-based number in the chain. The element types of the arrays its
+/// body accesses (when analysable) are added to `types`.
 fn nest<'tu>(
     unit: &Unit<'tu>,
     p: &PragmaLine,
     np: &NestPragma,
     stmt: Cursor<'tu>,
     number: usize,
+    types: &mut BTreeMap<String, String>,
 ) -> Result<Stage, Vec<Diagnostic>> {
     if stmt.kind() != CursorKind::ForStmt {
         let mut d = Diagnostic::error(p.span, "expected a for loop after '#pragma omplc for'");
@@ -263,6 +267,9 @@ fn nest<'tu>(
     if !analysis.errors.is_empty() {
         return Err(analysis.errors);
     }
+    for (a, t) in &analysis.types {
+        types.entry(a.clone()).or_insert_with(|| t.clone());
+    }
     let mut domain = Vec::new();
     for (r, it) in np.ranges.iter().zip(&iterators) {
         domain.push(Constraint {
@@ -295,7 +302,7 @@ fn nest<'tu>(
         iterators: iterators.clone(),
         domain,
         accesses,
-        body: template(unit, body_span, &iterators),
+        body: template_with_accesses(unit, body_span, &iterators, &analysis.holes),
         analysable: analysis.analysable,
         observed: analysis.analysable.then_some(analysis.accesses),
     })
@@ -365,13 +372,30 @@ void f(int N, double *A, double *B, double *C, double e) {
             template(s0),
             "{ B[<0>] = (A[<0>-1] + A[<0>] + A[<0>+1]) * e; }"
         );
+        // Access holes index the observed accesses, not the declared ones.
+        assert_eq!(
+            holes(s0),
+            "{ «0:B[<0>]» = («1:A[<0>-1]» + «2:A[<0>]» + «3:A[<0>+1]») * e; }"
+        );
+        assert!(std::ptr::eq(s0.analysed().unwrap(), obs.as_slice()));
+        let body_span = SPEC.find("{ B[i]").unwrap()..SPEC.find("* e; }").unwrap() + 6;
+        assert_eq!(s0.body.instantiate(&["i".into()]), SPEC[body_span]);
 
         let s1 = &r.stages[1];
         assert_eq!(s1.name, "S1");
         assert_eq!(s1.label, "nest 2 (line 8)");
         assert!(!s1.analysable);
         assert!(s1.observed.is_none());
+        assert!(s1.analysed().is_none());
         assert_eq!(template(s1), "{ foo(C, B, <0>); }");
+        assert_eq!(holes(s1), "{ foo(C, B, <0>); }");
+        // Element types come from analysable bodies only (C is not accessed in one).
+        let types: Vec<(&str, &str)> = r
+            .data_types
+            .iter()
+            .map(|(a, t)| (a.as_str(), t.as_str()))
+            .collect();
+        assert_eq!(types, [("A", "double"), ("B", "double")]);
     }
 
     #[test]
@@ -416,6 +440,7 @@ void f(int n, int m, double A[n][m], double B[n][m], struct { int i; } s, double
             ["i >= 0", "i <= (n - 1)", "j >= 0", "j <= (m - 1)"]
         );
         assert_eq!(template(s0), "B[<0>][<1>] = 2 * A[<0>][<1>] + t;");
+        assert_eq!(holes(s0), "«0:B[<0>][<1>]» = 2 * «1:A[<0>][<1>]» + t;");
         assert_eq!(
             accesses(s0.observed.as_ref().unwrap()),
             ["W B[i][j]", "R A[i][j]"]
@@ -430,6 +455,9 @@ void f(int n, int m, double A[n][m], double B[n][m], struct { int i; } s, double
             accesses(s1.observed.as_ref().unwrap()),
             ["R B[i][j]", "W acc[]", "R acc[]"]
         );
+        assert!(holes(s1).contains("double x = «0:B[<0>][<1>]»;\n          acc += x;"));
+        assert_eq!(p.regions[0].data_types.len(), 2);
+        assert_eq!(p.regions[0].data_types["A"], "double");
     }
 
     #[test]
@@ -450,10 +478,13 @@ void f(double *A, double *B) {
         assert!(!s.analysable);
         assert!(s.observed.is_none());
         assert_eq!(template(s), "B[<0>] = AT(A, <0>) * N;");
+        assert_eq!(holes(s), "B[<0>] = AT(A, <0>) * N;");
+        assert!(p.regions[0].data_types.is_empty());
         // A constant macro alone keeps the body analysable.
         let p = ok(&src.replace("AT(A, i)", "A[i + 1]"));
         let s = &p.regions[0].stages[0];
         assert!(s.analysable);
+        assert_eq!(holes(s), "«0:B[<0>]» = «1:A[<0> + 1]» * N;");
         assert_eq!(
             accesses(s.observed.as_ref().unwrap()),
             ["W B[i]", "R A[(i + 1)]"]
@@ -590,5 +621,50 @@ void f(int T, int N, double *A, double *B) {
         assert_eq!(names, ["S0", "S1", "S2", "S3"]);
         assert_eq!(p.regions[1].stages[0].label, "nest 1 (line 13)");
         assert!(p.regions[0].span.end < p.regions[1].span.start);
+    }
+
+    #[test]
+    fn access_holes_with_compound_assignments_and_vla_pointers() {
+        let src = "\
+void f(int N, int C, float (*A)[C], const float (*B)[C], unsigned char *M) {
+#pragma omplc loopchain schedule()
+  {
+#pragma omplc for domain(1:N-1, 0:C-1) with (i, j) read A {(i,j)}, read B {(i-1,j)} write A {(i,j)}, write M {(j)}
+    for (int i = 1; i < N; i++)
+      for (int j = 0; j < C; j++) {
+        A[i][j] += B[i-1][j];
+        M[j]++;
+      }
+  }
+}
+";
+        let p = ok(src);
+        let r = &p.regions[0];
+        let s = &r.stages[0];
+        let obs = s.analysed().expect("analysable");
+        assert_eq!(
+            accesses(obs),
+            [
+                "W A[i][j]",
+                "R A[i][j]",
+                "R B[(i - 1)][j]",
+                "W M[j]",
+                "R M[j]"
+            ]
+        );
+        // The hole of a read-and-write access is its write.
+        assert_eq!(
+            holes(s),
+            "{\n        «0:A[<0>][<1>]» += «2:B[<0>-1][<1>]»;\n        «3:M[<1>]»++;\n      }"
+        );
+        let types: Vec<(&str, &str)> = r
+            .data_types
+            .iter()
+            .map(|(a, t)| (a.as_str(), t.as_str()))
+            .collect();
+        assert_eq!(
+            types,
+            [("A", "float"), ("B", "float"), ("M", "unsigned char")]
+        );
     }
 }

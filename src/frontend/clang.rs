@@ -776,6 +776,13 @@ impl<'tu> Cursor<'tu> {
         }
     }
 
+    /// clang's spelling of the node's type (as written, typedef names kept;
+    /// an expression's type is that of its value: `double` for `A[i][j]`).
+    pub fn type_spelling(&self) -> String {
+        // SAFETY: valid cursor; types are plain values; the string is taken over.
+        take_string(unsafe { clang_getTypeSpelling(clang_getCursorType(self.raw)) })
+    }
+
     /// True for a function-like macro definition.
     pub fn is_macro_function_like(&self) -> bool {
         // SAFETY: valid cursor.

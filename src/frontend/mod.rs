@@ -484,14 +484,28 @@ pub(crate) mod testutil {
             .collect()
     }
 
-    /// The template with iterator `k` shown as `<k>`.
+    /// The template with iterator `k` shown as `<k>` (access holes as their text).
     pub fn template(s: &Stage) -> String {
-        s.body
-            .pieces
+        show_pieces(&s.body.pieces, false)
+    }
+
+    /// The template with iterator `k` shown as `<k>` and access holes as
+    /// `«k:text»` (`k` the index into the analysed accesses).
+    pub fn holes(s: &Stage) -> String {
+        show_pieces(&s.body.pieces, true)
+    }
+
+    /// Pieces as [`template`] (`marks` false) or [`holes`] (true) show them.
+    pub fn show_pieces(pieces: &[Piece], marks: bool) -> String {
+        pieces
             .iter()
             .map(|p| match p {
                 Piece::Text(t) => t.clone(),
                 Piece::Iter(k) => format!("<{k}>"),
+                Piece::Access { access, text } if marks => {
+                    format!("«{access}:{}»", show_pieces(text, marks))
+                }
+                Piece::Access { text, .. } => show_pieces(text, marks),
             })
             .collect()
     }

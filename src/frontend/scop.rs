@@ -10,11 +10,11 @@
 //! conditional expressions, and `&&` of several upper bounds. Conditions:
 //! `if` with an `&&` of affine comparisons and no `else`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
-use crate::frontend::body::{analyse, assigned_vars, template, BodyScope, Mode};
+use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
 use crate::frontend::cexpr::{referenced_vars, to_expr};
 use crate::frontend::chain::loop_variable;
 use crate::frontend::clang::{Cursor, CursorKind};
@@ -59,6 +59,7 @@ pub fn build(
         region_writes,
         stages: Vec::new(),
         errors: Vec::new(),
+        data_types: BTreeMap::new(),
     };
     let mut tree = Vec::new();
     for s in &stmts {
@@ -77,6 +78,7 @@ pub fn build(
         indent: scop.indent.clone(),
         stages: b.stages,
         tree,
+        data_types: b.data_types,
     }))
 }
 
@@ -86,6 +88,8 @@ struct Builder<'a, 'tu> {
     region_writes: BTreeSet<String>,
     stages: Vec<Stage>,
     errors: Vec<Diagnostic>,
+    /// Element types of the arrays accessed by analysable statements.
+    data_types: BTreeMap<String, String>,
 }
 
 /// A loop's bound or step could not be read.
@@ -181,6 +185,11 @@ impl<'tu> Builder<'_, 'tu> {
             self.errors.extend(analysis.errors);
             return Vec::new();
         }
+        for (a, t) in &analysis.types {
+            self.data_types
+                .entry(a.clone())
+                .or_insert_with(|| t.clone());
+        }
         let text = self
             .unit
             .slice(span)
@@ -201,7 +210,7 @@ impl<'tu> Builder<'_, 'tu> {
             iterators: iters.to_vec(),
             domain: cons.to_vec(),
             accesses: analysis.accesses,
-            body: template(self.unit, span, iters),
+            body: template_with_accesses(self.unit, span, iters, &analysis.holes),
             analysable: analysis.analysable,
             observed: None,
         });
@@ -479,6 +488,21 @@ void heat(int T, int N, double *A, double *B) {
             template(s0),
             "B[<1>] = 0.25 * (A[<1>-1] + 2.0 * A[<1>] + A[<1>+1]);"
         );
+        // Scop statements: holes index `accesses`.
+        assert_eq!(
+            holes(s0),
+            "«0:B[<1>]» = 0.25 * («1:A[<1>-1]» + 2.0 * «2:A[<1>]» + «3:A[<1>+1]»);"
+        );
+        assert!(std::ptr::eq(s0.analysed().unwrap(), s0.accesses.as_slice()));
+        assert_eq!(
+            s0.body.instantiate(&["t".into(), "i".into()]),
+            &HEAT[s0.span.start..s0.span.end]
+        );
+        assert_eq!(r.data_types.len(), 2);
+        assert_eq!(
+            (&r.data_types["A"], &r.data_types["B"]),
+            (&"double".into(), &"double".into())
+        );
         let s1 = &r.stages[1];
         assert_eq!(s1.label, "statement 'A[i] = B[i];' (line 7)");
         assert_eq!(domain(s1), ["t >= 0", "t < T", "i >= 1", "i <= (N - 2)"]);
@@ -542,6 +566,14 @@ void f(int n, int *img, int *hist, double *x, double *y) {
         assert_eq!(accesses(&r.stages[0].accesses), ["W s[]"]);
         let h = &r.stages[1];
         assert!(!h.analysable);
+        assert!(h.analysed().is_none());
+        assert_eq!(holes(h), "hist[img[<0>]]++;");
+        assert_eq!(holes(&r.stages[0]), "s = 0.0;");
+        assert_eq!(holes(&r.stages[2]), "s += «2:x[<0>]» * «2:x[<0>]»;");
+        assert_eq!(holes(&r.stages[3]), "«0:y[<0>]» = «1:x[<0>]» / s;");
+        // img and hist are only accessed in a body that is not analysable.
+        let types: Vec<&str> = r.data_types.keys().map(String::as_str).collect();
+        assert_eq!(types, ["x", "y"]);
         assert_eq!(
             accesses(&h.accesses),
             ["R img[i]", "W hist[*]", "R hist[*]"]
@@ -603,6 +635,13 @@ void kernel(int n, int tsteps, double A[N][N], double B[N][N], double alpha) {
             ]
         );
         assert!(!s0.analysable, "macros in the statement");
+        assert!(!holes(s0).contains('«'));
+        assert_eq!(
+            holes(s1),
+            "«0:A[<1>][2*<2>]» = «1:B[<1>][<2>]» + fabs(«1:B[<1>][<2>]»);"
+        );
+        assert_eq!(r.data_types.len(), 2);
+        assert_eq!(r.data_types["A"], "double");
         assert_eq!(
             accesses(&s0.accesses),
             [

@@ -6,6 +6,8 @@
 //! (`#pragma scop`); its iterators are the loops that enclose it inside the
 //! region, outermost first.
 
+use std::collections::BTreeMap;
+
 use crate::diag::{SourceFile, Span};
 use crate::model::expr::Expr;
 
@@ -35,6 +37,11 @@ pub struct Region {
     pub stages: Vec<Stage>,
     /// Original loop structure: loops and stages in textual order.
     pub tree: Vec<OrigNode>,
+    /// Element types of the C arrays accessed in the region's analysable
+    /// bodies: array name -> C spelling of the type of a fully subscripted
+    /// access (`double`, `unsigned short`, a typedef name), without
+    /// qualifiers (`const`, `volatile`, `restrict`).
+    pub data_types: BTreeMap<String, String>,
 }
 
 /// What kind of region.
@@ -76,7 +83,8 @@ pub struct Stage {
     pub domain: Vec<Constraint>,
     /// Reads and writes, declared (omplc) or analysed (scop).
     pub accesses: Vec<Access>,
-    /// The body, with holes for iterator uses.
+    /// The body, with holes for iterator uses and (analysable bodies only)
+    /// for array accesses ([`Piece::Access`], indexing [`Stage::analysed`]).
     pub body: BodyTemplate,
     /// True when the body's accesses were analysed from plain array subscripts
     /// (false for macros, calls, pointer arithmetic).
@@ -85,6 +93,21 @@ pub struct Stage {
     /// to be checked against the declared ones (`None` otherwise, and for scops,
     /// whose `accesses` are the analysed ones).
     pub observed: Option<Vec<Access>>,
+}
+
+impl Stage {
+    /// The accesses found in the body, which [`Piece::Access`] holes index:
+    /// `observed` for omplc nests, `accesses` for analysable scop statements.
+    /// `None` when the body is not analysable (it then has no access holes).
+    /// (An analysable omplc nest always has `observed`, so an analysable stage
+    /// without it is a scop statement.)
+    pub fn analysed(&self) -> Option<&[Access]> {
+        match &self.observed {
+            Some(obs) => Some(obs),
+            None if self.analysable => Some(&self.accesses),
+            None => None,
+        }
+    }
 }
 
 /// An affine constraint `lhs op rhs`.
@@ -216,21 +239,60 @@ pub enum Piece {
     Text(String),
     /// A use of iterator number `k` of the stage (outermost is 0).
     Iter(usize),
+    /// One array access `A[e1]...[en]` (array name included), only in
+    /// analysable bodies and only when every index is affine. `access`
+    /// indexes [`Stage::analysed`]; for an access that both reads and writes
+    /// (`A[i] += ...`, `A[i]++`) it is the *write* access, and the read of the
+    /// same element (also in the list) is this same text. `text` is the
+    /// original access as pieces ([`Piece::Text`] and [`Piece::Iter`] only:
+    /// holes do not nest).
+    Access {
+        /// Index into the stage's analysed accesses.
+        access: usize,
+        /// The original text of the access.
+        text: Vec<Piece>,
+    },
 }
 
 impl BodyTemplate {
-    /// Fills the holes: iterator `k` becomes `iters[k]`.
+    /// Fills the holes: iterator `k` becomes `iters[k]`, access holes their
+    /// original text (so the original body comes back with renamed iterators).
     pub fn instantiate(&self, iters: &[String]) -> String {
+        self.instantiate_with(iters, &mut |_| None)
+    }
+
+    /// Like [`BodyTemplate::instantiate`], but access hole `k` (an index into
+    /// [`Stage::analysed`]) becomes `access(k)` when that is `Some`.
+    pub fn instantiate_with(
+        &self,
+        iters: &[String],
+        access: &mut dyn FnMut(usize) -> Option<String>,
+    ) -> String {
         let mut s = String::new();
-        for p in &self.pieces {
-            match p {
-                Piece::Text(t) => s.push_str(t),
-                Piece::Iter(k) => match iters.get(*k) {
-                    Some(e) => s.push_str(e),
-                    None => s.push_str("/* missing iterator */"),
-                },
-            }
-        }
+        fill(&mut s, &self.pieces, iters, access);
         s
+    }
+}
+
+/// Appends `pieces` to `s`, iterators from `iters`, access holes from `access`
+/// or their text.
+fn fill(
+    s: &mut String,
+    pieces: &[Piece],
+    iters: &[String],
+    access: &mut dyn FnMut(usize) -> Option<String>,
+) {
+    for p in pieces {
+        match p {
+            Piece::Text(t) => s.push_str(t),
+            Piece::Iter(k) => match iters.get(*k) {
+                Some(e) => s.push_str(e),
+                None => s.push_str("/* missing iterator */"),
+            },
+            Piece::Access { access: k, text } => match access(*k) {
+                Some(r) => s.push_str(&r),
+                None => fill(s, text, iters, access),
+            },
+        }
     }
 }
