@@ -19,81 +19,81 @@
  *
  * Annotation notes:
  *  - The padding stages read the input at clamped (data-independent but
- *    non-affine) indices: read img1 {(c,*,*)}, read mask {(*,*)}.
+ *    non-affine) indices: read img1 {(c,*,*)}, read mask {(*,*)}.  The body
+ *    clamps with max(0, min(i, n-1)), which flextile reads as a piecewise
+ *    affine index (min and max are pure functions for it).
  *  - Up-sampling stages iterate the coarse index: ux_l runs over (c, xh, y)
  *    and writes rows 2*xh-1 (odd, reads xh-1, xh) and 2*xh (even, reads
  *    xh-1, xh, xh+1); likewise in y.  At level 2 the range [7, 2*R3-5] has
  *    an odd end, so the even write of the last pair is guarded by an if and
  *    the declared write tuple (c,2*xh,y) over-approximates by that one row.
+ *  - Bodies use plain subscripts of the buffers seen as C99 arrays (pointers
+ *    to variably modified array types), so flextile can analyse every body.
+ *    The output is written at out[c][x-31][y-31] (declared so).
  */
 #include "common.h"
 
-static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-/* inputs (unpadded) and output */
-#define IMG1(c, x, y) img1[((c) * (8 * R3 - 56) + (x)) * (8 * C3 - 56) + (y)]
-#define IMG2(c, x, y) img2[((c) * (8 * R3 - 56) + (x)) * (8 * C3 - 56) + (y)]
-#define MASK(x, y) mask[(x) * (8 * C3 - 56) + (y)]
-#define OUT(c, x, y) out[((c) * (8 * R3 - 56) + (x) - 31) * (8 * C3 - 56) + (y) - 31]
-/* level-l arrays are [3][R_l+4][C_l+4] (dx: columns of level l-1, ux: of level l+1) */
-#define PAD1(c, x, y) pad1[((c) * (8 * R3 + 8) + (x)) * (8 * C3 + 8) + (y)]
-#define PAD2(c, x, y) pad2[((c) * (8 * R3 + 8) + (x)) * (8 * C3 + 8) + (y)]
-#define PADM(x, y) padm[(x) * (8 * C3 + 8) + (y)]
-#define DXA1(c, x, y) dxa1[((c) * (4 * R3 + 6) + (x)) * (8 * C3 + 8) + (y)]
-#define GA1(c, x, y) ga1[((c) * (4 * R3 + 6) + (x)) * (4 * C3 + 6) + (y)]
-#define DXA2(c, x, y) dxa2[((c) * (2 * R3 + 5) + (x)) * (4 * C3 + 6) + (y)]
-#define GA2(c, x, y) ga2[((c) * (2 * R3 + 5) + (x)) * (2 * C3 + 5) + (y)]
-#define DXA3(c, x, y) dxa3[((c) * (R3 + 4) + (x)) * (2 * C3 + 5) + (y)]
-#define GA3(c, x, y) ga3[((c) * (R3 + 4) + (x)) * (C3 + 4) + (y)]
-#define DXB1(c, x, y) dxb1[((c) * (4 * R3 + 6) + (x)) * (8 * C3 + 8) + (y)]
-#define GB1(c, x, y) gb1[((c) * (4 * R3 + 6) + (x)) * (4 * C3 + 6) + (y)]
-#define DXB2(c, x, y) dxb2[((c) * (2 * R3 + 5) + (x)) * (4 * C3 + 6) + (y)]
-#define GB2(c, x, y) gb2[((c) * (2 * R3 + 5) + (x)) * (2 * C3 + 5) + (y)]
-#define DXB3(c, x, y) dxb3[((c) * (R3 + 4) + (x)) * (2 * C3 + 5) + (y)]
-#define GB3(c, x, y) gb3[((c) * (R3 + 4) + (x)) * (C3 + 4) + (y)]
-#define DXM1(x, y) dxm1[(x) * (8 * C3 + 8) + (y)]
-#define GM1(x, y) gm1[(x) * (4 * C3 + 6) + (y)]
-#define DXM2(x, y) dxm2[(x) * (4 * C3 + 6) + (y)]
-#define GM2(x, y) gm2[(x) * (2 * C3 + 5) + (y)]
-#define DXM3(x, y) dxm3[(x) * (2 * C3 + 5) + (y)]
-#define GM3(x, y) gm3[(x) * (C3 + 4) + (y)]
-#define UXA0(c, x, y) uxa0[((c) * (8 * R3 + 8) + (x)) * (4 * C3 + 6) + (y)]
-#define LA0(c, x, y) la0[((c) * (8 * R3 + 8) + (x)) * (8 * C3 + 8) + (y)]
-#define UXB0(c, x, y) uxb0[((c) * (8 * R3 + 8) + (x)) * (4 * C3 + 6) + (y)]
-#define LB0(c, x, y) lb0[((c) * (8 * R3 + 8) + (x)) * (8 * C3 + 8) + (y)]
-#define UXA1(c, x, y) uxa1[((c) * (4 * R3 + 6) + (x)) * (2 * C3 + 5) + (y)]
-#define LA1(c, x, y) la1[((c) * (4 * R3 + 6) + (x)) * (4 * C3 + 6) + (y)]
-#define UXB1(c, x, y) uxb1[((c) * (4 * R3 + 6) + (x)) * (2 * C3 + 5) + (y)]
-#define LB1(c, x, y) lb1[((c) * (4 * R3 + 6) + (x)) * (4 * C3 + 6) + (y)]
-#define UXA2(c, x, y) uxa2[((c) * (2 * R3 + 5) + (x)) * (C3 + 4) + (y)]
-#define LA2(c, x, y) la2[((c) * (2 * R3 + 5) + (x)) * (2 * C3 + 5) + (y)]
-#define UXB2(c, x, y) uxb2[((c) * (2 * R3 + 5) + (x)) * (C3 + 4) + (y)]
-#define LB2(c, x, y) lb2[((c) * (2 * R3 + 5) + (x)) * (2 * C3 + 5) + (y)]
-#define RES0(c, x, y) res0[((c) * (8 * R3 + 8) + (x)) * (8 * C3 + 8) + (y)]
-#define RES1(c, x, y) res1[((c) * (4 * R3 + 6) + (x)) * (4 * C3 + 6) + (y)]
-#define RES2(c, x, y) res2[((c) * (2 * R3 + 5) + (x)) * (2 * C3 + 5) + (y)]
-#define RES3(c, x, y) res3[((c) * (R3 + 4) + (x)) * (C3 + 4) + (y)]
-#define CX2(c, x, y) cx2[((c) * (2 * R3 + 5) + (x)) * (C3 + 4) + (y)]
-#define COL2(c, x, y) col2[((c) * (2 * R3 + 5) + (x)) * (2 * C3 + 5) + (y)]
-#define CX1(c, x, y) cx1[((c) * (4 * R3 + 6) + (x)) * (2 * C3 + 5) + (y)]
-#define COL1(c, x, y) col1[((c) * (4 * R3 + 6) + (x)) * (4 * C3 + 6) + (y)]
-#define BX(c, x, y) bx[((c) * (8 * R3 + 8) + (x)) * (4 * C3 + 6) + (y)]
-#define BLEND(c, x, y) blend[((c) * (8 * R3 + 8) + (x)) * (8 * C3 + 8) + (y)]
+/* called in the padding stages' subscripts; flextile knows min and max */
+static inline int min(int a, int b) { return a < b ? a : b; }
+static inline int max(int a, int b) { return a > b ? a : b; }
 
 enum { NBUF = 43 };
 
-static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
-                          const float *mask, float *const *buf, float *out)
+static void pyramid_blend(int R3, int C3, const float *img1_buf, const float *img2_buf,
+                          const float *mask_buf, float *const *buf, float *out_buf)
 {
-  float *pad1 = buf[0], *pad2 = buf[1], *padm = buf[2], *dxa1 = buf[3], *ga1 = buf[4];
-  float *dxa2 = buf[5], *ga2 = buf[6], *dxa3 = buf[7], *ga3 = buf[8], *dxb1 = buf[9];
-  float *gb1 = buf[10], *dxb2 = buf[11], *gb2 = buf[12], *dxb3 = buf[13], *gb3 = buf[14];
-  float *dxm1 = buf[15], *gm1 = buf[16], *dxm2 = buf[17], *gm2 = buf[18], *dxm3 = buf[19];
-  float *gm3 = buf[20], *uxa0 = buf[21], *la0 = buf[22], *uxb0 = buf[23], *lb0 = buf[24];
-  float *uxa1 = buf[25], *la1 = buf[26], *uxb1 = buf[27], *lb1 = buf[28], *uxa2 = buf[29];
-  float *la2 = buf[30], *uxb2 = buf[31], *lb2 = buf[32], *res0 = buf[33], *res1 = buf[34];
-  float *res2 = buf[35], *res3 = buf[36], *cx2 = buf[37], *col2 = buf[38], *cx1 = buf[39];
-  float *col1 = buf[40], *bx = buf[41], *blend = buf[42];
+  /* the flat buffers seen as C99 arrays (variably modified types); rows = R - 60 */
+  const float (*restrict img1)[8 * R3 - 56][8 * C3 - 56] =
+      (const float (*)[8 * R3 - 56][8 * C3 - 56])img1_buf;
+  const float (*restrict img2)[8 * R3 - 56][8 * C3 - 56] =
+      (const float (*)[8 * R3 - 56][8 * C3 - 56])img2_buf;
+  const float (*restrict mask)[8 * C3 - 56] = (const float (*)[8 * C3 - 56])mask_buf;
+  /* level-l arrays are [3][R_l+4][C_l+4] (dx: columns of level l-1, ux: of level l+1) */
+  float (*restrict pad1)[8 * R3 + 8][8 * C3 + 8] = (float (*)[8 * R3 + 8][8 * C3 + 8])buf[0];
+  float (*restrict pad2)[8 * R3 + 8][8 * C3 + 8] = (float (*)[8 * R3 + 8][8 * C3 + 8])buf[1];
+  float (*restrict padm)[8 * C3 + 8] = (float (*)[8 * C3 + 8])buf[2];
+  float (*restrict dxa1)[4 * R3 + 6][8 * C3 + 8] = (float (*)[4 * R3 + 6][8 * C3 + 8])buf[3];
+  float (*restrict ga1)[4 * R3 + 6][4 * C3 + 6] = (float (*)[4 * R3 + 6][4 * C3 + 6])buf[4];
+  float (*restrict dxa2)[2 * R3 + 5][4 * C3 + 6] = (float (*)[2 * R3 + 5][4 * C3 + 6])buf[5];
+  float (*restrict ga2)[2 * R3 + 5][2 * C3 + 5] = (float (*)[2 * R3 + 5][2 * C3 + 5])buf[6];
+  float (*restrict dxa3)[R3 + 4][2 * C3 + 5] = (float (*)[R3 + 4][2 * C3 + 5])buf[7];
+  float (*restrict ga3)[R3 + 4][C3 + 4] = (float (*)[R3 + 4][C3 + 4])buf[8];
+  float (*restrict dxb1)[4 * R3 + 6][8 * C3 + 8] = (float (*)[4 * R3 + 6][8 * C3 + 8])buf[9];
+  float (*restrict gb1)[4 * R3 + 6][4 * C3 + 6] = (float (*)[4 * R3 + 6][4 * C3 + 6])buf[10];
+  float (*restrict dxb2)[2 * R3 + 5][4 * C3 + 6] = (float (*)[2 * R3 + 5][4 * C3 + 6])buf[11];
+  float (*restrict gb2)[2 * R3 + 5][2 * C3 + 5] = (float (*)[2 * R3 + 5][2 * C3 + 5])buf[12];
+  float (*restrict dxb3)[R3 + 4][2 * C3 + 5] = (float (*)[R3 + 4][2 * C3 + 5])buf[13];
+  float (*restrict gb3)[R3 + 4][C3 + 4] = (float (*)[R3 + 4][C3 + 4])buf[14];
+  float (*restrict dxm1)[8 * C3 + 8] = (float (*)[8 * C3 + 8])buf[15];
+  float (*restrict gm1)[4 * C3 + 6] = (float (*)[4 * C3 + 6])buf[16];
+  float (*restrict dxm2)[4 * C3 + 6] = (float (*)[4 * C3 + 6])buf[17];
+  float (*restrict gm2)[2 * C3 + 5] = (float (*)[2 * C3 + 5])buf[18];
+  float (*restrict dxm3)[2 * C3 + 5] = (float (*)[2 * C3 + 5])buf[19];
+  float (*restrict gm3)[C3 + 4] = (float (*)[C3 + 4])buf[20];
+  float (*restrict uxa0)[8 * R3 + 8][4 * C3 + 6] = (float (*)[8 * R3 + 8][4 * C3 + 6])buf[21];
+  float (*restrict la0)[8 * R3 + 8][8 * C3 + 8] = (float (*)[8 * R3 + 8][8 * C3 + 8])buf[22];
+  float (*restrict uxb0)[8 * R3 + 8][4 * C3 + 6] = (float (*)[8 * R3 + 8][4 * C3 + 6])buf[23];
+  float (*restrict lb0)[8 * R3 + 8][8 * C3 + 8] = (float (*)[8 * R3 + 8][8 * C3 + 8])buf[24];
+  float (*restrict uxa1)[4 * R3 + 6][2 * C3 + 5] = (float (*)[4 * R3 + 6][2 * C3 + 5])buf[25];
+  float (*restrict la1)[4 * R3 + 6][4 * C3 + 6] = (float (*)[4 * R3 + 6][4 * C3 + 6])buf[26];
+  float (*restrict uxb1)[4 * R3 + 6][2 * C3 + 5] = (float (*)[4 * R3 + 6][2 * C3 + 5])buf[27];
+  float (*restrict lb1)[4 * R3 + 6][4 * C3 + 6] = (float (*)[4 * R3 + 6][4 * C3 + 6])buf[28];
+  float (*restrict uxa2)[2 * R3 + 5][C3 + 4] = (float (*)[2 * R3 + 5][C3 + 4])buf[29];
+  float (*restrict la2)[2 * R3 + 5][2 * C3 + 5] = (float (*)[2 * R3 + 5][2 * C3 + 5])buf[30];
+  float (*restrict uxb2)[2 * R3 + 5][C3 + 4] = (float (*)[2 * R3 + 5][C3 + 4])buf[31];
+  float (*restrict lb2)[2 * R3 + 5][2 * C3 + 5] = (float (*)[2 * R3 + 5][2 * C3 + 5])buf[32];
+  float (*restrict res0)[8 * R3 + 8][8 * C3 + 8] = (float (*)[8 * R3 + 8][8 * C3 + 8])buf[33];
+  float (*restrict res1)[4 * R3 + 6][4 * C3 + 6] = (float (*)[4 * R3 + 6][4 * C3 + 6])buf[34];
+  float (*restrict res2)[2 * R3 + 5][2 * C3 + 5] = (float (*)[2 * R3 + 5][2 * C3 + 5])buf[35];
+  float (*restrict res3)[R3 + 4][C3 + 4] = (float (*)[R3 + 4][C3 + 4])buf[36];
+  float (*restrict cx2)[2 * R3 + 5][C3 + 4] = (float (*)[2 * R3 + 5][C3 + 4])buf[37];
+  float (*restrict col2)[2 * R3 + 5][2 * C3 + 5] = (float (*)[2 * R3 + 5][2 * C3 + 5])buf[38];
+  float (*restrict cx1)[4 * R3 + 6][2 * C3 + 5] = (float (*)[4 * R3 + 6][2 * C3 + 5])buf[39];
+  float (*restrict col1)[4 * R3 + 6][4 * C3 + 6] = (float (*)[4 * R3 + 6][4 * C3 + 6])buf[40];
+  float (*restrict bx)[8 * R3 + 8][4 * C3 + 6] = (float (*)[8 * R3 + 8][4 * C3 + 6])buf[41];
+  float (*restrict blend)[8 * R3 + 8][8 * C3 + 8] = (float (*)[8 * R3 + 8][8 * C3 + 8])buf[42];
+  float (*restrict out)[8 * R3 - 56][8 * C3 - 56] = (float (*)[8 * R3 - 56][8 * C3 - 56])out_buf;
+  /* out(c, x, y) is out[c][x-31][y-31] */
 
 #pragma omplc loopchain schedule()
   {
@@ -103,7 +103,8 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 0; x <= 8 * R3 + 3; x++)
         for (int y = 0; y <= 8 * C3 + 3; y++)
-          PAD1(c, x, y) = IMG1(c, clampi(x - 31, 0, 8 * R3 - 57), clampi(y - 31, 0, 8 * C3 - 57));
+          pad1[c][x][y] = img1[c][max(0, min(x - 31, 8 * R3 - 57))]
+                                 [max(0, min(y - 31, 8 * C3 - 57))];
 
     /* 2: pad2 = img2 padded by edge replication */
 #pragma omplc for domain(0:2, 0:8*R3+3, 0:8*C3+3) with (c, x, y) \
@@ -111,14 +112,16 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 0; x <= 8 * R3 + 3; x++)
         for (int y = 0; y <= 8 * C3 + 3; y++)
-          PAD2(c, x, y) = IMG2(c, clampi(x - 31, 0, 8 * R3 - 57), clampi(y - 31, 0, 8 * C3 - 57));
+          pad2[c][x][y] = img2[c][max(0, min(x - 31, 8 * R3 - 57))]
+                                 [max(0, min(y - 31, 8 * C3 - 57))];
 
     /* 3: padm = mask padded by edge replication */
 #pragma omplc for domain(0:8*R3+3, 0:8*C3+3) with (x, y) \
     read mask {(*,*)}, write padm {(x,y)}
     for (int x = 0; x <= 8 * R3 + 3; x++)
       for (int y = 0; y <= 8 * C3 + 3; y++)
-        PADM(x, y) = MASK(clampi(x - 31, 0, 8 * R3 - 57), clampi(y - 31, 0, 8 * C3 - 57));
+        padm[x][y] = mask[max(0, min(x - 31, 8 * R3 - 57))]
+                         [max(0, min(y - 31, 8 * C3 - 57))];
 
     /* 4: dxa1, down-sample rows of pad1 */
 #pragma omplc for domain(0:2, 1:4*R3, 0:8*C3+2) with (c, x, y) \
@@ -127,9 +130,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 1; x <= 4 * R3; x++)
         for (int y = 0; y <= 8 * C3 + 2; y++)
-          DXA1(c, x, y) = (PAD1(c, 2 * x - 2, y) + 4.0f * PAD1(c, 2 * x - 1, y)
-                          + 6.0f * PAD1(c, 2 * x, y) + 4.0f * PAD1(c, 2 * x + 1, y)
-                          + PAD1(c, 2 * x + 2, y)) * 0.0625f;
+          dxa1[c][x][y] = (pad1[c][2 * x - 2][y] + 4.0f * pad1[c][2 * x - 1][y]
+                          + 6.0f * pad1[c][2 * x][y] + 4.0f * pad1[c][2 * x + 1][y]
+                          + pad1[c][2 * x + 2][y]) * 0.0625f;
 
     /* 5: ga1, down-sample columns of dxa1 */
 #pragma omplc for domain(0:2, 1:4*R3, 1:4*C3) with (c, x, y) \
@@ -138,9 +141,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 1; x <= 4 * R3; x++)
         for (int y = 1; y <= 4 * C3; y++)
-          GA1(c, x, y) = (DXA1(c, x, 2 * y - 2) + 4.0f * DXA1(c, x, 2 * y - 1)
-                         + 6.0f * DXA1(c, x, 2 * y) + 4.0f * DXA1(c, x, 2 * y + 1)
-                         + DXA1(c, x, 2 * y + 2)) * 0.0625f;
+          ga1[c][x][y] = (dxa1[c][x][2 * y - 2] + 4.0f * dxa1[c][x][2 * y - 1]
+                         + 6.0f * dxa1[c][x][2 * y] + 4.0f * dxa1[c][x][2 * y + 1]
+                         + dxa1[c][x][2 * y + 2]) * 0.0625f;
 
     /* 6: dxa2, down-sample rows of ga1 */
 #pragma omplc for domain(0:2, 2:2*R3-1, 1:4*C3) with (c, x, y) \
@@ -149,9 +152,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= 2 * R3 - 1; x++)
         for (int y = 1; y <= 4 * C3; y++)
-          DXA2(c, x, y) = (GA1(c, 2 * x - 2, y) + 4.0f * GA1(c, 2 * x - 1, y)
-                          + 6.0f * GA1(c, 2 * x, y) + 4.0f * GA1(c, 2 * x + 1, y)
-                          + GA1(c, 2 * x + 2, y)) * 0.0625f;
+          dxa2[c][x][y] = (ga1[c][2 * x - 2][y] + 4.0f * ga1[c][2 * x - 1][y]
+                          + 6.0f * ga1[c][2 * x][y] + 4.0f * ga1[c][2 * x + 1][y]
+                          + ga1[c][2 * x + 2][y]) * 0.0625f;
 
     /* 7: ga2, down-sample columns of dxa2 */
 #pragma omplc for domain(0:2, 2:2*R3-1, 2:2*C3-1) with (c, x, y) \
@@ -160,9 +163,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= 2 * R3 - 1; x++)
         for (int y = 2; y <= 2 * C3 - 1; y++)
-          GA2(c, x, y) = (DXA2(c, x, 2 * y - 2) + 4.0f * DXA2(c, x, 2 * y - 1)
-                         + 6.0f * DXA2(c, x, 2 * y) + 4.0f * DXA2(c, x, 2 * y + 1)
-                         + DXA2(c, x, 2 * y + 2)) * 0.0625f;
+          ga2[c][x][y] = (dxa2[c][x][2 * y - 2] + 4.0f * dxa2[c][x][2 * y - 1]
+                         + 6.0f * dxa2[c][x][2 * y] + 4.0f * dxa2[c][x][2 * y + 1]
+                         + dxa2[c][x][2 * y + 2]) * 0.0625f;
 
     /* 8: dxa3, down-sample rows of ga2 */
 #pragma omplc for domain(0:2, 3:R3-2, 2:2*C3-1) with (c, x, y) \
@@ -171,9 +174,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 3; x <= R3 - 2; x++)
         for (int y = 2; y <= 2 * C3 - 1; y++)
-          DXA3(c, x, y) = (GA2(c, 2 * x - 2, y) + 4.0f * GA2(c, 2 * x - 1, y)
-                          + 6.0f * GA2(c, 2 * x, y) + 4.0f * GA2(c, 2 * x + 1, y)
-                          + GA2(c, 2 * x + 2, y)) * 0.0625f;
+          dxa3[c][x][y] = (ga2[c][2 * x - 2][y] + 4.0f * ga2[c][2 * x - 1][y]
+                          + 6.0f * ga2[c][2 * x][y] + 4.0f * ga2[c][2 * x + 1][y]
+                          + ga2[c][2 * x + 2][y]) * 0.0625f;
 
     /* 9: ga3, down-sample columns of dxa3 */
 #pragma omplc for domain(0:2, 3:R3-2, 3:C3-2) with (c, x, y) \
@@ -182,9 +185,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 3; x <= R3 - 2; x++)
         for (int y = 3; y <= C3 - 2; y++)
-          GA3(c, x, y) = (DXA3(c, x, 2 * y - 2) + 4.0f * DXA3(c, x, 2 * y - 1)
-                         + 6.0f * DXA3(c, x, 2 * y) + 4.0f * DXA3(c, x, 2 * y + 1)
-                         + DXA3(c, x, 2 * y + 2)) * 0.0625f;
+          ga3[c][x][y] = (dxa3[c][x][2 * y - 2] + 4.0f * dxa3[c][x][2 * y - 1]
+                         + 6.0f * dxa3[c][x][2 * y] + 4.0f * dxa3[c][x][2 * y + 1]
+                         + dxa3[c][x][2 * y + 2]) * 0.0625f;
 
     /* 10: dxb1, down-sample rows of pad2 */
 #pragma omplc for domain(0:2, 1:4*R3, 0:8*C3+2) with (c, x, y) \
@@ -193,9 +196,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 1; x <= 4 * R3; x++)
         for (int y = 0; y <= 8 * C3 + 2; y++)
-          DXB1(c, x, y) = (PAD2(c, 2 * x - 2, y) + 4.0f * PAD2(c, 2 * x - 1, y)
-                          + 6.0f * PAD2(c, 2 * x, y) + 4.0f * PAD2(c, 2 * x + 1, y)
-                          + PAD2(c, 2 * x + 2, y)) * 0.0625f;
+          dxb1[c][x][y] = (pad2[c][2 * x - 2][y] + 4.0f * pad2[c][2 * x - 1][y]
+                          + 6.0f * pad2[c][2 * x][y] + 4.0f * pad2[c][2 * x + 1][y]
+                          + pad2[c][2 * x + 2][y]) * 0.0625f;
 
     /* 11: gb1, down-sample columns of dxb1 */
 #pragma omplc for domain(0:2, 1:4*R3, 1:4*C3) with (c, x, y) \
@@ -204,9 +207,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 1; x <= 4 * R3; x++)
         for (int y = 1; y <= 4 * C3; y++)
-          GB1(c, x, y) = (DXB1(c, x, 2 * y - 2) + 4.0f * DXB1(c, x, 2 * y - 1)
-                         + 6.0f * DXB1(c, x, 2 * y) + 4.0f * DXB1(c, x, 2 * y + 1)
-                         + DXB1(c, x, 2 * y + 2)) * 0.0625f;
+          gb1[c][x][y] = (dxb1[c][x][2 * y - 2] + 4.0f * dxb1[c][x][2 * y - 1]
+                         + 6.0f * dxb1[c][x][2 * y] + 4.0f * dxb1[c][x][2 * y + 1]
+                         + dxb1[c][x][2 * y + 2]) * 0.0625f;
 
     /* 12: dxb2, down-sample rows of gb1 */
 #pragma omplc for domain(0:2, 2:2*R3-1, 1:4*C3) with (c, x, y) \
@@ -215,9 +218,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= 2 * R3 - 1; x++)
         for (int y = 1; y <= 4 * C3; y++)
-          DXB2(c, x, y) = (GB1(c, 2 * x - 2, y) + 4.0f * GB1(c, 2 * x - 1, y)
-                          + 6.0f * GB1(c, 2 * x, y) + 4.0f * GB1(c, 2 * x + 1, y)
-                          + GB1(c, 2 * x + 2, y)) * 0.0625f;
+          dxb2[c][x][y] = (gb1[c][2 * x - 2][y] + 4.0f * gb1[c][2 * x - 1][y]
+                          + 6.0f * gb1[c][2 * x][y] + 4.0f * gb1[c][2 * x + 1][y]
+                          + gb1[c][2 * x + 2][y]) * 0.0625f;
 
     /* 13: gb2, down-sample columns of dxb2 */
 #pragma omplc for domain(0:2, 2:2*R3-1, 2:2*C3-1) with (c, x, y) \
@@ -226,9 +229,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= 2 * R3 - 1; x++)
         for (int y = 2; y <= 2 * C3 - 1; y++)
-          GB2(c, x, y) = (DXB2(c, x, 2 * y - 2) + 4.0f * DXB2(c, x, 2 * y - 1)
-                         + 6.0f * DXB2(c, x, 2 * y) + 4.0f * DXB2(c, x, 2 * y + 1)
-                         + DXB2(c, x, 2 * y + 2)) * 0.0625f;
+          gb2[c][x][y] = (dxb2[c][x][2 * y - 2] + 4.0f * dxb2[c][x][2 * y - 1]
+                         + 6.0f * dxb2[c][x][2 * y] + 4.0f * dxb2[c][x][2 * y + 1]
+                         + dxb2[c][x][2 * y + 2]) * 0.0625f;
 
     /* 14: dxb3, down-sample rows of gb2 */
 #pragma omplc for domain(0:2, 3:R3-2, 2:2*C3-1) with (c, x, y) \
@@ -237,9 +240,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 3; x <= R3 - 2; x++)
         for (int y = 2; y <= 2 * C3 - 1; y++)
-          DXB3(c, x, y) = (GB2(c, 2 * x - 2, y) + 4.0f * GB2(c, 2 * x - 1, y)
-                          + 6.0f * GB2(c, 2 * x, y) + 4.0f * GB2(c, 2 * x + 1, y)
-                          + GB2(c, 2 * x + 2, y)) * 0.0625f;
+          dxb3[c][x][y] = (gb2[c][2 * x - 2][y] + 4.0f * gb2[c][2 * x - 1][y]
+                          + 6.0f * gb2[c][2 * x][y] + 4.0f * gb2[c][2 * x + 1][y]
+                          + gb2[c][2 * x + 2][y]) * 0.0625f;
 
     /* 15: gb3, down-sample columns of dxb3 */
 #pragma omplc for domain(0:2, 3:R3-2, 3:C3-2) with (c, x, y) \
@@ -248,57 +251,57 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 3; x <= R3 - 2; x++)
         for (int y = 3; y <= C3 - 2; y++)
-          GB3(c, x, y) = (DXB3(c, x, 2 * y - 2) + 4.0f * DXB3(c, x, 2 * y - 1)
-                         + 6.0f * DXB3(c, x, 2 * y) + 4.0f * DXB3(c, x, 2 * y + 1)
-                         + DXB3(c, x, 2 * y + 2)) * 0.0625f;
+          gb3[c][x][y] = (dxb3[c][x][2 * y - 2] + 4.0f * dxb3[c][x][2 * y - 1]
+                         + 6.0f * dxb3[c][x][2 * y] + 4.0f * dxb3[c][x][2 * y + 1]
+                         + dxb3[c][x][2 * y + 2]) * 0.0625f;
 
     /* 16: dxm1, down-sample rows of padm */
 #pragma omplc for domain(1:4*R3, 0:8*C3+2) with (x, y) \
     read padm {(2*x-2,y), (2*x-1,y), (2*x,y), (2*x+1,y), (2*x+2,y)}, write dxm1 {(x,y)}
     for (int x = 1; x <= 4 * R3; x++)
       for (int y = 0; y <= 8 * C3 + 2; y++)
-        DXM1(x, y) = (PADM(2 * x - 2, y) + 4.0f * PADM(2 * x - 1, y) + 6.0f * PADM(2 * x, y)
-                     + 4.0f * PADM(2 * x + 1, y) + PADM(2 * x + 2, y)) * 0.0625f;
+        dxm1[x][y] = (padm[2 * x - 2][y] + 4.0f * padm[2 * x - 1][y] + 6.0f * padm[2 * x][y]
+                     + 4.0f * padm[2 * x + 1][y] + padm[2 * x + 2][y]) * 0.0625f;
 
     /* 17: gm1, down-sample columns of dxm1 */
 #pragma omplc for domain(1:4*R3, 1:4*C3) with (x, y) \
     read dxm1 {(x,2*y-2), (x,2*y-1), (x,2*y), (x,2*y+1), (x,2*y+2)}, write gm1 {(x,y)}
     for (int x = 1; x <= 4 * R3; x++)
       for (int y = 1; y <= 4 * C3; y++)
-        GM1(x, y) = (DXM1(x, 2 * y - 2) + 4.0f * DXM1(x, 2 * y - 1) + 6.0f * DXM1(x, 2 * y)
-                    + 4.0f * DXM1(x, 2 * y + 1) + DXM1(x, 2 * y + 2)) * 0.0625f;
+        gm1[x][y] = (dxm1[x][2 * y - 2] + 4.0f * dxm1[x][2 * y - 1] + 6.0f * dxm1[x][2 * y]
+                    + 4.0f * dxm1[x][2 * y + 1] + dxm1[x][2 * y + 2]) * 0.0625f;
 
     /* 18: dxm2, down-sample rows of gm1 */
 #pragma omplc for domain(2:2*R3-1, 1:4*C3) with (x, y) \
     read gm1 {(2*x-2,y), (2*x-1,y), (2*x,y), (2*x+1,y), (2*x+2,y)}, write dxm2 {(x,y)}
     for (int x = 2; x <= 2 * R3 - 1; x++)
       for (int y = 1; y <= 4 * C3; y++)
-        DXM2(x, y) = (GM1(2 * x - 2, y) + 4.0f * GM1(2 * x - 1, y) + 6.0f * GM1(2 * x, y)
-                     + 4.0f * GM1(2 * x + 1, y) + GM1(2 * x + 2, y)) * 0.0625f;
+        dxm2[x][y] = (gm1[2 * x - 2][y] + 4.0f * gm1[2 * x - 1][y] + 6.0f * gm1[2 * x][y]
+                     + 4.0f * gm1[2 * x + 1][y] + gm1[2 * x + 2][y]) * 0.0625f;
 
     /* 19: gm2, down-sample columns of dxm2 */
 #pragma omplc for domain(2:2*R3-1, 2:2*C3-1) with (x, y) \
     read dxm2 {(x,2*y-2), (x,2*y-1), (x,2*y), (x,2*y+1), (x,2*y+2)}, write gm2 {(x,y)}
     for (int x = 2; x <= 2 * R3 - 1; x++)
       for (int y = 2; y <= 2 * C3 - 1; y++)
-        GM2(x, y) = (DXM2(x, 2 * y - 2) + 4.0f * DXM2(x, 2 * y - 1) + 6.0f * DXM2(x, 2 * y)
-                    + 4.0f * DXM2(x, 2 * y + 1) + DXM2(x, 2 * y + 2)) * 0.0625f;
+        gm2[x][y] = (dxm2[x][2 * y - 2] + 4.0f * dxm2[x][2 * y - 1] + 6.0f * dxm2[x][2 * y]
+                    + 4.0f * dxm2[x][2 * y + 1] + dxm2[x][2 * y + 2]) * 0.0625f;
 
     /* 20: dxm3, down-sample rows of gm2 */
 #pragma omplc for domain(3:R3-2, 2:2*C3-1) with (x, y) \
     read gm2 {(2*x-2,y), (2*x-1,y), (2*x,y), (2*x+1,y), (2*x+2,y)}, write dxm3 {(x,y)}
     for (int x = 3; x <= R3 - 2; x++)
       for (int y = 2; y <= 2 * C3 - 1; y++)
-        DXM3(x, y) = (GM2(2 * x - 2, y) + 4.0f * GM2(2 * x - 1, y) + 6.0f * GM2(2 * x, y)
-                     + 4.0f * GM2(2 * x + 1, y) + GM2(2 * x + 2, y)) * 0.0625f;
+        dxm3[x][y] = (gm2[2 * x - 2][y] + 4.0f * gm2[2 * x - 1][y] + 6.0f * gm2[2 * x][y]
+                     + 4.0f * gm2[2 * x + 1][y] + gm2[2 * x + 2][y]) * 0.0625f;
 
     /* 21: gm3, down-sample columns of dxm3 */
 #pragma omplc for domain(3:R3-2, 3:C3-2) with (x, y) \
     read dxm3 {(x,2*y-2), (x,2*y-1), (x,2*y), (x,2*y+1), (x,2*y+2)}, write gm3 {(x,y)}
     for (int x = 3; x <= R3 - 2; x++)
       for (int y = 3; y <= C3 - 2; y++)
-        GM3(x, y) = (DXM3(x, 2 * y - 2) + 4.0f * DXM3(x, 2 * y - 1) + 6.0f * DXM3(x, 2 * y)
-                    + 4.0f * DXM3(x, 2 * y + 1) + DXM3(x, 2 * y + 2)) * 0.0625f;
+        gm3[x][y] = (dxm3[x][2 * y - 2] + 4.0f * dxm3[x][2 * y - 1] + 6.0f * dxm3[x][2 * y]
+                    + 4.0f * dxm3[x][2 * y + 1] + dxm3[x][2 * y + 2]) * 0.0625f;
 
     /* 22: uxa0, up-sample rows of ga1 */
 #pragma omplc for domain(0:2, 16:4*R3-13, 15:4*C3-12) with (c, xh, y) \
@@ -306,9 +309,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int xh = 16; xh <= 4 * R3 - 13; xh++)
         for (int y = 15; y <= 4 * C3 - 12; y++) {
-          UXA0(c, 2 * xh - 1, y) = (4.0f * GA1(c, xh - 1, y) + 4.0f * GA1(c, xh, y)) * 0.125f;
-          UXA0(c, 2 * xh, y) = (GA1(c, xh - 1, y) + 6.0f * GA1(c, xh, y)
-                               + GA1(c, xh + 1, y)) * 0.125f;
+          uxa0[c][2 * xh - 1][y] = (4.0f * ga1[c][xh - 1][y] + 4.0f * ga1[c][xh][y]) * 0.125f;
+          uxa0[c][2 * xh][y] = (ga1[c][xh - 1][y] + 6.0f * ga1[c][xh][y]
+                               + ga1[c][xh + 1][y]) * 0.125f;
         }
 
     /* 23: la0 = pad1 - up-sample columns of uxa0 (Laplacian level 0) */
@@ -318,10 +321,10 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 31; x <= 8 * R3 - 26; x++)
         for (int yh = 16; yh <= 4 * C3 - 13; yh++) {
-          LA0(c, x, 2 * yh - 1) = PAD1(c, x, 2 * yh - 1)
-                                  - (4.0f * UXA0(c, x, yh - 1) + 4.0f * UXA0(c, x, yh)) * 0.125f;
-          LA0(c, x, 2 * yh) = PAD1(c, x, 2 * yh)
-                              - (UXA0(c, x, yh - 1) + 6.0f * UXA0(c, x, yh) + UXA0(c, x, yh + 1)) * 0.125f;
+          la0[c][x][2 * yh - 1] = pad1[c][x][2 * yh - 1]
+                                  - (4.0f * uxa0[c][x][yh - 1] + 4.0f * uxa0[c][x][yh]) * 0.125f;
+          la0[c][x][2 * yh] = pad1[c][x][2 * yh]
+                              - (uxa0[c][x][yh - 1] + 6.0f * uxa0[c][x][yh] + uxa0[c][x][yh + 1]) * 0.125f;
         }
 
     /* 24: uxb0, up-sample rows of gb1 */
@@ -330,9 +333,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int xh = 16; xh <= 4 * R3 - 13; xh++)
         for (int y = 15; y <= 4 * C3 - 12; y++) {
-          UXB0(c, 2 * xh - 1, y) = (4.0f * GB1(c, xh - 1, y) + 4.0f * GB1(c, xh, y)) * 0.125f;
-          UXB0(c, 2 * xh, y) = (GB1(c, xh - 1, y) + 6.0f * GB1(c, xh, y)
-                               + GB1(c, xh + 1, y)) * 0.125f;
+          uxb0[c][2 * xh - 1][y] = (4.0f * gb1[c][xh - 1][y] + 4.0f * gb1[c][xh][y]) * 0.125f;
+          uxb0[c][2 * xh][y] = (gb1[c][xh - 1][y] + 6.0f * gb1[c][xh][y]
+                               + gb1[c][xh + 1][y]) * 0.125f;
         }
 
     /* 25: lb0 = pad2 - up-sample columns of uxb0 (Laplacian level 0) */
@@ -342,10 +345,10 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 31; x <= 8 * R3 - 26; x++)
         for (int yh = 16; yh <= 4 * C3 - 13; yh++) {
-          LB0(c, x, 2 * yh - 1) = PAD2(c, x, 2 * yh - 1)
-                                  - (4.0f * UXB0(c, x, yh - 1) + 4.0f * UXB0(c, x, yh)) * 0.125f;
-          LB0(c, x, 2 * yh) = PAD2(c, x, 2 * yh)
-                              - (UXB0(c, x, yh - 1) + 6.0f * UXB0(c, x, yh) + UXB0(c, x, yh + 1)) * 0.125f;
+          lb0[c][x][2 * yh - 1] = pad2[c][x][2 * yh - 1]
+                                  - (4.0f * uxb0[c][x][yh - 1] + 4.0f * uxb0[c][x][yh]) * 0.125f;
+          lb0[c][x][2 * yh] = pad2[c][x][2 * yh]
+                              - (uxb0[c][x][yh - 1] + 6.0f * uxb0[c][x][yh] + uxb0[c][x][yh + 1]) * 0.125f;
         }
 
     /* 26: uxa1, up-sample rows of ga2 */
@@ -354,9 +357,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int xh = 8; xh <= 2 * R3 - 6; xh++)
         for (int y = 7; y <= 2 * C3 - 5; y++) {
-          UXA1(c, 2 * xh - 1, y) = (4.0f * GA2(c, xh - 1, y) + 4.0f * GA2(c, xh, y)) * 0.125f;
-          UXA1(c, 2 * xh, y) = (GA2(c, xh - 1, y) + 6.0f * GA2(c, xh, y)
-                               + GA2(c, xh + 1, y)) * 0.125f;
+          uxa1[c][2 * xh - 1][y] = (4.0f * ga2[c][xh - 1][y] + 4.0f * ga2[c][xh][y]) * 0.125f;
+          uxa1[c][2 * xh][y] = (ga2[c][xh - 1][y] + 6.0f * ga2[c][xh][y]
+                               + ga2[c][xh + 1][y]) * 0.125f;
         }
 
     /* 27: la1 = ga1 - up-sample columns of uxa1 (Laplacian level 1) */
@@ -366,10 +369,10 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 15; x <= 4 * R3 - 12; x++)
         for (int yh = 8; yh <= 2 * C3 - 6; yh++) {
-          LA1(c, x, 2 * yh - 1) = GA1(c, x, 2 * yh - 1)
-                                  - (4.0f * UXA1(c, x, yh - 1) + 4.0f * UXA1(c, x, yh)) * 0.125f;
-          LA1(c, x, 2 * yh) = GA1(c, x, 2 * yh)
-                              - (UXA1(c, x, yh - 1) + 6.0f * UXA1(c, x, yh) + UXA1(c, x, yh + 1)) * 0.125f;
+          la1[c][x][2 * yh - 1] = ga1[c][x][2 * yh - 1]
+                                  - (4.0f * uxa1[c][x][yh - 1] + 4.0f * uxa1[c][x][yh]) * 0.125f;
+          la1[c][x][2 * yh] = ga1[c][x][2 * yh]
+                              - (uxa1[c][x][yh - 1] + 6.0f * uxa1[c][x][yh] + uxa1[c][x][yh + 1]) * 0.125f;
         }
 
     /* 28: uxb1, up-sample rows of gb2 */
@@ -378,9 +381,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int xh = 8; xh <= 2 * R3 - 6; xh++)
         for (int y = 7; y <= 2 * C3 - 5; y++) {
-          UXB1(c, 2 * xh - 1, y) = (4.0f * GB2(c, xh - 1, y) + 4.0f * GB2(c, xh, y)) * 0.125f;
-          UXB1(c, 2 * xh, y) = (GB2(c, xh - 1, y) + 6.0f * GB2(c, xh, y)
-                               + GB2(c, xh + 1, y)) * 0.125f;
+          uxb1[c][2 * xh - 1][y] = (4.0f * gb2[c][xh - 1][y] + 4.0f * gb2[c][xh][y]) * 0.125f;
+          uxb1[c][2 * xh][y] = (gb2[c][xh - 1][y] + 6.0f * gb2[c][xh][y]
+                               + gb2[c][xh + 1][y]) * 0.125f;
         }
 
     /* 29: lb1 = gb1 - up-sample columns of uxb1 (Laplacian level 1) */
@@ -390,10 +393,10 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 15; x <= 4 * R3 - 12; x++)
         for (int yh = 8; yh <= 2 * C3 - 6; yh++) {
-          LB1(c, x, 2 * yh - 1) = GB1(c, x, 2 * yh - 1)
-                                  - (4.0f * UXB1(c, x, yh - 1) + 4.0f * UXB1(c, x, yh)) * 0.125f;
-          LB1(c, x, 2 * yh) = GB1(c, x, 2 * yh)
-                              - (UXB1(c, x, yh - 1) + 6.0f * UXB1(c, x, yh) + UXB1(c, x, yh + 1)) * 0.125f;
+          lb1[c][x][2 * yh - 1] = gb1[c][x][2 * yh - 1]
+                                  - (4.0f * uxb1[c][x][yh - 1] + 4.0f * uxb1[c][x][yh]) * 0.125f;
+          lb1[c][x][2 * yh] = gb1[c][x][2 * yh]
+                              - (uxb1[c][x][yh - 1] + 6.0f * uxb1[c][x][yh] + uxb1[c][x][yh + 1]) * 0.125f;
         }
 
     /* 30: uxa2, up-sample rows of ga3 */
@@ -402,10 +405,10 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int xh = 4; xh <= R3 - 2; xh++)
         for (int y = 3; y <= C3 - 2; y++) {
-          UXA2(c, 2 * xh - 1, y) = (4.0f * GA3(c, xh - 1, y) + 4.0f * GA3(c, xh, y)) * 0.125f;
+          uxa2[c][2 * xh - 1][y] = (4.0f * ga3[c][xh - 1][y] + 4.0f * ga3[c][xh][y]) * 0.125f;
           if (2 * xh <= 2 * R3 - 5)
-            UXA2(c, 2 * xh, y) = (GA3(c, xh - 1, y) + 6.0f * GA3(c, xh, y)
-                                 + GA3(c, xh + 1, y)) * 0.125f;
+            uxa2[c][2 * xh][y] = (ga3[c][xh - 1][y] + 6.0f * ga3[c][xh][y]
+                                 + ga3[c][xh + 1][y]) * 0.125f;
         }
 
     /* 31: la2 = ga2 - up-sample columns of uxa2 (Laplacian level 2) */
@@ -415,11 +418,11 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 7; x <= 2 * R3 - 5; x++)
         for (int yh = 4; yh <= C3 - 2; yh++) {
-          LA2(c, x, 2 * yh - 1) = GA2(c, x, 2 * yh - 1)
-                                  - (4.0f * UXA2(c, x, yh - 1) + 4.0f * UXA2(c, x, yh)) * 0.125f;
+          la2[c][x][2 * yh - 1] = ga2[c][x][2 * yh - 1]
+                                  - (4.0f * uxa2[c][x][yh - 1] + 4.0f * uxa2[c][x][yh]) * 0.125f;
           if (2 * yh <= 2 * C3 - 5)
-            LA2(c, x, 2 * yh) = GA2(c, x, 2 * yh)
-                                - (UXA2(c, x, yh - 1) + 6.0f * UXA2(c, x, yh) + UXA2(c, x, yh + 1)) * 0.125f;
+            la2[c][x][2 * yh] = ga2[c][x][2 * yh]
+                                - (uxa2[c][x][yh - 1] + 6.0f * uxa2[c][x][yh] + uxa2[c][x][yh + 1]) * 0.125f;
         }
 
     /* 32: uxb2, up-sample rows of gb3 */
@@ -428,10 +431,10 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int xh = 4; xh <= R3 - 2; xh++)
         for (int y = 3; y <= C3 - 2; y++) {
-          UXB2(c, 2 * xh - 1, y) = (4.0f * GB3(c, xh - 1, y) + 4.0f * GB3(c, xh, y)) * 0.125f;
+          uxb2[c][2 * xh - 1][y] = (4.0f * gb3[c][xh - 1][y] + 4.0f * gb3[c][xh][y]) * 0.125f;
           if (2 * xh <= 2 * R3 - 5)
-            UXB2(c, 2 * xh, y) = (GB3(c, xh - 1, y) + 6.0f * GB3(c, xh, y)
-                                 + GB3(c, xh + 1, y)) * 0.125f;
+            uxb2[c][2 * xh][y] = (gb3[c][xh - 1][y] + 6.0f * gb3[c][xh][y]
+                                 + gb3[c][xh + 1][y]) * 0.125f;
         }
 
     /* 33: lb2 = gb2 - up-sample columns of uxb2 (Laplacian level 2) */
@@ -441,11 +444,11 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 7; x <= 2 * R3 - 5; x++)
         for (int yh = 4; yh <= C3 - 2; yh++) {
-          LB2(c, x, 2 * yh - 1) = GB2(c, x, 2 * yh - 1)
-                                  - (4.0f * UXB2(c, x, yh - 1) + 4.0f * UXB2(c, x, yh)) * 0.125f;
+          lb2[c][x][2 * yh - 1] = gb2[c][x][2 * yh - 1]
+                                  - (4.0f * uxb2[c][x][yh - 1] + 4.0f * uxb2[c][x][yh]) * 0.125f;
           if (2 * yh <= 2 * C3 - 5)
-            LB2(c, x, 2 * yh) = GB2(c, x, 2 * yh)
-                                - (UXB2(c, x, yh - 1) + 6.0f * UXB2(c, x, yh) + UXB2(c, x, yh + 1)) * 0.125f;
+            lb2[c][x][2 * yh] = gb2[c][x][2 * yh]
+                                - (uxb2[c][x][yh - 1] + 6.0f * uxb2[c][x][yh] + uxb2[c][x][yh + 1]) * 0.125f;
         }
 
     /* 34: res0, blend level 0 by padm */
@@ -454,7 +457,7 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 31; x <= 8 * R3 - 26; x++)
         for (int y = 31; y <= 8 * C3 - 26; y++)
-          RES0(c, x, y) = LA0(c, x, y) * PADM(x, y) + LB0(c, x, y) * (1.0f - PADM(x, y));
+          res0[c][x][y] = la0[c][x][y] * padm[x][y] + lb0[c][x][y] * (1.0f - padm[x][y]);
 
     /* 35: res1, blend level 1 by gm1 */
 #pragma omplc for domain(0:2, 15:4*R3-12, 15:4*C3-12) with (c, x, y) \
@@ -462,7 +465,7 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 15; x <= 4 * R3 - 12; x++)
         for (int y = 15; y <= 4 * C3 - 12; y++)
-          RES1(c, x, y) = LA1(c, x, y) * GM1(x, y) + LB1(c, x, y) * (1.0f - GM1(x, y));
+          res1[c][x][y] = la1[c][x][y] * gm1[x][y] + lb1[c][x][y] * (1.0f - gm1[x][y]);
 
     /* 36: res2, blend level 2 by gm2 */
 #pragma omplc for domain(0:2, 7:2*R3-5, 7:2*C3-5) with (c, x, y) \
@@ -470,7 +473,7 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 7; x <= 2 * R3 - 5; x++)
         for (int y = 7; y <= 2 * C3 - 5; y++)
-          RES2(c, x, y) = LA2(c, x, y) * GM2(x, y) + LB2(c, x, y) * (1.0f - GM2(x, y));
+          res2[c][x][y] = la2[c][x][y] * gm2[x][y] + lb2[c][x][y] * (1.0f - gm2[x][y]);
 
     /* 37: res3, blend level 3 by gm3 */
 #pragma omplc for domain(0:2, 3:R3-2, 3:C3-2) with (c, x, y) \
@@ -478,7 +481,7 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 3; x <= R3 - 2; x++)
         for (int y = 3; y <= C3 - 2; y++)
-          RES3(c, x, y) = GA3(c, x, y) * GM3(x, y) + GB3(c, x, y) * (1.0f - GM3(x, y));
+          res3[c][x][y] = ga3[c][x][y] * gm3[x][y] + gb3[c][x][y] * (1.0f - gm3[x][y]);
 
     /* 38: cx2, up-sample rows of res3 */
 #pragma omplc for domain(0:2, 4:R3-2, 3:C3-2) with (c, xh, y) \
@@ -486,10 +489,10 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int xh = 4; xh <= R3 - 2; xh++)
         for (int y = 3; y <= C3 - 2; y++) {
-          CX2(c, 2 * xh - 1, y) = (4.0f * RES3(c, xh - 1, y) + 4.0f * RES3(c, xh, y)) * 0.125f;
+          cx2[c][2 * xh - 1][y] = (4.0f * res3[c][xh - 1][y] + 4.0f * res3[c][xh][y]) * 0.125f;
           if (2 * xh <= 2 * R3 - 5)
-            CX2(c, 2 * xh, y) = (RES3(c, xh - 1, y) + 6.0f * RES3(c, xh, y)
-                                + RES3(c, xh + 1, y)) * 0.125f;
+            cx2[c][2 * xh][y] = (res3[c][xh - 1][y] + 6.0f * res3[c][xh][y]
+                                + res3[c][xh + 1][y]) * 0.125f;
         }
 
     /* 39: col2 = res2 + up-sample columns of cx2 */
@@ -499,11 +502,11 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 7; x <= 2 * R3 - 5; x++)
         for (int yh = 4; yh <= C3 - 2; yh++) {
-          COL2(c, x, 2 * yh - 1) = RES2(c, x, 2 * yh - 1)
-                                   + (4.0f * CX2(c, x, yh - 1) + 4.0f * CX2(c, x, yh)) * 0.125f;
+          col2[c][x][2 * yh - 1] = res2[c][x][2 * yh - 1]
+                                   + (4.0f * cx2[c][x][yh - 1] + 4.0f * cx2[c][x][yh]) * 0.125f;
           if (2 * yh <= 2 * C3 - 5)
-            COL2(c, x, 2 * yh) = RES2(c, x, 2 * yh)
-                                 + (CX2(c, x, yh - 1) + 6.0f * CX2(c, x, yh) + CX2(c, x, yh + 1)) * 0.125f;
+            col2[c][x][2 * yh] = res2[c][x][2 * yh]
+                                 + (cx2[c][x][yh - 1] + 6.0f * cx2[c][x][yh] + cx2[c][x][yh + 1]) * 0.125f;
         }
 
     /* 40: cx1, up-sample rows of col2 */
@@ -512,9 +515,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int xh = 8; xh <= 2 * R3 - 6; xh++)
         for (int y = 7; y <= 2 * C3 - 5; y++) {
-          CX1(c, 2 * xh - 1, y) = (4.0f * COL2(c, xh - 1, y) + 4.0f * COL2(c, xh, y)) * 0.125f;
-          CX1(c, 2 * xh, y) = (COL2(c, xh - 1, y) + 6.0f * COL2(c, xh, y)
-                              + COL2(c, xh + 1, y)) * 0.125f;
+          cx1[c][2 * xh - 1][y] = (4.0f * col2[c][xh - 1][y] + 4.0f * col2[c][xh][y]) * 0.125f;
+          cx1[c][2 * xh][y] = (col2[c][xh - 1][y] + 6.0f * col2[c][xh][y]
+                              + col2[c][xh + 1][y]) * 0.125f;
         }
 
     /* 41: col1 = res1 + up-sample columns of cx1 */
@@ -524,10 +527,10 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 15; x <= 4 * R3 - 12; x++)
         for (int yh = 8; yh <= 2 * C3 - 6; yh++) {
-          COL1(c, x, 2 * yh - 1) = RES1(c, x, 2 * yh - 1)
-                                   + (4.0f * CX1(c, x, yh - 1) + 4.0f * CX1(c, x, yh)) * 0.125f;
-          COL1(c, x, 2 * yh) = RES1(c, x, 2 * yh)
-                               + (CX1(c, x, yh - 1) + 6.0f * CX1(c, x, yh) + CX1(c, x, yh + 1)) * 0.125f;
+          col1[c][x][2 * yh - 1] = res1[c][x][2 * yh - 1]
+                                   + (4.0f * cx1[c][x][yh - 1] + 4.0f * cx1[c][x][yh]) * 0.125f;
+          col1[c][x][2 * yh] = res1[c][x][2 * yh]
+                               + (cx1[c][x][yh - 1] + 6.0f * cx1[c][x][yh] + cx1[c][x][yh + 1]) * 0.125f;
         }
 
     /* 42: bx, up-sample rows of col1 */
@@ -536,9 +539,9 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int xh = 16; xh <= 4 * R3 - 13; xh++)
         for (int y = 15; y <= 4 * C3 - 12; y++) {
-          BX(c, 2 * xh - 1, y) = (4.0f * COL1(c, xh - 1, y) + 4.0f * COL1(c, xh, y)) * 0.125f;
-          BX(c, 2 * xh, y) = (COL1(c, xh - 1, y) + 6.0f * COL1(c, xh, y)
-                             + COL1(c, xh + 1, y)) * 0.125f;
+          bx[c][2 * xh - 1][y] = (4.0f * col1[c][xh - 1][y] + 4.0f * col1[c][xh][y]) * 0.125f;
+          bx[c][2 * xh][y] = (col1[c][xh - 1][y] + 6.0f * col1[c][xh][y]
+                             + col1[c][xh + 1][y]) * 0.125f;
         }
 
     /* 43: blend = res0 + up-sample columns of bx */
@@ -548,19 +551,19 @@ static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,
     for (int c = 0; c <= 2; c++)
       for (int x = 31; x <= 8 * R3 - 26; x++)
         for (int yh = 16; yh <= 4 * C3 - 13; yh++) {
-          BLEND(c, x, 2 * yh - 1) = RES0(c, x, 2 * yh - 1)
-                                    + (4.0f * BX(c, x, yh - 1) + 4.0f * BX(c, x, yh)) * 0.125f;
-          BLEND(c, x, 2 * yh) = RES0(c, x, 2 * yh)
-                                + (BX(c, x, yh - 1) + 6.0f * BX(c, x, yh) + BX(c, x, yh + 1)) * 0.125f;
+          blend[c][x][2 * yh - 1] = res0[c][x][2 * yh - 1]
+                                    + (4.0f * bx[c][x][yh - 1] + 4.0f * bx[c][x][yh]) * 0.125f;
+          blend[c][x][2 * yh] = res0[c][x][2 * yh]
+                                + (bx[c][x][yh - 1] + 6.0f * bx[c][x][yh] + bx[c][x][yh + 1]) * 0.125f;
         }
 
     /* 44: crop to rows x cols (output) */
 #pragma omplc for domain(0:2, 31:8*R3-26, 31:8*C3-26) with (c, x, y) \
-    read blend {(c,x,y)}, write out {(c,x,y)}
+    read blend {(c,x,y)}, write out {(c,x-31,y-31)}
     for (int c = 0; c <= 2; c++)
       for (int x = 31; x <= 8 * R3 - 26; x++)
         for (int y = 31; y <= 8 * C3 - 26; y++)
-          OUT(c, x, y) = BLEND(c, x, y);
+          out[c][x - 31][y - 31] = blend[c][x][y];
   }
 }
 
@@ -633,13 +636,13 @@ int main(int argc, char **argv)
   for (int c = 0; c < 3; c++)
     for (int x = 0; x < rows; x++)
       for (int y = 0; y < cols; y++) {
-        IMG1(c, x, y) = (float)bench_u8(o.seed, c, x, y) / 255.0f;
-        IMG2(c, x, y) = (float)bench_u8(o.seed, c + 3, x, y) / 255.0f;
+        img1[(c * rows + x) * cols + y] = (float)bench_u8(o.seed, c, x, y) / 255.0f;
+        img2[(c * rows + x) * cols + y] = (float)bench_u8(o.seed, c + 3, x, y) / 255.0f;
       }
   /* 1 for padded rows >= R/2, i.e. unpadded rows >= rows/2 - 1 */
   for (int x = 0; x < rows; x++)
     for (int y = 0; y < cols; y++)
-      MASK(x, y) = x >= rows / 2 - 1 ? 1.0f : 0.0f;
+      mask[x * cols + y] = x >= rows / 2 - 1 ? 1.0f : 0.0f;
 
   for (int r = 0; r < o.reps; r++) {
     double t0 = bench_now_ms();

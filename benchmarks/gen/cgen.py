@@ -75,7 +75,8 @@ class Chain:
     def nest(self, domain, iters, accesses, body, comment=None):
         """domain: [(lo, hi)] annotation expressions; iters: names;
         accesses: [('read'|'write', name, [tuple strings])]; body: C lines
-        (one statement, or several that become a compound statement)."""
+        (one statement, or several that become a compound statement; a line
+        with embedded newlines is emitted as given, not wrapped)."""
         emit = self.emit
         self.count += 1
         if self.count > 1:
@@ -103,7 +104,8 @@ class Chain:
             emit("%sfor (int %s = %s; %s <= %s; %s++)%s" % (ind, it, c_expr(lo), it, c_expr(hi), it, brace))
             ind += "  "
         for b in body:
-            for l in wrap(ind + b, ind):
+            # a statement given on several lines ("\n") is emitted as is
+            for l in (wrap(ind + b, ind) if "\n" not in b else [ind + x for x in b.split("\n")]):
                 emit(l)
         if len(body) > 1:
             emit(ind[:-2] + "}")

@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cgen import Chain, c_expr  # noqa: E402
+from cgen import Chain, c_expr, sub, view  # noqa: E402
 
 L = 4
 
@@ -98,16 +98,23 @@ emit(r'''/* Pyramid Blending: 44 stages (PolyMage, ASPLOS'15).
  *
  * Annotation notes:
  *  - The padding stages read the input at clamped (data-independent but
- *    non-affine) indices: read img1 {(c,*,*)}, read mask {(*,*)}.
+ *    non-affine) indices: read img1 {(c,*,*)}, read mask {(*,*)}.  The body
+ *    clamps with max(0, min(i, n-1)), which flextile reads as a piecewise
+ *    affine index (min and max are pure functions for it).
  *  - Up-sampling stages iterate the coarse index: ux_l runs over (c, xh, y)
  *    and writes rows 2*xh-1 (odd, reads xh-1, xh) and 2*xh (even, reads
  *    xh-1, xh, xh+1); likewise in y.  At level 2 the range [7, 2*R3-5] has
  *    an odd end, so the even write of the last pair is guarded by an if and
  *    the declared write tuple (c,2*xh,y) over-approximates by that one row.
+ *  - Bodies use plain subscripts of the buffers seen as C99 arrays (pointers
+ *    to variably modified array types), so flextile can analyse every body.
+ *    The output is written at out[c][x-31][y-31] (declared so).
  */
 #include "common.h"
 
-static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+/* called in the padding stages' subscripts; flextile knows min and max */
+static inline int min(int a, int b) { return a < b ? a : b; }
+static inline int max(int a, int b) { return a > b ? a : b; }
 ''')
 
 # ---------------------------------------------------------------- arrays
@@ -133,38 +140,26 @@ for l in (2, 1, 0):
     arr({2: "cx2", 1: "cx1", 0: "bx"}[l], True, l, l + 1)
     arr({2: "col2", 1: "col1", 0: "blend"}[l], True, l, l)
 
-emit("/* inputs (unpadded) and output */")
-emit("#define IMG1(c, x, y) img1[((c) * (8 * R3 - 56) + (x)) * (8 * C3 - 56) + (y)]")
-emit("#define IMG2(c, x, y) img2[((c) * (8 * R3 - 56) + (x)) * (8 * C3 - 56) + (y)]")
-emit("#define MASK(x, y) mask[(x) * (8 * C3 - 56) + (y)]")
-emit("#define OUT(c, x, y) out[((c) * (8 * R3 - 56) + (x) - 31) * (8 * C3 - 56) + (y) - 31]")
-emit("/* level-l arrays are [3][R_l+4][C_l+4] (dx: columns of level l-1, ux: of level l+1) */")
-
-
-def macro(name, chan, rl, cl):
-    H = c_expr(sz(rl, "R3", 4))
-    W = c_expr(sz(cl, "C3", 4))
-    if chan:
-        emit("#define %s(c, x, y) %s[((c) * (%s) + (x)) * (%s) + (y)]" % (name.upper(), name, H, W))
-    else:
-        emit("#define %s(x, y) %s[(x) * (%s) + (y)]" % (name.upper(), name, W))
-
-
-macro("pad1", True, 0, 0)
-macro("pad2", True, 0, 0)
-macro("padm", False, 0, 0)
-for a in arrays:
-    macro(*a)
-emit("")
-
 names = ["pad1", "pad2", "padm"] + [a[0] for a in arrays]
 emit("enum { NBUF = %d };" % len(names))
 emit("")
-emit("static void pyramid_blend(int R3, int C3, const float *img1, const float *img2,")
-emit("                          const float *mask, float *const *buf, float *out)")
+emit("static void pyramid_blend(int R3, int C3, const float *img1_buf, const float *img2_buf,")
+emit("                          const float *mask_buf, float *const *buf, float *out_buf)")
 emit("{")
-for i in range(0, len(names), 5):
-    emit("  float " + ", ".join("*%s = buf[%d]" % (n, i + j) for j, n in enumerate(names[i:i + 5])) + ";")
+emit("  /* the flat buffers seen as C99 arrays (variably modified types); rows = R - 60 */")
+ROWS, COLS = "8 * R3 - 56", "8 * C3 - 56"
+view(emit, "const float", "img1", ["3", ROWS, COLS], "img1_buf")
+view(emit, "const float", "img2", ["3", ROWS, COLS], "img2_buf")
+view(emit, "const float", "mask", [ROWS, COLS], "mask_buf")
+emit("  /* level-l arrays are [3][R_l+4][C_l+4] (dx: columns of level l-1, ux: of level l+1) */")
+shapes = {"pad1": (True, 0, 0), "pad2": (True, 0, 0), "padm": (False, 0, 0)}
+shapes.update({a[0]: a[1:] for a in arrays})
+for i, n in enumerate(names):
+    chan, rl, cl = shapes[n]
+    dims = (["3"] if chan else []) + [c_expr(sz(rl, "R3", 4)), c_expr(sz(cl, "C3", 4))]
+    view(emit, "float", n, dims, "buf[%d]" % i)
+view(emit, "float", "out", ["3", ROWS, COLS], "out_buf")
+emit("  /* out(c, x, y) is out[c][x-31][y-31] */")
 emit("")
 emit("#pragma omplc loopchain schedule()")
 emit("  {")
@@ -180,8 +175,8 @@ def G(K, l):
 
 
 def acc(name, chan, idx):
-    """Access text: macro call with (c, idx...) or (idx...)."""
-    return "%s(%s)" % (name.upper(), ", ".join((["c"] if chan else []) + [c_expr(i) for i in idx]))
+    """Access text: name[c][idx]... or name[idx]..."""
+    return sub(name, *((["c"] if chan else []) + idx))
 
 
 def tup(chan, *idx):
@@ -193,9 +188,10 @@ for name, src, chan in (("pad1", "img1", True), ("pad2", "img2", True), ("padm",
     dom = ([("0", "2")] if chan else []) + [("0", sz(0, "R3", -1)), ("0", sz(0, "C3", -1))]
     it = (["c"] if chan else []) + ["x", "y"]
     rd = tup(chan, "*", "*")
-    idx = ["clampi(x - 31, 0, 8 * R3 - 57)", "clampi(y - 31, 0, 8 * C3 - 57)"]
+    ix, iy = "[max(0, min(x - 31, 8 * R3 - 57))]", "[max(0, min(y - 31, 8 * C3 - 57))]"
+    lhs = "%s = %s%s" % (acc(name, chan, ["x", "y"]), src, "[c]" if chan else "")
     nest(dom, it, [("read", src, [rd]), ("write", name, [tup(chan, "x", "y")])],
-         ["%s = %s;" % (acc(name, chan, ["x", "y"]), "%s(%s)" % (src.upper(), ", ".join((["c"] if chan else []) + idx)))],
+         ["%s%s\n%s%s;" % (lhs, ix, " " * len(lhs), iy)],
          "%d: %s = %s padded by edge replication" % (chain.count + 1, name, src))
 
 # 4-21: Gaussian pyramids
@@ -291,8 +287,8 @@ for l in (2, 1, 0):
 
 # 44: crop
 nest([("0", "2"), ("31", e_(0, "R3")), ("31", e_(0, "C3"))], ["c", "x", "y"],
-     [("read", "blend", ["c,x,y"]), ("write", "out", ["c,x,y"])],
-     ["OUT(c, x, y) = BLEND(c, x, y);"], "44: crop to rows x cols (output)")
+     [("read", "blend", ["c,x,y"]), ("write", "out", ["c,x-31,y-31"])],
+     ["out[c][x - 31][y - 31] = blend[c][x][y];"], "44: crop to rows x cols (output)")
 assert chain.count == 44, chain.count
 emit("  }")
 emit("}")
@@ -339,13 +335,13 @@ emit(r'''
   for (int c = 0; c < 3; c++)
     for (int x = 0; x < rows; x++)
       for (int y = 0; y < cols; y++) {
-        IMG1(c, x, y) = (float)bench_u8(o.seed, c, x, y) / 255.0f;
-        IMG2(c, x, y) = (float)bench_u8(o.seed, c + 3, x, y) / 255.0f;
+        img1[(c * rows + x) * cols + y] = (float)bench_u8(o.seed, c, x, y) / 255.0f;
+        img2[(c * rows + x) * cols + y] = (float)bench_u8(o.seed, c + 3, x, y) / 255.0f;
       }
   /* 1 for padded rows >= R/2, i.e. unpadded rows >= rows/2 - 1 */
   for (int x = 0; x < rows; x++)
     for (int y = 0; y < cols; y++)
-      MASK(x, y) = x >= rows / 2 - 1 ? 1.0f : 0.0f;
+      mask[x * cols + y] = x >= rows / 2 - 1 ? 1.0f : 0.0f;
 
   for (int r = 0; r < o.reps; r++) {
     double t0 = bench_now_ms();
