@@ -42,5 +42,9 @@ lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 
+# Benchmarks: every program's original and flextile variants, 1 and 2 threads, one run.
+bench: build
+	python3 bench/run.py
+
 clean:
 	$(CARGO) clean

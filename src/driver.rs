@@ -16,6 +16,7 @@ use crate::model::deps;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
 use crate::model::polyhedral::{self, Names};
 use crate::model::program::{LoopTreatment, Program, Region, RegionKind, ScheduleItem, TileSpec};
+use crate::transform::overlap::{overlapped_tiling, Footprint, Shape, TileStorage};
 use crate::transform::{fuse, parallel, tile};
 use isl_rs::Schedule;
 use log::info;
@@ -56,6 +57,10 @@ pub struct Options {
     pub assume: Option<String>,
     /// Print each region's final schedule tree (YAML) on stderr.
     pub dump_schedule: bool,
+    /// Overlapped tiling of every loop chain, with this trapezoid shape.
+    pub overlap: Option<Shape>,
+    /// Print per-stage tile footprints (overlapped tiling) on stdout.
+    pub report: bool,
     /// The options as typed, for the output's banner.
     pub summary: String,
 }
@@ -167,9 +172,34 @@ fn compile_region(
         .copy()
         .map_err(crate::model::isl_ext::isl_err)?;
     let mut summary = Vec::new();
+    let mut storage: Option<TileStorage> = None;
 
-    // Pragma schedule items, in order; --tile overrides the pragma's tiling.
-    if let RegionKind::Chain(chain) = &region.kind {
+    if let Some(shape) = opts.overlap {
+        // Overlapped tiling decides shifts and tiles itself: it overrides the pragma's schedule.
+        let sizes = opts
+            .tile_sizes
+            .clone()
+            .unwrap_or_else(|| vec![DEFAULT_TILE_SIZE; max_depth(region)]);
+        let o = overlapped_tiling(
+            region,
+            names,
+            &model,
+            &deps,
+            shape,
+            &sizes,
+            region.pragma_span,
+        )?;
+        summary.push(format!(
+            "overlapped tiling ({shape:?} trapezoids) {sizes:?}"
+        ));
+        if opts.report {
+            let (line, _) = program.file.line_col(region.pragma_span.start);
+            print!("{}", report(&program.file.path, line, shape, &o.footprints));
+        }
+        schedule = o.schedule;
+        storage = Some(o.storage);
+    } else if let RegionKind::Chain(chain) = &region.kind {
+        // Pragma schedule items, in order; --tile overrides the pragma's tiling.
         for item in &chain.items {
             schedule = match item {
                 ScheduleItem::Fuse { shifts, span } => {
@@ -203,7 +233,7 @@ fn compile_region(
             };
         }
     }
-    if opts.tile {
+    if opts.tile && storage.is_none() {
         let sizes = opts
             .tile_sizes
             .clone()
@@ -232,7 +262,6 @@ fn compile_region(
         );
     }
     print_region(
-        opts,
         program,
         region,
         &schedule,
@@ -242,6 +271,7 @@ fn compile_region(
         counter_prefix,
         helpers,
         &summary,
+        storage.as_ref(),
     )
 }
 
@@ -257,7 +287,6 @@ fn max_depth(region: &Region) -> usize {
 
 #[allow(clippy::too_many_arguments)]
 fn print_region(
-    opts: &Options,
     program: &Program,
     region: &Region,
     schedule: &Schedule,
@@ -267,8 +296,8 @@ fn print_region(
     counter_prefix: &str,
     helpers: &mut BTreeSet<Helper>,
     summary: &[String],
+    storage: Option<&TileStorage>,
 ) -> Result<String> {
-    let _ = opts;
     let inner_indent = format!("{}  ", region.indent);
     let code = generate_loops(
         schedule,
@@ -279,6 +308,7 @@ fn print_region(
         templates,
         &inner_indent,
         helpers,
+        storage,
     )?;
     let (line, _) = program.file.line_col(region.pragma_span.start);
     let stages = region
@@ -298,6 +328,31 @@ fn print_region(
         indent: &region.indent,
         code,
     })
+}
+
+/// The `--report` text of one region: per stage, the box it computes per
+/// tile, its expansion on each side, and the fraction of recomputation.
+fn report(path: &str, line: usize, shape: Shape, footprints: &[Footprint]) -> String {
+    let mut s = format!("{path}:{line}: overlapped tiling, {shape:?} trapezoids\n");
+    for f in footprints {
+        let dims: Vec<String> = f
+            .dims
+            .iter()
+            .map(|(n, l, r)| format!("{n} (-{l}/+{r})"))
+            .collect();
+        s.push_str(&format!(
+            "  {}: per tile {} of {}, redundant {:.1}%\n",
+            f.stage,
+            dims.join(" x "),
+            f.tile
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(" x "),
+            100.0 * f.redundancy()
+        ));
+    }
+    s
 }
 
 /// Replaces each region's span of `text` by its generated code.
@@ -493,6 +548,7 @@ mod pipeline_tests {
                 indent: String::new(),
                 stages: vec![s0, s1],
                 tree: vec![lp(0), lp(1)],
+                data_types: Default::default(),
             }],
         }
     }
@@ -508,6 +564,8 @@ mod pipeline_tests {
             clang_args: vec![],
             assume: None,
             dump_schedule: false,
+            overlap: None,
+            report: false,
             summary: String::new(),
         }
     }

@@ -3,6 +3,7 @@
 
 use clap::{ArgAction, Parser, ValueEnum};
 use flextile::driver::{self, Options, Target};
+use flextile::transform::overlap::Shape;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -27,9 +28,18 @@ struct Cli {
     /// Tile every innermost loop band classically (overrides pragma `tile`).
     #[arg(long)]
     tile: bool,
+    /// Overlapped tiling with rectangle trapezoids (shift, tile, expand the left face).
+    #[arg(long, conflicts_with_all = ["scalene", "tile"])]
+    rectangle: bool,
+    /// Overlapped tiling with scalene trapezoids (strip-mine, fuse tile loops, expand both faces).
+    #[arg(long, conflicts_with = "tile")]
+    scalene: bool,
     /// Tile sizes, outermost loop first (default 32 for every loop).
-    #[arg(long, value_delimiter = ',', value_name = "A,B,...", requires = "tile")]
+    #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
     tile_sizes: Option<Vec<i64>>,
+    /// Print the per-tile footprint of every stage (overlapped tiling).
+    #[arg(long)]
+    report: bool,
     /// Add a directory to clang's include path.
     #[arg(short = 'I', value_name = "DIR", action = ArgAction::Append)]
     include: Vec<String>,
@@ -122,6 +132,12 @@ fn main() -> ExitCode {
 
 /// Checks the arguments clap cannot and builds the driver's options.
 fn options(cli: &Cli) -> Result<Options, String> {
+    if cli.tile_sizes.is_some() && !(cli.tile || cli.rectangle || cli.scalene) {
+        return Err("--tile-sizes needs --tile, --rectangle or --scalene".into());
+    }
+    if cli.report && !(cli.rectangle || cli.scalene) {
+        return Err("--report needs --rectangle or --scalene".into());
+    }
     if let Some(sizes) = &cli.tile_sizes {
         if let Some(bad) = sizes.iter().find(|s| **s < 1) {
             return Err(format!(
@@ -162,7 +178,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             "-o" => {
                 args.next();
             }
-            "--dump-schedule" | "-v" | "-vv" => {}
+            "--dump-schedule" | "--report" | "-v" | "-vv" => {}
             "--tile-sizes" | "--assume" | "--target" | "-I" | "-D" => {
                 let value = args.next().unwrap_or_default();
                 summary.push(format!("{a} {value}"));
@@ -181,6 +197,14 @@ fn options(cli: &Cli) -> Result<Options, String> {
         clang_args,
         assume,
         dump_schedule: cli.dump_schedule,
+        overlap: if cli.rectangle {
+            Some(Shape::Rectangle)
+        } else if cli.scalene {
+            Some(Shape::Scalene)
+        } else {
+            None
+        },
+        report: cli.report,
         summary: summary.join(" "),
     })
 }

@@ -5,6 +5,7 @@ use crate::diag::{Error, Result};
 use crate::model::isl_ext::{ast_node_kind, isl_err, AstKind};
 use crate::model::polyhedral::Names;
 use crate::transform::band::MARK_PARALLEL;
+use crate::transform::overlap::MARK_TILE_STORAGE;
 use isl_rs::{ASTExpr, ASTExprOpType, ASTExprType, ASTNode};
 use std::collections::BTreeSet;
 
@@ -35,6 +36,8 @@ pub enum CNode {
         /// Else branch, if any.
         els: Option<Vec<CNode>>,
     },
+    /// The body of an overlapped tile: its scratchpads are declared first.
+    TileStorage(Vec<CNode>),
     /// One instance of stage `stage` (isl name) with its iterators' values.
     Stmt {
         /// Statement name (`S3`).
@@ -123,10 +126,13 @@ impl<'a> AstReader<'a> {
             }
             AstKind::Mark => {
                 let id = node.mark_get_id().map_err(isl_err)?;
-                let parallel = id.get_name().map_err(isl_err)? == MARK_PARALLEL;
+                let name = id.get_name().map_err(isl_err)?.to_string();
                 let mut body = self.read(&node.mark_get_node().map_err(isl_err)?)?;
-                if parallel {
+                if name == MARK_PARALLEL {
                     body.iter_mut().for_each(set_parallel);
+                }
+                if name == MARK_TILE_STORAGE {
+                    body = vec![CNode::TileStorage(body)];
                 }
                 body
             }
@@ -280,6 +286,6 @@ fn set_parallel(node: &mut CNode) {
                 e.iter_mut().for_each(set_parallel);
             }
         }
-        CNode::Stmt { .. } => {}
+        CNode::Stmt { .. } | CNode::TileStorage(_) => {}
     }
 }

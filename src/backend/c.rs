@@ -3,7 +3,9 @@
 
 use crate::backend::ast::CNode;
 use crate::diag::{Error, Result};
-use crate::model::program::Stage;
+use crate::model::expr::Expr;
+use crate::model::program::{AccessKind, Stage};
+use crate::transform::overlap::{Scratchpad, TileStorage};
 use std::collections::HashMap;
 
 /// One indentation level of generated code.
@@ -14,14 +16,21 @@ pub struct CPrinter<'a> {
     stages: HashMap<&'a str, &'a Stage>,
     /// The line printed before a parallel loop (`#pragma omp parallel for`).
     parallel_for: String,
+    /// Tile-local storage of an overlapped-tiled region.
+    storage: Option<&'a TileStorage>,
 }
 
 impl<'a> CPrinter<'a> {
     /// A printer for the given stages; `parallel_for` is the OpenMP line.
-    pub fn new(stages: &'a [Stage], parallel_for: &str) -> CPrinter<'a> {
+    pub fn new(
+        stages: &'a [Stage],
+        parallel_for: &str,
+        storage: Option<&'a TileStorage>,
+    ) -> CPrinter<'a> {
         CPrinter {
             stages: stages.iter().map(|s| (s.name.as_str(), s)).collect(),
             parallel_for: parallel_for.trim_end().to_string(),
+            storage,
         }
     }
 
@@ -70,32 +79,289 @@ impl<'a> CPrinter<'a> {
                     None => out.push_str(&format!("{indent}}}\n")),
                 }
             }
-            CNode::Stmt { stage, args } => match self.stages.get(stage.as_str()) {
-                Some(s) => {
-                    let iters: Vec<String> = args.iter().map(|a| wrap(a)).collect();
-                    let text = s.body.instantiate(&iters);
-                    out.push_str(&format!("{indent}/* {}: {} */\n", s.name, s.label));
-                    out.push_str(&reindent(&text, indent));
+            CNode::Stmt { stage, args } => self.statement(stage, args, indent, out)?,
+            CNode::TileStorage(body) => {
+                out.push_str(&format!("{indent}{{\n"));
+                for sp in self
+                    .storage
+                    .map(|s| s.scratchpads.as_slice())
+                    .unwrap_or_default()
+                {
+                    let dims: String = sp.sizes.iter().map(|n| format!("[{n}]")).collect();
+                    out.push_str(&format!(
+                        "{inner}{} {}{dims}; /* tile-local '{}' */\n",
+                        sp.elem_type, sp.name, sp.data
+                    ));
                 }
-                None => {
-                    return Err(Error::internal(format!(
-                        "AST names unknown statement {stage}"
-                    )))
-                }
-            },
+                self.print(body, &inner, out)?;
+                out.push_str(&format!("{indent}}}\n"));
+            }
         }
         Ok(())
+    }
+}
+
+impl CPrinter<'_> {
+    /// Prints one statement instance: a stage body (with its accesses to
+    /// tile-local data redirected to scratchpads) or a store statement.
+    fn statement(
+        &self,
+        stage: &str,
+        args: &[String],
+        indent: &str,
+        out: &mut String,
+    ) -> Result<()> {
+        if let Some((storage, data)) = self
+            .storage
+            .and_then(|st| st.loads.get(stage).map(|d| (st, d)))
+        {
+            return load(storage, data, args, indent, out);
+        }
+        let store = self
+            .storage
+            .and_then(|st| st.stores.get(stage).map(|k| (st, *k)));
+        let name = match store {
+            Some(_) => stage.trim_end_matches("_store"),
+            None => stage,
+        };
+        let Some(s) = self.stages.get(name) else {
+            return Err(Error::internal(format!(
+                "AST names unknown statement {stage}"
+            )));
+        };
+        let tile_dims = self
+            .storage
+            .map(|st| st.tile_dims)
+            .unwrap_or(0)
+            .min(args.len());
+        let (tile, iters) = args.split_at(if args.len() > s.iterators.len() {
+            tile_dims
+        } else {
+            0
+        });
+        let iters: Vec<String> = iters.iter().map(|a| wrap(a)).collect();
+        let tile: Vec<String> = tile.iter().map(|a| wrap(a)).collect();
+        if let Some((storage, _)) = store {
+            out.push_str(&format!(
+                "{indent}/* {}: store its own tile part */\n",
+                s.name
+            ));
+            for a in s.analysed().unwrap_or_default() {
+                if a.kind != AccessKind::Write {
+                    continue;
+                }
+                if let Some(sp) = storage.scratchpad(&a.data) {
+                    let target =
+                        format!("{}{}", a.data, subscripts(&a.index, &s.iterators, &iters));
+                    out.push_str(&format!(
+                        "{indent}{target} = {};\n",
+                        scratch_access(sp, &a.index, &s.iterators, &iters, &tile)
+                    ));
+                }
+            }
+            return Ok(());
+        }
+        let text = match (self.storage, s.analysed()) {
+            (Some(storage), Some(analysed)) => s.body.instantiate_with(&iters, &mut |k| {
+                let a = analysed.get(k)?;
+                let sp = storage.scratchpad(&a.data)?;
+                Some(scratch_access(sp, &a.index, &s.iterators, &iters, &tile))
+            }),
+            _ => s.body.instantiate(&iters),
+        };
+        out.push_str(&format!("{indent}/* {}: {} */\n", s.name, s.label));
+        out.push_str(&reindent(&text, indent));
+        Ok(())
+    }
+}
+
+/// A load statement: one element of `data` copied into its scratchpad.
+fn load(
+    storage: &TileStorage,
+    data: &str,
+    args: &[String],
+    indent: &str,
+    out: &mut String,
+) -> Result<()> {
+    let Some(sp) = storage.scratchpad(data) else {
+        return Err(Error::internal(format!(
+            "load of '{data}' without a scratchpad"
+        )));
+    };
+    let (tile, index) = args.split_at(storage.tile_dims.min(args.len()));
+    let names: Vec<String> = (0..index.len()).map(|d| format!("ft_x{d}")).collect();
+    let vars: Vec<Expr> = names.iter().map(|n| Expr::Var(n.clone())).collect();
+    let values: Vec<String> = index.iter().map(|a| wrap(a)).collect();
+    let tile: Vec<String> = tile.iter().map(|a| wrap(a)).collect();
+    out.push_str(&format!(
+        "{indent}{} = {data}{};\n",
+        scratch_access(sp, &vars, &names, &values, &tile),
+        subscripts(&vars, &names, &values)
+    ));
+    Ok(())
+}
+
+/// `[e0][e1]...` with the stage's iterators replaced by their values.
+fn subscripts(index: &[Expr], iterators: &[String], values: &[String]) -> String {
+    let subst = |v: &str| {
+        iterators
+            .iter()
+            .position(|i| i == v)
+            .and_then(|k| values.get(k).cloned())
+    };
+    index
+        .iter()
+        .map(|e| format!("[{}]", c_expr(e, &subst)))
+        .collect()
+}
+
+/// The scratchpad element for data index `index`: `ft_D[x0 - o0][x1 - o1]`.
+fn scratch_access(
+    sp: &Scratchpad,
+    index: &[Expr],
+    iterators: &[String],
+    values: &[String],
+    tile: &[String],
+) -> String {
+    let subst = |v: &str| {
+        iterators
+            .iter()
+            .position(|i| i == v)
+            .and_then(|k| values.get(k).cloned())
+    };
+    let tile_subst = |v: &str| {
+        v.strip_prefix("ft_T")
+            .and_then(|d| d.parse::<usize>().ok())
+            .and_then(|d| tile.get(d).cloned())
+    };
+    let subs: String = index
+        .iter()
+        .zip(&sp.offsets)
+        .map(|(e, o)| format!("[{} - ({})]", c_expr(e, &subst), c_expr(o, &tile_subst)))
+        .collect();
+    format!("{}{subs}", sp.name)
+}
+
+/// C text of an affine expression; variables for which `subst` answers are
+/// replaced (by C text, parenthesised unless atomic). Linear expressions are
+/// printed normalised: `32 * c0 - 6`.
+fn c_expr(e: &Expr, subst: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut terms: Vec<(String, i64)> = Vec::new();
+    let mut constant = 0i64;
+    if linear(e, 1, &mut terms, &mut constant, subst) {
+        let mut s = String::new();
+        for (v, c) in terms.iter().filter(|(_, c)| *c != 0) {
+            let (sign, mag) = if *c < 0 { ("-", -c) } else { ("+", *c) };
+            let term = if mag == 1 {
+                v.clone()
+            } else {
+                format!("{mag} * {v}")
+            };
+            if s.is_empty() {
+                s = if sign == "-" {
+                    format!("-{term}")
+                } else {
+                    term
+                };
+            } else {
+                s.push_str(&format!(" {sign} {term}"));
+            }
+        }
+        if s.is_empty() {
+            return constant.to_string();
+        }
+        if constant != 0 {
+            s.push_str(&format!(
+                " {} {}",
+                if constant < 0 { "-" } else { "+" },
+                constant.unsigned_abs()
+            ));
+        }
+        return s;
+    }
+    match e {
+        Expr::Min(v) | Expr::Max(v) => {
+            let op = if matches!(e, Expr::Min(_)) { "<" } else { ">" };
+            let mut acc = c_expr(&v[0], subst);
+            for x in &v[1..] {
+                let b = c_expr(x, subst);
+                acc = format!("(({acc}) {op} ({b}) ? ({acc}) : ({b}))");
+            }
+            acc
+        }
+        Expr::Div(a, b) => format!("({}) / {}", c_expr(a, subst), c_expr(b, subst)),
+        Expr::Mod(a, b) => format!("({}) % {}", c_expr(a, subst), c_expr(b, subst)),
+        other => other.to_string(),
+    }
+}
+
+/// Accumulates `scale * e` as `sum(c * term) + constant`; false when `e` is not linear.
+fn linear(
+    e: &Expr,
+    scale: i64,
+    terms: &mut Vec<(String, i64)>,
+    constant: &mut i64,
+    subst: &dyn Fn(&str) -> Option<String>,
+) -> bool {
+    match e {
+        Expr::Int(v) => {
+            *constant += scale * v;
+            true
+        }
+        Expr::Var(v) => {
+            let text = subst(v).map(|t| wrap(&t)).unwrap_or_else(|| v.clone());
+            match terms.iter_mut().find(|(t, _)| *t == text) {
+                Some((_, c)) => *c += scale,
+                None => terms.push((text, scale)),
+            }
+            true
+        }
+        Expr::Neg(a) => linear(a, -scale, terms, constant, subst),
+        Expr::Add(a, b) => {
+            linear(a, scale, terms, constant, subst) && linear(b, scale, terms, constant, subst)
+        }
+        Expr::Sub(a, b) => {
+            linear(a, scale, terms, constant, subst) && linear(b, -scale, terms, constant, subst)
+        }
+        Expr::Mul(a, b) => match (a.constant(), b.constant()) {
+            (Some(c), _) => linear(b, scale * c, terms, constant, subst),
+            (_, Some(c)) => linear(a, scale * c, terms, constant, subst),
+            _ => false,
+        },
+        _ => false,
     }
 }
 
 /// An iterator value as it replaces an iterator in a body: bare when it is a
 /// name or a non-negative literal, parenthesised otherwise.
 fn wrap(a: &str) -> String {
-    if a.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+    let atomic = a.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if atomic || is_parenthesised(a) {
         a.to_string()
     } else {
         format!("({a})")
     }
+}
+
+/// True when `a` is `( ... )` with the outer parentheses matching each other.
+fn is_parenthesised(a: &str) -> bool {
+    if !(a.starts_with('(') && a.ends_with(')')) {
+        return false;
+    }
+    let mut depth = 0i32;
+    for (i, c) in a.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 && i + 1 < a.len() {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
 }
 
 /// Re-indents a (possibly multi-line) body: its first line at `indent`, the
@@ -149,8 +415,24 @@ mod tests {
     }
 
     #[test]
+    fn prints_normalised_linear_expressions() {
+        let e = Expr::sum(
+            Expr::Int(-6),
+            Expr::product(Expr::Int(32), Expr::Var("T0".into())),
+        );
+        assert_eq!(
+            c_expr(&e, &|v| (v == "T0").then(|| "c0".to_string())),
+            "32 * c0 - 6"
+        );
+        let i = Expr::difference(Expr::Var("i".into()), Expr::Int(1));
+        assert_eq!(c_expr(&i, &|_| Some("c1 + 2".to_string())), "(c1 + 2) - 1");
+    }
+
+    #[test]
     fn wraps_compound_values() {
         assert_eq!(wrap("c0"), "c0");
         assert_eq!(wrap("c0 + 1"), "(c0 + 1)");
+        assert_eq!(wrap("(c0 + 1)"), "(c0 + 1)");
+        assert_eq!(wrap("(a) + (b)"), "((a) + (b))");
     }
 }

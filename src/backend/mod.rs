@@ -10,6 +10,7 @@ use crate::diag::{Error, Result};
 use crate::model::isl_ext::ast_from_schedule;
 use crate::model::polyhedral::Names;
 use crate::model::program::Stage;
+use crate::transform::overlap::TileStorage;
 use isl_rs::{Schedule, Set};
 use std::collections::BTreeSet;
 use tera::{Context, Tera};
@@ -147,12 +148,13 @@ pub fn generate_loops(
     templates: &Templates,
     indent: &str,
     helpers: &mut BTreeSet<Helper>,
+    storage: Option<&TileStorage>,
 ) -> Result<String> {
     let ast = ast_from_schedule(schedule, context)?;
     let mut reader = AstReader::new(names, counter_prefix);
     let tree = reader.read(&ast)?;
     helpers.extend(reader.helpers.iter().copied());
-    let printer = CPrinter::new(stages, &templates.parallel_for()?);
+    let printer = CPrinter::new(stages, &templates.parallel_for()?, storage);
     let mut out = String::new();
     printer.print(&tree, indent, &mut out)?;
     Ok(out)

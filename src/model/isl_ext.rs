@@ -7,7 +7,10 @@
 //! functions. No other module touches raw isl pointers.
 
 use crate::diag::{Error, Result};
-use isl_rs::{ASTNode, Context, LibISLError, Schedule, Set, UnionMap, UnionSet};
+use isl_rs::{
+    ASTNode, Context, LibISLError, Map, Schedule, ScheduleNode, Set, UnionMap, UnionPwMultiAff,
+    UnionSet,
+};
 use libc_free::free;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
@@ -47,6 +50,7 @@ extern "C" {
     fn isl_union_map_to_str(umap: Ptr) -> *mut c_char;
     fn isl_union_set_to_str(uset: Ptr) -> *mut c_char;
     fn isl_set_to_str(set: Ptr) -> *mut c_char;
+    fn isl_map_to_str(map: Ptr) -> *mut c_char;
 }
 
 /// `ISL_ON_ERROR_CONTINUE`: errors are recorded in the context, not printed.
@@ -165,7 +169,33 @@ pub fn ast_node_kind(node: &ASTNode) -> Result<AstKind> {
     })
 }
 
+/// Inserts an expansion node between `node` and its parent
+/// (`isl_schedule_node_insert_expansion`, private in isl's headers).
+/// `expansion` maps each element reaching `node` (the contracted domain) to
+/// the elements the subtree schedules; `contraction` maps those back.
+pub fn insert_expansion(
+    node: ScheduleNode,
+    contraction: UnionPwMultiAff,
+    expansion: UnionMap,
+) -> Result<ScheduleNode> {
+    let ctx = node.get_ctx();
+    let (mut node, mut contraction, mut expansion) = (node, contraction, expansion);
+    node.do_not_free_on_drop();
+    contraction.do_not_free_on_drop();
+    expansion.do_not_free_on_drop();
+    // SAFETY: all three arguments are `__isl_take` and no longer owned by us.
+    let p = unsafe { isl_schedule_node_insert_expansion(node.ptr, contraction.ptr, expansion.ptr) };
+    if p == 0 {
+        return Err(last_error(&ctx, "cannot insert expansion node"));
+    }
+    Ok(ScheduleNode {
+        ptr: p,
+        should_free_on_drop: true,
+    })
+}
+
 extern "C" {
+    fn isl_schedule_node_insert_expansion(node: Ptr, contraction: Ptr, expansion: Ptr) -> Ptr;
     fn isl_ast_node_get_type(node: Ptr) -> c_int;
     #[link_name = "isl_schedule_free"]
     fn isl_schedule_free_raw(schedule: Ptr) -> Ptr;
@@ -209,6 +239,7 @@ isl_text!(Schedule, isl_schedule_to_str);
 isl_text!(UnionMap, isl_union_map_to_str);
 isl_text!(UnionSet, isl_union_set_to_str);
 isl_text!(Set, isl_set_to_str);
+isl_text!(Map, isl_map_to_str);
 
 #[cfg(test)]
 mod tests {
@@ -238,6 +269,44 @@ mod tests {
         assert!(schedule_to_yaml(&s).expect("yaml").contains("domain:"));
         let u = UnionSet::read_from_str(&ctx, "{ S0[i] : 0 <= i < 4 }").expect("u");
         assert!(u.text().expect("text").contains("S0[i]"));
+    }
+
+    #[test]
+    fn expansion_node_duplicates_elements_per_tile() {
+        let ctx = new_context();
+        // Two tiles of 4 points, each computing one point of overlap on the left.
+        let tokens = UnionSet::read_from_str(&ctx, "{ S_t[T] : 0 <= T <= 1 }").expect("tokens");
+        let expansion = UnionMap::read_from_str(
+            &ctx,
+            "{ S_t[T] -> S[T, i] : 4T - 1 <= i <= 4T + 3 and 0 <= i <= 7 }",
+        )
+        .expect("expansion");
+        let contraction =
+            UnionPwMultiAff::read_from_str(&ctx, "{ S[T, i] -> S_t[T] }").expect("contraction");
+        let root = Schedule::from_domain(tokens)
+            .and_then(|s| s.get_root())
+            .expect("root");
+        let band =
+            isl_rs::MultiUnionPwAff::read_from_str(&ctx, "[{ S_t[T] -> [(T)] }]").expect("band");
+        let node = root
+            .child(0)
+            .and_then(|n| n.insert_partial_schedule(band))
+            .expect("tile band");
+        let node = node.child(0).expect("leaf");
+        let node = insert_expansion(node, contraction, expansion).expect("expansion");
+        let point =
+            isl_rs::MultiUnionPwAff::read_from_str(&ctx, "[{ S[T, i] -> [(i)] }]").expect("point");
+        let node = node
+            .child(0)
+            .and_then(|n| n.insert_partial_schedule(point))
+            .expect("point band");
+        let schedule = node.get_schedule().expect("schedule");
+        let context = Set::read_from_str(&ctx, "{ : }").expect("context");
+        let ast = ast_from_schedule(&schedule, &context).expect("ast");
+        let text = ast.to_C_str().expect("c").to_string();
+        // Tile 1 recomputes point 3: the point loop starts one before the tile.
+        assert!(text.contains("S(c0, c1)"), "{text}");
+        assert!(text.contains("4 * c0 - 1"), "{text}");
     }
 
     #[test]

@@ -170,7 +170,7 @@ fn fused_band(region: &Region, names: &Names, shifts: &[Vec<i64>]) -> Result<Str
 /// The smallest non-negative shifts making every dependence distance
 /// non-negative in every dimension: a longest-path problem over the
 /// difference constraints `s_b[d] - s_a[d] >= -min(dist_d)`.
-fn minimal_shifts(
+pub fn minimal_shifts(
     region: &Region,
     deps: &UnionMap,
     depth: usize,

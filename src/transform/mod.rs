@@ -7,5 +7,6 @@
 pub mod band;
 pub mod fuse;
 pub mod legality;
+pub mod overlap;
 pub mod parallel;
 pub mod tile;

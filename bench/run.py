@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""make bench: flextile's outputs against the naive originals, measured in one run.
+
+For every program in benchmarks/ and every variant (the naive original and each
+flextile option set), build with the same flags, check that the outputs agree
+with the original's, and time the kernel with 1 and 2 threads. Variants are
+interleaved round by round so that drift on a shared machine does not bias the
+ratios. Writes bench/results.md (human) and bench/results.csv (machine).
+
+Usage: bench/run.py [--rounds N] [--reps K] [--size PRESET] [--only PROG,...]
+"""
+import argparse
+import csv
+import datetime
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH_DIR = os.path.join(ROOT, "benchmarks")
+WORK = os.path.join(ROOT, "bench", "work")
+FLEXTILE = os.path.join(ROOT, "target", "release", "flextile")
+CFLAGS = ["-O3", "-march=native", "-fopenmp", "-ffp-contract=off", "-fno-fast-math",
+          "-std=gnu99", "-Wno-unknown-pragmas", "-I", BENCH_DIR]
+
+PROGRAMS = ["unsharp-mask", "harris", "bilateral-grid", "camera-pipeline", "multiscale-interp",
+            "pyramid-blend", "local-laplacian", "minifluxdiv", "heat-1d", "heat-2d", "heat-3d",
+            "jacobi-2d"]
+
+# (name, flextile options); None is the naive original.
+VARIANTS = [
+    ("naive", None),
+    ("flextile", []),
+    ("flextile --tile", ["--tile"]),
+    ("flextile --rectangle", ["--rectangle"]),
+    ("flextile --scalene", ["--scalene"]),
+]
+
+TIME_RE = re.compile(r"time_ms min=([0-9.]+) median=([0-9.]+)")
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def build(prog):
+    """Builds every variant of prog; returns {variant: (binary or None, note, compile_s)}."""
+    src = os.path.join(BENCH_DIR, prog + ".c")
+    out = {}
+    for name, opts in VARIANTS:
+        tag = name.replace("flextile", "ft").replace(" --", "-").replace(" ", "")
+        exe = os.path.join(WORK, f"{prog}.{tag}")
+        csrc, compile_s = src, None
+        if opts is not None:
+            csrc = os.path.join(WORK, f"{prog}.{tag}.c")
+            t0 = time.perf_counter()
+            r = run([FLEXTILE, src, "-o", csrc, "-I", BENCH_DIR] + opts)
+            compile_s = time.perf_counter() - t0
+            if r.returncode != 0:
+                reason = (r.stderr.strip().splitlines() or ["flextile failed"])[0]
+                reason = re.sub(r"^flextile: error: ", "", reason)
+                out[name] = (None, "not supported: " + reason, None)
+                continue
+        r = run(["gcc"] + CFLAGS + ["-o", exe, csrc, "-lm"])
+        if r.returncode != 0:
+            out[name] = (None, "C compile error: " + (r.stderr.strip().splitlines() or ["?"])[0], compile_s)
+            continue
+        out[name] = (exe, "", compile_s)
+    return out
+
+
+def measure(exe, size, reps, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    r = run([exe, "--size", size, "--reps", str(reps), "--threads", str(threads)], env=env)
+    m = TIME_RE.search(r.stderr)
+    if r.returncode != 0 or not m:
+        raise RuntimeError(f"{exe} failed: {r.stderr.strip()[:200]}")
+    return r.stdout, float(m.group(1)), float(m.group(2))
+
+
+def machine():
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    gcc = run(["gcc", "--version"]).stdout.splitlines()[0]
+    return f"{model}, {os.cpu_count()} cores, {gcc}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--size", default="bench")
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    progs = [p for p in PROGRAMS if not args.only or p in args.only.split(",")]
+    os.makedirs(WORK, exist_ok=True)
+    rows = []
+    for prog in progs:
+        print(f"== {prog}", flush=True)
+        built = build(prog)
+        times = {(v, t): [] for v, _ in VARIANTS for t in (1, 2)}
+        mins = dict.fromkeys(times, float("inf"))
+        reference = None
+        status = {v: built[v][1] for v, _ in VARIANTS}
+        for rnd in range(args.rounds):
+            for v, _ in VARIANTS:
+                exe = built[v][0]
+                if exe is None or status[v].startswith("MISMATCH"):
+                    continue
+                for t in (1, 2):
+                    out, tmin, tmed = measure(exe, args.size, args.reps, t)
+                    if reference is None:
+                        reference = out
+                    elif out != reference:
+                        status[v] = f"MISMATCH with the original ({t} threads)"
+                        break
+                    times[(v, t)].append(tmed)
+                    mins[(v, t)] = min(mins[(v, t)], tmin)
+        base = statistics.median(times[("naive", 1)]) if times[("naive", 1)] else None
+        for v, _ in VARIANTS:
+            row = {"program": prog, "variant": v, "size": args.size, "status": status[v] or "ok",
+                   "compile_s": "" if built[v][2] is None else f"{built[v][2]:.3f}"}
+            for t in (1, 2):
+                ts = times[(v, t)]
+                med = statistics.median(ts) if ts and not status[v] else None
+                row[f"median_ms_{t}t"] = f"{med:.2f}" if med else ""
+                row[f"min_ms_{t}t"] = f"{mins[(v, t)]:.2f}" if med else ""
+                row[f"speedup_{t}t"] = f"{base / med:.2f}" if med and base else ""
+            rows.append(row)
+            print(f"   {v:22s} {row['median_ms_1t']:>10s} {row['median_ms_2t']:>10s} "
+                  f"{row['speedup_1t']:>6s} {row['speedup_2t']:>6s}  {row['status']}", flush=True)
+    write_results(rows, args)
+
+
+def write_results(rows, args):
+    fields = ["program", "variant", "size", "status", "median_ms_1t", "min_ms_1t", "speedup_1t",
+              "median_ms_2t", "min_ms_2t", "speedup_2t", "compile_s"]
+    with open(os.path.join(ROOT, "bench", "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    lines = [
+        "# flextile benchmark results",
+        "",
+        f"Measured {now} on {machine()}.",
+        f"Flags: `gcc {' '.join(CFLAGS[:-2])}`; size preset `{args.size}` (see benchmarks/README.md);",
+        f"{args.rounds} interleaved rounds x {args.reps} repetitions; times are medians of the rounds'",
+        "median kernel times. Speedup is over the naive original on 1 thread. Outputs of every",
+        "variant are compared with the original's (stdout: checksums and FNV-1a hashes of the outputs).",
+        "",
+        "| program | variant | 1 thread (ms) | 2 threads (ms) | speedup 1t | speedup 2t | flextile (s) | status |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        lines.append(f"| {r['program']} | {r['variant']} | {r['median_ms_1t']} | {r['median_ms_2t']} | "
+                     f"{r['speedup_1t']} | {r['speedup_2t']} | {r['compile_s']} | {r['status']} |")
+    with open(os.path.join(ROOT, "bench", "results.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("wrote bench/results.md and bench/results.csv")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,915 @@
+//! Overlapped tiling on schedule trees (Zhao & Cohen, §3): rectangle and
+//! scalene trapezoid tiles built with expansion nodes.
+//!
+//! * **Rectangle** (§3.2, Fig. 10/12/14): the stages are shifted so that the
+//!   group's dependences are non-negative (the shifts `fuse()` computes),
+//!   tiled rectangularly in the shifted space, and the point loops of all
+//!   stages are fused inside a tile; only the left face of a producer's tile
+//!   is expanded.
+//! * **Scalene** (§3.1, Fig. 8/11/13): each stage is strip-mined in its own
+//!   coordinates and the tile loops are fused; both faces are expanded and
+//!   the point loops of the stages run one after another inside a tile.
+//!
+//! The per-tile region of every stage comes from dependence propagation
+//! (eq. 1, 3), top-down from the group's live-out stages: a producer's region
+//! is its own tile part plus everything its consumers' regions read through
+//! exact (value-based) flow dependences, clipped to its domain. The region is
+//! never wider than the dependences require: two independent producers of one
+//! consumer get their own overlaps.
+//!
+//! Removal of control overhead (§3.4, eq. 4–5): instead of picking a
+//! representative iteration per tile, the contracted domain of the expansion
+//! node is one *tile token* `Sk_t[T]` per stage and tile with a non-empty
+//! region. Every tile, partial or full, expands from its token through the
+//! same map, so the first (partial) tile and full tiles share one code path.
+//!
+//! Tile-local storage (§3.7) is planned here too: see [`TileStorage`].
+//! Restrictions (each refused with a diagnostic): loop chains only (scops,
+//! i.e. time-iterated stencils, are not supported yet), nests of equal depth,
+//! no output dependences inside the group (accumulations), no in-place update
+//! of data read from before the group, and analysable bodies for every stage
+//! whose data lives in scratchpads.
+
+use crate::diag::{Diagnostic, Error, Result, Span};
+use crate::model::deps::Dependences;
+use crate::model::expr::Expr;
+use crate::model::isl_ext::{insert_expansion, isl_err, IslText};
+use crate::model::polyhedral::{Names, RegionModel};
+use crate::model::program::{AccessKind, Region, RegionKind};
+use crate::transform::fuse::minimal_shifts;
+use isl_rs::{
+    Aff, Context, DimType, Map, MultiUnionPwAff, Schedule, UnionAccessInfo, UnionMap,
+    UnionPwMultiAff, UnionSet, UnionSetList,
+};
+use log::info;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Mark above the expansion node: the back end declares the tile's scratchpads there.
+pub const MARK_TILE_STORAGE: &str = "tile_storage";
+
+/// The two trapezoid shapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Shift, tile, expand the left face; point loops fused.
+    Rectangle,
+    /// Strip-mine each stage, fuse tile loops, expand both faces; point loops distributed.
+    Scalene,
+}
+
+/// A tile-local array holding the values a tile computes for one data set.
+#[derive(Clone, Debug)]
+pub struct Scratchpad {
+    /// Data set (C array) it replaces inside a tile.
+    pub data: String,
+    /// C name of the scratchpad.
+    pub name: String,
+    /// C element type.
+    pub elem_type: String,
+    /// Extent per dimension.
+    pub sizes: Vec<i64>,
+    /// Origin per dimension, over tile variables `ft_T0, ...` and parameters.
+    pub offsets: Vec<Expr>,
+}
+
+/// How values are stored inside overlapped tiles.
+#[derive(Clone, Debug, Default)]
+pub struct TileStorage {
+    /// Number of tile dimensions (leading arguments of every statement instance).
+    pub tile_dims: usize,
+    /// One scratchpad per data set produced and consumed inside the group.
+    pub scratchpads: Vec<Scratchpad>,
+    /// Statements (by isl name) that copy a stage's own tile part from its
+    /// scratchpads to the original arrays, with the stage's index.
+    pub stores: BTreeMap<String, usize>,
+    /// Statements (by isl name) that copy, at the start of a tile, the
+    /// elements of a scratchpad's data set that the tile reads but the chain
+    /// never writes, with the data set's name.
+    pub loads: BTreeMap<String, String>,
+}
+
+impl TileStorage {
+    /// The scratchpad replacing `data`, if any.
+    pub fn scratchpad(&self, data: &str) -> Option<&Scratchpad> {
+        self.scratchpads.iter().find(|s| s.data == data)
+    }
+}
+
+/// The per-tile footprint of one stage, for `--report`.
+#[derive(Clone, Debug)]
+pub struct Footprint {
+    /// Stage label.
+    pub stage: String,
+    /// Per dimension: iterations computed per tile, expansion on the left and on the right.
+    pub dims: Vec<(i64, i64, i64)>,
+    /// Tile size per dimension.
+    pub tile: Vec<i64>,
+}
+
+impl Footprint {
+    /// Fraction of a full tile's work that is recomputation.
+    pub fn redundancy(&self) -> f64 {
+        let computed: f64 = self.dims.iter().map(|d| d.0 as f64).product();
+        let own: f64 = self.tile.iter().map(|t| *t as f64).product();
+        if computed <= 0.0 {
+            0.0
+        } else {
+            ((computed - own) / computed).max(0.0)
+        }
+    }
+}
+
+/// The result of the pass.
+pub struct Overlapped {
+    /// The schedule tree with tile band, expansion node and point loops.
+    pub schedule: Schedule,
+    /// Scratchpads and store statements.
+    pub storage: TileStorage,
+    /// Per-stage footprints, in chain order.
+    pub footprints: Vec<Footprint>,
+}
+
+/// Builds overlapped tiles of `shape` and `sizes` for the whole chain `region`.
+pub fn overlapped_tiling(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    deps: &Dependences,
+    shape: Shape,
+    sizes: &[i64],
+    span: Span,
+) -> Result<Overlapped> {
+    let RegionKind::Chain(_) = &region.kind else {
+        return Err(Error::at(
+            region.pragma_span,
+            "overlapped tiling of scops (time-iterated stencils) is not supported yet; use --tile",
+        ));
+    };
+    let n_stages = region.stages.len();
+    let depth = region
+        .stages
+        .first()
+        .map(|s| s.iterators.len())
+        .unwrap_or(0);
+    if let Some(s) = region.stages.iter().find(|s| s.iterators.len() != depth) {
+        return Err(Error::user(
+            Diagnostic::error(span, "overlapped tiling needs nests of equal depth").with_note(
+                s.span,
+                format!("{} has {} loops", s.label, s.iterators.len()),
+            ),
+        ));
+    }
+    if depth == 0 {
+        return Err(Error::at(span, "overlapped tiling needs loop nests"));
+    }
+    let sizes: Vec<i64> = (0..depth)
+        .map(|d| *sizes.get(d).or(sizes.last()).unwrap_or(&32))
+        .collect();
+    let ctx = model.schedule.get_ctx();
+    check_race_free(region, model, deps, span)?;
+
+    let shifts = match shape {
+        Shape::Rectangle => minimal_shifts(region, &deps.all()?, depth, span)?,
+        Shape::Scalene => vec![vec![0; depth]; n_stages],
+    };
+    info!("overlap: {shape:?} tiles {sizes:?}, shifts {shifts:?}");
+
+    // Dependence propagation, from the last stage (live-out) to the first.
+    let consumers = consumer_sets(region, &deps.flow)?;
+    let mut own: Vec<Option<Map>> = (0..n_stages).map(|_| None).collect();
+    let mut regions: Vec<Option<Map>> = (0..n_stages).map(|_| None).collect();
+    let mut propagated = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    for k in (0..n_stages).rev() {
+        let stage = &region.stages[k];
+        let own_k = tile_map(&ctx, model, names, k, region, &shifts[k], &sizes)?;
+        let needed = deps
+            .flow
+            .copy()
+            .map_err(isl_err)?
+            .intersect_domain(stage_universe(&ctx, region, k)?)
+            .map_err(isl_err)?
+            .apply_range(propagated.copy().map_err(isl_err)?)
+            .map_err(isl_err)?;
+        let r_k = UnionMap::from_map(own_k.copy().map_err(isl_err)?)
+            .and_then(|u| u.union(needed))
+            .and_then(|u| u.coalesce())
+            .map_err(isl_err)?;
+        propagated = propagated
+            .union(r_k.copy().map_err(isl_err)?)
+            .map_err(isl_err)?;
+        let r_map = Map::from_union_map(r_k).map_err(isl_err)?;
+        info!(
+            "overlap: {} computes {} per tile",
+            stage.name,
+            r_map.text()?
+        );
+        own[k] = Some(own_k);
+        regions[k] = Some(r_map);
+    }
+    let own: Vec<Map> = own.into_iter().flatten().collect();
+    let regions: Vec<Map> = regions.into_iter().flatten().collect();
+
+    let footprints = footprints(region, &regions, &shifts, &sizes)?;
+    let live_in = live_in_reads(model)?;
+    let (storage, loads) = plan_storage(
+        region, names, model, &consumers, &regions, &live_in, depth, span,
+    )?;
+    let schedule = build_tree(
+        &ctx, region, &own, &regions, &loads, &storage, &shifts, shape, depth,
+    )?;
+    Ok(Overlapped {
+        schedule,
+        storage,
+        footprints,
+    })
+}
+
+/// `{ Sk[i0, ...] }` as a union set.
+fn stage_universe(ctx: &Context, region: &Region, k: usize) -> Result<UnionSet> {
+    let s = &region.stages[k];
+    let its: Vec<String> = (0..s.iterators.len()).map(|d| format!("i{d}")).collect();
+    UnionSet::read_from_str(ctx, &format!("{{ {}[{}] }}", s.name, its.join(", "))).map_err(isl_err)
+}
+
+/// The stage's own tile part: `{ Sk[i] -> [T] : T_d = floor((i_d + s_d) / size_d) }`
+/// restricted to its domain.
+fn tile_map(
+    ctx: &Context,
+    model: &RegionModel,
+    names: &Names,
+    k: usize,
+    region: &Region,
+    shift: &[i64],
+    sizes: &[i64],
+) -> Result<Map> {
+    let s = &region.stages[k];
+    let n = s.iterators.len();
+    let its: Vec<String> = (0..n).map(|d| format!("i{d}")).collect();
+    let ts: Vec<String> = (0..n).map(|d| format!("T{d}")).collect();
+    let cond: Vec<String> = (0..n)
+        .map(|d| format!("T{d} = floor((i{d} + {})/{})", shift[d], sizes[d]))
+        .collect();
+    let text = format!(
+        "{} -> {{ {}[{}] -> [{}] : {} }}",
+        names.param_list(),
+        s.name,
+        its.join(", "),
+        ts.join(", "),
+        cond.join(" and ")
+    );
+    let m = UnionMap::read_from_str(ctx, &text)
+        .and_then(|m| m.intersect_domain(model.domain.copy()?))
+        .and_then(Map::from_union_map)
+        .map_err(isl_err)?;
+    Ok(m)
+}
+
+/// For every stage, the set of stages consuming its values (value-based flow).
+fn consumer_sets(region: &Region, flow: &UnionMap) -> Result<Vec<BTreeSet<usize>>> {
+    let mut out = vec![BTreeSet::new(); region.stages.len()];
+    let index_of = |name: &str| region.stages.iter().position(|s| s.name == name);
+    let list = flow.get_map_list().map_err(isl_err)?;
+    for i in 0..list.size().map_err(isl_err)? {
+        let m = list.get_at(i).map_err(isl_err)?;
+        let a = index_of(m.get_tuple_name(DimType::In).map_err(isl_err)?);
+        let b = index_of(m.get_tuple_name(DimType::Out).map_err(isl_err)?);
+        if let (Some(a), Some(b)) = (a, b) {
+            if a != b {
+                out[a].insert(b);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Refuses groups whose overlapping tiles would race on the original arrays:
+/// accumulations (output dependences), and in-place updates of values that
+/// come from before the group.
+fn check_race_free(
+    region: &Region,
+    model: &RegionModel,
+    deps: &Dependences,
+    span: Span,
+) -> Result<()> {
+    if !deps.output.is_empty().map_err(isl_err)? {
+        let m = deps
+            .output
+            .get_map_list()
+            .and_then(|l| l.get_at(0))
+            .map_err(isl_err)?;
+        let name = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+        let stage = region.stages.iter().find(|s| s.name == name);
+        let mut d = Diagnostic::error(
+            span,
+            "overlapped tiling cannot handle data written several times in the chain (an accumulation or in-place update): overlapping tiles would race on it",
+        );
+        if let Some(s) = stage {
+            d = d.with_note(
+                s.span,
+                format!("{} writes data that is written before it", s.label),
+            );
+        }
+        return Err(Error::user(d));
+    }
+    // Reads whose value may come from before the chain, of data the chain writes.
+    let no_source = UnionAccessInfo::from_sink(model.reads.copy().map_err(isl_err)?)
+        .and_then(|a| a.set_must_source(model.must_writes.copy()?))
+        .and_then(|a| a.set_may_source(model.may_writes.copy()?))
+        .and_then(|a| a.set_schedule(model.schedule.copy()?))
+        .and_then(|a| a.compute_flow())
+        .and_then(|f| f.get_may_no_source())
+        .map_err(isl_err)?;
+    let written = model
+        .may_writes
+        .copy()
+        .and_then(|w| w.range())
+        .map_err(isl_err)?;
+    let conflict = no_source.intersect_range(written).map_err(isl_err)?;
+    if !conflict.is_empty().map_err(isl_err)? {
+        let m = conflict
+            .get_map_list()
+            .and_then(|l| l.get_at(0))
+            .map_err(isl_err)?;
+        let stage = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+        let data = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+        let mut d = Diagnostic::error(
+            span,
+            format!(
+                "overlapped tiling cannot handle the in-place update of '{data}': values read from before the chain are overwritten inside it, and overlapping tiles would race"
+            ),
+        );
+        if let Some(s) = region.stages.iter().find(|s| s.name == stage) {
+            d = d.with_note(s.span, format!("{} reads '{data}' here", s.label));
+        }
+        return Err(Error::user(d));
+    }
+    Ok(())
+}
+
+/// Reads whose value comes from before the chain: `{ Sk[i] -> D[x] }`.
+fn live_in_reads(model: &RegionModel) -> Result<UnionMap> {
+    UnionAccessInfo::from_sink(model.reads.copy().map_err(isl_err)?)
+        .and_then(|a| a.set_must_source(model.must_writes.copy()?))
+        .and_then(|a| a.set_may_source(model.may_writes.copy()?))
+        .and_then(|a| a.set_schedule(model.schedule.copy()?))
+        .and_then(|a| a.compute_flow())
+        .and_then(|f| f.get_may_no_source())
+        .map_err(isl_err)
+}
+
+/// Footprint per stage from the fixed box of its per-tile region.
+fn footprints(
+    region: &Region,
+    regions: &[Map],
+    shifts: &[Vec<i64>],
+    sizes: &[i64],
+) -> Result<Vec<Footprint>> {
+    let mut out = Vec::new();
+    for (k, r) in regions.iter().enumerate() {
+        let per_tile = r.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
+        let bx = per_tile
+            .get_range_simple_fixed_box_hull()
+            .map_err(isl_err)?;
+        let mut dims = Vec::new();
+        if bx.is_valid().map_err(isl_err)? {
+            let off = bx.get_offset().map_err(isl_err)?;
+            let size = bx.get_size().map_err(isl_err)?;
+            for d in 0..sizes.len() {
+                let extent = size
+                    .get_at(d as i32)
+                    .and_then(|v| v.get_num_si())
+                    .map_err(isl_err)?;
+                // Offset relative to the tile origin size*T - shift.
+                let aff = off.get_at(d as i32).map_err(isl_err)?;
+                let c = aff
+                    .get_constant_val()
+                    .and_then(|v| v.get_num_si())
+                    .map_err(isl_err)?;
+                let left = -shifts[k][d] - c;
+                let right = extent - sizes[d] - left;
+                dims.push((extent, left, right));
+            }
+        }
+        out.push(Footprint {
+            stage: region.stages[k].label.clone(),
+            dims,
+            tile: sizes.to_vec(),
+        });
+    }
+    Ok(out)
+}
+
+/// Chooses the data sets that live in scratchpads and sizes them; returns the
+/// storage plan and the per-tile loads (`[T] -> D[x]`) of data read from before the chain.
+#[allow(clippy::too_many_arguments)]
+fn plan_storage(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    consumers: &[BTreeSet<usize>],
+    regions: &[Map],
+    live_in: &UnionMap,
+    depth: usize,
+    span: Span,
+) -> Result<(TileStorage, Vec<(String, Map)>)> {
+    // Data produced by stages that other stages consume (their regions overlap).
+    let mut scratch: BTreeSet<String> = BTreeSet::new();
+    for (k, stage) in region.stages.iter().enumerate() {
+        if consumers[k].is_empty() {
+            continue;
+        }
+        for a in stage
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Write)
+        {
+            scratch.insert(a.data.clone());
+        }
+    }
+    let mut storage = TileStorage {
+        tile_dims: depth,
+        ..Default::default()
+    };
+    let mut loads: Vec<(String, Map)> = Vec::new();
+    for data in &scratch {
+        // Every stage touching a scratchpad must have rewritable accesses.
+        for stage in &region.stages {
+            if stage.accesses.iter().any(|a| &a.data == data)
+                && stage.observed.is_none()
+                && stage.analysable
+            {
+                continue;
+            }
+            if stage.accesses.iter().any(|a| &a.data == data) && !stage.analysable {
+                return Err(Error::user(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "overlapped tiling needs tile-local storage for '{data}', but the body of {} is not analysable (macros, calls or pointer arithmetic), so its accesses to '{data}' cannot be redirected and overlapping tiles would race",
+                            stage.label
+                        ),
+                    )
+                    .with_note(stage.span, "this nest"),
+                ));
+            }
+        }
+        let elem_type = region.data_types.get(data).cloned().ok_or_else(|| {
+            Error::at(
+                span,
+                format!(
+                    "overlapped tiling: the element type of '{data}' is unknown (not a C array?)"
+                ),
+            )
+        })?;
+        // Region of the data set per tile: images of the stages' regions under their writes.
+        let mut per_tile: Option<Map> = None;
+        for (k, stage) in region.stages.iter().enumerate() {
+            if !stage
+                .accesses
+                .iter()
+                .any(|a| &a.data == data && a.kind == AccessKind::Write)
+            {
+                continue;
+            }
+            let writes = model
+                .may_writes
+                .copy()
+                .and_then(|w| w.intersect_domain(UnionSet::from_set(regions[k].copy()?.domain()?)?))
+                .map_err(isl_err)?;
+            let image = UnionMap::from_map(regions[k].copy().map_err(isl_err)?)
+                .and_then(|r| r.reverse())
+                .and_then(|r| r.apply_range(writes))
+                .map_err(isl_err)?;
+            let image = image
+                .intersect_range(
+                    UnionSet::read_from_str(
+                        &model.schedule.get_ctx(),
+                        &format!(
+                            "{{ {}[{}] }}",
+                            crate::model::polyhedral::isl_name(data),
+                            dims_list(stage, data)
+                        ),
+                    )
+                    .map_err(isl_err)?,
+                )
+                .and_then(Map::from_union_map)
+                .map_err(isl_err)?;
+            per_tile = Some(match per_tile {
+                None => image,
+                Some(p) => p.union(image).map_err(isl_err)?,
+            });
+        }
+        let Some(mut per_tile) = per_tile else {
+            continue;
+        };
+        // Elements of the data set the tile reads but the chain never writes:
+        // loaded from the original array when the tile starts.
+        let data_space = UnionSet::read_from_str(
+            &model.schedule.get_ctx(),
+            &format!(
+                "{{ {}[{}] }}",
+                crate::model::polyhedral::isl_name(data),
+                dims_of(region, data)
+            ),
+        )
+        .map_err(isl_err)?;
+        let mut load: Option<Map> = None;
+        for r in regions {
+            let reads_k = live_in
+                .copy()
+                .and_then(|l| l.intersect_range(data_space.copy()?))
+                .and_then(|l| l.intersect_domain(UnionSet::from_set(r.copy()?.domain()?)?))
+                .map_err(isl_err)?;
+            if reads_k.is_empty().map_err(isl_err)? {
+                continue;
+            }
+            let m = UnionMap::from_map(r.copy().map_err(isl_err)?)
+                .and_then(|r| r.reverse())
+                .and_then(|r| r.apply_range(reads_k))
+                .and_then(Map::from_union_map)
+                .map_err(isl_err)?;
+            load = Some(match load {
+                None => m,
+                Some(l) => l.union(m).map_err(isl_err)?,
+            });
+        }
+        if let Some(l) = &load {
+            info!("overlap: tiles load {} from '{data}'", l.text()?);
+            per_tile = per_tile
+                .union(l.copy().map_err(isl_err)?)
+                .map_err(isl_err)?;
+        }
+        let bx = per_tile
+            .get_range_simple_fixed_box_hull()
+            .map_err(isl_err)?;
+        if !bx.is_valid().map_err(isl_err)? {
+            return Err(Error::at(
+                span,
+                format!("overlapped tiling: the per-tile region of '{data}' has no bounded box"),
+            ));
+        }
+        let off = bx.get_offset().map_err(isl_err)?;
+        let size = bx.get_size().map_err(isl_err)?;
+        let n = size.size().map_err(isl_err)?;
+        let mut sizes = Vec::new();
+        let mut offsets = Vec::new();
+        for d in 0..n {
+            sizes.push(
+                size.get_at(d)
+                    .and_then(|v| v.get_num_si())
+                    .map_err(isl_err)?,
+            );
+            offsets.push(aff_to_expr(&off.get_at(d).map_err(isl_err)?, names)?);
+        }
+        storage.scratchpads.push(Scratchpad {
+            data: data.clone(),
+            name: format!("ft_{data}"),
+            elem_type,
+            sizes,
+            offsets,
+        });
+        if let Some(l) = load {
+            let name = format!("ft_load_{}", crate::model::polyhedral::isl_name(data));
+            storage.loads.insert(name.clone(), data.clone());
+            loads.push((name, l));
+        }
+    }
+    for (k, stage) in region.stages.iter().enumerate() {
+        if stage
+            .accesses
+            .iter()
+            .any(|a| a.kind == AccessKind::Write && scratch.contains(&a.data))
+        {
+            storage.stores.insert(format!("{}_store", stage.name), k);
+        }
+    }
+    Ok((storage, loads))
+}
+
+/// `o0, o1, ...` with the arity of `data` in the region.
+fn dims_of(region: &Region, data: &str) -> String {
+    region
+        .stages
+        .iter()
+        .find(|s| s.accesses.iter().any(|a| a.data == data))
+        .map(|s| dims_list(s, data))
+        .unwrap_or_default()
+}
+
+/// `o0, o1, ...` with the arity of `data` in `stage`'s accesses.
+fn dims_list(stage: &crate::model::program::Stage, data: &str) -> String {
+    let n = stage
+        .accesses
+        .iter()
+        .find(|a| a.data == data)
+        .map(|a| a.index.len())
+        .unwrap_or(0);
+    (0..n)
+        .map(|d| format!("o{d}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An affine function of the tile variables and parameters as an [`Expr`]
+/// over `ft_T0, ...` and the parameters' C names.
+fn aff_to_expr(aff: &Aff, names: &Names) -> Result<Expr> {
+    let den = aff
+        .get_denominator_val()
+        .and_then(|v| v.get_num_si())
+        .map_err(isl_err)?;
+    if den != 1 || aff.dim(DimType::Div).map_err(isl_err)? > 0 {
+        return Err(Error::internal(format!(
+            "scratchpad offset is not integral affine: {den}"
+        )));
+    }
+    let mut e = Expr::Int(
+        aff.get_constant_val()
+            .and_then(|v| v.get_num_si())
+            .map_err(isl_err)?,
+    );
+    for d in 0..aff.dim(DimType::In).map_err(isl_err)? {
+        let c = aff
+            .get_coefficient_val(DimType::In, d)
+            .and_then(|v| v.get_num_si())
+            .map_err(isl_err)?;
+        if c != 0 {
+            e = Expr::sum(
+                e,
+                Expr::product(Expr::Int(c), Expr::Var(format!("ft_T{d}"))),
+            );
+        }
+    }
+    for p in 0..aff.dim(DimType::Param).map_err(isl_err)? {
+        let c = aff
+            .get_coefficient_val(DimType::Param, p)
+            .and_then(|v| v.get_num_si())
+            .map_err(isl_err)?;
+        if c != 0 {
+            let isl = aff
+                .get_dim_name(DimType::Param, p as u32)
+                .map_err(isl_err)?;
+            let c_name = names.c_param(isl).unwrap_or(isl).to_string();
+            e = Expr::sum(e, Expr::product(Expr::Int(c), Expr::Var(c_name)));
+        }
+    }
+    Ok(e)
+}
+
+/// Builds the tree: tokens → tile band → mark → expansion → point loops.
+#[allow(clippy::too_many_arguments)]
+fn build_tree(
+    ctx: &Context,
+    region: &Region,
+    own: &[Map],
+    regions: &[Map],
+    loads: &[(String, Map)],
+    storage: &TileStorage,
+    shifts: &[Vec<i64>],
+    shape: Shape,
+    depth: usize,
+) -> Result<Schedule> {
+    let mut tokens = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
+    let mut expansion = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err)?;
+    let store_of = |k: usize| {
+        storage
+            .stores
+            .iter()
+            .find(|(_, s)| **s == k)
+            .map(|(n, _)| n.clone())
+    };
+    for (k, stage) in region.stages.iter().enumerate() {
+        let token = format!("{}_t", stage.name);
+        let tok = regions[k]
+            .copy()
+            .and_then(|m| m.range())
+            .and_then(|s| s.set_tuple_name(&token))
+            .map_err(isl_err)?;
+        tokens = tokens
+            .union(UnionSet::from_set(tok).map_err(isl_err)?)
+            .map_err(isl_err)?;
+        expansion = expansion
+            .union(expand(&regions[k], &token, &stage.name)?)
+            .map_err(isl_err)?;
+        if let Some(store) = store_of(k) {
+            expansion = expansion
+                .union(expand(&own[k], &token, &store)?)
+                .map_err(isl_err)?;
+        }
+    }
+    for (name, l) in loads {
+        // `[T] -> D[x]`, reversed into the `element -> tile` form `expand` takes.
+        let token = format!("{name}_t");
+        let l = l.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
+        let tok = l
+            .copy()
+            .and_then(|m| m.range())
+            .and_then(|s| s.set_tuple_name(&token))
+            .map_err(isl_err)?;
+        tokens = tokens
+            .union(UnionSet::from_set(tok).map_err(isl_err)?)
+            .map_err(isl_err)?;
+        expansion = expansion
+            .union(expand(&l, &token, name)?)
+            .map_err(isl_err)?;
+    }
+    let contraction = expansion
+        .copy()
+        .and_then(|e| e.reverse())
+        .and_then(UnionPwMultiAff::from_union_map)
+        .map_err(isl_err)?;
+
+    // Statement names in execution order: each stage, then its store.
+    let mut stmts: Vec<(String, usize)> = Vec::new();
+    for (k, stage) in region.stages.iter().enumerate() {
+        stmts.push((stage.name.clone(), k));
+        if let Some(store) = store_of(k) {
+            stmts.push((store, k));
+        }
+    }
+    let tvars: Vec<String> = (0..depth).map(|d| format!("T{d}")).collect();
+    let ivars: Vec<String> = (0..depth).map(|d| format!("i{d}")).collect();
+    let all = format!("{}, {}", tvars.join(", "), ivars.join(", "));
+    let mut token_names: Vec<String> = region
+        .stages
+        .iter()
+        .map(|s| format!("{}_t", s.name))
+        .collect();
+    token_names.extend(loads.iter().map(|(n, _)| format!("{n}_t")));
+    let tile_band: Vec<String> = (0..depth)
+        .map(|d| {
+            let parts: Vec<String> = token_names
+                .iter()
+                .map(|t| format!("{t}[{}] -> [(T{d})]", tvars.join(", ")))
+                .collect();
+            format!("{{ {} }}", parts.join("; "))
+        })
+        .collect();
+    let point = |which: &[(String, usize)]| -> String {
+        let members: Vec<String> = (0..depth)
+            .map(|d| {
+                let parts: Vec<String> = which
+                    .iter()
+                    .map(|(n, k)| format!("{n}[{all}] -> [(i{d} + {})]", shifts[*k][d]))
+                    .collect();
+                format!("{{ {} }}", parts.join("; "))
+            })
+            .collect();
+        format!("[{}]", members.join(", "))
+    };
+    let filter = |which: &[(String, usize)]| -> Result<UnionSet> {
+        let parts: Vec<String> = which.iter().map(|(n, _)| format!("{n}[{all}]")).collect();
+        UnionSet::read_from_str(ctx, &format!("{{ {} }}", parts.join("; "))).map_err(isl_err)
+    };
+
+    let root = Schedule::from_domain(tokens)
+        .and_then(|s| s.get_root())
+        .map_err(isl_err)?;
+    let band = MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", tile_band.join(", ")))
+        .map_err(isl_err)?;
+    let mut node = root
+        .child(0)
+        .and_then(|n| n.insert_partial_schedule(band))
+        .map_err(isl_err)?;
+    node = node.child(0).map_err(isl_err)?;
+    node = insert_expansion(node, contraction, expansion)?;
+    node = crate::transform::band::insert_mark(node, MARK_TILE_STORAGE)?;
+    node = node.child(0).and_then(|n| n.child(0)).map_err(isl_err)?;
+    if !loads.is_empty() {
+        // Loads first, then the tile's computation.
+        let mut list = UnionSetList::alloc(ctx, 2).map_err(isl_err)?;
+        let mut load_filter = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
+        for (name, l) in loads {
+            let n = l.range_tuple_dim().map_err(isl_err)?;
+            let xs: Vec<String> = (0..n).map(|d| format!("x{d}")).collect();
+            let f = UnionSet::read_from_str(
+                ctx,
+                &format!("{{ {name}[{}, {}] }}", tvars.join(", "), xs.join(", ")),
+            )
+            .map_err(isl_err)?;
+            load_filter = load_filter.union(f).map_err(isl_err)?;
+        }
+        list = list
+            .add(load_filter.copy().map_err(isl_err)?)
+            .map_err(isl_err)?;
+        let mut rest = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
+        for (n, _) in &stmts {
+            rest = rest.union(filter(&[(n.clone(), 0)])?).map_err(isl_err)?;
+        }
+        list = list.add(rest).map_err(isl_err)?;
+        node = node.insert_sequence(list).map_err(isl_err)?;
+        // The loads' own loops: over the loaded elements, in order.
+        node = node.child(0).and_then(|n| n.child(0)).map_err(isl_err)?;
+        let mut members = Vec::new();
+        let max_dims = loads
+            .iter()
+            .map(|(_, l)| l.range_tuple_dim().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        for d in 0..max_dims {
+            let parts: Vec<String> = loads
+                .iter()
+                .filter_map(|(name, l)| {
+                    let n = l.range_tuple_dim().ok()?;
+                    let xs: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
+                    let v = if d < n {
+                        format!("x{d}")
+                    } else {
+                        "0".to_string()
+                    };
+                    Some(format!(
+                        "{name}[{}, {}] -> [({v})]",
+                        tvars.join(", "),
+                        xs.join(", ")
+                    ))
+                })
+                .collect();
+            members.push(format!("{{ {} }}", parts.join("; ")));
+        }
+        if max_dims > 0 {
+            let mupa = MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", members.join(", ")))
+                .map_err(isl_err)?;
+            // Loaded elements are scattered (halo strips): let isl separate them.
+            node = node.insert_partial_schedule(mupa).map_err(isl_err)?;
+        }
+        node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
+        node = node.child(1).and_then(|n| n.child(0)).map_err(isl_err)?;
+    }
+    match shape {
+        Shape::Rectangle => {
+            let mupa = MultiUnionPwAff::read_from_str(ctx, &point(&stmts)).map_err(isl_err)?;
+            node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+            if stmts.len() > 1 {
+                node = node.child(0).map_err(isl_err)?;
+                node = node
+                    .insert_sequence(filter_list(ctx, &stmts, &filter)?)
+                    .map_err(isl_err)?;
+            }
+        }
+        Shape::Scalene => {
+            if stmts.len() > 1 {
+                node = node
+                    .insert_sequence(filter_list(ctx, &stmts, &filter)?)
+                    .map_err(isl_err)?;
+                for (i, s) in stmts.iter().enumerate() {
+                    let mupa = MultiUnionPwAff::read_from_str(ctx, &point(std::slice::from_ref(s)))
+                        .map_err(isl_err)?;
+                    node = node
+                        .child(i as i32)
+                        .and_then(|n| n.child(0))
+                        .map_err(isl_err)?;
+                    node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+                    node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
+                }
+            } else {
+                let mupa = MultiUnionPwAff::read_from_str(ctx, &point(&stmts)).map_err(isl_err)?;
+                node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+            }
+        }
+    }
+    node.get_schedule().map_err(isl_err)
+}
+
+/// Point loops are generated as one loop each with guards inside
+/// ("atomic"), not separated into full and partial pieces: one code path.
+fn atomic(node: isl_rs::ScheduleNode) -> Result<isl_rs::ScheduleNode> {
+    let n = node.band_n_member().map_err(isl_err)?;
+    let mut node = node;
+    for m in 0..n {
+        node = node
+            .band_member_set_ast_loop_type(m, isl_rs::ASTLoopType::Atomic)
+            .map_err(isl_err)?;
+    }
+    Ok(node)
+}
+
+/// Builds the filter of one statement list.
+type FilterFn<'a> = dyn Fn(&[(String, usize)]) -> Result<UnionSet> + 'a;
+
+fn filter_list(
+    ctx: &Context,
+    stmts: &[(String, usize)],
+    filter: &FilterFn,
+) -> Result<UnionSetList> {
+    let mut list = UnionSetList::alloc(ctx, stmts.len() as i32).map_err(isl_err)?;
+    for s in stmts {
+        list = list
+            .add(filter(std::slice::from_ref(s))?)
+            .map_err(isl_err)?;
+    }
+    Ok(list)
+}
+
+/// `{ token[T] -> name[T, i] : (i -> T) in r }`.
+fn expand(r: &Map, token: &str, name: &str) -> Result<UnionMap> {
+    let rev = r.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
+    let id = rev
+        .copy()
+        .and_then(|m| m.domain())
+        .and_then(|s| s.identity())
+        .map_err(isl_err)?;
+    let m = id
+        .flat_range_product(rev)
+        .and_then(|m| m.set_tuple_name(DimType::In, token))
+        .and_then(|m| m.set_tuple_name(DimType::Out, name))
+        .map_err(isl_err)?;
+    UnionMap::from_map(m).map_err(isl_err)
+}
