@@ -39,152 +39,146 @@
  *    y.  All other accesses are affine.
  *  - cl's declared read of fl covers the whole extent; the body reads only
  *    the interior (a select), fl's frame is never written.
+ *  - Bodies use plain subscripts of the buffers seen as C99 arrays (pointers
+ *    to variably modified array types), so flextile can analyse every body
+ *    but the gathers' (g0, ol_l).  Arrays are indexed from 0: the LUT entry r
+ *    is remap[r+1792], the input and output are read and written at
+ *    [c][x-2][y-2] (declared so).
  */
 #include "common.h"
-
-/* input and output: unpadded, logical (c, x, y) with x in [2, R+1] */
-#define IN(c, x, y) img_colour[((c) * (128 * rb) + (x) - 2) * (128 * cb) + (y) - 2]
-#define OUT(c, x, y) out[((c) * (128 * rb) + (x) - 2) * (128 * cb) + (y) - 2]
-#define REMAP(r) remap[(r) + 1792]
-#define FL(c, x, y) fl[((c) * (128 * rb + 4) + (x)) * (128 * cb + 4) + (y)]
-#define CL(c, x, y) cl[((c) * (128 * rb + 4) + (x)) * (128 * cb + 4) + (y)]
-#define COLOUR(c, x, y) colour[((c) * (128 * rb + 4) + (x)) * (128 * cb + 4) + (y)]
-#define GRAY(x, y) gray[(x) * (128 * cb + 4) + (y)]
-#define G0(k, x, y) g0[((k) * (128 * rb + 4) + (x)) * (128 * cb + 4) + (y)]
-#define DXG1(k, x, y) dxg1[((k) * (64 * rb + 4) + (x)) * (128 * cb + 4) + (y)]
-#define DG1(k, x, y) dg1[((k) * (64 * rb + 4) + (x)) * (64 * cb + 4) + (y)]
-#define G1(k, x, y) g1[((k) * (64 * rb + 4) + (x)) * (64 * cb + 4) + (y)]
-#define DXG2(k, x, y) dxg2[((k) * (32 * rb + 4) + (x)) * (64 * cb + 4) + (y)]
-#define DG2(k, x, y) dg2[((k) * (32 * rb + 4) + (x)) * (32 * cb + 4) + (y)]
-#define G2(k, x, y) g2[((k) * (32 * rb + 4) + (x)) * (32 * cb + 4) + (y)]
-#define DXG3(k, x, y) dxg3[((k) * (16 * rb + 4) + (x)) * (32 * cb + 4) + (y)]
-#define DG3(k, x, y) dg3[((k) * (16 * rb + 4) + (x)) * (16 * cb + 4) + (y)]
-#define G3(k, x, y) g3[((k) * (16 * rb + 4) + (x)) * (16 * cb + 4) + (y)]
-#define DXG4(k, x, y) dxg4[((k) * (8 * rb + 4) + (x)) * (16 * cb + 4) + (y)]
-#define DG4(k, x, y) dg4[((k) * (8 * rb + 4) + (x)) * (8 * cb + 4) + (y)]
-#define G4(k, x, y) g4[((k) * (8 * rb + 4) + (x)) * (8 * cb + 4) + (y)]
-#define DXG5(k, x, y) dxg5[((k) * (4 * rb + 4) + (x)) * (8 * cb + 4) + (y)]
-#define DG5(k, x, y) dg5[((k) * (4 * rb + 4) + (x)) * (4 * cb + 4) + (y)]
-#define G5(k, x, y) g5[((k) * (4 * rb + 4) + (x)) * (4 * cb + 4) + (y)]
-#define DXG6(k, x, y) dxg6[((k) * (2 * rb + 4) + (x)) * (4 * cb + 4) + (y)]
-#define DG6(k, x, y) dg6[((k) * (2 * rb + 4) + (x)) * (2 * cb + 4) + (y)]
-#define G6(k, x, y) g6[((k) * (2 * rb + 4) + (x)) * (2 * cb + 4) + (y)]
-#define DXG7(k, x, y) dxg7[((k) * (rb + 4) + (x)) * (2 * cb + 4) + (y)]
-#define DG7(k, x, y) dg7[((k) * (rb + 4) + (x)) * (cb + 4) + (y)]
-#define G7(k, x, y) g7[((k) * (rb + 4) + (x)) * (cb + 4) + (y)]
-#define UXL0(k, x, y) uxl0[((k) * (128 * rb + 4) + (x)) * (64 * cb + 4) + (y)]
-#define UYL0(k, x, y) uyl0[((k) * (128 * rb + 4) + (x)) * (128 * cb + 4) + (y)]
-#define LP0(k, x, y) lp0[((k) * (128 * rb + 4) + (x)) * (128 * cb + 4) + (y)]
-#define UXL1(k, x, y) uxl1[((k) * (64 * rb + 4) + (x)) * (32 * cb + 4) + (y)]
-#define UYL1(k, x, y) uyl1[((k) * (64 * rb + 4) + (x)) * (64 * cb + 4) + (y)]
-#define LP1(k, x, y) lp1[((k) * (64 * rb + 4) + (x)) * (64 * cb + 4) + (y)]
-#define UXL2(k, x, y) uxl2[((k) * (32 * rb + 4) + (x)) * (16 * cb + 4) + (y)]
-#define UYL2(k, x, y) uyl2[((k) * (32 * rb + 4) + (x)) * (32 * cb + 4) + (y)]
-#define LP2(k, x, y) lp2[((k) * (32 * rb + 4) + (x)) * (32 * cb + 4) + (y)]
-#define UXL3(k, x, y) uxl3[((k) * (16 * rb + 4) + (x)) * (8 * cb + 4) + (y)]
-#define UYL3(k, x, y) uyl3[((k) * (16 * rb + 4) + (x)) * (16 * cb + 4) + (y)]
-#define LP3(k, x, y) lp3[((k) * (16 * rb + 4) + (x)) * (16 * cb + 4) + (y)]
-#define UXL4(k, x, y) uxl4[((k) * (8 * rb + 4) + (x)) * (4 * cb + 4) + (y)]
-#define UYL4(k, x, y) uyl4[((k) * (8 * rb + 4) + (x)) * (8 * cb + 4) + (y)]
-#define LP4(k, x, y) lp4[((k) * (8 * rb + 4) + (x)) * (8 * cb + 4) + (y)]
-#define UXL5(k, x, y) uxl5[((k) * (4 * rb + 4) + (x)) * (2 * cb + 4) + (y)]
-#define UYL5(k, x, y) uyl5[((k) * (4 * rb + 4) + (x)) * (4 * cb + 4) + (y)]
-#define LP5(k, x, y) lp5[((k) * (4 * rb + 4) + (x)) * (4 * cb + 4) + (y)]
-#define UXL6(k, x, y) uxl6[((k) * (2 * rb + 4) + (x)) * (cb + 4) + (y)]
-#define UYL6(k, x, y) uyl6[((k) * (2 * rb + 4) + (x)) * (2 * cb + 4) + (y)]
-#define LP6(k, x, y) lp6[((k) * (2 * rb + 4) + (x)) * (2 * cb + 4) + (y)]
-#define DXI1(x, y) dxi1[(x) * (128 * cb + 4) + (y)]
-#define DI1(x, y) di1[(x) * (64 * cb + 4) + (y)]
-#define IG1(x, y) ig1[(x) * (64 * cb + 4) + (y)]
-#define DXI2(x, y) dxi2[(x) * (64 * cb + 4) + (y)]
-#define DI2(x, y) di2[(x) * (32 * cb + 4) + (y)]
-#define IG2(x, y) ig2[(x) * (32 * cb + 4) + (y)]
-#define DXI3(x, y) dxi3[(x) * (32 * cb + 4) + (y)]
-#define DI3(x, y) di3[(x) * (16 * cb + 4) + (y)]
-#define IG3(x, y) ig3[(x) * (16 * cb + 4) + (y)]
-#define DXI4(x, y) dxi4[(x) * (16 * cb + 4) + (y)]
-#define DI4(x, y) di4[(x) * (8 * cb + 4) + (y)]
-#define IG4(x, y) ig4[(x) * (8 * cb + 4) + (y)]
-#define DXI5(x, y) dxi5[(x) * (8 * cb + 4) + (y)]
-#define DI5(x, y) di5[(x) * (4 * cb + 4) + (y)]
-#define IG5(x, y) ig5[(x) * (4 * cb + 4) + (y)]
-#define DXI6(x, y) dxi6[(x) * (4 * cb + 4) + (y)]
-#define DI6(x, y) di6[(x) * (2 * cb + 4) + (y)]
-#define IG6(x, y) ig6[(x) * (2 * cb + 4) + (y)]
-#define DXI7(x, y) dxi7[(x) * (2 * cb + 4) + (y)]
-#define DI7(x, y) di7[(x) * (cb + 4) + (y)]
-#define IG7(x, y) ig7[(x) * (cb + 4) + (y)]
-#define OL0(x, y) ol0[(x) * (128 * cb + 4) + (y)]
-#define OL1(x, y) ol1[(x) * (64 * cb + 4) + (y)]
-#define OL2(x, y) ol2[(x) * (32 * cb + 4) + (y)]
-#define OL3(x, y) ol3[(x) * (16 * cb + 4) + (y)]
-#define OL4(x, y) ol4[(x) * (8 * cb + 4) + (y)]
-#define OL5(x, y) ol5[(x) * (4 * cb + 4) + (y)]
-#define OL6(x, y) ol6[(x) * (2 * cb + 4) + (y)]
-#define OL7(x, y) ol7[(x) * (cb + 4) + (y)]
-#define UXO6(x, y) uxo6[(x) * (cb + 4) + (y)]
-#define UYO6(x, y) uyo6[(x) * (2 * cb + 4) + (y)]
-#define OG6(x, y) og6[(x) * (2 * cb + 4) + (y)]
-#define UXO5(x, y) uxo5[(x) * (2 * cb + 4) + (y)]
-#define UYO5(x, y) uyo5[(x) * (4 * cb + 4) + (y)]
-#define OG5(x, y) og5[(x) * (4 * cb + 4) + (y)]
-#define UXO4(x, y) uxo4[(x) * (4 * cb + 4) + (y)]
-#define UYO4(x, y) uyo4[(x) * (8 * cb + 4) + (y)]
-#define OG4(x, y) og4[(x) * (8 * cb + 4) + (y)]
-#define UXO3(x, y) uxo3[(x) * (8 * cb + 4) + (y)]
-#define UYO3(x, y) uyo3[(x) * (16 * cb + 4) + (y)]
-#define OG3(x, y) og3[(x) * (16 * cb + 4) + (y)]
-#define UXO2(x, y) uxo2[(x) * (16 * cb + 4) + (y)]
-#define UYO2(x, y) uyo2[(x) * (32 * cb + 4) + (y)]
-#define OG2(x, y) og2[(x) * (32 * cb + 4) + (y)]
-#define UXO1(x, y) uxo1[(x) * (32 * cb + 4) + (y)]
-#define UYO1(x, y) uyo1[(x) * (64 * cb + 4) + (y)]
-#define OG1(x, y) og1[(x) * (64 * cb + 4) + (y)]
-#define UXO0(x, y) uxo0[(x) * (64 * cb + 4) + (y)]
-#define UYO0(x, y) uyo0[(x) * (128 * cb + 4) + (y)]
-#define OG0(x, y) og0[(x) * (128 * cb + 4) + (y)]
 
 /* intermediate arrays: buf[0] = remap, buf[1] = fl, ... (see main) */
 enum { NBUF = 98 };
 
 static void local_laplacian(int rb, int cb, float alpha, float beta,
-                            const uint16_t *img_colour, float *const *buf, uint16_t *out)
+                            const uint16_t *img_colour_buf, float *const *buf,
+                            uint16_t *out_buf)
 {
-  float *remap = buf[0], *fl = buf[1], *cl = buf[2], *gray = buf[3], *g0 = buf[4], *dxg1 = buf[5];
-  float *dg1 = buf[6], *g1 = buf[7], *dxg2 = buf[8], *dg2 = buf[9], *g2 = buf[10], *dxg3 = buf[11];
-  float *dg3 = buf[12], *g3 = buf[13], *dxg4 = buf[14], *dg4 = buf[15], *g4 = buf[16], *dxg5 = buf[17];
-  float *dg5 = buf[18], *g5 = buf[19], *dxg6 = buf[20], *dg6 = buf[21], *g6 = buf[22], *dxg7 = buf[23];
-  float *dg7 = buf[24], *g7 = buf[25], *uxl0 = buf[26], *uyl0 = buf[27], *lp0 = buf[28], *uxl1 = buf[29];
-  float *uyl1 = buf[30], *lp1 = buf[31], *uxl2 = buf[32], *uyl2 = buf[33], *lp2 = buf[34], *uxl3 = buf[35];
-  float *uyl3 = buf[36], *lp3 = buf[37], *uxl4 = buf[38], *uyl4 = buf[39], *lp4 = buf[40], *uxl5 = buf[41];
-  float *uyl5 = buf[42], *lp5 = buf[43], *uxl6 = buf[44], *uyl6 = buf[45], *lp6 = buf[46], *dxi1 = buf[47];
-  float *di1 = buf[48], *ig1 = buf[49], *dxi2 = buf[50], *di2 = buf[51], *ig2 = buf[52], *dxi3 = buf[53];
-  float *di3 = buf[54], *ig3 = buf[55], *dxi4 = buf[56], *di4 = buf[57], *ig4 = buf[58], *dxi5 = buf[59];
-  float *di5 = buf[60], *ig5 = buf[61], *dxi6 = buf[62], *di6 = buf[63], *ig6 = buf[64], *dxi7 = buf[65];
-  float *di7 = buf[66], *ig7 = buf[67], *ol0 = buf[68], *ol1 = buf[69], *ol2 = buf[70], *ol3 = buf[71];
-  float *ol4 = buf[72], *ol5 = buf[73], *ol6 = buf[74], *ol7 = buf[75], *uxo6 = buf[76], *uyo6 = buf[77];
-  float *og6 = buf[78], *uxo5 = buf[79], *uyo5 = buf[80], *og5 = buf[81], *uxo4 = buf[82], *uyo4 = buf[83];
-  float *og4 = buf[84], *uxo3 = buf[85], *uyo3 = buf[86], *og3 = buf[87], *uxo2 = buf[88], *uyo2 = buf[89];
-  float *og2 = buf[90], *uxo1 = buf[91], *uyo1 = buf[92], *og1 = buf[93], *uxo0 = buf[94], *uyo0 = buf[95];
-  float *og0 = buf[96], *colour = buf[97];
+  /* the flat buffers seen as C99 arrays (variably modified types); input and
+   * output are unpadded: logical (c, x, y), x in [2, R+1], is [c][x-2][y-2] */
+  const uint16_t (*restrict img_colour)[128 * rb][128 * cb] =
+      (const uint16_t (*)[128 * rb][128 * cb])img_colour_buf;
+  float *restrict remap = buf[0]; /* remap(r), r in [-1792, 1792], is remap[r+1792] */
+  /* level-l arrays are [R_l+4][C_l+4], [8][R_l+4][C_l+4] with the intensity index k */
+  float (*restrict fl)[128 * rb + 4][128 * cb + 4] = (float (*)[128 * rb + 4][128 * cb + 4])buf[1];
+  float (*restrict cl)[128 * rb + 4][128 * cb + 4] = (float (*)[128 * rb + 4][128 * cb + 4])buf[2];
+  float (*restrict gray)[128 * cb + 4] = (float (*)[128 * cb + 4])buf[3];
+  float (*restrict g0)[128 * rb + 4][128 * cb + 4] = (float (*)[128 * rb + 4][128 * cb + 4])buf[4];
+  float (*restrict dxg1)[64 * rb + 4][128 * cb + 4] = (float (*)[64 * rb + 4][128 * cb + 4])buf[5];
+  float (*restrict dg1)[64 * rb + 4][64 * cb + 4] = (float (*)[64 * rb + 4][64 * cb + 4])buf[6];
+  float (*restrict g1)[64 * rb + 4][64 * cb + 4] = (float (*)[64 * rb + 4][64 * cb + 4])buf[7];
+  float (*restrict dxg2)[32 * rb + 4][64 * cb + 4] = (float (*)[32 * rb + 4][64 * cb + 4])buf[8];
+  float (*restrict dg2)[32 * rb + 4][32 * cb + 4] = (float (*)[32 * rb + 4][32 * cb + 4])buf[9];
+  float (*restrict g2)[32 * rb + 4][32 * cb + 4] = (float (*)[32 * rb + 4][32 * cb + 4])buf[10];
+  float (*restrict dxg3)[16 * rb + 4][32 * cb + 4] = (float (*)[16 * rb + 4][32 * cb + 4])buf[11];
+  float (*restrict dg3)[16 * rb + 4][16 * cb + 4] = (float (*)[16 * rb + 4][16 * cb + 4])buf[12];
+  float (*restrict g3)[16 * rb + 4][16 * cb + 4] = (float (*)[16 * rb + 4][16 * cb + 4])buf[13];
+  float (*restrict dxg4)[8 * rb + 4][16 * cb + 4] = (float (*)[8 * rb + 4][16 * cb + 4])buf[14];
+  float (*restrict dg4)[8 * rb + 4][8 * cb + 4] = (float (*)[8 * rb + 4][8 * cb + 4])buf[15];
+  float (*restrict g4)[8 * rb + 4][8 * cb + 4] = (float (*)[8 * rb + 4][8 * cb + 4])buf[16];
+  float (*restrict dxg5)[4 * rb + 4][8 * cb + 4] = (float (*)[4 * rb + 4][8 * cb + 4])buf[17];
+  float (*restrict dg5)[4 * rb + 4][4 * cb + 4] = (float (*)[4 * rb + 4][4 * cb + 4])buf[18];
+  float (*restrict g5)[4 * rb + 4][4 * cb + 4] = (float (*)[4 * rb + 4][4 * cb + 4])buf[19];
+  float (*restrict dxg6)[2 * rb + 4][4 * cb + 4] = (float (*)[2 * rb + 4][4 * cb + 4])buf[20];
+  float (*restrict dg6)[2 * rb + 4][2 * cb + 4] = (float (*)[2 * rb + 4][2 * cb + 4])buf[21];
+  float (*restrict g6)[2 * rb + 4][2 * cb + 4] = (float (*)[2 * rb + 4][2 * cb + 4])buf[22];
+  float (*restrict dxg7)[rb + 4][2 * cb + 4] = (float (*)[rb + 4][2 * cb + 4])buf[23];
+  float (*restrict dg7)[rb + 4][cb + 4] = (float (*)[rb + 4][cb + 4])buf[24];
+  float (*restrict g7)[rb + 4][cb + 4] = (float (*)[rb + 4][cb + 4])buf[25];
+  float (*restrict uxl0)[128 * rb + 4][64 * cb + 4] = (float (*)[128 * rb + 4][64 * cb + 4])buf[26];
+  float (*restrict uyl0)[128 * rb + 4][128 * cb + 4] =
+      (float (*)[128 * rb + 4][128 * cb + 4])buf[27];
+  float (*restrict lp0)[128 * rb + 4][128 * cb + 4] =
+      (float (*)[128 * rb + 4][128 * cb + 4])buf[28];
+  float (*restrict uxl1)[64 * rb + 4][32 * cb + 4] = (float (*)[64 * rb + 4][32 * cb + 4])buf[29];
+  float (*restrict uyl1)[64 * rb + 4][64 * cb + 4] = (float (*)[64 * rb + 4][64 * cb + 4])buf[30];
+  float (*restrict lp1)[64 * rb + 4][64 * cb + 4] = (float (*)[64 * rb + 4][64 * cb + 4])buf[31];
+  float (*restrict uxl2)[32 * rb + 4][16 * cb + 4] = (float (*)[32 * rb + 4][16 * cb + 4])buf[32];
+  float (*restrict uyl2)[32 * rb + 4][32 * cb + 4] = (float (*)[32 * rb + 4][32 * cb + 4])buf[33];
+  float (*restrict lp2)[32 * rb + 4][32 * cb + 4] = (float (*)[32 * rb + 4][32 * cb + 4])buf[34];
+  float (*restrict uxl3)[16 * rb + 4][8 * cb + 4] = (float (*)[16 * rb + 4][8 * cb + 4])buf[35];
+  float (*restrict uyl3)[16 * rb + 4][16 * cb + 4] = (float (*)[16 * rb + 4][16 * cb + 4])buf[36];
+  float (*restrict lp3)[16 * rb + 4][16 * cb + 4] = (float (*)[16 * rb + 4][16 * cb + 4])buf[37];
+  float (*restrict uxl4)[8 * rb + 4][4 * cb + 4] = (float (*)[8 * rb + 4][4 * cb + 4])buf[38];
+  float (*restrict uyl4)[8 * rb + 4][8 * cb + 4] = (float (*)[8 * rb + 4][8 * cb + 4])buf[39];
+  float (*restrict lp4)[8 * rb + 4][8 * cb + 4] = (float (*)[8 * rb + 4][8 * cb + 4])buf[40];
+  float (*restrict uxl5)[4 * rb + 4][2 * cb + 4] = (float (*)[4 * rb + 4][2 * cb + 4])buf[41];
+  float (*restrict uyl5)[4 * rb + 4][4 * cb + 4] = (float (*)[4 * rb + 4][4 * cb + 4])buf[42];
+  float (*restrict lp5)[4 * rb + 4][4 * cb + 4] = (float (*)[4 * rb + 4][4 * cb + 4])buf[43];
+  float (*restrict uxl6)[2 * rb + 4][cb + 4] = (float (*)[2 * rb + 4][cb + 4])buf[44];
+  float (*restrict uyl6)[2 * rb + 4][2 * cb + 4] = (float (*)[2 * rb + 4][2 * cb + 4])buf[45];
+  float (*restrict lp6)[2 * rb + 4][2 * cb + 4] = (float (*)[2 * rb + 4][2 * cb + 4])buf[46];
+  float (*restrict dxi1)[128 * cb + 4] = (float (*)[128 * cb + 4])buf[47];
+  float (*restrict di1)[64 * cb + 4] = (float (*)[64 * cb + 4])buf[48];
+  float (*restrict ig1)[64 * cb + 4] = (float (*)[64 * cb + 4])buf[49];
+  float (*restrict dxi2)[64 * cb + 4] = (float (*)[64 * cb + 4])buf[50];
+  float (*restrict di2)[32 * cb + 4] = (float (*)[32 * cb + 4])buf[51];
+  float (*restrict ig2)[32 * cb + 4] = (float (*)[32 * cb + 4])buf[52];
+  float (*restrict dxi3)[32 * cb + 4] = (float (*)[32 * cb + 4])buf[53];
+  float (*restrict di3)[16 * cb + 4] = (float (*)[16 * cb + 4])buf[54];
+  float (*restrict ig3)[16 * cb + 4] = (float (*)[16 * cb + 4])buf[55];
+  float (*restrict dxi4)[16 * cb + 4] = (float (*)[16 * cb + 4])buf[56];
+  float (*restrict di4)[8 * cb + 4] = (float (*)[8 * cb + 4])buf[57];
+  float (*restrict ig4)[8 * cb + 4] = (float (*)[8 * cb + 4])buf[58];
+  float (*restrict dxi5)[8 * cb + 4] = (float (*)[8 * cb + 4])buf[59];
+  float (*restrict di5)[4 * cb + 4] = (float (*)[4 * cb + 4])buf[60];
+  float (*restrict ig5)[4 * cb + 4] = (float (*)[4 * cb + 4])buf[61];
+  float (*restrict dxi6)[4 * cb + 4] = (float (*)[4 * cb + 4])buf[62];
+  float (*restrict di6)[2 * cb + 4] = (float (*)[2 * cb + 4])buf[63];
+  float (*restrict ig6)[2 * cb + 4] = (float (*)[2 * cb + 4])buf[64];
+  float (*restrict dxi7)[2 * cb + 4] = (float (*)[2 * cb + 4])buf[65];
+  float (*restrict di7)[cb + 4] = (float (*)[cb + 4])buf[66];
+  float (*restrict ig7)[cb + 4] = (float (*)[cb + 4])buf[67];
+  float (*restrict ol0)[128 * cb + 4] = (float (*)[128 * cb + 4])buf[68];
+  float (*restrict ol1)[64 * cb + 4] = (float (*)[64 * cb + 4])buf[69];
+  float (*restrict ol2)[32 * cb + 4] = (float (*)[32 * cb + 4])buf[70];
+  float (*restrict ol3)[16 * cb + 4] = (float (*)[16 * cb + 4])buf[71];
+  float (*restrict ol4)[8 * cb + 4] = (float (*)[8 * cb + 4])buf[72];
+  float (*restrict ol5)[4 * cb + 4] = (float (*)[4 * cb + 4])buf[73];
+  float (*restrict ol6)[2 * cb + 4] = (float (*)[2 * cb + 4])buf[74];
+  float (*restrict ol7)[cb + 4] = (float (*)[cb + 4])buf[75];
+  float (*restrict uxo6)[cb + 4] = (float (*)[cb + 4])buf[76];
+  float (*restrict uyo6)[2 * cb + 4] = (float (*)[2 * cb + 4])buf[77];
+  float (*restrict og6)[2 * cb + 4] = (float (*)[2 * cb + 4])buf[78];
+  float (*restrict uxo5)[2 * cb + 4] = (float (*)[2 * cb + 4])buf[79];
+  float (*restrict uyo5)[4 * cb + 4] = (float (*)[4 * cb + 4])buf[80];
+  float (*restrict og5)[4 * cb + 4] = (float (*)[4 * cb + 4])buf[81];
+  float (*restrict uxo4)[4 * cb + 4] = (float (*)[4 * cb + 4])buf[82];
+  float (*restrict uyo4)[8 * cb + 4] = (float (*)[8 * cb + 4])buf[83];
+  float (*restrict og4)[8 * cb + 4] = (float (*)[8 * cb + 4])buf[84];
+  float (*restrict uxo3)[8 * cb + 4] = (float (*)[8 * cb + 4])buf[85];
+  float (*restrict uyo3)[16 * cb + 4] = (float (*)[16 * cb + 4])buf[86];
+  float (*restrict og3)[16 * cb + 4] = (float (*)[16 * cb + 4])buf[87];
+  float (*restrict uxo2)[16 * cb + 4] = (float (*)[16 * cb + 4])buf[88];
+  float (*restrict uyo2)[32 * cb + 4] = (float (*)[32 * cb + 4])buf[89];
+  float (*restrict og2)[32 * cb + 4] = (float (*)[32 * cb + 4])buf[90];
+  float (*restrict uxo1)[32 * cb + 4] = (float (*)[32 * cb + 4])buf[91];
+  float (*restrict uyo1)[64 * cb + 4] = (float (*)[64 * cb + 4])buf[92];
+  float (*restrict og1)[64 * cb + 4] = (float (*)[64 * cb + 4])buf[93];
+  float (*restrict uxo0)[64 * cb + 4] = (float (*)[64 * cb + 4])buf[94];
+  float (*restrict uyo0)[128 * cb + 4] = (float (*)[128 * cb + 4])buf[95];
+  float (*restrict og0)[128 * cb + 4] = (float (*)[128 * cb + 4])buf[96];
+  float (*restrict colour)[128 * rb + 4][128 * cb + 4] =
+      (float (*)[128 * rb + 4][128 * cb + 4])buf[97];
+  uint16_t (*restrict out)[128 * rb][128 * cb] = (uint16_t (*)[128 * rb][128 * cb])out_buf;
 
 #pragma omplc loopchain schedule()
   {
     /* 1: remapping LUT (r = 1792 is reachable only for pure white) */
 #pragma omplc for domain(-1792:1792) with (r) \
-    write remap {(r)}
+    write remap {(r+1792)}
     for (int r = -1792; r <= 1792; r++) {
       float fx = (float)r / 256.0f;
-      REMAP(r) = (alpha * fx) * expf(((-fx) * fx) / 2.0f);
+      remap[r + 1792] = (alpha * fx) * expf(((-fx) * fx) / 2.0f);
     }
 
     /* 2: float conversion */
 #pragma omplc for domain(0:2, 2:128*rb+1, 2:128*cb+1) with (c, x, y) \
-    read img_colour {(c,x,y)}, write fl {(c,x,y)}
+    read img_colour {(c,x-2,y-2)}, write fl {(c,x,y)}
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= 128 * rb + 1; x++)
         for (int y = 2; y <= 128 * cb + 1; y++)
-          FL(c, x, y) = (float)IN(c, x, y);
+          fl[c][x][y] = (float)img_colour[c][x - 2][y - 2];
 
     /* 3: boundary: 0 on the 2-wide ghost border */
 #pragma omplc for domain(0:2, 0:128*rb+3, 0:128*cb+3) with (c, x, y) \
@@ -192,7 +186,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int c = 0; c <= 2; c++)
       for (int x = 0; x <= 128 * rb + 3; x++)
         for (int y = 0; y <= 128 * cb + 3; y++)
-          CL(c, x, y) = (x >= 2 && x <= 128 * rb + 1 && y >= 2 && y <= 128 * cb + 1) ? FL(c, x, y)
+          cl[c][x][y] = (x >= 2 && x <= 128 * rb + 1 && y >= 2 && y <= 128 * cb + 1) ? fl[c][x][y]
                         : 0.0f;
 
     /* 4: gray (full extent) */
@@ -200,8 +194,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read cl {(2,x,y), (1,x,y), (0,x,y)}, write gray {(x,y)}
     for (int x = 0; x <= 128 * rb + 3; x++)
       for (int y = 0; y <= 128 * cb + 3; y++)
-        GRAY(x, y) = ((0.299f * CL(2, x, y) + 0.587f * CL(1, x, y))
-                     + 0.114f * CL(0, x, y)) / 65535.0f;
+        gray[x][y] = ((0.299f * cl[2][x][y] + 0.587f * cl[1][x][y])
+                     + 0.114f * cl[0][x][y]) / 65535.0f;
 
     /* 5: gPyramid level 0, one remapped image per intensity level k (full extent) */
 #pragma omplc for domain(0:7, 0:128*rb+3, 0:128*cb+3) with (k, x, y) \
@@ -209,11 +203,11 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 0; x <= 128 * rb + 3; x++)
         for (int y = 0; y <= 128 * cb + 3; y++) {
-          float v = GRAY(x, y);
+          float v = gray[x][y];
           int idx = (int)(v * 1792.0f);
           idx = idx < 0 ? 0 : idx > 1792 ? 1792 : idx;
           float gk = (float)k * 0.142857142857f;
-          G0(k, x, y) = ((beta * (v - gk)) + gk) + REMAP(idx - 256 * k);
+          g0[k][x][y] = ((beta * (v - gk)) + gk) + remap[idx - 256 * k + 1792];
         }
 
     /* 6: dxg1, down-sample rows of g0 (gPyramid level 1) */
@@ -222,8 +216,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 64 * rb + 1; x++)
         for (int y = 2; y <= 128 * cb + 1; y++)
-          DXG1(k, x, y) = (G0(k, 2 * x - 3, y) + 3.0f * G0(k, 2 * x - 2, y)
-                          + 3.0f * G0(k, 2 * x - 1, y) + G0(k, 2 * x, y)) * 0.125f;
+          dxg1[k][x][y] = (g0[k][2 * x - 3][y] + 3.0f * g0[k][2 * x - 2][y]
+                          + 3.0f * g0[k][2 * x - 1][y] + g0[k][2 * x][y]) * 0.125f;
 
     /* 7: dg1, down-sample columns of dxg1 */
 #pragma omplc for domain(0:7, 2:64*rb+1, 2:64*cb+1) with (k, x, y) \
@@ -231,8 +225,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 64 * rb + 1; x++)
         for (int y = 2; y <= 64 * cb + 1; y++)
-          DG1(k, x, y) = (DXG1(k, x, 2 * y - 3) + 3.0f * DXG1(k, x, 2 * y - 2)
-                         + 3.0f * DXG1(k, x, 2 * y - 1) + DXG1(k, x, 2 * y)) * 0.125f;
+          dg1[k][x][y] = (dxg1[k][x][2 * y - 3] + 3.0f * dxg1[k][x][2 * y - 2]
+                         + 3.0f * dxg1[k][x][2 * y - 1] + dxg1[k][x][2 * y]) * 0.125f;
 
     /* 8: g1, gPyramid level 1 */
 #pragma omplc for domain(0:7, 2:64*rb+1, 2:64*cb+1) with (k, x, y) \
@@ -240,7 +234,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 64 * rb + 1; x++)
         for (int y = 2; y <= 64 * cb + 1; y++)
-          G1(k, x, y) = DG1(k, x, y);
+          g1[k][x][y] = dg1[k][x][y];
 
     /* 9: dxg2, down-sample rows of g1 (gPyramid level 2) */
 #pragma omplc for domain(0:7, 2:32*rb+1, 2:64*cb+1) with (k, x, y) \
@@ -248,8 +242,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 32 * rb + 1; x++)
         for (int y = 2; y <= 64 * cb + 1; y++)
-          DXG2(k, x, y) = (G1(k, 2 * x - 3, y) + 3.0f * G1(k, 2 * x - 2, y)
-                          + 3.0f * G1(k, 2 * x - 1, y) + G1(k, 2 * x, y)) * 0.125f;
+          dxg2[k][x][y] = (g1[k][2 * x - 3][y] + 3.0f * g1[k][2 * x - 2][y]
+                          + 3.0f * g1[k][2 * x - 1][y] + g1[k][2 * x][y]) * 0.125f;
 
     /* 10: dg2, down-sample columns of dxg2 */
 #pragma omplc for domain(0:7, 2:32*rb+1, 2:32*cb+1) with (k, x, y) \
@@ -257,8 +251,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 32 * rb + 1; x++)
         for (int y = 2; y <= 32 * cb + 1; y++)
-          DG2(k, x, y) = (DXG2(k, x, 2 * y - 3) + 3.0f * DXG2(k, x, 2 * y - 2)
-                         + 3.0f * DXG2(k, x, 2 * y - 1) + DXG2(k, x, 2 * y)) * 0.125f;
+          dg2[k][x][y] = (dxg2[k][x][2 * y - 3] + 3.0f * dxg2[k][x][2 * y - 2]
+                         + 3.0f * dxg2[k][x][2 * y - 1] + dxg2[k][x][2 * y]) * 0.125f;
 
     /* 11: g2, gPyramid level 2 */
 #pragma omplc for domain(0:7, 2:32*rb+1, 2:32*cb+1) with (k, x, y) \
@@ -266,7 +260,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 32 * rb + 1; x++)
         for (int y = 2; y <= 32 * cb + 1; y++)
-          G2(k, x, y) = DG2(k, x, y);
+          g2[k][x][y] = dg2[k][x][y];
 
     /* 12: dxg3, down-sample rows of g2 (gPyramid level 3) */
 #pragma omplc for domain(0:7, 2:16*rb+1, 2:32*cb+1) with (k, x, y) \
@@ -274,8 +268,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 16 * rb + 1; x++)
         for (int y = 2; y <= 32 * cb + 1; y++)
-          DXG3(k, x, y) = (G2(k, 2 * x - 3, y) + 3.0f * G2(k, 2 * x - 2, y)
-                          + 3.0f * G2(k, 2 * x - 1, y) + G2(k, 2 * x, y)) * 0.125f;
+          dxg3[k][x][y] = (g2[k][2 * x - 3][y] + 3.0f * g2[k][2 * x - 2][y]
+                          + 3.0f * g2[k][2 * x - 1][y] + g2[k][2 * x][y]) * 0.125f;
 
     /* 13: dg3, down-sample columns of dxg3 */
 #pragma omplc for domain(0:7, 2:16*rb+1, 2:16*cb+1) with (k, x, y) \
@@ -283,8 +277,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 16 * rb + 1; x++)
         for (int y = 2; y <= 16 * cb + 1; y++)
-          DG3(k, x, y) = (DXG3(k, x, 2 * y - 3) + 3.0f * DXG3(k, x, 2 * y - 2)
-                         + 3.0f * DXG3(k, x, 2 * y - 1) + DXG3(k, x, 2 * y)) * 0.125f;
+          dg3[k][x][y] = (dxg3[k][x][2 * y - 3] + 3.0f * dxg3[k][x][2 * y - 2]
+                         + 3.0f * dxg3[k][x][2 * y - 1] + dxg3[k][x][2 * y]) * 0.125f;
 
     /* 14: g3, gPyramid level 3 */
 #pragma omplc for domain(0:7, 2:16*rb+1, 2:16*cb+1) with (k, x, y) \
@@ -292,7 +286,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 16 * rb + 1; x++)
         for (int y = 2; y <= 16 * cb + 1; y++)
-          G3(k, x, y) = DG3(k, x, y);
+          g3[k][x][y] = dg3[k][x][y];
 
     /* 15: dxg4, down-sample rows of g3 (gPyramid level 4) */
 #pragma omplc for domain(0:7, 2:8*rb+1, 2:16*cb+1) with (k, x, y) \
@@ -300,8 +294,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 8 * rb + 1; x++)
         for (int y = 2; y <= 16 * cb + 1; y++)
-          DXG4(k, x, y) = (G3(k, 2 * x - 3, y) + 3.0f * G3(k, 2 * x - 2, y)
-                          + 3.0f * G3(k, 2 * x - 1, y) + G3(k, 2 * x, y)) * 0.125f;
+          dxg4[k][x][y] = (g3[k][2 * x - 3][y] + 3.0f * g3[k][2 * x - 2][y]
+                          + 3.0f * g3[k][2 * x - 1][y] + g3[k][2 * x][y]) * 0.125f;
 
     /* 16: dg4, down-sample columns of dxg4 */
 #pragma omplc for domain(0:7, 2:8*rb+1, 2:8*cb+1) with (k, x, y) \
@@ -309,8 +303,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 8 * rb + 1; x++)
         for (int y = 2; y <= 8 * cb + 1; y++)
-          DG4(k, x, y) = (DXG4(k, x, 2 * y - 3) + 3.0f * DXG4(k, x, 2 * y - 2)
-                         + 3.0f * DXG4(k, x, 2 * y - 1) + DXG4(k, x, 2 * y)) * 0.125f;
+          dg4[k][x][y] = (dxg4[k][x][2 * y - 3] + 3.0f * dxg4[k][x][2 * y - 2]
+                         + 3.0f * dxg4[k][x][2 * y - 1] + dxg4[k][x][2 * y]) * 0.125f;
 
     /* 17: g4, gPyramid level 4 */
 #pragma omplc for domain(0:7, 2:8*rb+1, 2:8*cb+1) with (k, x, y) \
@@ -318,7 +312,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 8 * rb + 1; x++)
         for (int y = 2; y <= 8 * cb + 1; y++)
-          G4(k, x, y) = DG4(k, x, y);
+          g4[k][x][y] = dg4[k][x][y];
 
     /* 18: dxg5, down-sample rows of g4 (gPyramid level 5) */
 #pragma omplc for domain(0:7, 2:4*rb+1, 2:8*cb+1) with (k, x, y) \
@@ -326,8 +320,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 4 * rb + 1; x++)
         for (int y = 2; y <= 8 * cb + 1; y++)
-          DXG5(k, x, y) = (G4(k, 2 * x - 3, y) + 3.0f * G4(k, 2 * x - 2, y)
-                          + 3.0f * G4(k, 2 * x - 1, y) + G4(k, 2 * x, y)) * 0.125f;
+          dxg5[k][x][y] = (g4[k][2 * x - 3][y] + 3.0f * g4[k][2 * x - 2][y]
+                          + 3.0f * g4[k][2 * x - 1][y] + g4[k][2 * x][y]) * 0.125f;
 
     /* 19: dg5, down-sample columns of dxg5 */
 #pragma omplc for domain(0:7, 2:4*rb+1, 2:4*cb+1) with (k, x, y) \
@@ -335,8 +329,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 4 * rb + 1; x++)
         for (int y = 2; y <= 4 * cb + 1; y++)
-          DG5(k, x, y) = (DXG5(k, x, 2 * y - 3) + 3.0f * DXG5(k, x, 2 * y - 2)
-                         + 3.0f * DXG5(k, x, 2 * y - 1) + DXG5(k, x, 2 * y)) * 0.125f;
+          dg5[k][x][y] = (dxg5[k][x][2 * y - 3] + 3.0f * dxg5[k][x][2 * y - 2]
+                         + 3.0f * dxg5[k][x][2 * y - 1] + dxg5[k][x][2 * y]) * 0.125f;
 
     /* 20: g5, gPyramid level 5 */
 #pragma omplc for domain(0:7, 2:4*rb+1, 2:4*cb+1) with (k, x, y) \
@@ -344,7 +338,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 4 * rb + 1; x++)
         for (int y = 2; y <= 4 * cb + 1; y++)
-          G5(k, x, y) = DG5(k, x, y);
+          g5[k][x][y] = dg5[k][x][y];
 
     /* 21: dxg6, down-sample rows of g5 (gPyramid level 6) */
 #pragma omplc for domain(0:7, 2:2*rb+1, 2:4*cb+1) with (k, x, y) \
@@ -352,8 +346,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 2 * rb + 1; x++)
         for (int y = 2; y <= 4 * cb + 1; y++)
-          DXG6(k, x, y) = (G5(k, 2 * x - 3, y) + 3.0f * G5(k, 2 * x - 2, y)
-                          + 3.0f * G5(k, 2 * x - 1, y) + G5(k, 2 * x, y)) * 0.125f;
+          dxg6[k][x][y] = (g5[k][2 * x - 3][y] + 3.0f * g5[k][2 * x - 2][y]
+                          + 3.0f * g5[k][2 * x - 1][y] + g5[k][2 * x][y]) * 0.125f;
 
     /* 22: dg6, down-sample columns of dxg6 */
 #pragma omplc for domain(0:7, 2:2*rb+1, 2:2*cb+1) with (k, x, y) \
@@ -361,8 +355,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 2 * rb + 1; x++)
         for (int y = 2; y <= 2 * cb + 1; y++)
-          DG6(k, x, y) = (DXG6(k, x, 2 * y - 3) + 3.0f * DXG6(k, x, 2 * y - 2)
-                         + 3.0f * DXG6(k, x, 2 * y - 1) + DXG6(k, x, 2 * y)) * 0.125f;
+          dg6[k][x][y] = (dxg6[k][x][2 * y - 3] + 3.0f * dxg6[k][x][2 * y - 2]
+                         + 3.0f * dxg6[k][x][2 * y - 1] + dxg6[k][x][2 * y]) * 0.125f;
 
     /* 23: g6, gPyramid level 6 */
 #pragma omplc for domain(0:7, 2:2*rb+1, 2:2*cb+1) with (k, x, y) \
@@ -370,7 +364,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 2 * rb + 1; x++)
         for (int y = 2; y <= 2 * cb + 1; y++)
-          G6(k, x, y) = DG6(k, x, y);
+          g6[k][x][y] = dg6[k][x][y];
 
     /* 24: dxg7, down-sample rows of g6 (gPyramid level 7) */
 #pragma omplc for domain(0:7, 2:rb+1, 2:2*cb+1) with (k, x, y) \
@@ -378,8 +372,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= rb + 1; x++)
         for (int y = 2; y <= 2 * cb + 1; y++)
-          DXG7(k, x, y) = (G6(k, 2 * x - 3, y) + 3.0f * G6(k, 2 * x - 2, y)
-                          + 3.0f * G6(k, 2 * x - 1, y) + G6(k, 2 * x, y)) * 0.125f;
+          dxg7[k][x][y] = (g6[k][2 * x - 3][y] + 3.0f * g6[k][2 * x - 2][y]
+                          + 3.0f * g6[k][2 * x - 1][y] + g6[k][2 * x][y]) * 0.125f;
 
     /* 25: dg7, down-sample columns of dxg7 */
 #pragma omplc for domain(0:7, 2:rb+1, 2:cb+1) with (k, x, y) \
@@ -387,8 +381,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= rb + 1; x++)
         for (int y = 2; y <= cb + 1; y++)
-          DG7(k, x, y) = (DXG7(k, x, 2 * y - 3) + 3.0f * DXG7(k, x, 2 * y - 2)
-                         + 3.0f * DXG7(k, x, 2 * y - 1) + DXG7(k, x, 2 * y)) * 0.125f;
+          dg7[k][x][y] = (dxg7[k][x][2 * y - 3] + 3.0f * dxg7[k][x][2 * y - 2]
+                         + 3.0f * dxg7[k][x][2 * y - 1] + dxg7[k][x][2 * y]) * 0.125f;
 
     /* 26: g7, gPyramid level 7 */
 #pragma omplc for domain(0:7, 2:rb+1, 2:cb+1) with (k, x, y) \
@@ -396,7 +390,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= rb + 1; x++)
         for (int y = 2; y <= cb + 1; y++)
-          G7(k, x, y) = DG7(k, x, y);
+          g7[k][x][y] = dg7[k][x][y];
 
     /* 27: uxl0, up-sample rows of g1: even x = 2*xh, odd x = 2*xh+1 (lPyramid level 0) */
 #pragma omplc for domain(0:7, 1:64*rb, 2:64*cb+1) with (k, xh, y) \
@@ -404,8 +398,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int xh = 1; xh <= 64 * rb; xh++)
         for (int y = 2; y <= 64 * cb + 1; y++) {
-          UXL0(k, 2 * xh, y) = 0.25f * G1(k, xh, y) + 0.75f * G1(k, xh + 1, y);
-          UXL0(k, 2 * xh + 1, y) = 0.25f * G1(k, xh + 2, y) + 0.75f * G1(k, xh + 1, y);
+          uxl0[k][2 * xh][y] = 0.25f * g1[k][xh][y] + 0.75f * g1[k][xh + 1][y];
+          uxl0[k][2 * xh + 1][y] = 0.25f * g1[k][xh + 2][y] + 0.75f * g1[k][xh + 1][y];
         }
 
     /* 28: uyl0, up-sample columns of uxl0 */
@@ -414,8 +408,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 128 * rb + 1; x++)
         for (int yh = 1; yh <= 64 * cb; yh++) {
-          UYL0(k, x, 2 * yh) = 0.25f * UXL0(k, x, yh) + 0.75f * UXL0(k, x, yh + 1);
-          UYL0(k, x, 2 * yh + 1) = 0.25f * UXL0(k, x, yh + 2) + 0.75f * UXL0(k, x, yh + 1);
+          uyl0[k][x][2 * yh] = 0.25f * uxl0[k][x][yh] + 0.75f * uxl0[k][x][yh + 1];
+          uyl0[k][x][2 * yh + 1] = 0.25f * uxl0[k][x][yh + 2] + 0.75f * uxl0[k][x][yh + 1];
         }
 
     /* 29: lp0 = g0 - uyl0 */
@@ -424,7 +418,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 128 * rb + 1; x++)
         for (int y = 2; y <= 128 * cb + 1; y++)
-          LP0(k, x, y) = G0(k, x, y) - UYL0(k, x, y);
+          lp0[k][x][y] = g0[k][x][y] - uyl0[k][x][y];
 
     /* 30: uxl1, up-sample rows of g2: even x = 2*xh, odd x = 2*xh+1 (lPyramid level 1) */
 #pragma omplc for domain(0:7, 1:32*rb, 2:32*cb+1) with (k, xh, y) \
@@ -432,8 +426,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int xh = 1; xh <= 32 * rb; xh++)
         for (int y = 2; y <= 32 * cb + 1; y++) {
-          UXL1(k, 2 * xh, y) = 0.25f * G2(k, xh, y) + 0.75f * G2(k, xh + 1, y);
-          UXL1(k, 2 * xh + 1, y) = 0.25f * G2(k, xh + 2, y) + 0.75f * G2(k, xh + 1, y);
+          uxl1[k][2 * xh][y] = 0.25f * g2[k][xh][y] + 0.75f * g2[k][xh + 1][y];
+          uxl1[k][2 * xh + 1][y] = 0.25f * g2[k][xh + 2][y] + 0.75f * g2[k][xh + 1][y];
         }
 
     /* 31: uyl1, up-sample columns of uxl1 */
@@ -442,8 +436,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 64 * rb + 1; x++)
         for (int yh = 1; yh <= 32 * cb; yh++) {
-          UYL1(k, x, 2 * yh) = 0.25f * UXL1(k, x, yh) + 0.75f * UXL1(k, x, yh + 1);
-          UYL1(k, x, 2 * yh + 1) = 0.25f * UXL1(k, x, yh + 2) + 0.75f * UXL1(k, x, yh + 1);
+          uyl1[k][x][2 * yh] = 0.25f * uxl1[k][x][yh] + 0.75f * uxl1[k][x][yh + 1];
+          uyl1[k][x][2 * yh + 1] = 0.25f * uxl1[k][x][yh + 2] + 0.75f * uxl1[k][x][yh + 1];
         }
 
     /* 32: lp1 = g1 - uyl1 */
@@ -452,7 +446,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 64 * rb + 1; x++)
         for (int y = 2; y <= 64 * cb + 1; y++)
-          LP1(k, x, y) = G1(k, x, y) - UYL1(k, x, y);
+          lp1[k][x][y] = g1[k][x][y] - uyl1[k][x][y];
 
     /* 33: uxl2, up-sample rows of g3: even x = 2*xh, odd x = 2*xh+1 (lPyramid level 2) */
 #pragma omplc for domain(0:7, 1:16*rb, 2:16*cb+1) with (k, xh, y) \
@@ -460,8 +454,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int xh = 1; xh <= 16 * rb; xh++)
         for (int y = 2; y <= 16 * cb + 1; y++) {
-          UXL2(k, 2 * xh, y) = 0.25f * G3(k, xh, y) + 0.75f * G3(k, xh + 1, y);
-          UXL2(k, 2 * xh + 1, y) = 0.25f * G3(k, xh + 2, y) + 0.75f * G3(k, xh + 1, y);
+          uxl2[k][2 * xh][y] = 0.25f * g3[k][xh][y] + 0.75f * g3[k][xh + 1][y];
+          uxl2[k][2 * xh + 1][y] = 0.25f * g3[k][xh + 2][y] + 0.75f * g3[k][xh + 1][y];
         }
 
     /* 34: uyl2, up-sample columns of uxl2 */
@@ -470,8 +464,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 32 * rb + 1; x++)
         for (int yh = 1; yh <= 16 * cb; yh++) {
-          UYL2(k, x, 2 * yh) = 0.25f * UXL2(k, x, yh) + 0.75f * UXL2(k, x, yh + 1);
-          UYL2(k, x, 2 * yh + 1) = 0.25f * UXL2(k, x, yh + 2) + 0.75f * UXL2(k, x, yh + 1);
+          uyl2[k][x][2 * yh] = 0.25f * uxl2[k][x][yh] + 0.75f * uxl2[k][x][yh + 1];
+          uyl2[k][x][2 * yh + 1] = 0.25f * uxl2[k][x][yh + 2] + 0.75f * uxl2[k][x][yh + 1];
         }
 
     /* 35: lp2 = g2 - uyl2 */
@@ -480,7 +474,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 32 * rb + 1; x++)
         for (int y = 2; y <= 32 * cb + 1; y++)
-          LP2(k, x, y) = G2(k, x, y) - UYL2(k, x, y);
+          lp2[k][x][y] = g2[k][x][y] - uyl2[k][x][y];
 
     /* 36: uxl3, up-sample rows of g4: even x = 2*xh, odd x = 2*xh+1 (lPyramid level 3) */
 #pragma omplc for domain(0:7, 1:8*rb, 2:8*cb+1) with (k, xh, y) \
@@ -488,8 +482,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int xh = 1; xh <= 8 * rb; xh++)
         for (int y = 2; y <= 8 * cb + 1; y++) {
-          UXL3(k, 2 * xh, y) = 0.25f * G4(k, xh, y) + 0.75f * G4(k, xh + 1, y);
-          UXL3(k, 2 * xh + 1, y) = 0.25f * G4(k, xh + 2, y) + 0.75f * G4(k, xh + 1, y);
+          uxl3[k][2 * xh][y] = 0.25f * g4[k][xh][y] + 0.75f * g4[k][xh + 1][y];
+          uxl3[k][2 * xh + 1][y] = 0.25f * g4[k][xh + 2][y] + 0.75f * g4[k][xh + 1][y];
         }
 
     /* 37: uyl3, up-sample columns of uxl3 */
@@ -498,8 +492,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 16 * rb + 1; x++)
         for (int yh = 1; yh <= 8 * cb; yh++) {
-          UYL3(k, x, 2 * yh) = 0.25f * UXL3(k, x, yh) + 0.75f * UXL3(k, x, yh + 1);
-          UYL3(k, x, 2 * yh + 1) = 0.25f * UXL3(k, x, yh + 2) + 0.75f * UXL3(k, x, yh + 1);
+          uyl3[k][x][2 * yh] = 0.25f * uxl3[k][x][yh] + 0.75f * uxl3[k][x][yh + 1];
+          uyl3[k][x][2 * yh + 1] = 0.25f * uxl3[k][x][yh + 2] + 0.75f * uxl3[k][x][yh + 1];
         }
 
     /* 38: lp3 = g3 - uyl3 */
@@ -508,7 +502,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 16 * rb + 1; x++)
         for (int y = 2; y <= 16 * cb + 1; y++)
-          LP3(k, x, y) = G3(k, x, y) - UYL3(k, x, y);
+          lp3[k][x][y] = g3[k][x][y] - uyl3[k][x][y];
 
     /* 39: uxl4, up-sample rows of g5: even x = 2*xh, odd x = 2*xh+1 (lPyramid level 4) */
 #pragma omplc for domain(0:7, 1:4*rb, 2:4*cb+1) with (k, xh, y) \
@@ -516,8 +510,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int xh = 1; xh <= 4 * rb; xh++)
         for (int y = 2; y <= 4 * cb + 1; y++) {
-          UXL4(k, 2 * xh, y) = 0.25f * G5(k, xh, y) + 0.75f * G5(k, xh + 1, y);
-          UXL4(k, 2 * xh + 1, y) = 0.25f * G5(k, xh + 2, y) + 0.75f * G5(k, xh + 1, y);
+          uxl4[k][2 * xh][y] = 0.25f * g5[k][xh][y] + 0.75f * g5[k][xh + 1][y];
+          uxl4[k][2 * xh + 1][y] = 0.25f * g5[k][xh + 2][y] + 0.75f * g5[k][xh + 1][y];
         }
 
     /* 40: uyl4, up-sample columns of uxl4 */
@@ -526,8 +520,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 8 * rb + 1; x++)
         for (int yh = 1; yh <= 4 * cb; yh++) {
-          UYL4(k, x, 2 * yh) = 0.25f * UXL4(k, x, yh) + 0.75f * UXL4(k, x, yh + 1);
-          UYL4(k, x, 2 * yh + 1) = 0.25f * UXL4(k, x, yh + 2) + 0.75f * UXL4(k, x, yh + 1);
+          uyl4[k][x][2 * yh] = 0.25f * uxl4[k][x][yh] + 0.75f * uxl4[k][x][yh + 1];
+          uyl4[k][x][2 * yh + 1] = 0.25f * uxl4[k][x][yh + 2] + 0.75f * uxl4[k][x][yh + 1];
         }
 
     /* 41: lp4 = g4 - uyl4 */
@@ -536,7 +530,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 8 * rb + 1; x++)
         for (int y = 2; y <= 8 * cb + 1; y++)
-          LP4(k, x, y) = G4(k, x, y) - UYL4(k, x, y);
+          lp4[k][x][y] = g4[k][x][y] - uyl4[k][x][y];
 
     /* 42: uxl5, up-sample rows of g6: even x = 2*xh, odd x = 2*xh+1 (lPyramid level 5) */
 #pragma omplc for domain(0:7, 1:2*rb, 2:2*cb+1) with (k, xh, y) \
@@ -544,8 +538,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int xh = 1; xh <= 2 * rb; xh++)
         for (int y = 2; y <= 2 * cb + 1; y++) {
-          UXL5(k, 2 * xh, y) = 0.25f * G6(k, xh, y) + 0.75f * G6(k, xh + 1, y);
-          UXL5(k, 2 * xh + 1, y) = 0.25f * G6(k, xh + 2, y) + 0.75f * G6(k, xh + 1, y);
+          uxl5[k][2 * xh][y] = 0.25f * g6[k][xh][y] + 0.75f * g6[k][xh + 1][y];
+          uxl5[k][2 * xh + 1][y] = 0.25f * g6[k][xh + 2][y] + 0.75f * g6[k][xh + 1][y];
         }
 
     /* 43: uyl5, up-sample columns of uxl5 */
@@ -554,8 +548,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 4 * rb + 1; x++)
         for (int yh = 1; yh <= 2 * cb; yh++) {
-          UYL5(k, x, 2 * yh) = 0.25f * UXL5(k, x, yh) + 0.75f * UXL5(k, x, yh + 1);
-          UYL5(k, x, 2 * yh + 1) = 0.25f * UXL5(k, x, yh + 2) + 0.75f * UXL5(k, x, yh + 1);
+          uyl5[k][x][2 * yh] = 0.25f * uxl5[k][x][yh] + 0.75f * uxl5[k][x][yh + 1];
+          uyl5[k][x][2 * yh + 1] = 0.25f * uxl5[k][x][yh + 2] + 0.75f * uxl5[k][x][yh + 1];
         }
 
     /* 44: lp5 = g5 - uyl5 */
@@ -564,7 +558,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 4 * rb + 1; x++)
         for (int y = 2; y <= 4 * cb + 1; y++)
-          LP5(k, x, y) = G5(k, x, y) - UYL5(k, x, y);
+          lp5[k][x][y] = g5[k][x][y] - uyl5[k][x][y];
 
     /* 45: uxl6, up-sample rows of g7: even x = 2*xh, odd x = 2*xh+1 (lPyramid level 6) */
 #pragma omplc for domain(0:7, 1:rb, 2:cb+1) with (k, xh, y) \
@@ -572,8 +566,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int xh = 1; xh <= rb; xh++)
         for (int y = 2; y <= cb + 1; y++) {
-          UXL6(k, 2 * xh, y) = 0.25f * G7(k, xh, y) + 0.75f * G7(k, xh + 1, y);
-          UXL6(k, 2 * xh + 1, y) = 0.25f * G7(k, xh + 2, y) + 0.75f * G7(k, xh + 1, y);
+          uxl6[k][2 * xh][y] = 0.25f * g7[k][xh][y] + 0.75f * g7[k][xh + 1][y];
+          uxl6[k][2 * xh + 1][y] = 0.25f * g7[k][xh + 2][y] + 0.75f * g7[k][xh + 1][y];
         }
 
     /* 46: uyl6, up-sample columns of uxl6 */
@@ -582,8 +576,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 2 * rb + 1; x++)
         for (int yh = 1; yh <= cb; yh++) {
-          UYL6(k, x, 2 * yh) = 0.25f * UXL6(k, x, yh) + 0.75f * UXL6(k, x, yh + 1);
-          UYL6(k, x, 2 * yh + 1) = 0.25f * UXL6(k, x, yh + 2) + 0.75f * UXL6(k, x, yh + 1);
+          uyl6[k][x][2 * yh] = 0.25f * uxl6[k][x][yh] + 0.75f * uxl6[k][x][yh + 1];
+          uyl6[k][x][2 * yh + 1] = 0.25f * uxl6[k][x][yh + 2] + 0.75f * uxl6[k][x][yh + 1];
         }
 
     /* 47: lp6 = g6 - uyl6 */
@@ -592,179 +586,179 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int k = 0; k <= 7; k++)
       for (int x = 2; x <= 2 * rb + 1; x++)
         for (int y = 2; y <= 2 * cb + 1; y++)
-          LP6(k, x, y) = G6(k, x, y) - UYL6(k, x, y);
+          lp6[k][x][y] = g6[k][x][y] - uyl6[k][x][y];
 
     /* 48: dxi1, down-sample rows of gray (inGPyramid level 1) */
 #pragma omplc for domain(2:64*rb+1, 2:128*cb+1) with (x, y) \
     read gray {(2*x-3,y), (2*x-2,y), (2*x-1,y), (2*x,y)}, write dxi1 {(x,y)}
     for (int x = 2; x <= 64 * rb + 1; x++)
       for (int y = 2; y <= 128 * cb + 1; y++)
-        DXI1(x, y) = (GRAY(2 * x - 3, y) + 3.0f * GRAY(2 * x - 2, y) + 3.0f * GRAY(2 * x - 1, y)
-                     + GRAY(2 * x, y)) * 0.125f;
+        dxi1[x][y] = (gray[2 * x - 3][y] + 3.0f * gray[2 * x - 2][y] + 3.0f * gray[2 * x - 1][y]
+                     + gray[2 * x][y]) * 0.125f;
 
     /* 49: di1, down-sample columns of dxi1 */
 #pragma omplc for domain(2:64*rb+1, 2:64*cb+1) with (x, y) \
     read dxi1 {(x,2*y-3), (x,2*y-2), (x,2*y-1), (x,2*y)}, write di1 {(x,y)}
     for (int x = 2; x <= 64 * rb + 1; x++)
       for (int y = 2; y <= 64 * cb + 1; y++)
-        DI1(x, y) = (DXI1(x, 2 * y - 3) + 3.0f * DXI1(x, 2 * y - 2) + 3.0f * DXI1(x, 2 * y - 1)
-                    + DXI1(x, 2 * y)) * 0.125f;
+        di1[x][y] = (dxi1[x][2 * y - 3] + 3.0f * dxi1[x][2 * y - 2] + 3.0f * dxi1[x][2 * y - 1]
+                    + dxi1[x][2 * y]) * 0.125f;
 
     /* 50: ig1, inGPyramid level 1 */
 #pragma omplc for domain(2:64*rb+1, 2:64*cb+1) with (x, y) \
     read di1 {(x,y)}, write ig1 {(x,y)}
     for (int x = 2; x <= 64 * rb + 1; x++)
       for (int y = 2; y <= 64 * cb + 1; y++)
-        IG1(x, y) = DI1(x, y);
+        ig1[x][y] = di1[x][y];
 
     /* 51: dxi2, down-sample rows of ig1 (inGPyramid level 2) */
 #pragma omplc for domain(2:32*rb+1, 2:64*cb+1) with (x, y) \
     read ig1 {(2*x-3,y), (2*x-2,y), (2*x-1,y), (2*x,y)}, write dxi2 {(x,y)}
     for (int x = 2; x <= 32 * rb + 1; x++)
       for (int y = 2; y <= 64 * cb + 1; y++)
-        DXI2(x, y) = (IG1(2 * x - 3, y) + 3.0f * IG1(2 * x - 2, y) + 3.0f * IG1(2 * x - 1, y)
-                     + IG1(2 * x, y)) * 0.125f;
+        dxi2[x][y] = (ig1[2 * x - 3][y] + 3.0f * ig1[2 * x - 2][y] + 3.0f * ig1[2 * x - 1][y]
+                     + ig1[2 * x][y]) * 0.125f;
 
     /* 52: di2, down-sample columns of dxi2 */
 #pragma omplc for domain(2:32*rb+1, 2:32*cb+1) with (x, y) \
     read dxi2 {(x,2*y-3), (x,2*y-2), (x,2*y-1), (x,2*y)}, write di2 {(x,y)}
     for (int x = 2; x <= 32 * rb + 1; x++)
       for (int y = 2; y <= 32 * cb + 1; y++)
-        DI2(x, y) = (DXI2(x, 2 * y - 3) + 3.0f * DXI2(x, 2 * y - 2) + 3.0f * DXI2(x, 2 * y - 1)
-                    + DXI2(x, 2 * y)) * 0.125f;
+        di2[x][y] = (dxi2[x][2 * y - 3] + 3.0f * dxi2[x][2 * y - 2] + 3.0f * dxi2[x][2 * y - 1]
+                    + dxi2[x][2 * y]) * 0.125f;
 
     /* 53: ig2, inGPyramid level 2 */
 #pragma omplc for domain(2:32*rb+1, 2:32*cb+1) with (x, y) \
     read di2 {(x,y)}, write ig2 {(x,y)}
     for (int x = 2; x <= 32 * rb + 1; x++)
       for (int y = 2; y <= 32 * cb + 1; y++)
-        IG2(x, y) = DI2(x, y);
+        ig2[x][y] = di2[x][y];
 
     /* 54: dxi3, down-sample rows of ig2 (inGPyramid level 3) */
 #pragma omplc for domain(2:16*rb+1, 2:32*cb+1) with (x, y) \
     read ig2 {(2*x-3,y), (2*x-2,y), (2*x-1,y), (2*x,y)}, write dxi3 {(x,y)}
     for (int x = 2; x <= 16 * rb + 1; x++)
       for (int y = 2; y <= 32 * cb + 1; y++)
-        DXI3(x, y) = (IG2(2 * x - 3, y) + 3.0f * IG2(2 * x - 2, y) + 3.0f * IG2(2 * x - 1, y)
-                     + IG2(2 * x, y)) * 0.125f;
+        dxi3[x][y] = (ig2[2 * x - 3][y] + 3.0f * ig2[2 * x - 2][y] + 3.0f * ig2[2 * x - 1][y]
+                     + ig2[2 * x][y]) * 0.125f;
 
     /* 55: di3, down-sample columns of dxi3 */
 #pragma omplc for domain(2:16*rb+1, 2:16*cb+1) with (x, y) \
     read dxi3 {(x,2*y-3), (x,2*y-2), (x,2*y-1), (x,2*y)}, write di3 {(x,y)}
     for (int x = 2; x <= 16 * rb + 1; x++)
       for (int y = 2; y <= 16 * cb + 1; y++)
-        DI3(x, y) = (DXI3(x, 2 * y - 3) + 3.0f * DXI3(x, 2 * y - 2) + 3.0f * DXI3(x, 2 * y - 1)
-                    + DXI3(x, 2 * y)) * 0.125f;
+        di3[x][y] = (dxi3[x][2 * y - 3] + 3.0f * dxi3[x][2 * y - 2] + 3.0f * dxi3[x][2 * y - 1]
+                    + dxi3[x][2 * y]) * 0.125f;
 
     /* 56: ig3, inGPyramid level 3 */
 #pragma omplc for domain(2:16*rb+1, 2:16*cb+1) with (x, y) \
     read di3 {(x,y)}, write ig3 {(x,y)}
     for (int x = 2; x <= 16 * rb + 1; x++)
       for (int y = 2; y <= 16 * cb + 1; y++)
-        IG3(x, y) = DI3(x, y);
+        ig3[x][y] = di3[x][y];
 
     /* 57: dxi4, down-sample rows of ig3 (inGPyramid level 4) */
 #pragma omplc for domain(2:8*rb+1, 2:16*cb+1) with (x, y) \
     read ig3 {(2*x-3,y), (2*x-2,y), (2*x-1,y), (2*x,y)}, write dxi4 {(x,y)}
     for (int x = 2; x <= 8 * rb + 1; x++)
       for (int y = 2; y <= 16 * cb + 1; y++)
-        DXI4(x, y) = (IG3(2 * x - 3, y) + 3.0f * IG3(2 * x - 2, y) + 3.0f * IG3(2 * x - 1, y)
-                     + IG3(2 * x, y)) * 0.125f;
+        dxi4[x][y] = (ig3[2 * x - 3][y] + 3.0f * ig3[2 * x - 2][y] + 3.0f * ig3[2 * x - 1][y]
+                     + ig3[2 * x][y]) * 0.125f;
 
     /* 58: di4, down-sample columns of dxi4 */
 #pragma omplc for domain(2:8*rb+1, 2:8*cb+1) with (x, y) \
     read dxi4 {(x,2*y-3), (x,2*y-2), (x,2*y-1), (x,2*y)}, write di4 {(x,y)}
     for (int x = 2; x <= 8 * rb + 1; x++)
       for (int y = 2; y <= 8 * cb + 1; y++)
-        DI4(x, y) = (DXI4(x, 2 * y - 3) + 3.0f * DXI4(x, 2 * y - 2) + 3.0f * DXI4(x, 2 * y - 1)
-                    + DXI4(x, 2 * y)) * 0.125f;
+        di4[x][y] = (dxi4[x][2 * y - 3] + 3.0f * dxi4[x][2 * y - 2] + 3.0f * dxi4[x][2 * y - 1]
+                    + dxi4[x][2 * y]) * 0.125f;
 
     /* 59: ig4, inGPyramid level 4 */
 #pragma omplc for domain(2:8*rb+1, 2:8*cb+1) with (x, y) \
     read di4 {(x,y)}, write ig4 {(x,y)}
     for (int x = 2; x <= 8 * rb + 1; x++)
       for (int y = 2; y <= 8 * cb + 1; y++)
-        IG4(x, y) = DI4(x, y);
+        ig4[x][y] = di4[x][y];
 
     /* 60: dxi5, down-sample rows of ig4 (inGPyramid level 5) */
 #pragma omplc for domain(2:4*rb+1, 2:8*cb+1) with (x, y) \
     read ig4 {(2*x-3,y), (2*x-2,y), (2*x-1,y), (2*x,y)}, write dxi5 {(x,y)}
     for (int x = 2; x <= 4 * rb + 1; x++)
       for (int y = 2; y <= 8 * cb + 1; y++)
-        DXI5(x, y) = (IG4(2 * x - 3, y) + 3.0f * IG4(2 * x - 2, y) + 3.0f * IG4(2 * x - 1, y)
-                     + IG4(2 * x, y)) * 0.125f;
+        dxi5[x][y] = (ig4[2 * x - 3][y] + 3.0f * ig4[2 * x - 2][y] + 3.0f * ig4[2 * x - 1][y]
+                     + ig4[2 * x][y]) * 0.125f;
 
     /* 61: di5, down-sample columns of dxi5 */
 #pragma omplc for domain(2:4*rb+1, 2:4*cb+1) with (x, y) \
     read dxi5 {(x,2*y-3), (x,2*y-2), (x,2*y-1), (x,2*y)}, write di5 {(x,y)}
     for (int x = 2; x <= 4 * rb + 1; x++)
       for (int y = 2; y <= 4 * cb + 1; y++)
-        DI5(x, y) = (DXI5(x, 2 * y - 3) + 3.0f * DXI5(x, 2 * y - 2) + 3.0f * DXI5(x, 2 * y - 1)
-                    + DXI5(x, 2 * y)) * 0.125f;
+        di5[x][y] = (dxi5[x][2 * y - 3] + 3.0f * dxi5[x][2 * y - 2] + 3.0f * dxi5[x][2 * y - 1]
+                    + dxi5[x][2 * y]) * 0.125f;
 
     /* 62: ig5, inGPyramid level 5 */
 #pragma omplc for domain(2:4*rb+1, 2:4*cb+1) with (x, y) \
     read di5 {(x,y)}, write ig5 {(x,y)}
     for (int x = 2; x <= 4 * rb + 1; x++)
       for (int y = 2; y <= 4 * cb + 1; y++)
-        IG5(x, y) = DI5(x, y);
+        ig5[x][y] = di5[x][y];
 
     /* 63: dxi6, down-sample rows of ig5 (inGPyramid level 6) */
 #pragma omplc for domain(2:2*rb+1, 2:4*cb+1) with (x, y) \
     read ig5 {(2*x-3,y), (2*x-2,y), (2*x-1,y), (2*x,y)}, write dxi6 {(x,y)}
     for (int x = 2; x <= 2 * rb + 1; x++)
       for (int y = 2; y <= 4 * cb + 1; y++)
-        DXI6(x, y) = (IG5(2 * x - 3, y) + 3.0f * IG5(2 * x - 2, y) + 3.0f * IG5(2 * x - 1, y)
-                     + IG5(2 * x, y)) * 0.125f;
+        dxi6[x][y] = (ig5[2 * x - 3][y] + 3.0f * ig5[2 * x - 2][y] + 3.0f * ig5[2 * x - 1][y]
+                     + ig5[2 * x][y]) * 0.125f;
 
     /* 64: di6, down-sample columns of dxi6 */
 #pragma omplc for domain(2:2*rb+1, 2:2*cb+1) with (x, y) \
     read dxi6 {(x,2*y-3), (x,2*y-2), (x,2*y-1), (x,2*y)}, write di6 {(x,y)}
     for (int x = 2; x <= 2 * rb + 1; x++)
       for (int y = 2; y <= 2 * cb + 1; y++)
-        DI6(x, y) = (DXI6(x, 2 * y - 3) + 3.0f * DXI6(x, 2 * y - 2) + 3.0f * DXI6(x, 2 * y - 1)
-                    + DXI6(x, 2 * y)) * 0.125f;
+        di6[x][y] = (dxi6[x][2 * y - 3] + 3.0f * dxi6[x][2 * y - 2] + 3.0f * dxi6[x][2 * y - 1]
+                    + dxi6[x][2 * y]) * 0.125f;
 
     /* 65: ig6, inGPyramid level 6 */
 #pragma omplc for domain(2:2*rb+1, 2:2*cb+1) with (x, y) \
     read di6 {(x,y)}, write ig6 {(x,y)}
     for (int x = 2; x <= 2 * rb + 1; x++)
       for (int y = 2; y <= 2 * cb + 1; y++)
-        IG6(x, y) = DI6(x, y);
+        ig6[x][y] = di6[x][y];
 
     /* 66: dxi7, down-sample rows of ig6 (inGPyramid level 7) */
 #pragma omplc for domain(2:rb+1, 2:2*cb+1) with (x, y) \
     read ig6 {(2*x-3,y), (2*x-2,y), (2*x-1,y), (2*x,y)}, write dxi7 {(x,y)}
     for (int x = 2; x <= rb + 1; x++)
       for (int y = 2; y <= 2 * cb + 1; y++)
-        DXI7(x, y) = (IG6(2 * x - 3, y) + 3.0f * IG6(2 * x - 2, y) + 3.0f * IG6(2 * x - 1, y)
-                     + IG6(2 * x, y)) * 0.125f;
+        dxi7[x][y] = (ig6[2 * x - 3][y] + 3.0f * ig6[2 * x - 2][y] + 3.0f * ig6[2 * x - 1][y]
+                     + ig6[2 * x][y]) * 0.125f;
 
     /* 67: di7, down-sample columns of dxi7 */
 #pragma omplc for domain(2:rb+1, 2:cb+1) with (x, y) \
     read dxi7 {(x,2*y-3), (x,2*y-2), (x,2*y-1), (x,2*y)}, write di7 {(x,y)}
     for (int x = 2; x <= rb + 1; x++)
       for (int y = 2; y <= cb + 1; y++)
-        DI7(x, y) = (DXI7(x, 2 * y - 3) + 3.0f * DXI7(x, 2 * y - 2) + 3.0f * DXI7(x, 2 * y - 1)
-                    + DXI7(x, 2 * y)) * 0.125f;
+        di7[x][y] = (dxi7[x][2 * y - 3] + 3.0f * dxi7[x][2 * y - 2] + 3.0f * dxi7[x][2 * y - 1]
+                    + dxi7[x][2 * y]) * 0.125f;
 
     /* 68: ig7, inGPyramid level 7 */
 #pragma omplc for domain(2:rb+1, 2:cb+1) with (x, y) \
     read di7 {(x,y)}, write ig7 {(x,y)}
     for (int x = 2; x <= rb + 1; x++)
       for (int y = 2; y <= cb + 1; y++)
-        IG7(x, y) = DI7(x, y);
+        ig7[x][y] = di7[x][y];
 
     /* 69: outLPyramid level 0 (full extent), gather of lp0 at the level of gray */
 #pragma omplc for domain(0:128*rb+3, 0:128*cb+3) with (x, y) \
     read gray {(x,y)}, read lp0 {(*,x,y)}, write ol0 {(x,y)}
     for (int x = 0; x <= 128 * rb + 3; x++)
       for (int y = 0; y <= 128 * cb + 3; y++) {
-        float lev = GRAY(x, y) * 7.0f;
+        float lev = gray[x][y] * 7.0f;
         int li = (int)lev;
         li = li < 0 ? 0 : li > 6 ? 6 : li;
         float lf = lev - (float)li;
-        OL0(x, y) = (1.0f - lf) * LP0(li, x, y) + lf * LP0(li + 1, x, y);
+        ol0[x][y] = (1.0f - lf) * lp0[li][x][y] + lf * lp0[li + 1][x][y];
       }
 
     /* 70: outLPyramid level 1 (full extent), gather of lp1 at the level of ig1 */
@@ -772,11 +766,11 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ig1 {(x,y)}, read lp1 {(*,x,y)}, write ol1 {(x,y)}
     for (int x = 0; x <= 64 * rb + 3; x++)
       for (int y = 0; y <= 64 * cb + 3; y++) {
-        float lev = IG1(x, y) * 7.0f;
+        float lev = ig1[x][y] * 7.0f;
         int li = (int)lev;
         li = li < 0 ? 0 : li > 6 ? 6 : li;
         float lf = lev - (float)li;
-        OL1(x, y) = (1.0f - lf) * LP1(li, x, y) + lf * LP1(li + 1, x, y);
+        ol1[x][y] = (1.0f - lf) * lp1[li][x][y] + lf * lp1[li + 1][x][y];
       }
 
     /* 71: outLPyramid level 2 (full extent), gather of lp2 at the level of ig2 */
@@ -784,11 +778,11 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ig2 {(x,y)}, read lp2 {(*,x,y)}, write ol2 {(x,y)}
     for (int x = 0; x <= 32 * rb + 3; x++)
       for (int y = 0; y <= 32 * cb + 3; y++) {
-        float lev = IG2(x, y) * 7.0f;
+        float lev = ig2[x][y] * 7.0f;
         int li = (int)lev;
         li = li < 0 ? 0 : li > 6 ? 6 : li;
         float lf = lev - (float)li;
-        OL2(x, y) = (1.0f - lf) * LP2(li, x, y) + lf * LP2(li + 1, x, y);
+        ol2[x][y] = (1.0f - lf) * lp2[li][x][y] + lf * lp2[li + 1][x][y];
       }
 
     /* 72: outLPyramid level 3 (full extent), gather of lp3 at the level of ig3 */
@@ -796,11 +790,11 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ig3 {(x,y)}, read lp3 {(*,x,y)}, write ol3 {(x,y)}
     for (int x = 0; x <= 16 * rb + 3; x++)
       for (int y = 0; y <= 16 * cb + 3; y++) {
-        float lev = IG3(x, y) * 7.0f;
+        float lev = ig3[x][y] * 7.0f;
         int li = (int)lev;
         li = li < 0 ? 0 : li > 6 ? 6 : li;
         float lf = lev - (float)li;
-        OL3(x, y) = (1.0f - lf) * LP3(li, x, y) + lf * LP3(li + 1, x, y);
+        ol3[x][y] = (1.0f - lf) * lp3[li][x][y] + lf * lp3[li + 1][x][y];
       }
 
     /* 73: outLPyramid level 4 (full extent), gather of lp4 at the level of ig4 */
@@ -808,11 +802,11 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ig4 {(x,y)}, read lp4 {(*,x,y)}, write ol4 {(x,y)}
     for (int x = 0; x <= 8 * rb + 3; x++)
       for (int y = 0; y <= 8 * cb + 3; y++) {
-        float lev = IG4(x, y) * 7.0f;
+        float lev = ig4[x][y] * 7.0f;
         int li = (int)lev;
         li = li < 0 ? 0 : li > 6 ? 6 : li;
         float lf = lev - (float)li;
-        OL4(x, y) = (1.0f - lf) * LP4(li, x, y) + lf * LP4(li + 1, x, y);
+        ol4[x][y] = (1.0f - lf) * lp4[li][x][y] + lf * lp4[li + 1][x][y];
       }
 
     /* 74: outLPyramid level 5 (full extent), gather of lp5 at the level of ig5 */
@@ -820,11 +814,11 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ig5 {(x,y)}, read lp5 {(*,x,y)}, write ol5 {(x,y)}
     for (int x = 0; x <= 4 * rb + 3; x++)
       for (int y = 0; y <= 4 * cb + 3; y++) {
-        float lev = IG5(x, y) * 7.0f;
+        float lev = ig5[x][y] * 7.0f;
         int li = (int)lev;
         li = li < 0 ? 0 : li > 6 ? 6 : li;
         float lf = lev - (float)li;
-        OL5(x, y) = (1.0f - lf) * LP5(li, x, y) + lf * LP5(li + 1, x, y);
+        ol5[x][y] = (1.0f - lf) * lp5[li][x][y] + lf * lp5[li + 1][x][y];
       }
 
     /* 75: outLPyramid level 6 (full extent), gather of lp6 at the level of ig6 */
@@ -832,11 +826,11 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ig6 {(x,y)}, read lp6 {(*,x,y)}, write ol6 {(x,y)}
     for (int x = 0; x <= 2 * rb + 3; x++)
       for (int y = 0; y <= 2 * cb + 3; y++) {
-        float lev = IG6(x, y) * 7.0f;
+        float lev = ig6[x][y] * 7.0f;
         int li = (int)lev;
         li = li < 0 ? 0 : li > 6 ? 6 : li;
         float lf = lev - (float)li;
-        OL6(x, y) = (1.0f - lf) * LP6(li, x, y) + lf * LP6(li + 1, x, y);
+        ol6[x][y] = (1.0f - lf) * lp6[li][x][y] + lf * lp6[li + 1][x][y];
       }
 
     /* 76: outLPyramid level 7 (full extent), gather of g7 at the level of ig7 */
@@ -844,11 +838,11 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ig7 {(x,y)}, read g7 {(*,x,y)}, write ol7 {(x,y)}
     for (int x = 0; x <= rb + 3; x++)
       for (int y = 0; y <= cb + 3; y++) {
-        float lev = IG7(x, y) * 7.0f;
+        float lev = ig7[x][y] * 7.0f;
         int li = (int)lev;
         li = li < 0 ? 0 : li > 6 ? 6 : li;
         float lf = lev - (float)li;
-        OL7(x, y) = (1.0f - lf) * G7(li, x, y) + lf * G7(li + 1, x, y);
+        ol7[x][y] = (1.0f - lf) * g7[li][x][y] + lf * g7[li + 1][x][y];
       }
 
     /* 77: uxo6, up-sample rows of ol7: even x = 2*xh, odd x = 2*xh+1 (outGPyramid level 6) */
@@ -856,8 +850,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ol7 {(xh,y), (xh+1,y), (xh+2,y)}, write uxo6 {(2*xh,y), (2*xh+1,y)}
     for (int xh = 1; xh <= rb; xh++)
       for (int y = 2; y <= cb + 1; y++) {
-        UXO6(2 * xh, y) = 0.25f * OL7(xh, y) + 0.75f * OL7(xh + 1, y);
-        UXO6(2 * xh + 1, y) = 0.25f * OL7(xh + 2, y) + 0.75f * OL7(xh + 1, y);
+        uxo6[2 * xh][y] = 0.25f * ol7[xh][y] + 0.75f * ol7[xh + 1][y];
+        uxo6[2 * xh + 1][y] = 0.25f * ol7[xh + 2][y] + 0.75f * ol7[xh + 1][y];
       }
 
     /* 78: uyo6, up-sample columns of uxo6 */
@@ -865,8 +859,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read uxo6 {(x,yh), (x,yh+1), (x,yh+2)}, write uyo6 {(x,2*yh), (x,2*yh+1)}
     for (int x = 2; x <= 2 * rb + 1; x++)
       for (int yh = 1; yh <= cb; yh++) {
-        UYO6(x, 2 * yh) = 0.25f * UXO6(x, yh) + 0.75f * UXO6(x, yh + 1);
-        UYO6(x, 2 * yh + 1) = 0.25f * UXO6(x, yh + 2) + 0.75f * UXO6(x, yh + 1);
+        uyo6[x][2 * yh] = 0.25f * uxo6[x][yh] + 0.75f * uxo6[x][yh + 1];
+        uyo6[x][2 * yh + 1] = 0.25f * uxo6[x][yh + 2] + 0.75f * uxo6[x][yh + 1];
       }
 
     /* 79: og6 = ol6 + uyo6 */
@@ -874,15 +868,15 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ol6 {(x,y)}, read uyo6 {(x,y)}, write og6 {(x,y)}
     for (int x = 2; x <= 2 * rb + 1; x++)
       for (int y = 2; y <= 2 * cb + 1; y++)
-        OG6(x, y) = OL6(x, y) + UYO6(x, y);
+        og6[x][y] = ol6[x][y] + uyo6[x][y];
 
     /* 80: uxo5, up-sample rows of og6: even x = 2*xh, odd x = 2*xh+1 (outGPyramid level 5) */
 #pragma omplc for domain(1:2*rb, 2:2*cb+1) with (xh, y) \
     read og6 {(xh,y), (xh+1,y), (xh+2,y)}, write uxo5 {(2*xh,y), (2*xh+1,y)}
     for (int xh = 1; xh <= 2 * rb; xh++)
       for (int y = 2; y <= 2 * cb + 1; y++) {
-        UXO5(2 * xh, y) = 0.25f * OG6(xh, y) + 0.75f * OG6(xh + 1, y);
-        UXO5(2 * xh + 1, y) = 0.25f * OG6(xh + 2, y) + 0.75f * OG6(xh + 1, y);
+        uxo5[2 * xh][y] = 0.25f * og6[xh][y] + 0.75f * og6[xh + 1][y];
+        uxo5[2 * xh + 1][y] = 0.25f * og6[xh + 2][y] + 0.75f * og6[xh + 1][y];
       }
 
     /* 81: uyo5, up-sample columns of uxo5 */
@@ -890,8 +884,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read uxo5 {(x,yh), (x,yh+1), (x,yh+2)}, write uyo5 {(x,2*yh), (x,2*yh+1)}
     for (int x = 2; x <= 4 * rb + 1; x++)
       for (int yh = 1; yh <= 2 * cb; yh++) {
-        UYO5(x, 2 * yh) = 0.25f * UXO5(x, yh) + 0.75f * UXO5(x, yh + 1);
-        UYO5(x, 2 * yh + 1) = 0.25f * UXO5(x, yh + 2) + 0.75f * UXO5(x, yh + 1);
+        uyo5[x][2 * yh] = 0.25f * uxo5[x][yh] + 0.75f * uxo5[x][yh + 1];
+        uyo5[x][2 * yh + 1] = 0.25f * uxo5[x][yh + 2] + 0.75f * uxo5[x][yh + 1];
       }
 
     /* 82: og5 = ol5 + uyo5 */
@@ -899,15 +893,15 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ol5 {(x,y)}, read uyo5 {(x,y)}, write og5 {(x,y)}
     for (int x = 2; x <= 4 * rb + 1; x++)
       for (int y = 2; y <= 4 * cb + 1; y++)
-        OG5(x, y) = OL5(x, y) + UYO5(x, y);
+        og5[x][y] = ol5[x][y] + uyo5[x][y];
 
     /* 83: uxo4, up-sample rows of og5: even x = 2*xh, odd x = 2*xh+1 (outGPyramid level 4) */
 #pragma omplc for domain(1:4*rb, 2:4*cb+1) with (xh, y) \
     read og5 {(xh,y), (xh+1,y), (xh+2,y)}, write uxo4 {(2*xh,y), (2*xh+1,y)}
     for (int xh = 1; xh <= 4 * rb; xh++)
       for (int y = 2; y <= 4 * cb + 1; y++) {
-        UXO4(2 * xh, y) = 0.25f * OG5(xh, y) + 0.75f * OG5(xh + 1, y);
-        UXO4(2 * xh + 1, y) = 0.25f * OG5(xh + 2, y) + 0.75f * OG5(xh + 1, y);
+        uxo4[2 * xh][y] = 0.25f * og5[xh][y] + 0.75f * og5[xh + 1][y];
+        uxo4[2 * xh + 1][y] = 0.25f * og5[xh + 2][y] + 0.75f * og5[xh + 1][y];
       }
 
     /* 84: uyo4, up-sample columns of uxo4 */
@@ -915,8 +909,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read uxo4 {(x,yh), (x,yh+1), (x,yh+2)}, write uyo4 {(x,2*yh), (x,2*yh+1)}
     for (int x = 2; x <= 8 * rb + 1; x++)
       for (int yh = 1; yh <= 4 * cb; yh++) {
-        UYO4(x, 2 * yh) = 0.25f * UXO4(x, yh) + 0.75f * UXO4(x, yh + 1);
-        UYO4(x, 2 * yh + 1) = 0.25f * UXO4(x, yh + 2) + 0.75f * UXO4(x, yh + 1);
+        uyo4[x][2 * yh] = 0.25f * uxo4[x][yh] + 0.75f * uxo4[x][yh + 1];
+        uyo4[x][2 * yh + 1] = 0.25f * uxo4[x][yh + 2] + 0.75f * uxo4[x][yh + 1];
       }
 
     /* 85: og4 = ol4 + uyo4 */
@@ -924,15 +918,15 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ol4 {(x,y)}, read uyo4 {(x,y)}, write og4 {(x,y)}
     for (int x = 2; x <= 8 * rb + 1; x++)
       for (int y = 2; y <= 8 * cb + 1; y++)
-        OG4(x, y) = OL4(x, y) + UYO4(x, y);
+        og4[x][y] = ol4[x][y] + uyo4[x][y];
 
     /* 86: uxo3, up-sample rows of og4: even x = 2*xh, odd x = 2*xh+1 (outGPyramid level 3) */
 #pragma omplc for domain(1:8*rb, 2:8*cb+1) with (xh, y) \
     read og4 {(xh,y), (xh+1,y), (xh+2,y)}, write uxo3 {(2*xh,y), (2*xh+1,y)}
     for (int xh = 1; xh <= 8 * rb; xh++)
       for (int y = 2; y <= 8 * cb + 1; y++) {
-        UXO3(2 * xh, y) = 0.25f * OG4(xh, y) + 0.75f * OG4(xh + 1, y);
-        UXO3(2 * xh + 1, y) = 0.25f * OG4(xh + 2, y) + 0.75f * OG4(xh + 1, y);
+        uxo3[2 * xh][y] = 0.25f * og4[xh][y] + 0.75f * og4[xh + 1][y];
+        uxo3[2 * xh + 1][y] = 0.25f * og4[xh + 2][y] + 0.75f * og4[xh + 1][y];
       }
 
     /* 87: uyo3, up-sample columns of uxo3 */
@@ -940,8 +934,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read uxo3 {(x,yh), (x,yh+1), (x,yh+2)}, write uyo3 {(x,2*yh), (x,2*yh+1)}
     for (int x = 2; x <= 16 * rb + 1; x++)
       for (int yh = 1; yh <= 8 * cb; yh++) {
-        UYO3(x, 2 * yh) = 0.25f * UXO3(x, yh) + 0.75f * UXO3(x, yh + 1);
-        UYO3(x, 2 * yh + 1) = 0.25f * UXO3(x, yh + 2) + 0.75f * UXO3(x, yh + 1);
+        uyo3[x][2 * yh] = 0.25f * uxo3[x][yh] + 0.75f * uxo3[x][yh + 1];
+        uyo3[x][2 * yh + 1] = 0.25f * uxo3[x][yh + 2] + 0.75f * uxo3[x][yh + 1];
       }
 
     /* 88: og3 = ol3 + uyo3 */
@@ -949,15 +943,15 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ol3 {(x,y)}, read uyo3 {(x,y)}, write og3 {(x,y)}
     for (int x = 2; x <= 16 * rb + 1; x++)
       for (int y = 2; y <= 16 * cb + 1; y++)
-        OG3(x, y) = OL3(x, y) + UYO3(x, y);
+        og3[x][y] = ol3[x][y] + uyo3[x][y];
 
     /* 89: uxo2, up-sample rows of og3: even x = 2*xh, odd x = 2*xh+1 (outGPyramid level 2) */
 #pragma omplc for domain(1:16*rb, 2:16*cb+1) with (xh, y) \
     read og3 {(xh,y), (xh+1,y), (xh+2,y)}, write uxo2 {(2*xh,y), (2*xh+1,y)}
     for (int xh = 1; xh <= 16 * rb; xh++)
       for (int y = 2; y <= 16 * cb + 1; y++) {
-        UXO2(2 * xh, y) = 0.25f * OG3(xh, y) + 0.75f * OG3(xh + 1, y);
-        UXO2(2 * xh + 1, y) = 0.25f * OG3(xh + 2, y) + 0.75f * OG3(xh + 1, y);
+        uxo2[2 * xh][y] = 0.25f * og3[xh][y] + 0.75f * og3[xh + 1][y];
+        uxo2[2 * xh + 1][y] = 0.25f * og3[xh + 2][y] + 0.75f * og3[xh + 1][y];
       }
 
     /* 90: uyo2, up-sample columns of uxo2 */
@@ -965,8 +959,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read uxo2 {(x,yh), (x,yh+1), (x,yh+2)}, write uyo2 {(x,2*yh), (x,2*yh+1)}
     for (int x = 2; x <= 32 * rb + 1; x++)
       for (int yh = 1; yh <= 16 * cb; yh++) {
-        UYO2(x, 2 * yh) = 0.25f * UXO2(x, yh) + 0.75f * UXO2(x, yh + 1);
-        UYO2(x, 2 * yh + 1) = 0.25f * UXO2(x, yh + 2) + 0.75f * UXO2(x, yh + 1);
+        uyo2[x][2 * yh] = 0.25f * uxo2[x][yh] + 0.75f * uxo2[x][yh + 1];
+        uyo2[x][2 * yh + 1] = 0.25f * uxo2[x][yh + 2] + 0.75f * uxo2[x][yh + 1];
       }
 
     /* 91: og2 = ol2 + uyo2 */
@@ -974,15 +968,15 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ol2 {(x,y)}, read uyo2 {(x,y)}, write og2 {(x,y)}
     for (int x = 2; x <= 32 * rb + 1; x++)
       for (int y = 2; y <= 32 * cb + 1; y++)
-        OG2(x, y) = OL2(x, y) + UYO2(x, y);
+        og2[x][y] = ol2[x][y] + uyo2[x][y];
 
     /* 92: uxo1, up-sample rows of og2: even x = 2*xh, odd x = 2*xh+1 (outGPyramid level 1) */
 #pragma omplc for domain(1:32*rb, 2:32*cb+1) with (xh, y) \
     read og2 {(xh,y), (xh+1,y), (xh+2,y)}, write uxo1 {(2*xh,y), (2*xh+1,y)}
     for (int xh = 1; xh <= 32 * rb; xh++)
       for (int y = 2; y <= 32 * cb + 1; y++) {
-        UXO1(2 * xh, y) = 0.25f * OG2(xh, y) + 0.75f * OG2(xh + 1, y);
-        UXO1(2 * xh + 1, y) = 0.25f * OG2(xh + 2, y) + 0.75f * OG2(xh + 1, y);
+        uxo1[2 * xh][y] = 0.25f * og2[xh][y] + 0.75f * og2[xh + 1][y];
+        uxo1[2 * xh + 1][y] = 0.25f * og2[xh + 2][y] + 0.75f * og2[xh + 1][y];
       }
 
     /* 93: uyo1, up-sample columns of uxo1 */
@@ -990,8 +984,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read uxo1 {(x,yh), (x,yh+1), (x,yh+2)}, write uyo1 {(x,2*yh), (x,2*yh+1)}
     for (int x = 2; x <= 64 * rb + 1; x++)
       for (int yh = 1; yh <= 32 * cb; yh++) {
-        UYO1(x, 2 * yh) = 0.25f * UXO1(x, yh) + 0.75f * UXO1(x, yh + 1);
-        UYO1(x, 2 * yh + 1) = 0.25f * UXO1(x, yh + 2) + 0.75f * UXO1(x, yh + 1);
+        uyo1[x][2 * yh] = 0.25f * uxo1[x][yh] + 0.75f * uxo1[x][yh + 1];
+        uyo1[x][2 * yh + 1] = 0.25f * uxo1[x][yh + 2] + 0.75f * uxo1[x][yh + 1];
       }
 
     /* 94: og1 = ol1 + uyo1 */
@@ -999,15 +993,15 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ol1 {(x,y)}, read uyo1 {(x,y)}, write og1 {(x,y)}
     for (int x = 2; x <= 64 * rb + 1; x++)
       for (int y = 2; y <= 64 * cb + 1; y++)
-        OG1(x, y) = OL1(x, y) + UYO1(x, y);
+        og1[x][y] = ol1[x][y] + uyo1[x][y];
 
     /* 95: uxo0, up-sample rows of og1: even x = 2*xh, odd x = 2*xh+1 (outGPyramid level 0) */
 #pragma omplc for domain(1:64*rb, 2:64*cb+1) with (xh, y) \
     read og1 {(xh,y), (xh+1,y), (xh+2,y)}, write uxo0 {(2*xh,y), (2*xh+1,y)}
     for (int xh = 1; xh <= 64 * rb; xh++)
       for (int y = 2; y <= 64 * cb + 1; y++) {
-        UXO0(2 * xh, y) = 0.25f * OG1(xh, y) + 0.75f * OG1(xh + 1, y);
-        UXO0(2 * xh + 1, y) = 0.25f * OG1(xh + 2, y) + 0.75f * OG1(xh + 1, y);
+        uxo0[2 * xh][y] = 0.25f * og1[xh][y] + 0.75f * og1[xh + 1][y];
+        uxo0[2 * xh + 1][y] = 0.25f * og1[xh + 2][y] + 0.75f * og1[xh + 1][y];
       }
 
     /* 96: uyo0, up-sample columns of uxo0 */
@@ -1015,8 +1009,8 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read uxo0 {(x,yh), (x,yh+1), (x,yh+2)}, write uyo0 {(x,2*yh), (x,2*yh+1)}
     for (int x = 2; x <= 128 * rb + 1; x++)
       for (int yh = 1; yh <= 64 * cb; yh++) {
-        UYO0(x, 2 * yh) = 0.25f * UXO0(x, yh) + 0.75f * UXO0(x, yh + 1);
-        UYO0(x, 2 * yh + 1) = 0.25f * UXO0(x, yh + 2) + 0.75f * UXO0(x, yh + 1);
+        uyo0[x][2 * yh] = 0.25f * uxo0[x][yh] + 0.75f * uxo0[x][yh + 1];
+        uyo0[x][2 * yh + 1] = 0.25f * uxo0[x][yh + 2] + 0.75f * uxo0[x][yh + 1];
       }
 
     /* 97: og0 = ol0 + uyo0 */
@@ -1024,7 +1018,7 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     read ol0 {(x,y)}, read uyo0 {(x,y)}, write og0 {(x,y)}
     for (int x = 2; x <= 128 * rb + 1; x++)
       for (int y = 2; y <= 128 * cb + 1; y++)
-        OG0(x, y) = OL0(x, y) + UYO0(x, y);
+        og0[x][y] = ol0[x][y] + uyo0[x][y];
 
     /* 98: colour: reapply the colour ratios to result_ref_gray */
 #pragma omplc for domain(0:2, 2:128*rb+1, 2:128*cb+1) with (c, x, y) \
@@ -1032,18 +1026,18 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= 128 * rb + 1; x++)
         for (int y = 2; y <= 128 * cb + 1; y++)
-          COLOUR(c, x, y) = (OG0(x, y) * ((FL(c, x, y) / 65535.0f) + 0.01f)) / (GRAY(x, y) + 0.01f);
+          colour[c][x][y] = (og0[x][y] * ((fl[c][x][y] / 65535.0f) + 0.01f)) / (gray[x][y] + 0.01f);
 
     /* 99: output cast to uint16 */
 #pragma omplc for domain(0:2, 2:128*rb+1, 2:128*cb+1) with (c, x, y) \
-    read colour {(c,x,y)}, write out {(c,x,y)}
+    read colour {(c,x,y)}, write out {(c,x-2,y-2)}
     for (int c = 0; c <= 2; c++)
       for (int x = 2; x <= 128 * rb + 1; x++)
         for (int y = 2; y <= 128 * cb + 1; y++) {
-          float t = COLOUR(c, x, y);
+          float t = colour[c][x][y];
           t = (t > 0) ? t : 0;
           t = (t < 1) ? t : 1;
-          OUT(c, x, y) = (uint16_t)(t * 65535.0f);
+          out[c][x - 2][y - 2] = (uint16_t)(t * 65535.0f);
         }
   }
 }
@@ -1170,7 +1164,7 @@ int main(int argc, char **argv)
   for (int c = 0; c < 3; c++)
     for (int x = 0; x < R; x++)
       for (int y = 0; y < C; y++)
-        IN(c, x + 2, y + 2) = (uint16_t)(256 * bench_u8(o.seed, c, x, y));
+        img_colour[(c * R + x) * C + y] = (uint16_t)(256 * bench_u8(o.seed, c, x, y));
 
   for (int r = 0; r < o.reps; r++) {
     double t0 = bench_now_ms();

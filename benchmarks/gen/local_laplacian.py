@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cgen import Chain, c_expr  # noqa: E402
+from cgen import Chain, c_expr, view  # noqa: E402
 
 J = 8  # pyramid levels 0..7
 K = 8  # intensity levels
@@ -75,6 +75,11 @@ emit(r'''/* Local Laplacian Filter: 99 stages (PolyMage, ASPLOS'15; Paris et al.
  *    y.  All other accesses are affine.
  *  - cl's declared read of fl covers the whole extent; the body reads only
  *    the interior (a select), fl's frame is never written.
+ *  - Bodies use plain subscripts of the buffers seen as C99 arrays (pointers
+ *    to variably modified array types), so flextile can analyse every body
+ *    but the gathers' (g0, ol_l).  Arrays are indexed from 0: the LUT entry r
+ *    is remap[r+1792], the input and output are read and written at
+ *    [c][x-2][y-2] (declared so).
  */
 #include "common.h"
 ''')
@@ -108,38 +113,27 @@ for l in range(J - 2, -1, -1):
     arr("uyo%d" % l, False, l, l)
     arr("og%d" % l, False, l, l)
 
-emit("/* input and output: unpadded, logical (c, x, y) with x in [2, R+1] */")
-emit("#define IN(c, x, y) img_colour[((c) * (128 * rb) + (x) - 2) * (128 * cb) + (y) - 2]")
-emit("#define OUT(c, x, y) out[((c) * (128 * rb) + (x) - 2) * (128 * cb) + (y) - 2]")
-emit("#define REMAP(r) remap[(r) + 1792]")
-emit("#define FL(c, x, y) fl[((c) * (128 * rb + 4) + (x)) * (128 * cb + 4) + (y)]")
-emit("#define CL(c, x, y) cl[((c) * (128 * rb + 4) + (x)) * (128 * cb + 4) + (y)]")
-emit("#define COLOUR(c, x, y) colour[((c) * (128 * rb + 4) + (x)) * (128 * cb + 4) + (y)]")
-emit("#define GRAY(x, y) gray[(x) * (128 * cb + 4) + (y)]")
-
-
-def macro(name, hask, rl, cl):
-    H = c_expr(lin(rl, "rb", 4))
-    W = c_expr(lin(cl, "cb", 4))
-    if hask:
-        emit("#define %s(k, x, y) %s[((k) * (%s) + (x)) * (%s) + (y)]" % (name.upper(), name, H, W))
-    else:
-        emit("#define %s(x, y) %s[(x) * (%s) + (y)]" % (name.upper(), name, W))
-
-
-for a in arrays:
-    macro(*a)
-emit("")
-
 names = ["remap", "fl", "cl", "gray"] + [a[0] for a in arrays] + ["colour"]
 emit("/* intermediate arrays: buf[0] = remap, buf[1] = fl, ... (see main) */")
 emit("enum { NBUF = %d };" % len(names))
 emit("")
 emit("static void local_laplacian(int rb, int cb, float alpha, float beta,")
-emit("                            const uint16_t *img_colour, float *const *buf, uint16_t *out)")
+emit("                            const uint16_t *img_colour_buf, float *const *buf,")
+emit("                            uint16_t *out_buf)")
 emit("{")
-for i in range(0, len(names), 6):
-    emit("  float " + ", ".join("*%s = buf[%d]" % (n, i + j) for j, n in enumerate(names[i:i + 6])) + ";")
+emit("  /* the flat buffers seen as C99 arrays (variably modified types); input and")
+emit("   * output are unpadded: logical (c, x, y), x in [2, R+1], is [c][x-2][y-2] */")
+RR, CC = c_expr(lin(0, "rb")), c_expr(lin(0, "cb"))
+view(emit, "const uint16_t", "img_colour", ["3", RR, CC], "img_colour_buf")
+emit("  float *restrict remap = buf[0]; /* remap(r), r in [-1792, 1792], is remap[r+1792] */")
+shapes = {"fl": (3, 0, 0), "cl": (3, 0, 0), "gray": (None, 0, 0), "colour": (3, 0, 0)}
+shapes.update({a[0]: (8 if a[1] else None, a[2], a[3]) for a in arrays})
+emit("  /* level-l arrays are [R_l+4][C_l+4], [8][R_l+4][C_l+4] with the intensity index k */")
+for i, n in enumerate(names[1:], 1):
+    outer, rl, cl = shapes[n]
+    dims = ([str(outer)] if outer else []) + [c_expr(lin(rl, "rb", 4)), c_expr(lin(cl, "cb", 4))]
+    view(emit, "float", n, dims, "buf[%d]" % i)
+view(emit, "uint16_t", "out", ["3", RR, CC], "out_buf")
 emit("")
 emit("#pragma omplc loopchain schedule()")
 emit("  {")
@@ -155,29 +149,29 @@ R0, C0 = lin(0, "rb"), lin(0, "cb")
 full_x, full_y = ("0", lin(0, "rb", 3)), ("0", lin(0, "cb", 3))
 int_x, int_y = ("2", lin(0, "rb", 1)), ("2", lin(0, "cb", 1))
 
-nest([("-1792", "1792")], ["r"], [("write", "remap", ["r"])],
+nest([("-1792", "1792")], ["r"], [("write", "remap", ["r+1792"])],
      ["float fx = (float)r / 256.0f;",
-      "REMAP(r) = (alpha * fx) * expf(((-fx) * fx) / 2.0f);"],
+      "remap[r + 1792] = (alpha * fx) * expf(((-fx) * fx) / 2.0f);"],
      "1: remapping LUT (r = 1792 is reachable only for pure white)")
 nest([("0", "2"), int_x, int_y], ["c", "x", "y"],
-     [("read", "img_colour", ["c,x,y"]), ("write", "fl", ["c,x,y"])],
-     ["FL(c, x, y) = (float)IN(c, x, y);"], "2: float conversion")
+     [("read", "img_colour", ["c,x-2,y-2"]), ("write", "fl", ["c,x,y"])],
+     ["fl[c][x][y] = (float)img_colour[c][x - 2][y - 2];"], "2: float conversion")
 nest([("0", "2"), full_x, full_y], ["c", "x", "y"],
      [("read", "fl", ["c,x,y"]), ("write", "cl", ["c,x,y"])],
-     ["CL(c, x, y) = (x >= 2 && x <= %s && y >= 2 && y <= %s) ? FL(c, x, y) : 0.0f;"
+     ["cl[c][x][y] = (x >= 2 && x <= %s && y >= 2 && y <= %s) ? fl[c][x][y] : 0.0f;"
       % (c_expr(lin(0, "rb", 1)), c_expr(lin(0, "cb", 1)))],
      "3: boundary: 0 on the 2-wide ghost border")
 nest([full_x, full_y], ["x", "y"],
      [("read", "cl", ["2,x,y", "1,x,y", "0,x,y"]), ("write", "gray", ["x,y"])],
-     ["GRAY(x, y) = ((0.299f * CL(2, x, y) + 0.587f * CL(1, x, y)) + 0.114f * CL(0, x, y)) / 65535.0f;"],
+     ["gray[x][y] = ((0.299f * cl[2][x][y] + 0.587f * cl[1][x][y]) + 0.114f * cl[0][x][y]) / 65535.0f;"],
      "4: gray (full extent)")
 nest([("0", "7"), full_x, full_y], ["k", "x", "y"],
      [("read", "gray", ["x,y"]), ("read", "remap", ["*"]), ("write", "g0", ["k,x,y"])],
-     ["float v = GRAY(x, y);",
+     ["float v = gray[x][y];",
       "int idx = (int)(v * 1792.0f);",
       "idx = idx < 0 ? 0 : idx > 1792 ? 1792 : idx;",
       "float gk = (float)k * 0.142857142857f;",
-      "G0(k, x, y) = ((beta * (v - gk)) + gk) + REMAP(idx - 256 * k);"],
+      "g0[k][x][y] = ((beta * (v - gk)) + gk) + remap[idx - 256 * k + 1792];"],
      "5: gPyramid level 0, one remapped image per intensity level k (full extent)")
 
 
@@ -186,24 +180,24 @@ def down(prefix, srcname, l, hask, label):
     it = (["k"] if hask else []) + ["x", "y"]
     kd = [("0", "7")] if hask else []
     kt = "k," if hask else ""
-    kc = "k, " if hask else ""
+    kc = "k][" if hask else ""
     dx, d, lv = "dx%s%d" % (prefix, l), "d%s%d" % (prefix, l), ("g%d" if prefix == "g" else "ig%d") % l
-    S, DX, D, LV = srcname.upper(), dx.upper(), d.upper(), lv.upper()
+    S, DX, D, LV = srcname, dx, d, lv
     nest(kd + [("2", lin(l, "rb", 1)), ("2", lin(l - 1, "cb", 1))], it,
          [("read", srcname, ["%s2*x-3,y" % kt, "%s2*x-2,y" % kt, "%s2*x-1,y" % kt, "%s2*x,y" % kt]),
           ("write", dx, ["%sx,y" % kt])],
-         ["%s(%sx, y) = (%s(%s2 * x - 3, y) + 3.0f * %s(%s2 * x - 2, y) + 3.0f * %s(%s2 * x - 1, y)"
-          " + %s(%s2 * x, y)) * 0.125f;" % (DX, kc, S, kc, S, kc, S, kc, S, kc)],
+         ["%s[%sx][y] = (%s[%s2 * x - 3][y] + 3.0f * %s[%s2 * x - 2][y] + 3.0f * %s[%s2 * x - 1][y]"
+          " + %s[%s2 * x][y]) * 0.125f;" % (DX, kc, S, kc, S, kc, S, kc, S, kc)],
          "%d: %s, down-sample rows of %s (%s level %d)" % (no(), dx, srcname, label, l))
     nest(kd + [("2", lin(l, "rb", 1)), ("2", lin(l, "cb", 1))], it,
          [("read", dx, ["%sx,2*y-3" % kt, "%sx,2*y-2" % kt, "%sx,2*y-1" % kt, "%sx,2*y" % kt]),
           ("write", d, ["%sx,y" % kt])],
-         ["%s(%sx, y) = (%s(%sx, 2 * y - 3) + 3.0f * %s(%sx, 2 * y - 2) + 3.0f * %s(%sx, 2 * y - 1)"
-          " + %s(%sx, 2 * y)) * 0.125f;" % (D, kc, DX, kc, DX, kc, DX, kc, DX, kc)],
+         ["%s[%sx][y] = (%s[%sx][2 * y - 3] + 3.0f * %s[%sx][2 * y - 2] + 3.0f * %s[%sx][2 * y - 1]"
+          " + %s[%sx][2 * y]) * 0.125f;" % (D, kc, DX, kc, DX, kc, DX, kc, DX, kc)],
          "%d: %s, down-sample columns of %s" % (no(), d, dx))
     nest(kd + [("2", lin(l, "rb", 1)), ("2", lin(l, "cb", 1))], it,
          [("read", d, ["%sx,y" % kt]), ("write", lv, ["%sx,y" % kt])],
-         ["%s(%sx, y) = %s(%sx, y);" % (LV, kc, D, kc)],
+         ["%s[%sx][y] = %s[%sx][y];" % (LV, kc, D, kc)],
          "%d: %s, %s level %d" % (no(), lv, label, l))
     return lv
 
@@ -213,25 +207,25 @@ def up(prefix, src, l, hask, combine, label):
     it = ["k"] if hask else []
     kd = [("0", "7")] if hask else []
     kt = "k," if hask else ""
-    kc = "k, " if hask else ""
+    kc = "k][" if hask else ""
     ux, uy = "ux%s%d" % (prefix, l), "uy%s%d" % (prefix, l)
-    S, UX, UY = src.upper(), ux.upper(), uy.upper()
+    S, UX, UY = src, ux, uy
     nest(kd + [("1", lin(l + 1, "rb")), ("2", lin(l + 1, "cb", 1))], it + ["xh", "y"],
          [("read", src, ["%sxh,y" % kt, "%sxh+1,y" % kt, "%sxh+2,y" % kt]),
           ("write", ux, ["%s2*xh,y" % kt, "%s2*xh+1,y" % kt])],
-         ["%s(%s2 * xh, y) = 0.25f * %s(%sxh, y) + 0.75f * %s(%sxh + 1, y);" % (UX, kc, S, kc, S, kc),
-          "%s(%s2 * xh + 1, y) = 0.25f * %s(%sxh + 2, y) + 0.75f * %s(%sxh + 1, y);" % (UX, kc, S, kc, S, kc)],
+         ["%s[%s2 * xh][y] = 0.25f * %s[%sxh][y] + 0.75f * %s[%sxh + 1][y];" % (UX, kc, S, kc, S, kc),
+          "%s[%s2 * xh + 1][y] = 0.25f * %s[%sxh + 2][y] + 0.75f * %s[%sxh + 1][y];" % (UX, kc, S, kc, S, kc)],
          "%d: %s, up-sample rows of %s: even x = 2*xh, odd x = 2*xh+1 (%s)" % (no(), ux, src, label))
     nest(kd + [("2", lin(l, "rb", 1)), ("1", lin(l + 1, "cb"))], it + ["x", "yh"],
          [("read", ux, ["%sx,yh" % kt, "%sx,yh+1" % kt, "%sx,yh+2" % kt]),
           ("write", uy, ["%sx,2*yh" % kt, "%sx,2*yh+1" % kt])],
-         ["%s(%sx, 2 * yh) = 0.25f * %s(%sx, yh) + 0.75f * %s(%sx, yh + 1);" % (UY, kc, UX, kc, UX, kc),
-          "%s(%sx, 2 * yh + 1) = 0.25f * %s(%sx, yh + 2) + 0.75f * %s(%sx, yh + 1);" % (UY, kc, UX, kc, UX, kc)],
+         ["%s[%sx][2 * yh] = 0.25f * %s[%sx][yh] + 0.75f * %s[%sx][yh + 1];" % (UY, kc, UX, kc, UX, kc),
+          "%s[%sx][2 * yh + 1] = 0.25f * %s[%sx][yh + 2] + 0.75f * %s[%sx][yh + 1];" % (UY, kc, UX, kc, UX, kc)],
          "%d: %s, up-sample columns of %s" % (no(), uy, ux))
     dst, other, op = combine
     nest(kd + [("2", lin(l, "rb", 1)), ("2", lin(l, "cb", 1))], it + ["x", "y"],
          [("read", other, ["%sx,y" % kt]), ("read", uy, ["%sx,y" % kt]), ("write", dst, ["%sx,y" % kt])],
-         ["%s(%sx, y) = %s(%sx, y) %s %s(%sx, y);" % (dst.upper(), kc, other.upper(), kc, op, UY, kc)],
+         ["%s[%sx][y] = %s[%sx][y] %s %s[%sx][y];" % (dst, kc, other, kc, op, UY, kc)],
          "%d: %s = %s %s %s" % (no(), dst, other, op, uy))
 
 
@@ -253,11 +247,11 @@ for l in range(J):
     src, L_ = ig[l], lp[l]
     nest([("0", lin(l, "rb", 3)), ("0", lin(l, "cb", 3))], ["x", "y"],
          [("read", src, ["x,y"]), ("read", L_, ["*,x,y"]), ("write", "ol%d" % l, ["x,y"])],
-         ["float lev = %s(x, y) * 7.0f;" % src.upper(),
+         ["float lev = %s[x][y] * 7.0f;" % src,
           "int li = (int)lev;",
           "li = li < 0 ? 0 : li > 6 ? 6 : li;",
           "float lf = lev - (float)li;",
-          "OL%d(x, y) = (1.0f - lf) * %s(li, x, y) + lf * %s(li + 1, x, y);" % (l, L_.upper(), L_.upper())],
+          "ol%d[x][y] = (1.0f - lf) * %s[li][x][y] + lf * %s[li + 1][x][y];" % (l, L_, L_)],
          "%d: outLPyramid level %d (full extent), gather of %s at the level of %s" % (no(), l, L_, src))
 # 77-97 outGPyramid
 og = {J - 1: "ol%d" % (J - 1)}
@@ -268,14 +262,14 @@ for l in range(J - 2, -1, -1):
 nest([("0", "2"), int_x, int_y], ["c", "x", "y"],
      [("read", "og0", ["x,y"]), ("read", "fl", ["c,x,y"]), ("read", "gray", ["x,y"]),
       ("write", "colour", ["c,x,y"])],
-     ["COLOUR(c, x, y) = (OG0(x, y) * ((FL(c, x, y) / 65535.0f) + 0.01f)) / (GRAY(x, y) + 0.01f);"],
+     ["colour[c][x][y] = (og0[x][y] * ((fl[c][x][y] / 65535.0f) + 0.01f)) / (gray[x][y] + 0.01f);"],
      "98: colour: reapply the colour ratios to result_ref_gray")
 nest([("0", "2"), int_x, int_y], ["c", "x", "y"],
-     [("read", "colour", ["c,x,y"]), ("write", "out", ["c,x,y"])],
-     ["float t = COLOUR(c, x, y);",
+     [("read", "colour", ["c,x,y"]), ("write", "out", ["c,x-2,y-2"])],
+     ["float t = colour[c][x][y];",
       "t = (t > 0) ? t : 0;",
       "t = (t < 1) ? t : 1;",
-      "OUT(c, x, y) = (uint16_t)(t * 65535.0f);"],
+      "out[c][x - 2][y - 2] = (uint16_t)(t * 65535.0f);"],
      "99: output cast to uint16")
 assert chain.count == 99, chain.count
 emit("  }")
@@ -319,7 +313,7 @@ emit(r'''
   for (int c = 0; c < 3; c++)
     for (int x = 0; x < R; x++)
       for (int y = 0; y < C; y++)
-        IN(c, x + 2, y + 2) = (uint16_t)(256 * bench_u8(o.seed, c, x, y));
+        img_colour[(c * R + x) * C + y] = (uint16_t)(256 * bench_u8(o.seed, c, x, y));
 
   for (int r = 0; r < o.reps; r++) {
     double t0 = bench_now_ms();
