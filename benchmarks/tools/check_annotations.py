@@ -3,30 +3,44 @@
 
 Usage: python3 tools/check_annotations.py [file.c ...]   (default: every *.c
        in benchmarks/ that has a loop chain)
+       VERBOSE=1 also lists over-approximations and the bodies flextile
+       cannot analyse (with the reason).
 
-The benchmark bodies access arrays through macros, so flextile cannot check
-them against the pragmas; this script does, textually.  For every
+flextile itself checks analysable bodies against their pragmas (an
+under-declared access is an error); this script is a quick textual check of
+every chain that needs no build, and it also covers the bodies flextile
+cannot analyse (data-dependent gathers, MiniFluxDiv's macros).  For every
 `#pragma omplc for` nest it checks that
 
   * the for-loop nest has the iterators of `with (...)`, in order, with
     bounds `it = lo; it <= hi` equal to the domain's ranges;
-  * every array access in the body (a call of a macro that expands to
-    `array[...]`, possibly through other macros) is covered by a declared
-    tuple of the right kind: reads by a `read` clause, writes (left of `=`)
-    by a `write` clause, compound assignments (`+=`, `*=`) by both.  A tuple
-    covers an access when each component is textually equal (spaces
-    ignored) or the declared component is `*`;
-  * every data set has one tuple arity throughout its region;
-  * bodies use no direct subscripts (which this script would not see).
+  * every array access in the body is covered by a declared tuple of the
+    right kind: reads by a `read` clause, writes (left of `=`) by a `write`
+    clause, compound assignments (`+=`, `*=`) by both.  Accesses are plain
+    subscripts `name[e1]...[en]` of arrays declared outside the body, and
+    calls of macros that expand to `array[...]` (possibly through other
+    macros).  A tuple covers an access when each component is textually
+    equal (spaces and outer parentheses ignored) or the declared component
+    is `*`;
+  * a subscript that is not affine in the iterators and the parameters (the
+    identifiers of the chain's domain bounds; min/max of such expressions
+    count as affine, as for flextile) is covered only by `*`;
+  * a plain subscript has as many indices as its array has dimensions (for
+    arrays declared in the file as `T (*restrict a)[..]..` or `T *a`);
+  * every data set has one tuple arity throughout its region.
 
-Declared tuples that no body access uses are reported as notes (allowed
-over-approximations).  Exit status 1 on any error.
+It also reports, per nest, whether flextile can analyse the body (the same
+rules, approximately: plain subscripts only, affine ones, no function-like
+macros, calls only to pure functions).  Declared tuples that no body access
+uses are reported as notes (allowed over-approximations).  Exit status 1 on
+any error.
 
 Files may map macros to logical data set names with a comment line
     /* check_annotations: MACRO -> DATASET drop N */
 (the first N macro arguments are not part of the data set tuple; used by
 minifluxdiv.c, whose data sets are cells covering all five components).
 """
+import ast
 import glob
 import os
 import re
@@ -142,6 +156,109 @@ def find_accesses(body, macros):
         i = rp + 1
 
 
+# Functions flextile treats as pure (src/frontend/body.rs), and the C types
+# of body-local declarations.
+PURE = {"sqrt", "sqrtf", "cbrt", "cbrtf", "fabs", "fabsf", "abs", "labs", "exp", "expf",
+        "exp2", "exp2f", "expm1", "log", "logf", "log2", "log2f", "log10", "log10f", "log1p",
+        "pow", "powf", "floor", "floorf", "ceil", "ceilf", "round", "roundf", "trunc",
+        "truncf", "fmod", "fmodf", "fmin", "fminf", "fmax", "fmaxf", "min", "max", "sin",
+        "sinf", "cos", "cosf", "tan", "tanf", "atan2", "atan2f", "tanh", "tanhf", "hypot",
+        "hypotf", "fma", "fmaf", "copysign", "copysignf"}
+CTYPES = r"(?:const\s+)?(?:unsigned\s+)?(?:int|float|double|long|short|char|int8_t|int16_t|int32_t|" \
+         r"int64_t|uint8_t|uint16_t|uint32_t|uint64_t|size_t)"
+KEYWORDS = {"if", "else", "for", "while", "do", "return", "sizeof", "switch"}
+
+
+def array_ranks(src):
+    """Rank of every array declared as `T (*restrict a)[d1]...[dk]` (k+1) or
+    as a plain pointer `T *restrict a =` / `T *a` (1)."""
+    ranks = {}
+    for m in re.finditer(r"\(\s*\*\s*(?:restrict\s+)?(%s)\s*\)\s*((?:\[[^\]]*\]\s*)+)" % IDENT, src):
+        ranks[m.group(1)] = 1 + m.group(2).count("[")
+    for m in re.finditer(r"%s\s*\*\s*(?:const\s+)?(?:restrict\s+)?(%s)\s*[=;,)]" % (CTYPES, IDENT), src):
+        ranks.setdefault(m.group(1), 1)
+    return ranks
+
+
+def body_locals(body):
+    """Names declared in the body (`float v = ..., w;`)."""
+    out = set()
+    for m in re.finditer(r"(?:^|[;{}(])\s*%s\s+([^;]*);" % CTYPES, body):
+        for d in split_args(m.group(1)):
+            n = re.match(r"\s*(%s)" % IDENT, d)
+            if n:
+                out.add(n.group(1))
+    return out
+
+
+def find_subscripts(body, local):
+    """Yields (array, [index texts], is_read, is_write, start) for every plain
+    subscript `a[e1]...[en]` of an array not local to the body, outermost
+    first, then the ones nested in its indices."""
+    i = 0
+    while True:
+        m = re.compile(r"\b(%s)\s*\[" % IDENT).search(body, i)
+        if not m:
+            return
+        name = m.group(1)
+        j = m.end() - 1
+        idx = []
+        while j < len(body) and body[j] == "[":
+            depth = 0
+            for e in range(j, len(body)):
+                if body[e] == "[":
+                    depth += 1
+                elif body[e] == "]":
+                    depth -= 1
+                    if depth == 0:
+                        break
+            idx.append(body[j + 1:e])
+            j = e + 1
+            while j < len(body) and body[j] in " \t\n":
+                j += 1
+        if name not in local:
+            after = body[j:].lstrip()
+            is_write = bool(re.match(r"^(=(?!=)|\+=|-=|\*=|/=|\+\+|--)", after)) or \
+                bool(re.search(r"(\+\+|--)\s*$", body[:m.start()]))
+            compound = is_write and not re.match(r"^=(?!=)", after)
+            yield name, idx, (not is_write) or compound, is_write, m.start()
+        for x in idx:
+            for y in find_subscripts(x, local):
+                yield y
+        i = j
+
+
+def affine(e, names):
+    """True when the C expression e is affine in `names` (integer literals,
+    + - *, parentheses, min/max of affine expressions)."""
+    try:
+        tree = ast.parse(e.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+
+    def deg(n):
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return 0
+        if isinstance(n, ast.Name):
+            return 1 if n.id in names else None
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            return deg(n.operand)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult)):
+            a, b = deg(n.left), deg(n.right)
+            if a is None or b is None:
+                return None
+            if isinstance(n.op, ast.Mult):
+                return a + b if a + b <= 1 else None
+            return max(a, b)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("min", "max") \
+                and len(n.args) >= 2 and not n.keywords:
+            ds = [deg(a) for a in n.args]
+            return None if None in ds else max(ds)
+        return None
+
+    return deg(tree) is not None
+
+
 def parse_pragma(text):
     m = re.match(r"^omplc\s+for\s+domain\s*\((.*?)\)\s*with\s*\((.*?)\)\s*(.*)$", text, flags=re.S)
     if not m:
@@ -177,8 +294,9 @@ def check_file(path):
     # join pragma continuation lines; \x01 keeps the line count
     src = src.replace("\\\n", "\x01")
     macros = Macros(src, overrides)
-    errors, notes = [], []
+    errors, notes, opaque = [], [], []
     seen = set()
+    ranks = array_ranks(src)
 
     def lineno(off):
         return 1 + src.count("\n", 0, off) + src.count("\x01", 0, off)
@@ -199,6 +317,15 @@ def check_file(path):
         region = src[brace:end + 1]
         arity = {}
         pragmas = list(re.finditer(r"^\s*#pragma\s+(omplc\s+for\b[^\n]*)$", region, flags=re.M))
+        # parameters: the identifiers of the region's domain bounds
+        params = set()
+        for p in pragmas:
+            try:
+                domain, iters, _ = parse_pragma(p.group(1).replace("\x01", " ").strip())
+            except ValueError:
+                continue
+            for lo, hi in domain:
+                params |= set(re.findall(IDENT, lo + " " + hi))
         for n, p in enumerate(pragmas):
             where = "%s:%d" % (os.path.basename(path), lineno(brace + p.start(1)))
             try:
@@ -243,10 +370,31 @@ def check_file(path):
             else:
                 body = s[:s.index(";") + 1]
             used = set()
-            for m in re.finditer(r"\b(%s)\s*\[" % IDENT, body):
-                errors.append("%s: direct subscript %s[...] in the body is not checked" % (where, m.group(1)))
+            local = body_locals(body)
+            why = []  # reasons flextile cannot analyse the body
+            accesses = []
             for ds, idx, is_read, is_write in find_accesses(body, macros):
+                accesses.append((ds, idx, is_read, is_write, "%s(%s)" % (ds, ", ".join(norm(x) for x in idx))))
+                if "macro accesses" not in why:
+                    why.append("macro accesses")
+            for ds, idx, is_read, is_write, _ in find_subscripts(body, local):
+                text = ds + "".join("[%s]" % norm(x) for x in idx)
+                if ds in ranks and len(idx) != ranks[ds]:
+                    errors.append("%s: %s has %d indices, %s has %d dimensions"
+                                  % (where, text, len(idx), ds, ranks[ds]))
+                accesses.append((ds, idx, is_read, is_write, text))
+            for m in re.finditer(r"\b(%s)\s*\(" % IDENT, body):
+                f = m.group(1)
+                if f in KEYWORDS or f in macros.defs or f in macros.overrides or f in CTYPES:
+                    continue
+                if f not in PURE and "call to %s" % f not in why:
+                    why.append("call to %s" % f)
+            names = set(iters) | params
+            for ds, idx, is_read, is_write, text in accesses:
                 arity.setdefault(ds, set()).add(len(idx))
+                nonaffine = [k for k, x in enumerate(idx) if not affine(x, names)]
+                if nonaffine and "non-affine subscripts of " + ds not in why:
+                    why.append("non-affine subscripts of " + ds)
                 for kind, flag in (("read", is_read), ("write", is_write)):
                     if not flag:
                         continue
@@ -254,13 +402,16 @@ def check_file(path):
                     for ai, (akind, aname, tuples) in enumerate(acc):
                         if akind == kind and aname == ds:
                             for ti, t in enumerate(tuples):
-                                if covers(t, idx):
+                                if covers(t, idx) and all(t[k] == "*" for k in nonaffine):
                                     ok = True
                                     used.add((ai, ti))
-                    if not ok and (kind, ds, tuple(map(norm, idx)), where) not in seen:
-                        seen.add((kind, ds, tuple(map(norm, idx)), where))
-                        errors.append("%s: %s %s(%s) not covered by the declared %s accesses"
-                                      % (where, kind, ds, ", ".join(norm(x) for x in idx), kind))
+                    if not ok and (kind, text, where) not in seen:
+                        seen.add((kind, text, where))
+                        errors.append("%s: %s %s not covered by the declared %s accesses%s"
+                                      % (where, kind, text, kind,
+                                         " (a non-affine index is covered only by *)" if nonaffine else ""))
+            if why:
+                opaque.append("%s: body not analysable by flextile: %s" % (where, "; ".join(why)))
             for ai, (akind, aname, tuples) in enumerate(acc):
                 for ti, t in enumerate(tuples):
                     arity.setdefault(aname, set()).add(len(t))
@@ -272,7 +423,7 @@ def check_file(path):
                 errors.append("%s: data set %s used with arities %s in one region"
                               % (os.path.basename(path), ds, sorted(ar)))
         nests_total += len(pragmas)
-    return len(regions), nests_total, errors, notes
+    return len(regions), nests_total, errors, notes, opaque
 
 
 def main(argv):
@@ -280,14 +431,16 @@ def main(argv):
     files = argv[1:] or sorted(glob.glob(os.path.join(here, "*.c")))
     bad = False
     for f in files:
-        nreg, nnest, errors, notes = check_file(f)
+        nreg, nnest, errors, notes, opaque = check_file(f)
         if nreg == 0:
             continue
-        print("%-24s %d region(s), %3d nests, %d error(s), %d over-approximation note(s)"
-              % (os.path.basename(f), nreg, nnest, len(errors), len(notes)))
+        print("%-24s %d region(s), %3d nests (%3d analysable), %d error(s), %d over-approximation note(s)"
+              % (os.path.basename(f), nreg, nnest, nnest - len(opaque), len(errors), len(notes)))
         for e in errors:
             print("  ERROR " + e)
         if os.environ.get("VERBOSE"):
+            for n in opaque:
+                print("  opaque " + n)
             for n in notes:
                 print("  note  " + n)
         bad |= bool(errors)
