@@ -21,8 +21,9 @@
 //! those folders must be listed in the macros at the end of this file (a test
 //! checks it), so that each file is its own `#[test]`.
 //!
-//! Work files go to `<target>/testsuite-work/<test>/`; a passing test removes
-//! its folder, a failing one keeps it and names it in the report.
+//! Work files go to `<target>/testsuite-work/<test>.<pid>/`; a passing test
+//! removes its folder, a failing one keeps it and names it in the report (the
+//! next run of that test removes it).
 //!
 //! `FLEXTILE_TESTSUITE_BIN`, when set, replaces the flextile binary; it exists
 //! to check the harness itself (a "compiler" that only deletes the region
@@ -85,9 +86,35 @@ fn work_root() -> PathBuf {
     target.join("testsuite-work")
 }
 
-/// A fresh, empty work folder for one test.
+/// A fresh, empty work folder for one test: `<work root>/<test>.<pid>`, so that
+/// testsuite runs in the same target folder at the same time (several
+/// developers, or `make test` beside `cargo test`) do not clear each other's
+/// files. Folders a finished run left behind (failed tests) are removed when
+/// the same test runs again.
 fn fresh_work_dir(test: &str) -> PathBuf {
-    let dir = work_root().join(test);
+    let root = work_root();
+    let pid = std::process::id();
+    if let Ok(entries) = fs::read_dir(&root) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name == test {
+                // Left by an older version of this harness.
+                let _ = fs::remove_dir_all(e.path());
+                continue;
+            }
+            let Some(other) = name
+                .strip_prefix(test)
+                .and_then(|r| r.strip_prefix('.'))
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if other == pid || !Path::new(&format!("/proc/{other}")).exists() {
+                let _ = fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    let dir = root.join(format!("{test}.{pid}"));
     if dir.exists() {
         fs::remove_dir_all(&dir).unwrap_or_else(|e| panic!("cannot clear {}: {e}", dir.display()));
     }
@@ -1145,6 +1172,7 @@ mod programs {
         chain_param_offsets,
         chain_rows_parallel,
         chain_rows_supertile,
+        fig3_pipeline,
         heat1d_scop,
         heat2d_scop,
         heat3d_scop,
