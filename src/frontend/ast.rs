@@ -239,6 +239,56 @@ impl<'tu> Unit<'tu> {
             .any(|m| m.body().iter().any(|(_, t)| ASSIGN.contains(&t.as_str())))
     }
 
+    /// True when the token at `span`, an argument of the macro invocations
+    /// around it, may be assigned by them: in some macro's body, its parameter
+    /// is followed (past closing parentheses) by an assignment, `++` or `--`, or
+    /// preceded (past opening parentheses) by `++`, `--` or `&`. Also true when
+    /// `span` is not inside a macro argument (nothing is known then).
+    pub fn macro_may_assign_arg(&self, span: Span) -> bool {
+        const AFTER: &[&str] = &[
+            "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--",
+        ];
+        const BEFORE: &[&str] = &["++", "--", "&"];
+        let mut in_arg = false;
+        for m in self.macros_in(span) {
+            let Some(idx) = m
+                .args
+                .iter()
+                .position(|a| a.start <= span.start && span.end <= a.end)
+            else {
+                continue;
+            };
+            in_arg = true;
+            let Some(param) = m.params().get(idx).cloned() else {
+                return true;
+            };
+            let body = m.body();
+            for (k, (kind, t)) in body.iter().enumerate() {
+                if *kind != TokenKind::Identifier || *t != param {
+                    continue;
+                }
+                let mut j = k + 1;
+                while body.get(j).is_some_and(|(_, t)| t == ")") {
+                    j += 1;
+                }
+                if body
+                    .get(j)
+                    .is_some_and(|(_, t)| AFTER.contains(&t.as_str()))
+                {
+                    return true;
+                }
+                let mut j = k;
+                while j > 0 && body[j - 1].1 == "(" {
+                    j -= 1;
+                }
+                if j > 0 && BEFORE.contains(&body[j - 1].1.as_str()) {
+                    return true;
+                }
+            }
+        }
+        !in_arg
+    }
+
     /// True when a macro overlapping `span` has `++`, `--`, `*` or `&` in its
     /// body: a unary operator of that body that cannot be read may write or
     /// reach memory through a pointer.

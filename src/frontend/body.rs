@@ -304,6 +304,9 @@ struct Walker<'a, 'tu> {
     scalar_reads: Vec<(String, Span)>,
     /// Loops and switches entered inside the body (for `break`/`continue`).
     nesting: usize,
+    /// True while walking the operand of a macro operator that cannot be read
+    /// and only may be an assignment (so the write role is a guess).
+    guessed_write: bool,
 }
 
 /// Analyses the body `c` (a statement or expression) whose bytes are `span`.
@@ -321,6 +324,7 @@ pub fn analyse(unit: &Unit<'_>, c: Cursor<'_>, span: Span, scope: &BodyScope<'_>
         written: BTreeSet::new(),
         scalar_reads: Vec::new(),
         nesting: 0,
+        guessed_write: false,
     };
     w.macros(span);
     w.walk(c, Role::Read);
@@ -434,13 +438,17 @@ impl<'tu> Walker<'_, 'tu> {
             CursorKind::BinaryOperator => {
                 match (self.unit.binary_op(c).as_deref(), kids.as_slice()) {
                     (Some("="), [l, r]) => {
+                        let guessed = std::mem::replace(&mut self.guessed_write, false);
                         self.walk(*l, Role::Write);
+                        self.guessed_write = guessed;
                         self.walk(*r, Role::Read);
                     }
                     (Some(_), _) => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
                     (None, [l, r]) if self.unit.macro_may_assign(c.span().unwrap_or_default()) => {
                         self.opaque(c.span(), "an assignment inside a macro");
+                        let guessed = std::mem::replace(&mut self.guessed_write, true);
                         self.walk(*l, Role::ReadWrite);
+                        self.guessed_write = guessed;
                         self.walk(*r, Role::Read);
                     }
                     (None, _) => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
@@ -448,7 +456,9 @@ impl<'tu> Walker<'_, 'tu> {
             }
             CursorKind::CompoundAssignOperator => {
                 if let [l, r] = kids.as_slice() {
+                    let guessed = std::mem::replace(&mut self.guessed_write, false);
                     self.walk(*l, Role::ReadWrite);
+                    self.guessed_write = guessed;
                     self.walk(*r, Role::Read);
                 }
             }
@@ -457,7 +467,9 @@ impl<'tu> Walker<'_, 'tu> {
                 match self.unit.unary_op(c) {
                     Some((op, _)) if op == "++" || op == "--" => {
                         if let Some(k) = child {
+                            let guessed = std::mem::replace(&mut self.guessed_write, false);
                             self.walk(k, Role::ReadWrite);
+                            self.guessed_write = guessed;
                         }
                     }
                     Some((op, _)) if op == "&" => {
@@ -475,7 +487,9 @@ impl<'tu> Walker<'_, 'tu> {
                     {
                         self.opaque(c.span(), "a unary operator inside a macro");
                         if let Some(k) = child {
+                            let guessed = std::mem::replace(&mut self.guessed_write, true);
                             self.walk(k, Role::ReadWrite);
+                            self.guessed_write = guessed;
                         }
                     }
                     None => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
@@ -553,7 +567,10 @@ impl<'tu> Walker<'_, 'tu> {
         let name = d.spelling();
         let span = c.span().unwrap_or_default();
         if self.scope.iterators.contains(&name) {
-            if role != Role::Read {
+            // An operand of an unreadable macro operator is only a guessed
+            // write: `(i)-1` in `A[(i)-1] = ...` must not count as assigning `i`.
+            let guessed = self.guessed_write && !self.unit.macro_may_assign_arg(span);
+            if role != Role::Read && !guessed {
                 self.error(
                     Some(span),
                     format!("the loop iterator '{name}' is assigned in the body of a stage"),
@@ -811,6 +828,32 @@ void f(int n, double *A, double *p, struct S *q) {
             errs,
             ["'return' leaves the body of a stage; flextile cannot reorder such a body"]
         );
+    }
+
+    #[test]
+    fn macro_statements_with_iterator_arithmetic() {
+        // A whole statement in a macro: its operators cannot be read, so the
+        // left operands are guessed writes; an iterator argument counts as
+        // assigned only where its parameter sits next to an assignment.
+        let src = "\
+#define ST(p) B[(p)] = 0.5 * A[(p)-1] + A[(p)+1] * (double)((p) % 3)
+#define SET(p) (p) = 0
+#define BUMP(p) ++p
+void f(int n, double *A, double *B) {
+  for (int i = 1; i < n; i++) { BODY; }
+}
+";
+        let (_, ok, errs) = analyse_first_body(&src.replace("BODY", "ST(i)"), &["i"], Mode::Omplc);
+        assert!(!ok);
+        assert!(errs.is_empty(), "{errs:?}");
+        for body in ["SET(i); ST(i)", "BUMP(i); ST(i)"] {
+            let (_, _, errs) = analyse_first_body(&src.replace("BODY", body), &["i"], Mode::Omplc);
+            assert_eq!(
+                errs,
+                ["the loop iterator 'i' is assigned in the body of a stage"],
+                "{body}"
+            );
+        }
     }
 
     #[test]
