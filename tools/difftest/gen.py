@@ -1,0 +1,1571 @@
+#!/usr/bin/env python3
+"""Random loop-chain programs for flextile's differential testing.
+
+`generate(seed)` builds a *model* of a complete C program (arrays, regions,
+nests, statements, schedules, argument sets), deterministically from the seed;
+`render(program)` prints it as C. The runner (`run.py`) compiles the printed
+program as is (the oracle) and after flextile, and compares their stdout; its
+minimiser edits the model (drops regions, nests and statements, shrinks
+offsets, domains and sizes) and re-renders, so every candidate stays a valid
+program.
+
+What a program holds:
+
+* input arrays (read-only) and produced arrays: 1-3-D grids of doubles whose
+  every dimension is `s*P + 2*MG` long (P = N, M, K; s = 1 or 2, the "scale",
+  for up- and down-sampling), integer histograms `int H[16]` and one-cell
+  accumulators `double S[1]`. Grid interiors are [MG, MG + s*P - 1]; domains
+  are the interior widened or narrowed by a few points, and offsets stay
+  within the margin, so every access is in bounds (`validate` checks it per
+  argument set anyway);
+* one to three regions: `#pragma omplc loopchain` chains (optionally inside
+  an ordinary time loop) and `#pragma scop` regions (optionally with the time
+  loop inside, min/max bounds, affine `if`s, imperfect nests);
+* nests of several kinds: stencils with random offsets (asymmetric, wide,
+  zero), pointwise stages, in-place (Gauss-Seidel-like) updates,
+  accumulations (`+=`), down-sampling (reads `2*i-8`, `2*i-7`), up-sampling
+  (iterates the coarse index, writes `2*i-8` and `2*i-7`), row reductions
+  (an inner loop in the body: declared with `*`), reductions into a cell,
+  histograms (data-dependent index: declared `{(*)}`), reads of lower-depth
+  arrays and of constant rows; bodies as plain C (analysable, checked by
+  flextile against the declaration), as macros, or as calls; macro and call
+  bodies may name logical data sets and may declare more than they access;
+* chain schedules chosen so that flextile must accept them: `schedule()`,
+  `fuse()`, `fuse(shifts)` with legal shifts, `parallel`, `wavefront`,
+  `tile((sizes), outer, inner)` with nested tiles, each only where a
+  conservative dependence model (a superset of the real dependences, see
+  `Deps`) proves it legal.
+
+Values: inputs are k/2^24 in [-1, 1); stage expressions are weighted sums
+with weights summing to at most 1 in absolute value, products, min/max and
+sqrt(fabs()) of such, so values stay bounded (no inf/NaN whose bits could
+depend on operand order). Floating-point results must be bit-identical
+anyway: flextile must not reorder a body's arithmetic nor reductions.
+
+Usage: `gen.py SEED [-o FILE]` prints the program of one seed.
+"""
+
+import argparse
+import copy
+import random
+import sys
+
+MG = 8  # margin on each side of every grid dimension
+NB = 16  # histogram buckets
+PARAMS = ("N", "M", "K")
+ITER_SETS = [
+    ("i", "j", "k"),
+    ("x", "y", "z"),
+    ("i0", "i1", "i2"),
+    ("c0", "c1", "c2"),  # flextile's own counter names: the output must rename
+    ("row", "col", "dep"),
+    ("ii", "jj", "kk"),
+]
+WEIGHTS = [0.5, 0.25, 0.125, 0.375, 0.0625, 0.2, 0.1, 0.3, 0.7, 0.45, 0.05, 1.0 / 3.0]
+
+
+# ---------------------------------------------------------------------------
+# Model
+
+
+class Arr:
+    """A data set: `grid` (doubles, margins), `hist` (int[NB]) or `cell` (double[1])."""
+
+    def __init__(self, name, kind, scale=()):
+        self.name = name
+        self.kind = kind
+        self.scale = tuple(scale)
+        self.is_input = False
+
+    @property
+    def ndim(self):
+        return len(self.scale) if self.kind == "grid" else 1
+
+    @property
+    def ctype(self):
+        return "int" if self.kind == "hist" else "double"
+
+    def extent_exprs(self):
+        if self.kind == "hist":
+            return [str(NB)]
+        if self.kind == "cell":
+            return ["1"]
+        return [affine_str(s, PARAMS[d], 2 * MG) for d, s in enumerate(self.scale)]
+
+    def extent_vals(self, env):
+        if self.kind == "hist":
+            return [NB]
+        if self.kind == "cell":
+            return [1]
+        return [s * env[PARAMS[d]] + 2 * MG for d, s in enumerate(self.scale)]
+
+
+# Index components: ('it', p, s, c) = s*iter_p + c; ('c', v) constant; ('any',)
+# data-dependent or "every index" (declared '*').
+
+
+class Nest:
+    """One loop nest: an annotated chain nest or a scop nest.
+
+    dims[p] = [scale, a, b]: loop p runs over [MG + a, scale*P_p + MG - 1 - b].
+    stmts: ('assign', arr, comps, op, expr) | ('hist', arr, expr)
+           | ('rowred', arr, comps, src, src_comps, q) (src_comps[q] is ('any',))
+    extras: declared accesses the body does not perform: (kind, arr, comps).
+    """
+
+    def __init__(self, kind, iters, dims):
+        self.kind = kind
+        self.iters = list(iters)
+        self.dims = [list(d) for d in dims]
+        self.stmts = []
+        self.extras = []
+        self.style = "plain"  # plain | macro | call
+        self.hdr = 0  # loop header style
+        self.band = None  # scop: (c1, c2): loop 1 within [iter0 + c1, iter0 + c2]
+        self.cond = None  # scop: (c,): if (iter0 <= iter1 + c)
+        self.fmt = 0  # pragma formatting (continuations, comments)
+
+    @property
+    def depth(self):
+        return len(self.iters)
+
+
+class Region:
+    def __init__(self, kind):
+        self.kind = kind  # chain | scop
+        self.nests = []
+        self.items = []  # chain schedule items
+        self.time = False
+        self.aliases = {}  # array name -> data set name in the pragmas
+        self.fmt = 0
+
+
+class Program:
+    def __init__(self, seed):
+        self.seed = seed
+        self.arrays = []
+        self.regions = []
+        self.argsets = []  # dicts N, M, K, T
+        self.fn_iters = False  # iterators declared at function scope
+        self.tile_options = []  # suggested --tile-sizes lists
+
+    def arr(self, name):
+        for a in self.arrays:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+
+# ---------------------------------------------------------------------------
+# Small helpers
+
+
+def affine_str(coef, var, const):
+    """`coef*var + const` as C/pragma text."""
+    if coef == 0:
+        return str(const)
+    s = var if coef == 1 else f"{coef}*{var}"
+    if const > 0:
+        s += f"+{const}"
+    elif const < 0:
+        s += f"-{-const}"
+    return s
+
+
+def comp_str(comp, iters, star="*"):
+    kind = comp[0]
+    if kind == "it":
+        _, p, s, c = comp
+        return affine_str(s, iters[p], c)
+    if kind == "c":
+        return str(comp[1])
+    return star
+
+
+def fnum(v):
+    r = repr(float(v))
+    return r
+
+
+def expr_reads(e, out):
+    """Collects ('rd', arr, comps) leaves of an expression."""
+    k = e[0]
+    if k == "rd":
+        out.append((e[1], tuple(e[2])))
+    elif k in ("wsum",):
+        for _, t in e[1]:
+            expr_reads(t, out)
+    elif k in ("mul", "fmax", "fmin"):
+        expr_reads(e[1], out)
+        expr_reads(e[2], out)
+    elif k == "sqrtabs":
+        expr_reads(e[1], out)
+
+
+def performed_accesses(nest):
+    """(kind, arr, comps) the body performs, in order, without duplicates."""
+    acc = []
+
+    def add(kind, arr, comps):
+        t = (kind, arr, tuple(comps))
+        if t not in acc:
+            acc.append(t)
+
+    for st in nest.stmts:
+        if st[0] == "assign":
+            _, arr, comps, op, ex = st
+            reads = []
+            expr_reads(ex, reads)
+            for a, c in reads:
+                add("read", a, c)
+            if op == "+=":
+                add("read", arr, comps)
+            add("write", arr, comps)
+        elif st[0] == "hist":
+            _, arr, ex = st
+            reads = []
+            expr_reads(ex, reads)
+            for a, c in reads:
+                add("read", a, c)
+            add("read", arr, (("any",),))
+            add("write", arr, (("any",),))
+        elif st[0] == "rowred":
+            _, arr, comps, src, scomps, q = st
+            add("read", src, scomps)
+            add("write", arr, comps)
+    return acc
+
+
+def declared_accesses(nest):
+    acc = performed_accesses(nest)
+    for e in nest.extras:
+        t = (e[0], e[1], tuple(e[2]))
+        if t not in acc:
+            acc.append(t)
+    return acc
+
+
+# ---------------------------------------------------------------------------
+# Dependences: a superset of the real ones (see the module doc)
+
+
+def delta(e_comps, l_comps, depth):
+    """Distances y - x between an instance x of the earlier access and an
+    instance y of the later one touching the same element: None when they
+    never do; else a list per loop of an int or '*' (any value)."""
+    d = [None] * depth
+    star = set()
+    for ce, cl in zip(e_comps, l_comps):
+        if ce[0] == "any" or cl[0] == "any":
+            continue
+        if ce[0] == "c" and cl[0] == "c":
+            if ce[1] != cl[1]:
+                return None
+            continue
+        if ce[0] == "it" and cl[0] == "it" and ce[1] == cl[1] and ce[2] == cl[2]:
+            p, s = ce[1], ce[2]
+            diff = ce[3] - cl[3]
+            if diff % s != 0:
+                return None
+            v = diff // s
+            if d[p] is not None and d[p] != v:
+                return None
+            d[p] = v
+            continue
+        for c in (ce, cl):
+            if c[0] == "it":
+                star.add(c[1])
+    return ["*" if (p in star or d[p] is None) else d[p] for p in range(depth)]
+
+
+def concretes(vec):
+    """Representatives of a distance pattern ('*' = -2..2)."""
+    out = [[]]
+    for v in vec:
+        choices = [-2, -1, 0, 1, 2] if v == "*" else [v]
+        out = [o + [c] for o in out for c in choices]
+    return [tuple(o) for o in out]
+
+
+def lex_positive(vecs):
+    res = set()
+    for v in vecs:
+        if all(x == 0 for x in v):
+            continue
+        for x in v:
+            if x != 0:
+                res.add(v if x > 0 else tuple(-y for y in v))
+                break
+    return res
+
+
+class Deps:
+    """Dependence patterns of a chain, from the declared accesses.
+
+    Every real dependence between instances x (earlier) and y (later) has a
+    distance y - x matching one of these patterns: they are computed from
+    pairs of accesses to the same data set (one a write) alone, ignoring
+    domains and intervening writes (isl's exact dataflow finds a subset).
+    """
+
+    def __init__(self, region):
+        self.region = region
+        nests = region.nests
+        self.acc = [declared_accesses(n) for n in nests]
+        names = region.aliases
+        self.self_reps = []
+        for k, n in enumerate(nests):
+            reps = set()
+            a = self.acc[k]
+            for i1 in range(len(a)):
+                for i2 in range(i1, len(a)):
+                    k1, r1, c1 = a[i1]
+                    k2, r2, c2 = a[i2]
+                    if names.get(r1, r1) != names.get(r2, r2) or (k1 == "read" and k2 == "read"):
+                        continue
+                    dv = delta(c1, c2, n.depth)
+                    if dv is None:
+                        continue
+                    reps |= lex_positive(concretes(dv))
+                    reps |= lex_positive(concretes([(-x if x != "*" else x) for x in dv]))
+            self.self_reps.append(reps)
+        # cross[(a, b)] = list of distance patterns, a < b
+        self.cross = {}
+        self.same_depth = len({n.depth for n in nests}) == 1
+        for ia in range(len(nests)):
+            for ib in range(ia + 1, len(nests)):
+                pats = []
+                for k1, r1, c1 in self.acc[ia]:
+                    for k2, r2, c2 in self.acc[ib]:
+                        if names.get(r1, r1) != names.get(r2, r2) or (k1 == "read" and k2 == "read"):
+                            continue
+                        if not self.same_depth:
+                            pats.append(None)
+                            continue
+                        dv = delta(c1, c2, nests[ia].depth)
+                        if dv is not None:
+                            pats.append(dv)
+                if pats:
+                    self.cross[(ia, ib)] = pats
+
+    def fusable(self):
+        if not self.same_depth:
+            return False
+        for pats in self.cross.values():
+            for p in pats:
+                if p is None or "*" in p:
+                    return False
+        return True
+
+    def min_shifts(self, rng=None):
+        """Smallest non-negative legal shifts (with random slack when rng)."""
+        nests = self.region.nests
+        depth = nests[0].depth
+        s = [[0] * depth for _ in nests]
+        for b in range(len(nests)):
+            for a in range(b):
+                for p in self.cross.get((a, b), []):
+                    for d in range(depth):
+                        s[b][d] = max(s[b][d], s[a][d] - p[d])
+            if rng is not None:
+                for d in range(depth):
+                    if rng.random() < 0.25:
+                        s[b][d] += rng.choice([1, 1, 2, 3])
+        return s
+
+    def fused_reps(self, shifts):
+        reps = set()
+        for r in self.self_reps:
+            reps |= r
+        for (a, b), pats in self.cross.items():
+            for p in pats:
+                reps.add(tuple(p[d] + shifts[b][d] - shifts[a][d] for d in range(len(p))))
+        return reps
+
+
+def prefix_of(reps, depth):
+    k = 0
+    while k < depth and all(v[k] >= 0 for v in reps):
+        k += 1
+    return k
+
+
+def par0(reps):
+    return all(v[0] == 0 for v in reps)
+
+
+# ---------------------------------------------------------------------------
+# Generation
+
+
+class Gen:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.prog = Program(seed)
+        self.nfn = 0
+        self.next_name = 0
+
+    def new_name(self, prefix="A"):
+        names = "ABCDEFGHJLPQRUVWXY"
+        k = self.next_name
+        self.next_name += 1
+        base = names[k % len(names)]
+        if k >= len(names):
+            base += str(k // len(names))
+        if prefix != "A":
+            base = prefix + str(k)
+        return base
+
+    def grid(self, scale, produced=True):
+        a = Arr(self.new_name(), "grid", scale)
+        a.is_input = not produced
+        self.prog.arrays.append(a)
+        return a
+
+    def pick_grid(self, scale, avoid=(), allow_new=True):
+        """An existing grid of that shape (recent ones likelier), or a new input."""
+        cands = [a for a in self.prog.arrays if a.kind == "grid" and a.scale == tuple(scale) and a.name not in avoid]
+        r = self.rng
+        if cands and (not allow_new or r.random() < 0.85):
+            if r.random() < 0.5:
+                return cands[-1 - min(len(cands) - 1, int(r.expovariate(1.0)))]
+            return r.choice(cands)
+        return self.grid(scale, produced=False)
+
+    def offset(self):
+        r = self.rng.random()
+        if r < 0.4:
+            return 0
+        if r < 0.7:
+            return self.rng.choice([-1, 1])
+        if r < 0.9:
+            return self.rng.choice([-3, -2, 2, 3])
+        return self.rng.choice([-6, -5, -4, 4, 5, 6])
+
+    def weights(self, n):
+        r = self.rng
+        w = [r.choice(WEIGHTS) * r.choice([1, 1, 1, -1]) for _ in range(n)]
+        tot = sum(abs(x) for x in w)
+        if tot > 1.0:
+            w = [x / tot for x in w]
+        return w
+
+    def read_expr(self, terms):
+        """A bounded expression of the read terms ('rd' leaves)."""
+        r = self.rng
+        if len(terms) >= 2 and r.random() < 0.2:
+            op = r.choice(["mul", "fmax", "fmin"])
+            half = len(terms) // 2
+            return (op, self.read_expr(terms[:half]), self.read_expr(terms[half:]))
+        parts = list(terms)
+        if r.random() < 0.3:
+            parts.append(("num", r.choice([0.5, -0.25, 1.0, 0.125])))
+        if r.random() < 0.15:
+            parts.append(("itv", [r.randint(1, 7) for _ in range(3)], r.randint(3, 9)))
+        w = self.weights(len(parts))
+        e = ("wsum", list(zip(w, parts)))
+        if r.random() < 0.1:
+            e = ("sqrtabs", e)
+        return e
+
+    def dims_for(self, scale):
+        r = self.rng
+        dims = []
+        for s in scale:
+            a = r.choice([0, 0, 0, 1, 2, 3, -1, -2])
+            b = r.choice([0, 0, 0, 1, 2, 3, -1, -2])
+            if r.random() < 0.05:
+                a = -MG + 6  # domain starting near index 0
+            dims.append([s, a, b])
+        return dims
+
+    def ident(self, depth, offs=None):
+        return tuple(("it", p, 1, offs[p] if offs else 0) for p in range(depth))
+
+    def iters(self, depth):
+        names = self.rng.choice(ITER_SETS)
+        return names[:depth]
+
+    # -- nests of a region ------------------------------------------------
+
+    def nest_same_shape(self, depth, scale, kind, scop, time_feedback=None):
+        """Stencil-like nests whose output and inputs share the shape."""
+        r = self.rng
+        n = Nest(kind, self.iters(depth), self.dims_for(scale))
+        if kind == "reduce":
+            cell = Arr(self.new_name("S"), "cell")
+            self.prog.arrays.append(cell)
+            src = self.pick_grid(scale)
+            offs = [self.offset() for _ in range(depth)]
+            ex = ("wsum", [(0.5, ("rd", cell.name, (("c", 0),))), (0.5, ("rd", src.name, self.ident(depth, offs)))])
+            n.stmts.append(("assign", cell.name, (("c", 0),), "=", ex))
+            return n
+        if kind == "hist":
+            h = Arr(self.new_name("H"), "hist")
+            self.prog.arrays.append(h)
+            src = self.pick_grid(scale)
+            offs = [self.offset() for _ in range(depth)]
+            n.stmts.append(("hist", h.name, ("rd", src.name, self.ident(depth, offs))))
+            if r.random() < 0.3:
+                n.style = "macro"
+            else:
+                n.style = r.choice(["plain", "call"])
+            return n
+        if time_feedback is not None:
+            out = time_feedback
+        elif kind == "inplace" or r.random() < 0.3:
+            out = self.pick_grid(scale, allow_new=False)
+        else:
+            out = self.grid(scale)
+        nterms = r.randint(1, 4) if kind != "point" else r.randint(1, 3)
+        terms = []
+        for _ in range(nterms):
+            src = out if (kind == "inplace" and r.random() < 0.6) else self.pick_grid(scale)
+            offs = [0] * depth if kind == "point" else [self.offset() for _ in range(depth)]
+            terms.append(("rd", src.name, self.ident(depth, offs)))
+        if kind == "inplace" and not any(t[1] == out.name for t in terms):
+            offs = [self.offset() for _ in range(depth)]
+            terms.append(("rd", out.name, self.ident(depth, offs)))
+        op = "+=" if kind == "accum" else "="
+        n.stmts.append(("assign", out.name, self.ident(depth), op, self.read_expr(terms)))
+        if kind in ("point", "stencil") and r.random() < 0.15 and not scop:
+            # a second output in the same body
+            out2 = self.grid(scale)
+            src = self.pick_grid(scale)
+            offs = [self.offset() for _ in range(depth)]
+            n.stmts.append(("assign", out2.name, self.ident(depth), "=",
+                            self.read_expr([("rd", src.name, self.ident(depth, offs)), ("rd", out.name, self.ident(depth))])))
+        return n
+
+    def nest_sampling(self, depth, scale, kind):
+        """Down- or up-sampling in one dimension q."""
+        r = self.rng
+        if kind == "down":
+            qs = [d for d in range(depth) if scale[d] == 2]
+        else:
+            qs = [d for d in range(depth) if scale[d] == 1]
+        if not qs:
+            return None
+        q = r.choice(qs)
+        if kind == "down":
+            fine = list(scale)
+            coarse = list(scale)
+            coarse[q] = 1
+            src = self.pick_grid(fine)
+            out = self.grid(coarse)
+            n = Nest(kind, self.iters(depth), self.dims_for(coarse))
+            terms = []
+            ks = r.choice([[0, 1], [0, 1], [-1, 0, 1, 2], [0]])
+            for k in ks:
+                comps = list(self.ident(depth))
+                comps[q] = ("it", q, 2, -MG + k)
+                terms.append(("rd", src.name, tuple(comps)))
+            if r.random() < 0.3:
+                other = self.pick_grid(coarse, avoid=(out.name,))
+                terms.append(("rd", other.name, self.ident(depth, [self.offset() if r.random() < 0.3 else 0 for _ in range(depth)])))
+            n.stmts.append(("assign", out.name, self.ident(depth), "=", self.read_expr(terms)))
+            return n
+        coarse = list(scale)
+        fine = list(scale)
+        fine[q] = 2
+        src = self.pick_grid(coarse)
+        out = self.grid(fine)
+        n = Nest(kind, self.iters(depth), self.dims_for(coarse))
+        for k in (0, 1):
+            comps = list(self.ident(depth))
+            comps[q] = ("it", q, 2, -MG + k)
+            terms = [("rd", src.name, self.ident(depth))]
+            o = [0] * depth
+            o[q] = k if k else -r.choice([0, 1])
+            terms.append(("rd", src.name, self.ident(depth, o)))
+            n.stmts.append(("assign", out.name, tuple(comps), "=", self.read_expr(terms)))
+        return n
+
+    def nest_rowred(self, depth, scale, scop):
+        """depth-1 output from a depth input reduced over its last dimension."""
+        if depth < 2:
+            return None
+        src = self.pick_grid(scale)
+        out = self.grid(scale[:-1])
+        n = Nest("rowred", self.iters(depth - 1), self.dims_for(scale[:-1]))
+        offs = [self.offset() for _ in range(depth - 1)]
+        scomps = tuple(list(self.ident(depth - 1, offs)) + [("any",)])
+        n.stmts.append(("rowred", out.name, self.ident(depth - 1), src.name, scomps, depth - 1))
+        if scop:
+            n.style = "plain"
+        return n
+
+    def nest_lowdepth_read(self, depth, scale):
+        """A depth-d nest reading a (d-1)-D array (broadcast) or a constant row."""
+        r = self.rng
+        if depth < 2:
+            return None
+        out = self.grid(scale) if r.random() < 0.7 else self.pick_grid(scale, allow_new=False)
+        n = Nest("bcast", self.iters(depth), self.dims_for(scale))
+        terms = [("rd", self.pick_grid(scale).name, self.ident(depth, [self.offset() for _ in range(depth)]))]
+        if r.random() < 0.5:
+            low = self.pick_grid(scale[:-1])
+            terms.append(("rd", low.name, self.ident(depth - 1, [self.offset() for _ in range(depth - 1)])))
+        else:
+            src = self.pick_grid(scale)
+            comps = list(self.ident(depth))
+            comps[-1] = ("c", MG + r.randint(-2, 2))
+            terms.append(("rd", src.name, tuple(comps)))
+        n.stmts.append(("assign", out.name, self.ident(depth), "=", self.read_expr(terms)))
+        return n
+
+    def gen_nests(self, depth, scale, count, general, scop):
+        r = self.rng
+        nests = []
+        kinds_same = ["stencil"] * 6 + ["point"] * 3 + ["inplace"] * 2 + ["accum"] + ["reduce", "hist"]
+        if scop:
+            kinds_same = ["stencil"] * 6 + ["point"] * 3 + ["inplace"] * 2 + ["accum", "reduce"]
+        for _ in range(count):
+            n = None
+            if general and r.random() < 0.35:
+                kind = r.choice(["down", "up", "rowred", "bcast"] if not scop else ["down", "up", "rowred"])
+                if kind in ("down", "up"):
+                    n = self.nest_sampling(depth, scale, kind)
+                elif kind == "rowred":
+                    n = self.nest_rowred(depth, scale, scop)
+                else:
+                    n = self.nest_lowdepth_read(depth, scale)
+            if n is None:
+                kind = r.choice(kinds_same)
+                if kind in ("reduce", "hist") and r.random() < 0.5:
+                    kind = "stencil"
+                n = self.nest_same_shape(depth, scale, kind, scop)
+            if not scop and n.style == "plain" and n.kind not in ("hist",):
+                n.style = r.choice(["plain", "plain", "plain", "macro", "macro", "call"])
+            n.hdr = r.randint(0, 3)
+            n.fmt = r.randint(0, 5)
+            nests.append(n)
+        return nests
+
+    # -- regions ----------------------------------------------------------
+
+    def gen_chain(self, depth):
+        r = self.rng
+        reg = Region("chain")
+        reg.fmt = r.randint(0, 4)
+        scale = tuple(r.choice([1, 1, 1, 2]) for _ in range(depth))
+        general = r.random() < 0.45
+        count = r.choice([1, 2, 2, 3, 3, 4, 4, 5, 6])
+        reg.nests = self.gen_nests(depth, scale, count, general, scop=False)
+        reg.time = r.random() < 0.25
+        if reg.time and reg.nests:
+            # feedback: the last nest writes an array the first one reads
+            first_reads = [a for (k, a, c) in performed_accesses(reg.nests[0]) if k == "read"]
+            cands = [a for a in first_reads if self.prog.arr(a).kind == "grid" and self.prog.arr(a).scale == scale]
+            if cands and depth == reg.nests[0].depth:
+                fb = self.nest_same_shape(depth, scale, "stencil", False, time_feedback=self.prog.arr(cands[0]))
+                fb.style = r.choice(["plain", "macro"])
+                fb.hdr = r.randint(0, 3)
+                reg.nests.append(fb)
+        # logical data-set names for arrays only macro/call bodies touch
+        touched = {}
+        for n in reg.nests:
+            for _, a, _ in performed_accesses(n):
+                touched.setdefault(a, set()).add(n.style)
+        for a, styles in touched.items():
+            if "plain" not in styles and r.random() < 0.3:
+                reg.aliases[a] = "D_" + a
+        # extra declared accesses on opaque bodies
+        for n in reg.nests:
+            if n.style != "plain" and r.random() < 0.25:
+                acc = performed_accesses(n)
+                grids = [(k, a, c) for (k, a, c) in acc if self.prog.arr(a).kind == "grid" and all(x[0] == "it" for x in c)]
+                if grids:
+                    k, a, c = r.choice(grids)
+                    c2 = tuple(("it", x[1], x[2], x[3] + r.choice([-1, 1])) for x in c)
+                    n.extras.append(("read", a, c2))
+        choose_schedule(reg, r)
+        return reg
+
+    def gen_scop(self, depth):
+        r = self.rng
+        reg = Region("scop")
+        scale = tuple(r.choice([1, 1, 1, 2]) for _ in range(depth))
+        general = r.random() < 0.4
+        count = r.choice([1, 2, 2, 3, 3, 4])
+        reg.nests = self.gen_nests(depth, scale, count, general, scop=True)
+        for n in reg.nests:
+            n.style = "plain"
+            if n.depth >= 2 and n.kind != "rowred" and r.random() < 0.2:
+                c1 = r.randint(-6, 0)
+                n.band = (c1, c1 + r.randint(0, 8))
+            if n.depth >= 2 and n.kind != "rowred" and r.random() < 0.15:
+                n.cond = (r.randint(-4, 4),)
+        reg.time = r.random() < 0.6
+        return reg
+
+    def generate(self):
+        r = self.rng
+        p = self.prog
+        depth = r.choice([1, 1, 2, 2, 2, 3])
+        p.fn_iters = r.random() < 0.3
+        nreg = r.choice([1, 1, 1, 2, 2, 3])
+        for _ in range(nreg):
+            if r.random() < 0.7:
+                p.regions.append(self.gen_chain(depth))
+            else:
+                p.regions.append(self.gen_scop(depth))
+        p.argsets = self.argsets(depth)
+        p.tile_options = self.tile_options(depth)
+        fix_bounds(p)
+        return p
+
+    def argsets(self, depth):
+        r = self.rng
+        tiny = {1: [1, 2, 3], 2: [1, 2, 3], 3: [1, 2]}[depth]
+        mid = {1: (5, 40), 2: (4, 20), 3: (3, 8)}[depth]
+        large = {1: (60, 700), 2: (24, 60), 3: (9, 16)}[depth]
+        sets = []
+        env = {"N": r.choice(tiny), "M": r.choice(tiny), "K": r.choice(tiny), "T": r.choice([0, 1, 1, 2])}
+        if r.random() < 0.5:
+            env[PARAMS[r.randrange(depth)]] = r.randint(*mid)
+        sets.append(env)
+        sets.append({"N": r.randint(*mid), "M": r.randint(*mid), "K": r.randint(*mid), "T": r.choice([1, 2, 3])})
+        if r.random() < 0.6:
+            sets.append({"N": r.randint(*large), "M": r.randint(*mid if depth == 1 else large), "K": r.randint(*mid), "T": r.choice([1, 2])})
+        return sets
+
+    def tile_options(self, depth):
+        r = self.rng
+        opts = []
+        for _ in range(3):
+            n = r.choice([depth, depth, max(1, depth - 1), depth + 1])
+            opts.append([r.choice([1, 2, 3, 4, 5, 7, 8, 16, 32]) for _ in range(n)])
+        return opts
+
+
+# ---------------------------------------------------------------------------
+# Schedules
+
+
+def tile_spec(r, bands, depth_min, allow_nest=True):
+    """A tile((sizes), outer, inner) legal for every band in `bands`
+    ([(depth, prefix, parallel0)]); None when no loop can be tiled."""
+    pmin = min(b[1] for b in bands)
+    if pmin == 0:
+        return None
+    n = r.randint(1, pmin)
+    if r.random() < 0.15:
+        n = pmin + 1  # more sizes than loops: flextile tiles min(len, depth)
+    k = min(n, depth_min)
+    if k > pmin:
+        n = k = pmin
+    sizes = [r.choice([1, 2, 3, 4, 5, 7, 8, 16]) for _ in range(n)]
+    par = all(b[2] for b in bands)
+
+    def treat(level):
+        choices = ["serial", "serial"]
+        if par:
+            choices += ["parallel", "parallel"]
+        if k >= 2:
+            choices.append("wavefront")
+        if level == "inner" and allow_nest and r.random() < 0.2:
+            inner = tile_spec(r, [(k, k, par)], k, allow_nest=False)
+            if inner is not None:
+                return inner
+        return r.choice(choices)
+
+    return ("tile", sizes, treat("outer"), treat("inner"))
+
+
+def choose_schedule(reg, r):
+    deps = Deps(reg)
+    nests = reg.nests
+    items = []
+    fused = False
+    shifts = None
+    if deps.fusable() and r.random() < 0.65:
+        fused = True
+        if r.random() < 0.4:
+            shifts = deps.min_shifts(r)
+            items.append(("fuse", shifts))
+        else:
+            shifts = deps.min_shifts(None)
+            items.append(("fuse", None))
+    if fused and len(nests) > 1:
+        reps = deps.fused_reps(shifts)
+        d = nests[0].depth
+        par = par0(reps)
+        if items[0][1] is None:
+            # flextile picks its own shifts: parallel only when no dependence crosses dimension 0
+            par = par and all(p[0] == 0 for pats in deps.cross.values() for p in pats)
+        bands = [(d, prefix_of(reps, d), par)]
+    else:
+        bands = [(n.depth, prefix_of(deps.self_reps[k], n.depth), par0(deps.self_reps[k])) for k, n in enumerate(nests)]
+    x = r.random()
+    depth_min = min(b[0] for b in bands)
+    if x < 0.45:
+        spec = tile_spec(r, bands, depth_min)
+        if spec is not None:
+            items.append(spec)
+            if spec[2] == "parallel" and r.random() < 0.2:
+                items.append(("parallel",))
+    elif x < 0.6:
+        if all(b[2] for b in bands):
+            items.append(("parallel",))
+    elif x < 0.7:
+        if all(b[0] >= 2 and b[1] == b[0] for b in bands):
+            items.append(("wavefront",))
+    reg.items = items
+
+
+def schedule_legal(reg):
+    """Re-checks a chain's schedule items against the dependence model
+    (after minimisation edits)."""
+    deps = Deps(reg)
+    nests = reg.nests
+    if not nests:
+        return False
+    items = reg.items
+    fused = bool(items) and items[0][0] == "fuse"
+    if fused:
+        if not deps.fusable():
+            return False
+        shifts = items[0][1]
+        if shifts is not None:
+            if len(shifts) != len(nests):
+                return False
+            for (a, b), pats in deps.cross.items():
+                for p in pats:
+                    if any(p[d] + shifts[b][d] - shifts[a][d] < 0 for d in range(len(p))):
+                        return False
+        else:
+            shifts = deps.min_shifts(None)
+    if fused and len(nests) > 1:
+        reps = deps.fused_reps(shifts)
+        d = nests[0].depth
+        par = par0(reps)
+        if items[0][1] is None:
+            par = par and all(p[0] == 0 for pats in deps.cross.values() for p in pats)
+        bands = [(d, prefix_of(reps, d), par)]
+    else:
+        bands = [(n.depth, prefix_of(deps.self_reps[k], n.depth), par0(deps.self_reps[k])) for k, n in enumerate(nests)]
+
+    def spec_ok(spec, bands):
+        _, sizes, outer, inner = spec
+        for depth, prefix, par in bands:
+            k = min(len(sizes), depth)
+            if k > prefix:
+                return False
+            for t in (outer, inner):
+                if t == "parallel" and not par:
+                    return False
+                if t == "wavefront" and k < 2:
+                    return False
+                if isinstance(t, tuple) and not spec_ok(t, [(k, k, par)]):
+                    return False
+        return True
+
+    for it in items[1 if fused else 0:]:
+        if it[0] == "tile" and not spec_ok(it, bands):
+            return False
+        if it[0] == "parallel" and not all(b[2] for b in bands):
+            return False
+        if it[0] == "wavefront" and not all(b[0] >= 2 and b[1] == b[0] for b in bands):
+            return False
+        if it[0] == "fuse":
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Bounds
+
+
+def loop_range(nest, p, env):
+    s, a, b = nest.dims[p]
+    return MG + a, s * env[PARAMS[p]] + MG - 1 - b
+
+
+def access_in_bounds(prog, nest, comps, arrname, env):
+    arr = prog.arr(arrname)
+    ext = arr.extent_vals(env)
+    for d, c in enumerate(comps):
+        if c[0] == "it":
+            _, p, s, k = c
+            lo, hi = loop_range(nest, p, env)
+            if s * lo + k < 0 or s * hi + k > ext[d] - 1:
+                return False
+        elif c[0] == "c":
+            if not 0 <= c[1] < ext[d]:
+                return False
+    return True
+
+
+def nest_in_bounds(prog, nest, env):
+    for p in range(nest.depth):
+        lo, hi = loop_range(nest, p, env)
+        if lo > hi:
+            return True  # empty: nothing runs
+    for kind, a, c in declared_accesses(nest):
+        if not access_in_bounds(prog, nest, c, a, env):
+            return False
+    return True
+
+
+def validate(prog):
+    """None when the program is valid, else the reason."""
+    for reg in prog.regions:
+        if not reg.nests:
+            return "empty region"
+        for n in reg.nests:
+            for env in prog.argsets:
+                if not nest_in_bounds(prog, n, env):
+                    return f"out of bounds in a {n.kind} nest for {env}"
+            for p in range(n.depth):
+                if MG + n.dims[p][1] < 0:
+                    return "negative lower bound"
+        if reg.kind == "chain":
+            arity = {}
+            for n in reg.nests:
+                for _, a, c in declared_accesses(n):
+                    name = reg.aliases.get(a, a)
+                    if arity.setdefault(name, len(c)) != len(c):
+                        return "arity mismatch"
+            if not schedule_legal(reg):
+                return "schedule not legal under the dependence model"
+    return None
+
+
+def fix_bounds(prog):
+    """Narrows domains until every access is in bounds for every argument set."""
+    for reg in prog.regions:
+        for n in reg.nests:
+            for _ in range(40):
+                if all(nest_in_bounds(prog, n, env) for env in prog.argsets):
+                    break
+                for d in n.dims:
+                    d[1] = min(d[1] + 1, MG)
+                    d[2] = min(d[2] + 1, MG)
+
+
+def generate(seed):
+    g = Gen(seed)
+    prog = g.generate()
+    why = validate(prog)
+    if why is not None:
+        raise RuntimeError(f"seed {seed}: generated an invalid program: {why}")
+    return prog
+
+
+# ---------------------------------------------------------------------------
+# Rendering
+
+
+C_HEADER = r"""#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Deterministic input: a 64-bit LCG; every value is k / 2^24 in [-1, 1), exact in double. */
+static unsigned long long lcg_state = 0x2545F4914F6CDD1DULL;
+static double next_value(void)
+{
+    lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(lcg_state >> 40) / 8388608.0 - 1.0;
+}
+
+static void fill(double *x, long n)
+{
+    for (long k = 0; k < n; k++)
+        x[k] = next_value();
+}
+
+/* Histogram bucket of a double: bits 44..47 of its representation (never UB). */
+static int bucket(double v)
+{
+    unsigned long long b;
+    memcpy(&b, &v, sizeof b);
+    return (int)((b >> 44) & 15u);
+}
+
+/* Prints every element (%.17g round-trips doubles) up to 4096 elements, else
+ * an FNV-1a hash of the bits of each run of 64 elements. */
+static void dump(const char *name, const double *x, long total)
+{
+    if (total <= 4096) {
+        for (long k = 0; k < total; k++)
+            printf("%s[%ld] = %.17g\n", name, k, x[k]);
+        return;
+    }
+    for (long k = 0; k < total; k += 64) {
+        unsigned long long h = 1469598103934665603ULL;
+        long end = k + 64 < total ? k + 64 : total;
+        for (long m = k; m < end; m++) {
+            unsigned char bytes[sizeof(double)];
+            memcpy(bytes, &x[m], sizeof bytes);
+            for (size_t q = 0; q < sizeof bytes; q++) {
+                h ^= bytes[q];
+                h *= 1099511628211ULL;
+            }
+        }
+        printf("%s[%ld..%ld] fnv=%016llx\n", name, k, end - 1, h);
+    }
+}
+
+static void dump_int(const char *name, const int *x, long total)
+{
+    for (long k = 0; k < total; k++)
+        printf("%s[%ld] = %d\n", name, k, x[k]);
+}
+
+static int arg_int(int argc, char **argv, int k, int def, int min)
+{
+    int v = argc > k ? atoi(argv[k]) : def;
+    if (v < min) {
+        fprintf(stderr, "argument %d must be >= %d\n", k, min);
+        exit(1);
+    }
+    return v;
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+"""
+
+
+def render_expr(e, idx):
+    """idx(arr, comps) -> C text of an access."""
+    k = e[0]
+    if k == "rd":
+        return idx(e[1], e[2])
+    if k == "num":
+        return fnum(e[1])
+    if k == "itv":
+        coefs, mod = e[1], e[2]
+        return f"(double)(({idx.itsum(coefs)}) % {mod}) * 0.0625"
+    if k == "wsum":
+        parts = []
+        for w, t in e[1]:
+            parts.append(f"{fnum(w)} * {render_expr(t, idx)}")
+        return "(" + " + ".join(parts) + ")"
+    if k == "mul":
+        return f"({render_expr(e[1], idx)} * {render_expr(e[2], idx)})"
+    if k in ("fmax", "fmin"):
+        return f"{k}({render_expr(e[1], idx)}, {render_expr(e[2], idx)})"
+    if k == "sqrtabs":
+        return f"sqrt(fabs({render_expr(e[1], idx)}))"
+    raise ValueError(k)
+
+
+class Indexer:
+    def __init__(self, iters, paren=False):
+        self.iters = [f"({i})" for i in iters] if paren else list(iters)
+
+    def __call__(self, arr, comps):
+        return arr + "".join(f"[{comp_str(c, self.iters, star='?')}]" for c in comps)
+
+    def itsum(self, coefs):
+        return " + ".join(f"{c} * {it}" for c, it in zip(coefs, self.iters))
+
+
+def render_stmts(prog, nest, iters, paren=False, indent="", q_name="q"):
+    """The body statements of a nest, as C lines."""
+    ix = Indexer(iters, paren)
+    lines = []
+    for st in nest.stmts:
+        if st[0] == "assign":
+            _, arr, comps, op, ex = st
+            lines.append(f"{indent}{ix(arr, comps)} {op} {render_expr(ex, ix)};")
+        elif st[0] == "hist":
+            _, arr, ex = st
+            lines.append(f"{indent}{arr}[bucket({render_expr(ex, ix)})] += 1;")
+        elif st[0] == "rowred":
+            _, arr, comps, src, scomps, q = st
+            ext = prog.arr(src).extent_exprs()[len(scomps) - 1]
+            sub = "".join(f"[{comp_str(c, ix.iters, star=q_name)}]" for c in scomps)
+            lines.append(f"{indent}{{")
+            lines.append(f"{indent}    double acc = 0.0;")
+            lines.append(f"{indent}    for (int {q_name} = 0; {q_name} < {ext}; {q_name}++)")
+            lines.append(f"{indent}        acc = 0.5 * acc + 0.5 * {src}{sub};")
+            lines.append(f"{indent}    {ix(arr, comps)} = acc;")
+            lines.append(f"{indent}}}")
+    return lines
+
+
+def arr_param(a):
+    ext = a.extent_exprs()
+    return f"{a.ctype} {a.name}" + "".join(f"[{e}]" for e in ext)
+
+
+def domain_bounds(nest, p):
+    s, a, b = nest.dims[p]
+    return str(MG + a), affine_str(s, PARAMS[p], MG - 1 - b)
+
+
+def loop_header(nest, p, it, fn_iters, lo=None, hi=None):
+    dlo, dhi = domain_bounds(nest, p)
+    lo = lo if lo is not None else dlo
+    hi = hi if hi is not None else dhi
+    decl = "" if fn_iters else "int "
+    style = (nest.hdr + p) % 4
+    if style == 0:
+        return f"for ({decl}{it} = {lo}; {it} <= {hi}; {it}++)"
+    if style == 1:
+        return f"for ({decl}{it} = {lo}; {it} < {hi} + 1; ++{it})"
+    if style == 2:
+        return f"for ({decl}{it} = {lo}; {it} <= {hi}; {it} += 1)"
+    return f"for ({decl}{it} = {lo}; {hi} >= {it}; {it} = {it} + 1)"
+
+
+def pragma_nest(reg, nest):
+    dom = ", ".join(f"{lo}:{hi}" for lo, hi in (domain_bounds(nest, p) for p in range(nest.depth)))
+    groups = []
+    for kind, a, c in declared_accesses(nest):
+        name = reg.aliases.get(a, a)
+        tup = "(" + ",".join(comp_str(x, nest.iters) for x in c) + ")"
+        for g in groups:
+            if g[0] == kind and g[1] == name:
+                g[2].append(tup)
+                break
+        else:
+            groups.append([kind, name, [tup]])
+    accs = [f"{k} {n} {{{','.join(t)}}}" for k, n, t in groups]
+    with_ = f"with ({', '.join(nest.iters)})"
+    f = nest.fmt
+    if f == 1:
+        return [f"#pragma omplc for domain({dom}) \\", f"    {with_} \\", "    " + ", ".join(accs)]
+    if f == 2:
+        lines = [f"#pragma omplc for /* nest */ domain({dom}) {with_} \\"]
+        for k, acc in enumerate(accs):
+            sep = "," if k + 1 < len(accs) else ""
+            cont = " \\" if k + 1 < len(accs) else ""
+            lines.append(f"    {acc}{sep} /* access {k} */{cont}")
+        return lines
+    if f == 3:
+        return [f"#pragma omplc for domain( {dom.replace(',', ' , ')} ) with( {', '.join(nest.iters)} ) " + " , ".join(accs)]
+    return [f"#pragma omplc for domain({dom}) {with_} " + ", ".join(accs)]
+
+
+def render_tile(spec):
+    if not isinstance(spec, tuple):
+        return spec
+    _, sizes, outer, inner = spec
+    return f"tile(({','.join(map(str, sizes))}), {render_tile(outer)}, {render_tile(inner)})"
+
+
+def render_items(items):
+    out = []
+    for it in items:
+        if it[0] == "fuse":
+            if it[1] is None:
+                out.append("fuse()")
+            else:
+                out.append("fuse(" + ",".join("(" + ",".join(map(str, s)) + ")" for s in it[1]) + ")")
+        elif it[0] == "tile":
+            out.append(render_tile(it))
+        else:
+            out.append(it[0])
+    return out
+
+
+class Renderer:
+    def __init__(self, prog):
+        self.prog = prog
+        self.macros = []
+        self.funcs = []
+        self.nfn = 0
+        self.all_iters = set()
+
+    def used_arrays(self, nest):
+        names = []
+        for _, a, _ in performed_accesses(nest):
+            if a not in names:
+                names.append(a)
+        return names
+
+    def body_lines(self, nest, indent):
+        """The innermost body of a chain nest, styled."""
+        prog = self.prog
+        self.nfn += 1
+        if nest.style == "macro":
+            params = [f"p{k}_" for k in range(nest.depth)]
+            lines = render_stmts(prog, nest, params, paren=True)
+            name = f"STAGE{self.nfn}"
+            text = f"#define {name}({', '.join(params)}) \\\n    do {{ \\\n"
+            text += "".join(f"        {ln} \\\n" for ln in lines)
+            text += "    } while (0)\n"
+            self.macros.append(text)
+            return [f"{indent}{name}({', '.join(nest.iters)});"]
+        if nest.style == "call":
+            arrs = [prog.arr(a) for a in self.used_arrays(nest)]
+            name = f"stage{self.nfn}"
+            params = ["int N", "int M", "int K"] + [f"int {it}" for it in nest.iters] + [arr_param(a) for a in arrs]
+            lines = render_stmts(prog, nest, nest.iters, indent="    ")
+            text = f"static void {name}({', '.join(params)})\n{{\n" + "\n".join(lines) + "\n}\n"
+            self.funcs.append(text)
+            return [f"{indent}{name}(N, M, K, {', '.join(nest.iters)}, {', '.join(a.name for a in arrs)});"]
+        lines = render_stmts(prog, nest, nest.iters, indent=indent + "    ")
+        return [f"{indent}{{"] + lines + [f"{indent}}}"]
+
+    def chain(self, reg, indent):
+        out = []
+        sched = ", ".join(render_items(reg.items))
+        if reg.fmt == 1:
+            out.append(f"{indent}#pragma omplc loopchain /* chain */ schedule( {sched} )")
+        elif reg.fmt == 2 and sched:
+            out.append(f"{indent}#pragma omplc loopchain \\")
+            out.append(f"{indent}    schedule({sched})")
+        else:
+            out.append(f"{indent}#pragma omplc loopchain schedule({sched})")
+        out.append(f"{indent}{{")
+        for n in reg.nests:
+            self.all_iters.update(n.iters)
+            for ln in pragma_nest(reg, n):
+                out.append(ln)
+            ind = indent + "    "
+            for p, it in enumerate(n.iters):
+                out.append(ind + loop_header(n, p, it, self.prog.fn_iters))
+                ind += "    "
+            out += self.body_lines(n, ind)
+        out.append(f"{indent}}}")
+        return out
+
+    def scop(self, reg, indent):
+        out = [f"#pragma scop"]
+        ind = indent
+        if reg.time:
+            out.append(f"{ind}for (t = 0; t < T; t++) {{")
+            ind += "    "
+        for n in reg.nests:
+            self.all_iters.update(n.iters)
+            its = n.iters
+            lind = ind
+            if n.kind == "rowred":
+                # imperfect nest: initialise, then reduce over the last dimension
+                st = n.stmts[0]
+                _, arr, comps, src, scomps, q = st
+                for p, it in enumerate(its):
+                    out.append(lind + loop_header(n, p, it, True) + " {" * (p == len(its) - 1))
+                    lind += "    "
+                ix = Indexer(its)
+                qname = "q"
+                self.all_iters.add(qname)
+                sdim = len(scomps) - 1
+                s = self.prog.arr(src).scale[sdim]
+                qlo, qhi = str(MG), affine_str(s, PARAMS[sdim], MG - 1)
+                sub = "".join(f"[{comp_str(c, its, star=qname)}]" for c in scomps)
+                out.append(f"{lind}{ix(arr, comps)} = 0.0;")
+                out.append(f"{lind}for ({qname} = {qlo}; {qname} <= {qhi}; {qname}++)")
+                out.append(f"{lind}    {ix(arr, comps)} = 0.5 * {ix(arr, comps)} + 0.5 * {src}{sub};")
+                out.append(ind + "    " * (len(its) - 1) + "}")
+                continue
+            for p, it in enumerate(its):
+                lo = hi = None
+                if p == 1 and n.band is not None:
+                    dlo, dhi = domain_bounds(n, 1)
+                    c1, c2 = n.band
+                    lo = f"MAX({dlo}, {affine_str(1, its[0], c1)})"
+                    hi = f"MIN({dhi}, {affine_str(1, its[0], c2)})"
+                out.append(lind + loop_header(n, p, it, True, lo, hi))
+                lind += "    "
+            if n.cond is not None:
+                out.append(f"{lind}if ({its[0]} <= {affine_str(1, its[1], n.cond[0])})")
+                lind += "    "
+            lines = render_stmts(self.prog, n, its)
+            if len(lines) == 1:
+                out.append(lind + lines[0])
+            else:
+                out.append(lind + "{")
+                out += [lind + "    " + ln for ln in lines]
+                out.append(lind + "}")
+        if reg.time:
+            out.append(f"{indent}}}")
+        out.append("#pragma endscop")
+        return out
+
+    def program(self):
+        prog = self.prog
+        body = []
+        for k, reg in enumerate(prog.regions):
+            if reg.kind == "chain":
+                if reg.time:
+                    body.append(f"    for (int tt = 0; tt < T; tt++) {{")
+                    body += self.chain(reg, "        ")
+                    body.append("    }")
+                else:
+                    body += self.chain(reg, "    ")
+            else:
+                body += self.scop(reg, "    ")
+        params = ["int N", "int M", "int K", "int T"] + [arr_param(a) for a in prog.arrays]
+        kernel = [f"static void kernel({', '.join(params)})", "{"]
+        scop_iters = any(r.kind == "scop" for r in prog.regions)
+        decl = set()
+        if prog.fn_iters:
+            decl |= self.all_iters
+        if scop_iters:
+            decl |= self.all_iters | {"t"}
+        if decl:
+            kernel.append(f"    int {', '.join(sorted(decl))};")
+        kernel.append("    (void)N; (void)M; (void)K; (void)T;")
+        kernel += body
+        kernel.append("}")
+        main = ["int main(int argc, char **argv)", "{"]
+        main.append("    int N = arg_int(argc, argv, 1, 5, 1);")
+        main.append("    int M = arg_int(argc, argv, 2, 5, 1);")
+        main.append("    int K = arg_int(argc, argv, 3, 5, 1);")
+        main.append("    int T = arg_int(argc, argv, 4, 2, 0);")
+        for a in prog.arrays:
+            ext = a.extent_exprs()
+            total = " * ".join(f"(size_t)({e})" for e in ext)
+            if a.ndim == 1:
+                main.append(f"    {a.ctype} *{a.name} = xmalloc(sizeof({a.ctype}) * {total});")
+            else:
+                rest = "".join(f"[{e}]" for e in ext[1:])
+                main.append(f"    {a.ctype} (*{a.name}){rest} = xmalloc(sizeof({a.ctype}) * {total});")
+        for a in prog.arrays:
+            ext = a.extent_exprs()
+            total = " * ".join(f"(long)({e})" for e in ext)
+            if a.kind == "hist":
+                main.append(f"    memset({a.name}, 0, sizeof(int) * {NB});")
+            else:
+                main.append(f"    fill((double *){a.name}, {total});")
+        main.append(f"    kernel(N, M, K, T, {', '.join(a.name for a in prog.arrays)});")
+        for a in prog.arrays:
+            ext = a.extent_exprs()
+            total = " * ".join(f"(long)({e})" for e in ext)
+            if a.kind == "hist":
+                main.append(f'    dump_int("{a.name}", {a.name}, {NB});')
+            else:
+                main.append(f'    dump("{a.name}", (const double *){a.name}, {total});')
+        for a in prog.arrays:
+            main.append(f"    free({a.name});")
+        main.append("    return 0;")
+        main.append("}")
+        # the bodies must be rendered before the macros and functions are known
+        parts = [describe(prog), C_HEADER]
+        parts += self.macros
+        parts += self.funcs
+        parts.append("\n".join(kernel) + "\n")
+        parts.append("\n".join(main) + "\n")
+        return "\n".join(parts)
+
+
+def describe(prog, metadata=()):
+    lines = [f"/* difftest program, seed {prog.seed} (tools/difftest/gen.py).", " *"]
+    for k, reg in enumerate(prog.regions):
+        if reg.kind == "chain":
+            sched = ", ".join(render_items(reg.items)) or "(original order)"
+            lines.append(f" * region {k + 1}: loop chain{' in a time loop' if reg.time else ''}, schedule {sched}")
+        else:
+            lines.append(f" * region {k + 1}: scop{' with a time loop' if reg.time else ''}")
+        for n in reg.nests:
+            lines.append(f" *   {n.depth}-D {n.kind} nest ({n.style} body)")
+    lines.append(" * Arguments: N M K T.")
+    for m in metadata:
+        lines.append(f" * {m}")
+    lines.append(" */")
+    return "\n".join(lines) + "\n"
+
+
+def render(prog, metadata=()):
+    r = Renderer(prog)
+    text = r.program()
+    if metadata:
+        head = describe(prog)
+        text = describe(prog, metadata) + text[len(head):]
+    return text
+
+
+def args_of(env):
+    return [str(env["N"]), str(env["M"]), str(env["K"]), str(env["T"])]
+
+
+# ---------------------------------------------------------------------------
+# Minimisation: smaller variants of a program (each still valid)
+
+
+def shrink_candidates(prog):
+    """Yields smaller variants of `prog`, roughly biggest cut first."""
+    # fewer regions
+    for k in range(len(prog.regions)):
+        if len(prog.regions) > 1:
+            p = copy.deepcopy(prog)
+            del p.regions[k]
+            yield p
+    # fewer nests
+    for ri, reg in enumerate(prog.regions):
+        for k in range(len(reg.nests)):
+            if len(reg.nests) > 1:
+                p = copy.deepcopy(prog)
+                r = p.regions[ri]
+                del r.nests[k]
+                if r.items and r.items[0][0] == "fuse" and r.items[0][1] is not None:
+                    shifts = list(r.items[0][1])
+                    del shifts[k]
+                    r.items[0] = ("fuse", shifts)
+                yield p
+    # fewer argument sets
+    for k in range(len(prog.argsets)):
+        if len(prog.argsets) > 1:
+            p = copy.deepcopy(prog)
+            del p.argsets[k]
+            yield p
+    # simpler schedules
+    for ri, reg in enumerate(prog.regions):
+        for k in range(len(reg.items)):
+            p = copy.deepcopy(prog)
+            del p.regions[ri].items[k]
+            yield p
+        if reg.time:
+            p = copy.deepcopy(prog)
+            p.regions[ri].time = False
+            yield p
+    # fewer statements and terms, simpler bodies
+    for ri, reg in enumerate(prog.regions):
+        for ni, n in enumerate(reg.nests):
+            if len(n.stmts) > 1:
+                for k in range(len(n.stmts)):
+                    p = copy.deepcopy(prog)
+                    del p.regions[ri].nests[ni].stmts[k]
+                    yield p
+            for si, st in enumerate(n.stmts):
+                if st[0] == "assign":
+                    for e2 in simpler_exprs(st[4]):
+                        p = copy.deepcopy(prog)
+                        s = p.regions[ri].nests[ni].stmts[si]
+                        p.regions[ri].nests[ni].stmts[si] = (s[0], s[1], s[2], s[3], e2)
+                        yield p
+            if n.extras:
+                p = copy.deepcopy(prog)
+                p.regions[ri].nests[ni].extras = []
+                yield p
+            if n.style != "plain" and reg.kind == "chain":
+                p = copy.deepcopy(prog)
+                p.regions[ri].nests[ni].style = "plain"
+                p.regions[ri].aliases = {}
+                yield p
+            for attr in ("band", "cond"):
+                if getattr(n, attr) is not None:
+                    p = copy.deepcopy(prog)
+                    setattr(p.regions[ri].nests[ni], attr, None)
+                    yield p
+            if n.fmt or n.hdr:
+                p = copy.deepcopy(prog)
+                p.regions[ri].nests[ni].fmt = 0
+                p.regions[ri].nests[ni].hdr = 0
+                yield p
+    # smaller sizes
+    for k, env in enumerate(prog.argsets):
+        for key in ("N", "M", "K", "T"):
+            v = env[key]
+            lo = 0 if key == "T" else 1
+            for nv in sorted({lo, v // 2, v - 1}):
+                if lo <= nv < v:
+                    p = copy.deepcopy(prog)
+                    p.argsets[k][key] = nv
+                    yield p
+    # smaller offsets, domains and shifts
+    for ri, reg in enumerate(prog.regions):
+        for ni, n in enumerate(reg.nests):
+            for si, st in enumerate(n.stmts):
+                for p in shrink_offsets(prog, ri, ni, si):
+                    yield p
+            for d in range(n.depth):
+                for j in (1, 2):
+                    if n.dims[d][j] != 0:
+                        p = copy.deepcopy(prog)
+                        p.regions[ri].nests[ni].dims[d][j] = 0
+                        yield p
+        if reg.items and reg.items[0][0] == "fuse" and reg.items[0][1] is not None:
+            p = copy.deepcopy(prog)
+            p.regions[ri].items[0] = ("fuse", None)
+            yield p
+    # unused arrays
+    used = set()
+    for reg in prog.regions:
+        for n in reg.nests:
+            for _, a, _ in declared_accesses(n):
+                used.add(a)
+    if any(a.name not in used for a in prog.arrays):
+        p = copy.deepcopy(prog)
+        p.arrays = [a for a in p.arrays if a.name in used]
+        yield p
+
+
+def simpler_exprs(e):
+    k = e[0]
+    if k == "wsum" and len(e[1]) > 1:
+        for i in range(len(e[1])):
+            yield ("wsum", e[1][:i] + e[1][i + 1:])
+    if k in ("mul", "fmax", "fmin"):
+        yield e[1]
+        yield e[2]
+    if k == "sqrtabs":
+        yield e[1]
+    if k == "wsum":
+        for i, (w, t) in enumerate(e[1]):
+            if t[0] not in ("rd", "num"):
+                for t2 in simpler_exprs(t):
+                    yield ("wsum", e[1][:i] + [(w, t2)] + e[1][i + 1:])
+
+
+def map_comps(e, f):
+    k = e[0]
+    if k == "rd":
+        return ("rd", e[1], f(e[2]))
+    if k == "wsum":
+        return ("wsum", [(w, map_comps(t, f)) for w, t in e[1]])
+    if k in ("mul", "fmax", "fmin"):
+        return (k, map_comps(e[1], f), map_comps(e[2], f))
+    if k == "sqrtabs":
+        return (k, map_comps(e[1], f))
+    return e
+
+
+def shrink_offsets(prog, ri, ni, si):
+    st = prog.regions[ri].nests[ni].stmts[si]
+    if st[0] != "assign":
+        return
+    reads = []
+    expr_reads(st[4], reads)
+    for a, comps in reads:
+        for d, c in enumerate(comps):
+            if c[0] == "it" and c[2] == 1 and c[3] != 0:
+                nc = ("it", c[1], 1, c[3] // 2 if abs(c[3]) > 1 else 0)
+
+                def f(cs, a=a, comps=comps, d=d, nc=nc):
+                    if tuple(cs) != tuple(comps):
+                        return cs
+                    cs = list(cs)
+                    cs[d] = nc
+                    return tuple(cs)
+
+                p = copy.deepcopy(prog)
+                s = p.regions[ri].nests[ni].stmts[si]
+                p.regions[ri].nests[ni].stmts[si] = (s[0], s[1], s[2], s[3], map_comps(s[4], f))
+                yield p
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("seed", type=int)
+    ap.add_argument("-o", dest="out")
+    a = ap.parse_args()
+    prog = generate(a.seed)
+    text = render(prog)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    sys.stderr.write("args: " + " | ".join(" ".join(args_of(e)) for e in prog.argsets) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+"""Differential testing of flextile on random loop-chain programs (gen.py).
+
+For each generated program: compile the original once (the oracle) and run it
+for each of its argument sets; then, for each of the program's option sets,
+run flextile, compile its output with the same gcc command, run it with
+OMP_NUM_THREADS=1, =2, and =2 under the reverse-start shim
+(testsuite/omp_reverse_start.c: threads' shares run last to first, so a loop
+wrongly marked parallel gives different bits whatever the machine's load),
+and compare stdout byte for byte with the original's.
+
+A *case* is one (program, option set) pair. Failures:
+  mismatch         generated program's stdout differs from the original's
+  run-error        generated program exits non-zero or is killed
+  timeout          generated program runs past the time limit
+  flextile-crash   flextile exits 2 (internal error) or dies on a signal
+  flextile-reject  flextile exits 1 on a program the generator made valid
+  flextile-timeout flextile runs past its time limit
+  cc-error         the generated C does not compile
+  generator        the original itself does not compile or run (a gen.py bug)
+Each failing case is minimised (regions, nests, statements, terms, argument
+sets, sizes, offsets, domains and schedule items are cut while the same kind
+of failure remains) and, unless --no-save, written to
+testsuite/programs/regress_<seed>_<n>.c with its `flextile-test:` metadata
+(add its name to the `programs` list in tests/testsuite.rs).
+
+Usage: run.py [-n CASES] [--seed SEED] [-j JOBS] [--keep] [--no-save]
+The last line is `N passed, M failed`; the exit status is 1 when M > 0.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import gen  # noqa: E402
+
+CC = os.environ.get("CC", "gcc")
+CFLAGS = ["-O2", "-std=gnu99", "-fopenmp", "-ffp-contract=off", "-fno-fast-math", "-Wno-unknown-pragmas"]
+FLEXTILE_TIMEOUT = 120
+CC_TIMEOUT = 120
+RUN_TIMEOUT = 20
+MODES = [("1", False), ("2", False), ("2", True)]  # OMP_NUM_THREADS, reverse-start shim
+CASES_PER_PROGRAM = 3
+# Overlapped tiling refuses, with a diagnostic, chains it does not handle yet
+# (scops, accumulations, nests of different depths, ...: see the restrictions
+# in src/transform/overlap.rs). Such a refusal (exit 1) under these options is
+# counted as "declined", not as a failure, unless --strict.
+OVERLAP_OPTIONS = ("--rectangle", "--scalene")
+
+
+# ---------------------------------------------------------------------------
+# Option sets
+
+
+def detect_option_sets(flextile):
+    """Option-set templates flextile offers (read from --help). `{sizes}`
+    stands for a program's tile sizes."""
+    try:
+        help_text = subprocess.run([flextile, "--help"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError) as e:
+        sys.exit(f"difftest: cannot run {flextile} --help: {e}")
+    sets = [[], ["--no-openmp"], ["--tile"], ["--tile", "--tile-sizes", "{sizes}"],
+            ["--tile", "--tile-sizes", "{sizes}", "--no-openmp"]]
+    has = lambda opt: any(w.strip(",") == opt for w in help_text.split())  # noqa: E731
+    for shape in ("--rectangle", "--scalene"):
+        if has(shape):
+            sets.append([shape])
+            sets.append([shape, "--tile-sizes", "{sizes}"])
+            if has("--overlap-dims"):
+                sets.append([shape, "--overlap-dims", "{dims}", "--tile-sizes", "{sizes}"])
+    return sets, help_text
+
+
+def instantiate(template, prog, k):
+    sizes = prog.tile_options[k % len(prog.tile_options)]
+    depth = max((n.depth for r in prog.regions for n in r.nests), default=1)
+    out = []
+    for w in template:
+        if w == "{sizes}":
+            out.append(",".join(map(str, sizes)))
+        elif w == "{dims}":
+            out.append(str(1 + k % depth))
+        else:
+            out.append(w)
+    return out
+
+
+def option_sets_for(prog_index, prog, templates, per_program):
+    """The option sets of one program: a rotation through the templates."""
+    sets = []
+    for j in range(per_program):
+        t = templates[(prog_index * per_program + j) % len(templates)]
+        opts = instantiate(t, prog, prog_index + j)
+        if opts not in sets:
+            sets.append(opts)
+    return sets
+
+
+# ---------------------------------------------------------------------------
+# Running things
+
+
+def run(cmd, timeout, env=None, cwd=None):
+    """(returncode or 'timeout', stdout bytes, stderr text)."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=timeout, env=env, cwd=cwd)
+        return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as e:
+        return "timeout", e.stdout or b"", (e.stderr or b"").decode("utf-8", "replace")
+
+
+def compile_c(src, exe):
+    return run([CC] + CFLAGS + ["-o", exe, src, "-lm"], CC_TIMEOUT)
+
+
+def build_shim(work):
+    so = os.path.join(work, "libomp_reverse_start.so")
+    if not os.path.exists(so):
+        tmp = so + f".{os.getpid()}"
+        rc, _, err = run([CC, "-O2", "-shared", "-fPIC", "-fopenmp", "-o", tmp,
+                          os.path.join(ROOT, "testsuite", "omp_reverse_start.c"), "-ldl"], CC_TIMEOUT)
+        if rc != 0:
+            sys.exit(f"difftest: cannot build the reverse-start shim:\n{err}")
+        os.replace(tmp, so)
+    return so
+
+
+def first_difference(a, b):
+    la, lb = a.decode("utf-8", "replace").splitlines(), b.decode("utf-8", "replace").splitlines()
+    for k in range(max(len(la), len(lb))):
+        x = la[k] if k < len(la) else "<end of output>"
+        y = lb[k] if k < len(lb) else "<end of output>"
+        if x != y:
+            return f"line {k + 1}: expected '{x}', got '{y}'"
+    return "outputs differ"
+
+
+def first_error(stderr):
+    for ln in stderr.splitlines():
+        if "error" in ln:
+            return ln.strip()
+    lines = stderr.strip().splitlines()
+    return lines[0] if lines else "(no message)"
+
+
+def run_env(threads, shim):
+    env = dict(os.environ)
+    env["OMP_NUM_THREADS"] = threads
+    env.pop("LD_PRELOAD", None)
+    if shim:
+        env["LD_PRELOAD"] = shim
+    return env
+
+
+class Checker:
+    """Runs one program (a gen.Program) against flextile under option sets."""
+
+    def __init__(self, flextile, work, shim, strict=False):
+        self.flextile = flextile
+        self.work = work
+        self.shim = shim
+        self.strict = strict
+
+    def original(self, prog, d):
+        """Expected stdout per argument set, or a ('generator', detail) failure."""
+        src = os.path.join(d, "orig.c")
+        with open(src, "w") as f:
+            f.write(gen.render(prog))
+        exe = os.path.join(d, "orig")
+        rc, _, err = compile_c(src, exe)
+        if rc != 0:
+            return None, ("generator", f"the original does not compile: {first_error(err)}")
+        expected = []
+        for env in prog.argsets:
+            rc, out, err = run([exe] + gen.args_of(env), RUN_TIMEOUT, env=run_env("1", None), cwd=d)
+            if rc != 0:
+                return None, ("generator", f"the original fails with args {' '.join(gen.args_of(env))}: rc={rc} {err.strip()[:300]}")
+            expected.append(out)
+        return expected, None
+
+    def case(self, prog, opts, expected, d, tag):
+        """None when the case passes, else (kind, detail)."""
+        src = os.path.join(d, "orig.c")
+        out_c = os.path.join(d, f"out{tag}.c")
+        if os.path.exists(out_c):
+            os.remove(out_c)
+        rc, _, err = run([self.flextile] + opts + [src, "-o", out_c], FLEXTILE_TIMEOUT)
+        if rc == "timeout":
+            return ("flextile-timeout", f"flextile ran past {FLEXTILE_TIMEOUT} s")
+        if rc == 1:
+            if any(o in OVERLAP_OPTIONS for o in opts) and not self.strict:
+                return ("declined", first_error(err))
+            return ("flextile-reject", first_error(err))
+        if rc != 0:
+            return ("flextile-crash", f"rc={rc}: {first_error(err)}")
+        exe = os.path.join(d, f"out{tag}")
+        rc, _, err = compile_c(out_c, exe)
+        if rc != 0:
+            return ("cc-error", first_error(err))
+        for env, exp in zip(prog.argsets, expected):
+            args = gen.args_of(env)
+            for threads, shim in MODES:
+                rc, out, err = run([exe] + args, RUN_TIMEOUT, env=run_env(threads, self.shim if shim else None), cwd=d)
+                mode = f"OMP_NUM_THREADS={threads}{' reverse-start' if shim else ''}"
+                if rc == "timeout":
+                    return ("timeout", f"args {' '.join(args)}, {mode}: past {RUN_TIMEOUT} s")
+                if rc != 0:
+                    return ("run-error", f"args {' '.join(args)}, {mode}: rc={rc} {err.strip()[:200]}")
+                if out != exp:
+                    return ("mismatch", f"args {' '.join(args)}, {mode}: {first_difference(exp, out)}")
+        return None
+
+    def check(self, prog, opts, d, tag="m"):
+        """Evaluates one candidate program from scratch (for minimisation)."""
+        os.makedirs(d, exist_ok=True)
+        expected, fail = self.original(prog, d)
+        if fail:
+            return fail
+        return self.case(prog, opts, expected, d, tag)
+
+
+def same_failure(a, b):
+    if a is None or b is None or a[0] != b[0]:
+        return False
+    if a[0] == "flextile-reject":
+        strip = lambda s: s.split("error:", 1)[-1].strip()  # noqa: E731
+        return strip(a[1]) == strip(b[1])
+    return True
+
+
+def minimise(checker, prog, opts, failure, d, budget_s=240, max_tries=250):
+    """Greedy reduction of `prog` keeping a failure like `failure`."""
+    start = time.time()
+    tries = 0
+    best = prog
+    progress = True
+    while progress and tries < max_tries and time.time() - start < budget_s:
+        progress = False
+        for cand in gen.shrink_candidates(best):
+            if tries >= max_tries or time.time() - start > budget_s:
+                break
+            if gen.validate(cand) is not None:
+                continue
+            tries += 1
+            got = checker.check(cand, opts, os.path.join(d, "min"))
+            if same_failure(got, failure):
+                best = cand
+                failure = got
+                progress = True
+                break
+    return best, failure, tries
+
+
+# ---------------------------------------------------------------------------
+# Workers
+
+
+def program_seed(seed, index):
+    return seed * 100000 + index
+
+
+def work_program(job):
+    """Runs all cases of one program; returns a list of result dicts."""
+    cfg, index, opt_sets_templates = job
+    seed = program_seed(cfg["seed"], index)
+    d = os.path.join(cfg["work"], f"p{seed}")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    checker = Checker(cfg["flextile"], cfg["work"], cfg["shim"], cfg["strict"])
+    results = []
+    try:
+        prog = gen.generate(seed)
+    except Exception as e:  # a generator bug
+        return [dict(seed=seed, opts="", status="fail", kind="generator", detail=f"gen.py raised {e!r}")]
+    opt_sets = option_sets_for(index, prog, opt_sets_templates, cfg["per_program"])[: cfg["limit"]]
+    expected, fail = checker.original(prog, d)
+    all_pass = True
+    for k, opts in enumerate(opt_sets):
+        r = dict(seed=seed, opts=" ".join(opts) or "default")
+        f = fail or checker.case(prog, opts, expected, d, str(k))
+        if f is None:
+            r["status"] = "pass"
+        elif f[0] == "declined":
+            r.update(status="declined", detail=f[1])
+        else:
+            all_pass = False
+            r.update(status="fail", kind=f[0], detail=f[1])
+            if cfg["minimise"] and f[0] != "generator":
+                small, f2, tries = minimise(checker, prog, opts, f, d)
+                r["min_detail"] = f2[1]
+                r["min_tries"] = tries
+                r["min_source"] = gen.render(small, metadata=[
+                    f"Found by tools/difftest/run.py ({f[0]}): {f2[1]}",
+                    "flextile-test: args: " + " | ".join(" ".join(gen.args_of(e)) for e in small.argsets),
+                    "flextile-test: options: " + (" ".join(opts) or "default"),
+                ])
+        results.append(r)
+    if all_pass and not cfg["keep"]:
+        shutil.rmtree(d, ignore_errors=True)
+    return results
+
+
+def save_regression(res, n):
+    name = f"regress_{res['seed']}_{n}"
+    path = os.path.join(ROOT, "testsuite", "programs", name + ".c")
+    with open(path, "w") as f:
+        f.write(res["min_source"])
+    return name, path
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Differential testing of flextile on random programs.")
+    ap.add_argument("-n", type=int, default=200, help="number of cases (program x option set)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--flextile", default=os.path.join(ROOT, "target", "release", "flextile"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "target", "difftest"))
+    ap.add_argument("--per-program", type=int, default=CASES_PER_PROGRAM, help="option sets per program")
+    ap.add_argument("--keep", action="store_true", help="keep the work folders of passing programs")
+    ap.add_argument("--no-minimise", action="store_true")
+    ap.add_argument("--no-save", action="store_true", help="do not write regression tests into testsuite/programs")
+    ap.add_argument("--log", help="append one JSON line per case to this file")
+    ap.add_argument("--strict", action="store_true", help="count refusals of overlapped tiling as failures")
+    ap.add_argument("-q", "--quiet", action="store_true")
+    a = ap.parse_args()
+
+    flextile = os.path.abspath(a.flextile)
+    if not os.access(flextile, os.X_OK):
+        sys.exit(f"difftest: no flextile binary at {flextile} (cargo build --release)")
+    work = os.path.abspath(os.path.join(a.work, f"seed{a.seed}"))
+    os.makedirs(work, exist_ok=True)
+    shim = build_shim(work)
+    templates, _ = detect_option_sets(flextile)
+    cfg = dict(seed=a.seed, work=work, flextile=flextile, shim=shim, keep=a.keep, strict=a.strict,
+               minimise=not a.no_minimise, per_program=a.per_program, limit=a.per_program)
+    names = [" ".join(t) or "default" for t in templates]
+    print(f"difftest: {a.n} cases, seed {a.seed}, {a.jobs} workers, option sets: {' | '.join(names)}", flush=True)
+
+    nprog = (a.n + a.per_program - 1) // a.per_program
+    jobs = []
+    left = a.n
+    for i in range(nprog):
+        c = dict(cfg)
+        c["limit"] = min(a.per_program, left)
+        left -= c["limit"]
+        jobs.append((c, i, templates))
+    passed = failed = 0
+    kinds = {}
+    declined = {}
+    saved = []
+    t0 = time.time()
+    log = open(a.log, "a") if a.log else None
+    done = 0
+    with ProcessPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        futs = [pool.submit(work_program, j) for j in jobs]
+        for fut in as_completed(futs):
+            for r in fut.result():
+                done += 1
+                if log:
+                    log.write(json.dumps({k: v for k, v in r.items() if k != "min_source"}) + "\n")
+                    log.flush()
+                if r["status"] == "pass":
+                    passed += 1
+                    continue
+                if r["status"] == "declined":
+                    msg = r["detail"].split("error:", 1)[-1].strip()
+                    declined[msg] = declined.get(msg, 0) + 1
+                    continue
+                failed += 1
+                kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+                print(f"FAIL seed {r['seed']} [{r['opts']}] {r['kind']}: {r['detail']}", flush=True)
+                if "min_source" in r:
+                    print(f"  minimised ({r['min_tries']} tries): {r['min_detail']}", flush=True)
+                    if not a.no_save:
+                        name, path = save_regression(r, len(saved) + 1)
+                        saved.append(name)
+                        print(f"  saved {os.path.relpath(path, ROOT)}", flush=True)
+                    else:
+                        p = os.path.join(work, f"min_{r['seed']}_{failed}.c")
+                        with open(p, "w") as f:
+                            f.write(r["min_source"])
+                        print(f"  minimised program: {p}", flush=True)
+            if not a.quiet and done and done % 100 < a.per_program:
+                print(f"  ... {done}/{a.n} cases, {failed} failed, {time.time() - t0:.0f} s", flush=True)
+    if log:
+        log.close()
+    if declined:
+        print(f"{sum(declined.values())} cases declined by overlapped tiling (exit 1 with a diagnostic; not counted):")
+        for msg, c in sorted(declined.items(), key=lambda x: -x[1]):
+            print(f"  {c:5d}  {msg}")
+    if kinds:
+        print("failures by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+    if saved:
+        print("new regression tests (add them to the programs list in tests/testsuite.rs): " + ", ".join(saved))
+    print(f"time {time.time() - t0:.0f} s, {nprog} programs")
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
