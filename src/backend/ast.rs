@@ -36,8 +36,14 @@ pub enum CNode {
         /// Else branch, if any.
         els: Option<Vec<CNode>>,
     },
-    /// The body of an overlapped tile: its scratchpads are declared first.
-    TileStorage(Vec<CNode>),
+    /// The body of an overlapped tile: the scratchpads of the group its mark
+    /// names are declared first.
+    TileStorage {
+        /// The mark (`tile_storage_g`).
+        mark: String,
+        /// The tile's statements.
+        body: Vec<CNode>,
+    },
     /// One instance of stage `stage` (isl name) with its iterators' values.
     Stmt {
         /// Statement name (`S3`).
@@ -128,11 +134,16 @@ impl<'a> AstReader<'a> {
                 let id = node.mark_get_id().map_err(isl_err)?;
                 let name = id.get_name().map_err(isl_err)?.to_string();
                 let mut body = self.read(&node.mark_get_node().map_err(isl_err)?)?;
-                if name == MARK_PARALLEL {
-                    body.iter_mut().for_each(set_parallel);
+                if let Some(depth) = name
+                    .strip_prefix(MARK_PARALLEL)
+                    .and_then(|d| d.strip_prefix('_'))
+                    .and_then(|d| d.parse::<usize>().ok())
+                {
+                    let iter = format!("{}{}", self.counter_prefix, depth);
+                    body.iter_mut().for_each(|n| set_parallel(n, &iter));
                 }
-                if name == MARK_TILE_STORAGE {
-                    body = vec![CNode::TileStorage(body)];
+                if name.starts_with(MARK_TILE_STORAGE) {
+                    body = vec![CNode::TileStorage { mark: name, body }];
                 }
                 body
             }
@@ -276,16 +287,22 @@ fn paren(s: String, prec: u8, min: u8) -> String {
     }
 }
 
-/// Marks the outermost loops of `node` as parallel.
-fn set_parallel(node: &mut CNode) {
+/// Marks the outermost loops of `node` over counter `iter` as parallel.
+fn set_parallel(node: &mut CNode, iter: &str) {
     match node {
-        CNode::For { parallel, .. } => *parallel = true,
-        CNode::If { then, els, .. } => {
-            then.iter_mut().for_each(set_parallel);
-            if let Some(e) = els {
-                e.iter_mut().for_each(set_parallel);
+        CNode::For {
+            parallel, iter: i, ..
+        } => {
+            if i == iter {
+                *parallel = true;
             }
         }
-        CNode::Stmt { .. } | CNode::TileStorage(_) => {}
+        CNode::If { then, els, .. } => {
+            then.iter_mut().for_each(|n| set_parallel(n, iter));
+            if let Some(e) = els {
+                e.iter_mut().for_each(|n| set_parallel(n, iter));
+            }
+        }
+        CNode::Stmt { .. } | CNode::TileStorage { .. } => {}
     }
 }

@@ -5,7 +5,7 @@ use crate::backend::ast::CNode;
 use crate::diag::{Error, Result};
 use crate::model::expr::Expr;
 use crate::model::program::{AccessKind, Stage};
-use crate::transform::overlap::{Scratchpad, TileStorage};
+use crate::transform::overlap::{GroupStorage, Scratchpad, TileStorage};
 use std::collections::HashMap;
 
 /// One indentation level of generated code.
@@ -80,11 +80,12 @@ impl<'a> CPrinter<'a> {
                 }
             }
             CNode::Stmt { stage, args } => self.statement(stage, args, indent, out)?,
-            CNode::TileStorage(body) => {
+            CNode::TileStorage { mark, body } => {
                 out.push_str(&format!("{indent}{{\n"));
                 for sp in self
                     .storage
-                    .map(|s| s.scratchpads.as_slice())
+                    .and_then(|s| s.group_of_mark(mark))
+                    .map(|g| g.scratchpads.as_slice())
                     .unwrap_or_default()
                 {
                     let dims: String = sp.sizes.iter().map(|n| format!("[{n}]")).collect();
@@ -111,15 +112,11 @@ impl CPrinter<'_> {
         indent: &str,
         out: &mut String,
     ) -> Result<()> {
-        if let Some((storage, data)) = self
-            .storage
-            .and_then(|st| st.loads.get(stage).map(|d| (st, d)))
-        {
+        let group = self.storage.and_then(|st| st.group_of(stage));
+        if let Some((storage, data)) = group.and_then(|g| g.loads.get(stage).map(|d| (g, d))) {
             return load(storage, data, args, indent, out);
         }
-        let store = self
-            .storage
-            .and_then(|st| st.stores.get(stage).map(|k| (st, *k)));
+        let store = group.and_then(|g| g.stores.get(stage).map(|k| (g, *k)));
         let name = match store {
             Some(_) => stage.trim_end_matches("_store"),
             None => stage,
@@ -129,11 +126,7 @@ impl CPrinter<'_> {
                 "AST names unknown statement {stage}"
             )));
         };
-        let tile_dims = self
-            .storage
-            .map(|st| st.tile_dims)
-            .unwrap_or(0)
-            .min(args.len());
+        let tile_dims = group.map(|g| g.tile_dims).unwrap_or(0).min(args.len());
         let (tile, iters) = args.split_at(if args.len() > s.iterators.len() {
             tile_dims
         } else {
@@ -161,7 +154,7 @@ impl CPrinter<'_> {
             }
             return Ok(());
         }
-        let text = match (self.storage, s.analysed()) {
+        let text = match (group, s.analysed()) {
             (Some(storage), Some(analysed)) => s.body.instantiate_with(&iters, &mut |k| {
                 let a = analysed.get(k)?;
                 let sp = storage.scratchpad(&a.data)?;
@@ -177,7 +170,7 @@ impl CPrinter<'_> {
 
 /// A load statement: one element of `data` copied into its scratchpad.
 fn load(
-    storage: &TileStorage,
+    storage: &GroupStorage,
     data: &str,
     args: &[String],
     indent: &str,

@@ -71,9 +71,11 @@ pub struct Scratchpad {
     pub offsets: Vec<Expr>,
 }
 
-/// How values are stored inside overlapped tiles.
+/// How values are stored inside the overlapped tiles of one group.
 #[derive(Clone, Debug, Default)]
-pub struct TileStorage {
+pub struct GroupStorage {
+    /// Names of the group's stages.
+    pub stages: BTreeSet<String>,
     /// Number of tile dimensions (leading arguments of every statement instance).
     pub tile_dims: usize,
     /// One scratchpad per data set produced and consumed inside the group.
@@ -87,7 +89,33 @@ pub struct TileStorage {
     pub loads: BTreeMap<String, String>,
 }
 
+/// Tile-local storage of a region: one entry per overlapped group.
+#[derive(Clone, Debug, Default)]
+pub struct TileStorage {
+    /// Groups in execution order; group `g`'s tile body is marked `tile_storage_g`.
+    pub groups: Vec<GroupStorage>,
+}
+
 impl TileStorage {
+    /// The group that schedules statement `name` (a stage, store or load).
+    pub fn group_of(&self, name: &str) -> Option<&GroupStorage> {
+        self.groups.iter().find(|g| {
+            g.stages.contains(name) || g.stores.contains_key(name) || g.loads.contains_key(name)
+        })
+    }
+
+    /// The group whose tile body a `tile_storage_g` mark introduces.
+    pub fn group_of_mark(&self, mark: &str) -> Option<&GroupStorage> {
+        let g: usize = mark
+            .strip_prefix(MARK_TILE_STORAGE)?
+            .strip_prefix('_')?
+            .parse()
+            .ok()?;
+        self.groups.get(g)
+    }
+}
+
+impl GroupStorage {
     /// The scratchpad replacing `data`, if any.
     pub fn scratchpad(&self, data: &str) -> Option<&Scratchpad> {
         self.scratchpads.iter().find(|s| s.data == data)
@@ -128,7 +156,13 @@ pub struct Overlapped {
     pub footprints: Vec<Footprint>,
 }
 
-/// Builds overlapped tiles of `shape` and `sizes` for the whole chain `region`.
+/// Builds overlapped tiles of `shape` and `sizes` for the chain `region`.
+///
+/// The chain is split greedily, in order, into groups: a stage joins the
+/// current group when the group stays overlappable (equal depth, analysable
+/// bodies, constant dependence distances, race-free; see [`tile_group`]);
+/// otherwise it starts a new group, and the reason is logged. Groups of one
+/// stage keep their original loops. Groups run one after another.
 pub fn overlapped_tiling(
     region: &Region,
     names: &Names,
@@ -144,6 +178,196 @@ pub fn overlapped_tiling(
             "overlapped tiling of scops (time-iterated stencils) is not supported yet; use --tile",
         ));
     };
+    let ctx = model.schedule.get_ctx();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for k in 0..region.stages.len() {
+        let mut cand = current.clone();
+        cand.push(k);
+        if current.is_empty() {
+            current = cand;
+            continue;
+        }
+        match group_is_overlappable(region, names, model, deps, shape, sizes, &cand, span) {
+            Ok(()) => current = cand,
+            Err(why) => {
+                info!(
+                    "overlap: {} starts a new group: {}",
+                    region.stages[k].label, why
+                );
+                groups.push(std::mem::take(&mut current));
+                current = vec![k];
+            }
+        }
+    }
+    if !current.is_empty() {
+        groups.push(current);
+    }
+    if groups.iter().all(|g| g.len() < 2) {
+        return Err(Error::at(
+            span,
+            "overlapped tiling found no two consecutive nests to tile together (run with -v for the reasons)",
+        ));
+    }
+
+    let mut schedule: Option<Schedule> = None;
+    let mut storage = TileStorage::default();
+    let mut footprints = Vec::new();
+    for group in &groups {
+        let (sub, sub_model, sub_deps) = restrict(region, model, deps, group)?;
+        let part = if group.len() >= 2 {
+            let mark = format!("{MARK_TILE_STORAGE}_{}", storage.groups.len());
+            let (sched, st, fp) = tile_group(
+                &sub, names, &sub_model, &sub_deps, shape, sizes, span, &mark,
+            )?;
+            info!("overlap: group of {} stages tiled", group.len());
+            storage.groups.push(st);
+            footprints.extend(fp);
+            sched
+        } else {
+            sub_model.schedule
+        };
+        schedule = Some(match schedule {
+            None => part,
+            Some(s) => s.sequence(part).map_err(isl_err)?,
+        });
+    }
+    let _ = &ctx;
+    let schedule = schedule.ok_or_else(|| Error::internal("overlap: empty chain"))?;
+    Ok(Overlapped {
+        schedule,
+        storage,
+        footprints,
+    })
+}
+
+/// The stages `group` of `region` as a region of their own, with the model and
+/// dependences restricted to them.
+fn restrict(
+    region: &Region,
+    model: &RegionModel,
+    deps: &Dependences,
+    group: &[usize],
+) -> Result<(Region, RegionModel, Dependences)> {
+    let ctx = model.schedule.get_ctx();
+    let mut universe = UnionSet::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    for k in group {
+        universe = universe
+            .union(stage_universe(&ctx, region, *k)?)
+            .map_err(isl_err)?;
+    }
+    let dom = |m: &UnionMap| {
+        m.copy()
+            .and_then(|m| m.intersect_domain(universe.copy()?))
+            .map_err(isl_err)
+    };
+    let both = |m: &UnionMap| {
+        m.copy()
+            .and_then(|m| m.intersect_domain(universe.copy()?))
+            .and_then(|m| m.intersect_range(universe.copy()?))
+            .map_err(isl_err)
+    };
+    let sub_model = RegionModel {
+        domain: model
+            .domain
+            .copy()
+            .and_then(|d| d.intersect(universe.copy()?))
+            .map_err(isl_err)?,
+        reads: dom(&model.reads)?,
+        must_writes: dom(&model.must_writes)?,
+        may_writes: dom(&model.may_writes)?,
+        schedule: model
+            .schedule
+            .copy()
+            .and_then(|s| s.intersect_domain(universe.copy()?))
+            .map_err(isl_err)?,
+        context: model.context.copy().map_err(isl_err)?,
+    };
+    let sub_deps = Dependences {
+        flow: both(&deps.flow)?,
+        anti: both(&deps.anti)?,
+        output: both(&deps.output)?,
+    };
+    let sub = Region {
+        stages: group.iter().map(|k| region.stages[*k].clone()).collect(),
+        tree: Vec::new(),
+        ..region.clone()
+    };
+    Ok((sub, sub_model, sub_deps))
+}
+
+/// Whether the stages `cand` can be overlapped together; the reason when not.
+#[allow(clippy::too_many_arguments)]
+fn group_is_overlappable(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    deps: &Dependences,
+    shape: Shape,
+    sizes: &[i64],
+    cand: &[usize],
+    span: Span,
+) -> std::result::Result<(), String> {
+    let depth = region.stages[cand[0]].iterators.len();
+    if let Some(k) = cand
+        .iter()
+        .find(|k| region.stages[**k].iterators.len() != depth)
+    {
+        return Err(format!(
+            "its depth differs from the group's ({} loops)",
+            depth.max(region.stages[*k].iterators.len())
+        ));
+    }
+    if let Some(k) = cand
+        .iter()
+        .find(|k| region.stages[**k].analysed().is_none())
+    {
+        return Err(format!(
+            "the body of {} is not analysable, so its data cannot live in scratchpads",
+            region.stages[*k].label
+        ));
+    }
+    let describe = |e: Error| match e {
+        Error::User(d) => d.first().map(|d| d.message.clone()).unwrap_or_default(),
+        Error::Internal(m) => m,
+    };
+    let (sub, sub_model, sub_deps) = restrict(region, model, deps, cand).map_err(describe)?;
+    let ctx = model.schedule.get_ctx();
+    // Bound isl's work: a group whose relations explode is split instead.
+    ctx.set_max_operations(20_000_000);
+    let result = (|| -> Result<()> {
+        tile_group(
+            &sub,
+            names,
+            &sub_model,
+            &sub_deps,
+            shape,
+            sizes,
+            span,
+            MARK_TILE_STORAGE,
+        )?;
+        Ok(())
+    })();
+    ctx.set_max_operations(0);
+    ctx.reset_operations();
+    ctx.reset_error();
+    result.map_err(describe)
+}
+
+/// Overlapped tiles for one group (a region of equal-depth stages): the
+/// schedule, its storage plan and the stages' footprints. `mark` names the
+/// mark above the expansion node.
+#[allow(clippy::too_many_arguments)]
+fn tile_group(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    deps: &Dependences,
+    shape: Shape,
+    sizes: &[i64],
+    span: Span,
+    mark: &str,
+) -> Result<(Schedule, GroupStorage, Vec<Footprint>)> {
     let n_stages = region.stages.len();
     let depth = region
         .stages
@@ -214,13 +438,9 @@ pub fn overlapped_tiling(
         region, names, model, &consumers, &regions, &live_in, depth, span,
     )?;
     let schedule = build_tree(
-        &ctx, region, &own, &regions, &loads, &storage, &shifts, shape, depth,
+        &ctx, region, &own, &regions, &loads, &storage, &shifts, shape, depth, mark,
     )?;
-    Ok(Overlapped {
-        schedule,
-        storage,
-        footprints,
-    })
+    Ok((schedule, storage, footprints))
 }
 
 /// `{ Sk[i0, ...] }` as a union set.
@@ -410,7 +630,7 @@ fn plan_storage(
     live_in: &UnionMap,
     depth: usize,
     span: Span,
-) -> Result<(TileStorage, Vec<(String, Map)>)> {
+) -> Result<(GroupStorage, Vec<(String, Map)>)> {
     // Data produced by stages that other stages consume (their regions overlap).
     let mut scratch: BTreeSet<String> = BTreeSet::new();
     for (k, stage) in region.stages.iter().enumerate() {
@@ -425,8 +645,9 @@ fn plan_storage(
             scratch.insert(a.data.clone());
         }
     }
-    let mut storage = TileStorage {
+    let mut storage = GroupStorage {
         tile_dims: depth,
+        stages: region.stages.iter().map(|s| s.name.clone()).collect(),
         ..Default::default()
     };
     let mut loads: Vec<(String, Map)> = Vec::new();
@@ -662,10 +883,11 @@ fn build_tree(
     own: &[Map],
     regions: &[Map],
     loads: &[(String, Map)],
-    storage: &TileStorage,
+    storage: &GroupStorage,
     shifts: &[Vec<i64>],
     shape: Shape,
     depth: usize,
+    mark: &str,
 ) -> Result<Schedule> {
     let mut tokens = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
     let mut expansion = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err)?;
@@ -771,7 +993,7 @@ fn build_tree(
         .map_err(isl_err)?;
     node = node.child(0).map_err(isl_err)?;
     node = insert_expansion(node, contraction, expansion)?;
-    node = crate::transform::band::insert_mark(node, MARK_TILE_STORAGE)?;
+    node = crate::transform::band::insert_mark(node, mark)?;
     node = node.child(0).and_then(|n| n.child(0)).map_err(isl_err)?;
     if !loads.is_empty() {
         // Loads first, then the tile's computation.

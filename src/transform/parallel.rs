@@ -37,7 +37,20 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
                 return band.parent().map_err(isl_err);
             }
             if name == MARK_PARALLEL_REQUEST {
-                let band = node.child(0).map_err(isl_err)?;
+                let below = node.child(0).map_err(isl_err)?;
+                if matches!(below.get_type().map_err(isl_err)?, ScheduleNodeType::Mark)
+                    && mark_name(&below)? == MARK_PARALLEL_REQUEST
+                {
+                    // The same request twice: keep one.
+                    let node = below.parent().and_then(|n| n.delete()).map_err(isl_err)?;
+                    return visit(node, deps, span);
+                }
+                let band = below;
+                if !matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
+                    return Err(Error::internal(
+                        "parallel request above a node that is not a loop band",
+                    ));
+                }
                 if !member_is_parallel(&band, deps, 0)? {
                     return Err(Error::at(
                         span,
@@ -46,7 +59,7 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
                 }
                 let band = band.parent().map_err(isl_err)?.delete().map_err(isl_err)?;
                 info!("parallel: user-requested parallel loop is legal");
-                return insert_mark(band, MARK_PARALLEL);
+                return mark_parallel(band);
             }
             visit_children(node, deps, span)
         }
@@ -56,11 +69,11 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
                 if member_is_parallel(&node, deps, m)? {
                     info!("parallel: band member {m} of {n} is parallel");
                     if m == 0 {
-                        return insert_mark(node, MARK_PARALLEL);
+                        return mark_parallel(node);
                     }
                     let outer = node.band_split(m as i32).map_err(isl_err)?;
                     let inner = outer.child(0).map_err(isl_err)?;
-                    let mark = insert_mark(inner, MARK_PARALLEL)?;
+                    let mark = mark_parallel(inner)?;
                     return mark.parent().map_err(isl_err);
                 }
             }
@@ -68,6 +81,15 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
         }
         _ => visit_children(node, deps, span),
     }
+}
+
+/// Marks the outer loop of the band at `node` parallel. The mark names the
+/// loop's schedule depth, which is also the number in isl's name of its AST
+/// iterator (`c<depth>`): when isl generates no loop for the member (it runs
+/// once), the back end finds no loop of that name and marks nothing.
+fn mark_parallel(node: ScheduleNode) -> Result<ScheduleNode> {
+    let depth = node.get_schedule_depth().map_err(isl_err)?;
+    insert_mark(node, &format!("{MARK_PARALLEL}_{depth}"))
 }
 
 fn visit_children(mut node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {

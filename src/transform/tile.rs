@@ -107,19 +107,12 @@ fn tile_band(
     info!("tile: {k} loop(s) with sizes {:?}", &spec.sizes[..k]);
     let node = node.band_tile(sizes).map_err(isl_err)?;
     // Treatments: the tile band first, then the point band below it.
-    let mut node = treat(node, deps, &spec.outer, strict)?;
-    let mut depth = 0;
-    while matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
-        node = node.child(0).map_err(isl_err)?;
-        depth += 1;
-    }
-    node = node.child(0).map_err(isl_err)?;
-    depth += 1;
-    node = treat(node, deps, &spec.inner, strict)?;
-    for _ in 0..depth {
-        node = node.parent().map_err(isl_err)?;
-    }
-    Ok(node)
+    // Treatments: the point band first (below the tile band), then the tile
+    // band, whose treatment may restructure it (tiled again, skewed).
+    let point = node.child(0).map_err(isl_err)?;
+    let point = treat(point, deps, &spec.inner, strict)?;
+    let node = point.parent().map_err(isl_err)?;
+    treat(node, deps, &spec.outer, strict)
 }
 
 /// Applies one loop treatment to the band at `node`.
