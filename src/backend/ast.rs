@@ -124,9 +124,24 @@ impl<'a> AstReader<'a> {
             }
             AstKind::Block => {
                 let list = node.block_get_children().map_err(isl_err)?;
-                let mut out = Vec::new();
+                let mut out: Vec<CNode> = Vec::new();
                 for i in 0..list.size().map_err(isl_err)? {
-                    out.extend(self.read(&list.get_at(i).map_err(isl_err)?)?);
+                    for n in self.read(&list.get_at(i).map_err(isl_err)?)? {
+                        // isl may split one tile's body at its sequence into
+                        // several copies of the storage mark: they are one
+                        // tile, so they share one scope (and scratchpads).
+                        if let (
+                            Some(CNode::TileStorage { mark: m, body }),
+                            CNode::TileStorage { mark, body: more },
+                        ) = (out.last_mut(), &n)
+                        {
+                            if *m == *mark {
+                                body.extend(more.iter().cloned());
+                                continue;
+                            }
+                        }
+                        out.push(n);
+                    }
                 }
                 out
             }

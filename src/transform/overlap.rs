@@ -898,11 +898,25 @@ fn build_tree(
             .find(|(_, s)| **s == k)
             .map(|(n, _)| n.clone())
     };
+    // Every statement gets a token for every tile of the group (its region in
+    // some tiles may be empty): with one token domain for all, isl puts no
+    // guard between the tile loops and the tile body, which stays one block.
+    let mut tiles: Option<isl_rs::Set> = None;
+    for r in regions.iter() {
+        let t = r.copy().and_then(|m| m.range()).map_err(isl_err)?;
+        tiles = Some(match tiles {
+            None => t,
+            Some(u) => u.union(t).map_err(isl_err)?,
+        });
+    }
+    let tiles = tiles
+        .ok_or_else(|| Error::internal("overlap: empty group"))?
+        .coalesce()
+        .map_err(isl_err)?;
     for (k, stage) in region.stages.iter().enumerate() {
         let token = format!("{}_t", stage.name);
-        let tok = regions[k]
+        let tok = tiles
             .copy()
-            .and_then(|m| m.range())
             .and_then(|s| s.set_tuple_name(&token))
             .map_err(isl_err)?;
         tokens = tokens
@@ -921,9 +935,8 @@ fn build_tree(
         // `[T] -> D[x]`, reversed into the `element -> tile` form `expand` takes.
         let token = format!("{name}_t");
         let l = l.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
-        let tok = l
+        let tok = tiles
             .copy()
-            .and_then(|m| m.range())
             .and_then(|s| s.set_tuple_name(&token))
             .map_err(isl_err)?;
         tokens = tokens
@@ -987,10 +1000,13 @@ fn build_tree(
         .map_err(isl_err)?;
     let band = MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", tile_band.join(", ")))
         .map_err(isl_err)?;
-    let mut node = root
+    let node = root
         .child(0)
         .and_then(|n| n.insert_partial_schedule(band))
         .map_err(isl_err)?;
+    // One loop per tile dimension: a split tile loop would split the tile body,
+    // and with it the scope of the tile's scratchpads.
+    let mut node = atomic(node)?;
     node = node.child(0).map_err(isl_err)?;
     node = insert_expansion(node, contraction, expansion)?;
     node = crate::transform::band::insert_mark(node, mark)?;
