@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cgen import Chain, c_expr, sub, view  # noqa: E402
+from cgen import Chain, c_expr, view  # noqa: E402
 
 L = 10  # levels 0..9
 
