@@ -147,6 +147,7 @@ class Program:
         self.regions = []
         self.argsets = []  # dicts N, M, K, T
         self.fn_iters = False  # iterators declared at function scope
+        self.flavor = "mixed"  # mixed | pipeline (what overlapped tiling handles)
         self.tile_options = []  # suggested --tile-sizes lists
 
     def arr(self, name):
@@ -513,14 +514,14 @@ class Gen:
             return n
         if time_feedback is not None:
             out = time_feedback
-        elif kind == "inplace" or r.random() < 0.3:
+        elif kind == "inplace" or (r.random() < 0.3 and self.prog.flavor != "pipeline"):
             out = self.pick_grid(scale, allow_new=False)
         else:
             out = self.grid(scale)
         nterms = r.randint(1, 4) if kind != "point" else r.randint(1, 3)
         terms = []
         for _ in range(nterms):
-            src = out if (kind == "inplace" and r.random() < 0.6) else self.pick_grid(scale)
+            src = out if (kind == "inplace" and r.random() < 0.6) else self.pick_grid(scale, avoid=(out.name,))
             offs = [0] * depth if kind == "point" else [self.offset() for _ in range(depth)]
             terms.append(("rd", src.name, self.ident(depth, offs)))
         if kind == "inplace" and not any(t[1] == out.name for t in terms):
@@ -531,7 +532,7 @@ class Gen:
         if kind in ("point", "stencil") and r.random() < 0.15 and not scop:
             # a second output in the same body
             out2 = self.grid(scale)
-            src = self.pick_grid(scale)
+            src = self.pick_grid(scale, avoid=(out.name, out2.name))
             offs = [self.offset() for _ in range(depth)]
             n.stmts.append(("assign", out2.name, self.ident(depth), "=",
                             self.read_expr([("rd", src.name, self.ident(depth, offs)), ("rd", out.name, self.ident(depth))])))
@@ -602,12 +603,12 @@ class Gen:
             return None
         out = self.grid(scale) if r.random() < 0.7 else self.pick_grid(scale, allow_new=False)
         n = Nest("bcast", self.iters(depth), self.dims_for(scale))
-        terms = [("rd", self.pick_grid(scale).name, self.ident(depth, [self.offset() for _ in range(depth)]))]
+        terms = [("rd", self.pick_grid(scale, avoid=(out.name,)).name, self.ident(depth, [self.offset() for _ in range(depth)]))]
         if r.random() < 0.5:
             low = self.pick_grid(scale[:-1])
             terms.append(("rd", low.name, self.ident(depth - 1, [self.offset() for _ in range(depth - 1)])))
         else:
-            src = self.pick_grid(scale)
+            src = self.pick_grid(scale, avoid=(out.name,))
             comps = list(self.ident(depth))
             comps[-1] = ("c", MG + r.randint(-2, 2))
             terms.append(("rd", src.name, tuple(comps)))
@@ -620,10 +621,15 @@ class Gen:
         kinds_same = ["stencil"] * 6 + ["point"] * 3 + ["inplace"] * 2 + ["accum"] + ["reduce", "hist"]
         if scop:
             kinds_same = ["stencil"] * 6 + ["point"] * 3 + ["inplace"] * 2 + ["accum", "reduce"]
+        pipeline = self.prog.flavor == "pipeline"
+        if pipeline:
+            kinds_same = ["stencil"] * 3 + ["point"]
         for _ in range(count):
             n = None
             if general and r.random() < 0.35:
                 kind = r.choice(["down", "up", "rowred", "bcast"] if not scop else ["down", "up", "rowred"])
+                if pipeline:
+                    kind = r.choice(["down", "up"])
                 if kind in ("down", "up"):
                     n = self.nest_sampling(depth, scale, kind)
                 elif kind == "rowred":
@@ -635,7 +641,7 @@ class Gen:
                 if kind in ("reduce", "hist") and r.random() < 0.5:
                     kind = "stencil"
                 n = self.nest_same_shape(depth, scale, kind, scop)
-            if not scop and n.style == "plain" and n.kind not in ("hist",):
+            if not scop and not pipeline and n.style == "plain" and n.kind not in ("hist",):
                 n.style = r.choice(["plain", "plain", "plain", "macro", "macro", "call"])
             n.hdr = r.randint(0, 3)
             n.fmt = r.randint(0, 5)
@@ -651,8 +657,11 @@ class Gen:
         scale = tuple(r.choice([1, 1, 1, 2]) for _ in range(depth))
         general = r.random() < 0.45
         count = r.choice([1, 2, 2, 3, 3, 4, 4, 5, 6])
+        if self.prog.flavor == "pipeline":
+            general = r.random() < 0.2
+            count = r.choice([2, 3, 3, 4, 4, 5, 6, 8])
         reg.nests = self.gen_nests(depth, scale, count, general, scop=False)
-        reg.time = r.random() < 0.25
+        reg.time = r.random() < 0.25 and self.prog.flavor != "pipeline"
         if reg.time and reg.nests:
             # feedback: the last nest writes an array the first one reads
             first_reads = [a for (k, a, c) in performed_accesses(reg.nests[0]) if k == "read"]
@@ -668,11 +677,11 @@ class Gen:
             for _, a, _ in performed_accesses(n):
                 touched.setdefault(a, set()).add(n.style)
         for a, styles in touched.items():
-            if "plain" not in styles and r.random() < 0.3:
+            if "plain" not in styles and r.random() < 0.3 and self.prog.flavor != "pipeline":
                 reg.aliases[a] = "D_" + a
         # extra declared accesses on opaque bodies
         for n in reg.nests:
-            if n.style != "plain" and r.random() < 0.25:
+            if n.style != "plain" and r.random() < 0.25 and self.prog.flavor != "pipeline":
                 acc = performed_accesses(n)
                 grids = [(k, a, c) for (k, a, c) in acc if self.prog.arr(a).kind == "grid" and all(x[0] == "it" for x in c)]
                 if grids:
@@ -705,8 +714,11 @@ class Gen:
         depth = r.choice([1, 1, 2, 2, 2, 3])
         p.fn_iters = r.random() < 0.3
         nreg = r.choice([1, 1, 1, 2, 2, 3])
+        if r.random() < 0.35:
+            p.flavor = "pipeline"
+            nreg = r.choice([1, 1, 2])
         for _ in range(nreg):
-            if r.random() < 0.7:
+            if r.random() < 0.7 or p.flavor == "pipeline":
                 p.regions.append(self.gen_chain(depth))
             else:
                 p.regions.append(self.gen_scop(depth))
@@ -1357,7 +1369,7 @@ class Renderer:
 
 
 def describe(prog, metadata=()):
-    lines = [f"/* difftest program, seed {prog.seed} (tools/difftest/gen.py).", " *"]
+    lines = [f"/* difftest program, seed {prog.seed} (tools/difftest/gen.py), {prog.flavor} flavor.", " *"]
     for k, reg in enumerate(prog.regions):
         if reg.kind == "chain":
             sched = ", ".join(render_items(reg.items)) or "(original order)"

@@ -94,10 +94,21 @@ def instantiate(template, prog, k):
 
 
 def option_sets_for(prog_index, prog, templates, per_program):
-    """The option sets of one program: a rotation through the templates."""
+    """The option sets of one program: a rotation through the templates
+    (pipeline programs, those overlapped tiling handles, mostly get the
+    overlapped-tiling ones)."""
+    overlap = [t for t in templates if any(o in OVERLAP_OPTIONS for o in t)]
+    classic = [t for t in templates if t not in overlap]
     sets = []
     for j in range(per_program):
-        t = templates[(prog_index * per_program + j) % len(templates)]
+        pool = classic
+        if prog.flavor == "pipeline":
+            want_overlap = j < per_program - 1 or per_program == 1
+        else:
+            want_overlap = j == per_program - 1 and prog_index % 3 == 0
+        if overlap and want_overlap:
+            pool = overlap
+        t = pool[(prog_index * per_program + j) % len(pool)]
         opts = instantiate(t, prog, prog_index + j)
         if opts not in sets:
             sets.append(opts)

@@ -1,0 +1,64 @@
+//! Fuzzes the whole driver (`flextile::driver::compile`: front end, isl
+//! model, dependences, fusion, tiling, parallel marks, code generation) on a
+//! C file holding the input. The first byte picks the option set. Rejections
+//! must be user diagnostics; a panic or an internal error is a bug.
+#![no_main]
+
+use flextile::diag::{Error, SourceFile};
+use flextile::driver::{self, Options, Target};
+use libfuzzer_sys::fuzz_target;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("flextile-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        dir
+    })
+}
+
+fn options(selector: u8) -> Options {
+    let (tile, sizes) = match selector % 6 {
+        0 => (false, None),
+        1 => (true, None),
+        2 => (true, Some(vec![4])),
+        3 => (true, Some(vec![3, 5])),
+        4 => (true, Some(vec![8, 2, 7])),
+        _ => (true, Some(vec![1, 1, 1, 1])),
+    };
+    Options {
+        input: dir().join("input.c"),
+        output: dir().join("output.c"),
+        target: Target::C,
+        openmp: selector & 0x80 == 0,
+        tile,
+        tile_sizes: sizes,
+        clang_args: Vec::new(),
+        assume: None,
+        dump_schedule: false,
+        overlap: None,
+        report: false,
+        summary: String::new(),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, source)) = data.split_first() else {
+        return;
+    };
+    let opts = options(selector);
+    std::fs::write(&opts.input, source).expect("write input");
+    match driver::compile(&opts) {
+        Ok(_) => {}
+        Err(Error::User(diags)) => {
+            let text = String::from_utf8_lossy(source);
+            let file = SourceFile::new("input.c", text.as_ref());
+            for d in &diags {
+                let _ = file.render(d);
+            }
+        }
+        Err(Error::Internal(msg)) => panic!("internal error: {msg}"),
+    }
+});
