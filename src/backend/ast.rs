@@ -102,7 +102,7 @@ impl<'a> AstReader<'a> {
                 let init = self.expr(&node.for_get_init().map_err(isl_err)?)?;
                 let cond = self.expr(&node.for_get_cond().map_err(isl_err)?)?;
                 let inc = self.expr(&node.for_get_inc().map_err(isl_err)?)?;
-                let body = self.read(&node.for_get_body().map_err(isl_err)?)?;
+                let body = hoist_tile_storage(self.read(&node.for_get_body().map_err(isl_err)?)?);
                 vec![CNode::For {
                     iter,
                     init,
@@ -124,24 +124,9 @@ impl<'a> AstReader<'a> {
             }
             AstKind::Block => {
                 let list = node.block_get_children().map_err(isl_err)?;
-                let mut out: Vec<CNode> = Vec::new();
+                let mut out = Vec::new();
                 for i in 0..list.size().map_err(isl_err)? {
-                    for n in self.read(&list.get_at(i).map_err(isl_err)?)? {
-                        // isl may split one tile's body at its sequence into
-                        // several copies of the storage mark: they are one
-                        // tile, so they share one scope (and scratchpads).
-                        if let (
-                            Some(CNode::TileStorage { mark: m, body }),
-                            CNode::TileStorage { mark, body: more },
-                        ) = (out.last_mut(), &n)
-                        {
-                            if *m == *mark {
-                                body.extend(more.iter().cloned());
-                                continue;
-                            }
-                        }
-                        out.push(n);
-                    }
+                    out.extend(self.read(&list.get_at(i).map_err(isl_err)?)?);
                 }
                 out
             }
@@ -300,6 +285,61 @@ fn paren(s: String, prec: u8, min: u8) -> String {
     } else {
         s
     }
+}
+
+/// One overlapped tile is one iteration of the innermost tile loop, but isl
+/// may split that iteration's body (at the tile's sequence, under guards) into
+/// several copies of the storage mark. Each copy would declare its own
+/// scratchpads, and a consumer would read a fresh, uninitialised one. This
+/// gathers the copies into one scope at the top of the body (of a loop, or of
+/// the region when no tile loop is left).
+pub fn hoist_tile_storage(body: Vec<CNode>) -> Vec<CNode> {
+    let mut marks = Vec::new();
+    collect_marks(&body, &mut marks);
+    marks.dedup();
+    match marks.as_slice() {
+        [mark] if !matches!(body.as_slice(), [CNode::TileStorage { .. }]) => {
+            let mark = mark.clone();
+            vec![CNode::TileStorage {
+                mark,
+                body: strip_marks(body),
+            }]
+        }
+        _ => body,
+    }
+}
+
+/// Storage marks reachable without entering a loop.
+fn collect_marks(nodes: &[CNode], out: &mut Vec<String>) {
+    for n in nodes {
+        match n {
+            CNode::TileStorage { mark, .. } => out.push(mark.clone()),
+            CNode::If { then, els, .. } => {
+                collect_marks(then, out);
+                if let Some(e) = els {
+                    collect_marks(e, out);
+                }
+            }
+            CNode::For { .. } | CNode::Stmt { .. } => {}
+        }
+    }
+}
+
+/// Replaces storage marks (outside loops) by their contents.
+fn strip_marks(nodes: Vec<CNode>) -> Vec<CNode> {
+    let mut out = Vec::new();
+    for n in nodes {
+        match n {
+            CNode::TileStorage { body, .. } => out.extend(strip_marks(body)),
+            CNode::If { cond, then, els } => out.push(CNode::If {
+                cond,
+                then: strip_marks(then),
+                els: els.map(strip_marks),
+            }),
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Marks the outermost loops of `node` over counter `iter` as parallel.

@@ -152,7 +152,7 @@ pub fn generate_loops(
 ) -> Result<String> {
     let ast = ast_from_schedule(schedule, context)?;
     let mut reader = AstReader::new(names, counter_prefix);
-    let tree = reader.read(&ast)?;
+    let tree = ast::hoist_tile_storage(reader.read(&ast)?);
     helpers.extend(reader.helpers.iter().copied());
     let printer = CPrinter::new(stages, &templates.parallel_for()?, storage);
     let mut out = String::new();

@@ -12,7 +12,7 @@
  * Output: A, B and C in full.
  *
  * flextile-test: args: 100 | 5 | 33 | 3 | 2 | 1 | 517
- * flextile-test: options: default | --tile | --tile --tile-sizes 8 | --tile --tile-sizes 7
+ * flextile-test: options: default | --tile | --tile --tile-sizes 8 | --tile --tile-sizes 7 | --rectangle | --scalene | --rectangle --tile-sizes 7,5,3 | --scalene --tile-sizes 5,3,2
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * Output: A, B and C in full.
  *
  * flextile-test: args: 100 | 5 | 2 | 1 | 33
- * flextile-test: options: default | --tile | --tile --tile-sizes 7
+ * flextile-test: options: default | --tile | --tile --tile-sizes 7 | --rectangle | --scalene | --rectangle --tile-sizes 7,5,3 | --scalene --tile-sizes 5,3,2
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,7 +18,7 @@
  * Output: T, O, T2, O2, T3, O3 in full (hashed above 4096 elements).
  *
  * flextile-test: args: 20 30 | 5 3 | 1 1 | 2 5 | 3 6 | 47 93 | 64 100
- * flextile-test: options: default | --no-openmp
+ * flextile-test: options: default | --no-openmp | --rectangle | --scalene | --rectangle --tile-sizes 7,5,3 | --scalene --tile-sizes 5,3,2
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  * that the comparison fails.
  *
  * flextile-test: args: 100 | 5 | 7 | 8 | 33 | 2 | 1 | 1000
- * flextile-test: options: default | --tile | --tile --tile-sizes 8 | --tile --tile-sizes 5 | --tile --no-openmp
+ * flextile-test: options: default | --tile | --tile --tile-sizes 8 | --tile --tile-sizes 5 | --tile --no-openmp | --rectangle | --scalene | --rectangle --tile-sizes 7,5,3 | --scalene --tile-sizes 5,3,2
  */
 #include <stdio.h>
 #include <stdlib.h>
