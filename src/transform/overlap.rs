@@ -385,9 +385,7 @@ fn tile_group(
     if depth == 0 {
         return Err(Error::at(span, "overlapped tiling needs loop nests"));
     }
-    let sizes: Vec<i64> = (0..depth)
-        .map(|d| *sizes.get(d).or(sizes.last()).unwrap_or(&32))
-        .collect();
+    let sizes = aligned_sizes(sizes, depth);
     let ctx = model.schedule.get_ctx();
     check_race_free(region, model, deps, span)?;
 
@@ -441,6 +439,28 @@ fn tile_group(
         &ctx, region, &own, &regions, &loads, &storage, &shifts, shape, depth, mark,
     )?;
     Ok((schedule, storage, footprints))
+}
+
+/// Tile size of a loop that is not tiled: one tile spans it.
+const WHOLE: i64 = 1 << 40;
+
+/// Tile sizes for a group of `depth` loops: aligned on the innermost loops
+/// (the last `depth` sizes); outer loops without a size are not tiled (one
+/// tile spans them).
+fn aligned_sizes(sizes: &[i64], depth: usize) -> Vec<i64> {
+    let k = sizes.len();
+    (0..depth)
+        .map(|d| {
+            let from_inner = depth - d; // 1 for the innermost loop
+            if from_inner <= k {
+                sizes[k - from_inner]
+            } else if k == 0 {
+                crate::driver::DEFAULT_TILE_SIZE
+            } else {
+                WHOLE
+            }
+        })
+        .collect()
 }
 
 /// `{ Sk[i0, ...] }` as a union set.
@@ -590,6 +610,7 @@ fn footprints(
             .get_range_simple_fixed_box_hull()
             .map_err(isl_err)?;
         let mut dims = Vec::new();
+        let mut tile = Vec::new();
         if bx.is_valid().map_err(isl_err)? {
             let off = bx.get_offset().map_err(isl_err)?;
             let size = bx.get_size().map_err(isl_err)?;
@@ -604,15 +625,20 @@ fn footprints(
                     .get_constant_val()
                     .and_then(|v| v.get_num_si())
                     .map_err(isl_err)?;
-                let left = -shifts[k][d] - c;
-                let right = extent - sizes[d] - left;
+                let (left, extent_tile) = if sizes[d] >= WHOLE {
+                    (0, extent)
+                } else {
+                    (-shifts[k][d] - c, sizes[d])
+                };
+                let right = extent - extent_tile - left;
+                tile.push(extent_tile);
                 dims.push((extent, left, right));
             }
         }
         out.push(Footprint {
             stage: region.stages[k].label.clone(),
             dims,
-            tile: sizes.to_vec(),
+            tile,
         });
     }
     Ok(out)

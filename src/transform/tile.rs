@@ -70,6 +70,22 @@ fn tile_band(
     strict: Strictness,
 ) -> Result<ScheduleNode> {
     let n = node.band_n_member().map_err(isl_err)? as usize;
+    if strict == Strictness::BestEffort && !spec.sizes.is_empty() && spec.sizes.len() != n {
+        // Command-line sizes are aligned on the innermost loops: with more
+        // sizes than loops the last ones apply; with fewer, the outer loops
+        // are not tiled.
+        let k = spec.sizes.len();
+        if k > n {
+            let inner = TileSpec {
+                sizes: spec.sizes[k - n..].to_vec(),
+                ..spec.clone()
+            };
+            return tile_band(node, deps, &inner, strict);
+        }
+        let outer = node.band_split((n - k) as i32).map_err(isl_err)?;
+        let inner = tile_band(outer.child(0).map_err(isl_err)?, deps, spec, strict)?;
+        return inner.parent().map_err(isl_err);
+    }
     let p = permutable_prefix(&node, deps)?;
     let mut k = spec.sizes.len().min(n);
     if p < k {
