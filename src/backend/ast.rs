@@ -134,13 +134,15 @@ impl<'a> AstReader<'a> {
                 let id = node.mark_get_id().map_err(isl_err)?;
                 let name = id.get_name().map_err(isl_err)?.to_string();
                 let mut body = self.read(&node.mark_get_node().map_err(isl_err)?)?;
-                if let Some(depth) = name
+                if let Some(depths) = name
                     .strip_prefix(MARK_PARALLEL)
                     .and_then(|d| d.strip_prefix('_'))
-                    .and_then(|d| d.parse::<usize>().ok())
                 {
-                    let iter = format!("{}{}", self.counter_prefix, depth);
-                    body.iter_mut().for_each(|n| set_parallel(n, &iter));
+                    let iters: Vec<String> = depths
+                        .split('_')
+                        .map(|d| format!("{}{}", self.counter_prefix, d))
+                        .collect();
+                    body.iter_mut().for_each(|n| set_parallel(n, &iters));
                 }
                 if name.starts_with(MARK_TILE_STORAGE) {
                     body = vec![CNode::TileStorage { mark: name, body }];
@@ -342,20 +344,21 @@ fn strip_marks(nodes: Vec<CNode>) -> Vec<CNode> {
     out
 }
 
-/// Marks the outermost loops of `node` over counter `iter` as parallel.
-fn set_parallel(node: &mut CNode, iter: &str) {
+/// Marks the outermost loops of `node` whose counter is one of `iters` (the
+/// marked band's parallel loops, outermost first) as parallel. The first loop
+/// under the mark is the band's outermost generated loop (isl generates none
+/// for a member that runs once); no loop inside it is marked.
+fn set_parallel(node: &mut CNode, iters: &[String]) {
     match node {
-        CNode::For {
-            parallel, iter: i, ..
-        } => {
-            if i == iter {
+        CNode::For { parallel, iter, .. } => {
+            if iters.contains(iter) {
                 *parallel = true;
             }
         }
         CNode::If { then, els, .. } => {
-            then.iter_mut().for_each(|n| set_parallel(n, iter));
+            then.iter_mut().for_each(|n| set_parallel(n, iters));
             if let Some(e) = els {
-                e.iter_mut().for_each(|n| set_parallel(n, iter));
+                e.iter_mut().for_each(|n| set_parallel(n, iters));
             }
         }
         CNode::Stmt { .. } | CNode::TileStorage { .. } => {}

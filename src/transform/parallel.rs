@@ -59,7 +59,7 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
                 }
                 let band = band.parent().map_err(isl_err)?.delete().map_err(isl_err)?;
                 info!("parallel: user-requested parallel loop is legal");
-                return mark_parallel(band);
+                return mark_parallel(band, 1);
             }
             visit_children(node, deps, span)
         }
@@ -68,12 +68,18 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
             for m in 0..n {
                 if member_is_parallel(&node, deps, m)? {
                     info!("parallel: band member {m} of {n} is parallel");
+                    // The members after m that are parallel too: candidates
+                    // when isl generates no loop for m (it runs once).
+                    let mut run = 1;
+                    while m + run < n && member_is_parallel(&node, deps, m + run)? {
+                        run += 1;
+                    }
                     if m == 0 {
-                        return mark_parallel(node);
+                        return mark_parallel(node, run);
                     }
                     let outer = node.band_split(m as i32).map_err(isl_err)?;
                     let inner = outer.child(0).map_err(isl_err)?;
-                    let mark = mark_parallel(inner)?;
+                    let mark = mark_parallel(inner, run)?;
                     return mark.parent().map_err(isl_err);
                 }
             }
@@ -84,12 +90,14 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
 }
 
 /// Marks the outer loop of the band at `node` parallel. The mark names the
-/// loop's schedule depth, which is also the number in isl's name of its AST
-/// iterator (`c<depth>`): when isl generates no loop for the member (it runs
-/// once), the back end finds no loop of that name and marks nothing.
-fn mark_parallel(node: ScheduleNode) -> Result<ScheduleNode> {
-    let depth = node.get_schedule_depth().map_err(isl_err)?;
-    insert_mark(node, &format!("{MARK_PARALLEL}_{depth}"))
+/// schedule depths of the first `run` members, which are also the numbers in
+/// isl's names of their AST iterators (`c<depth>`): the back end puts the
+/// pragma on the outermost of those loops that isl generates (it generates
+/// none for a member that runs once), and on no other loop.
+fn mark_parallel(node: ScheduleNode, run: usize) -> Result<ScheduleNode> {
+    let depth = node.get_schedule_depth().map_err(isl_err)? as usize;
+    let depths: Vec<String> = (depth..depth + run).map(|d| d.to_string()).collect();
+    insert_mark(node, &format!("{MARK_PARALLEL}_{}", depths.join("_")))
 }
 
 fn visit_children(mut node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {
