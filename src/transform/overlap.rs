@@ -180,6 +180,7 @@ pub fn overlapped_tiling(
     };
     let ctx = model.schedule.get_ctx();
     let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut first_reason: Option<String> = None;
     let mut current: Vec<usize> = Vec::new();
     for k in 0..region.stages.len() {
         let mut cand = current.clone();
@@ -195,6 +196,9 @@ pub fn overlapped_tiling(
                     "overlap: {} starts a new group: {}",
                     region.stages[k].label, why
                 );
+                if first_reason.is_none() {
+                    first_reason = Some(format!("{}: {why}", region.stages[k].label));
+                }
                 groups.push(std::mem::take(&mut current));
                 current = vec![k];
             }
@@ -206,7 +210,10 @@ pub fn overlapped_tiling(
     if groups.iter().all(|g| g.len() < 2) {
         return Err(Error::at(
             span,
-            "overlapped tiling found no two consecutive nests to tile together (run with -v for the reasons)",
+            format!(
+                "overlapped tiling found no two consecutive nests to tile together ({}; -v lists every reason)",
+                first_reason.unwrap_or_else(|| "the chain has one nest".to_string())
+            ),
         ));
     }
 
@@ -441,6 +448,9 @@ fn tile_group(
     Ok((schedule, storage, footprints))
 }
 
+/// The largest scratchpad (in elements) flextile declares on a thread's stack.
+const MAX_SCRATCHPAD_ELEMENTS: i64 = 1 << 18;
+
 /// Tile size of a loop that is not tiled: one tile spans it.
 const WHOLE: i64 = 1 << 40;
 
@@ -530,6 +540,23 @@ fn check_race_free(
     deps: &Dependences,
     span: Span,
 ) -> Result<()> {
+    // A stage that reads its own results (a recurrence) would need its whole
+    // history inside every tile: its region is not bounded by the tile.
+    let list = deps.flow.get_map_list().map_err(isl_err)?;
+    for i in 0..list.size().map_err(isl_err)? {
+        let m = list.get_at(i).map_err(isl_err)?;
+        let src = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+        if src == m.get_tuple_name(DimType::Out).map_err(isl_err)? {
+            let mut d = Diagnostic::error(
+                span,
+                "overlapped tiling cannot handle a nest that reads values it computes itself (a recurrence): its per-tile region is unbounded",
+            );
+            if let Some(s) = region.stages.iter().find(|s| s.name == src) {
+                d = d.with_note(s.span, format!("{} depends on itself", s.label));
+            }
+            return Err(Error::user(d));
+        }
+    }
     if !deps.output.is_empty().map_err(isl_err)? {
         let m = deps
             .output
@@ -806,6 +833,16 @@ fn plan_storage(
                     .map_err(isl_err)?,
             );
             offsets.push(aff_to_expr(&off.get_at(d).map_err(isl_err)?, names)?);
+        }
+        let elements = sizes.iter().try_fold(1i64, |acc, s| acc.checked_mul(*s));
+        if elements.is_none_or(|e| e > MAX_SCRATCHPAD_ELEMENTS) {
+            return Err(Error::at(
+                span,
+                format!(
+                    "overlapped tiling: the tile-local copy of '{data}' would hold {} elements per tile; give every loop a tile size (--tile-sizes) small enough for a tile's data to fit on the stack",
+                    sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" x ")
+                ),
+            ));
         }
         storage.scratchpads.push(Scratchpad {
             data: data.clone(),
