@@ -47,6 +47,7 @@ Usage: `gen.py SEED [-o FILE]` prints the program of one seed.
 
 import argparse
 import copy
+import os
 import random
 import sys
 
@@ -61,6 +62,14 @@ ITER_SETS = [
     ("row", "col", "dep"),
     ("ii", "jj", "kk"),
 ]
+# Constructs that trigger known open bugs (tools/difftest/known/), off by
+# default so that runs stay meaningful; DIFFTEST_HAZARDS=helper-names,... turns
+# them on. helper-names: arrays named like flextile's helpers (ft_min, ...);
+# pipeline-guards: conditional writes in pipeline programs (overlapped tiling);
+# overlap-few-sizes (read by run.py): fewer --tile-sizes than loops with
+# --rectangle/--scalene.
+HAZARDS = set(filter(None, os.environ.get("DIFFTEST_HAZARDS", "").split(",")))
+HELPER_NAMES = ["ft_min", "ft_max", "ft_floord", "ft_A", "ft_T0"]
 WEIGHTS = [0.5, 0.25, 0.125, 0.375, 0.0625, 0.2, 0.1, 0.3, 0.7, 0.45, 0.05, 1.0 / 3.0]
 
 
@@ -212,8 +221,14 @@ def performed_accesses(nest):
         if t not in acc:
             acc.append(t)
 
-    for st in nest.stmts:
-        if st[0] == "assign":
+    def stmt(st):
+        if st[0] == "guarded":
+            reads = []
+            expr_reads(st[1], reads)
+            for a, c in reads:
+                add("read", a, c)
+            stmt(st[2])
+        elif st[0] == "assign":
             _, arr, comps, op, ex = st
             reads = []
             expr_reads(ex, reads)
@@ -234,6 +249,9 @@ def performed_accesses(nest):
             _, arr, comps, src, scomps, q = st
             add("read", src, scomps)
             add("write", arr, comps)
+
+    for st in nest.stmts:
+        stmt(st)
     return acc
 
 
@@ -408,6 +426,11 @@ class Gen:
 
     def new_name(self, prefix="A"):
         names = "ABCDEFGHJLPQRUVWXY"
+        if "helper-names" in HAZARDS and prefix == "A" and self.rng.random() < 0.1:
+            taken = {a.name for a in self.prog.arrays}
+            free = [h for h in HELPER_NAMES if h not in taken]
+            if free:
+                return self.rng.choice(free)
         k = self.next_name
         self.next_name += 1
         base = names[k % len(names)]
@@ -528,7 +551,15 @@ class Gen:
             offs = [self.offset() for _ in range(depth)]
             terms.append(("rd", out.name, self.ident(depth, offs)))
         op = "+=" if kind == "accum" else "="
-        n.stmts.append(("assign", out.name, self.ident(depth), op, self.read_expr(terms)))
+        wcomps = self.ident(depth)
+        if r.random() < 0.2 and kind != "accum":
+            wcomps = self.ident(depth, [r.choice([-2, -1, 0, 1, 2, 3]) for _ in range(depth)])
+        st = ("assign", out.name, wcomps, op, self.read_expr(terms))
+        guards = self.prog.flavor != "pipeline" or "pipeline-guards" in HAZARDS
+        if not scop and guards and r.random() < 0.12:
+            g = self.pick_grid(scale)
+            st = ("guarded", ("rd", g.name, self.ident(depth, [self.offset() for _ in range(depth)])), st)
+        n.stmts.append(st)
         if kind in ("point", "stencil") and r.random() < 0.15 and not scop:
             # a second output in the same body
             out2 = self.grid(scale)
@@ -1090,8 +1121,15 @@ def render_stmts(prog, nest, iters, paren=False, indent="", q_name="q"):
     """The body statements of a nest, as C lines."""
     ix = Indexer(iters, paren)
     lines = []
-    for st in nest.stmts:
-        if st[0] == "assign":
+    stmts = list(nest.stmts)
+    while stmts:
+        st = stmts.pop(0)
+        if st[0] == "guarded":
+            lines.append(f"{indent}if ({render_expr(st[1], ix)} > 0.0)")
+            sub = Nest(nest.kind, nest.iters, nest.dims)
+            sub.stmts = [st[2]]
+            lines += render_stmts(prog, sub, iters, paren, indent + "    ", q_name)
+        elif st[0] == "assign":
             _, arr, comps, op, ex = st
             lines.append(f"{indent}{ix(arr, comps)} {op} {render_expr(ex, ix)};")
         elif st[0] == "hist":
@@ -1447,6 +1485,10 @@ def shrink_candidates(prog):
                     del p.regions[ri].nests[ni].stmts[k]
                     yield p
             for si, st in enumerate(n.stmts):
+                if st[0] == "guarded":
+                    p = copy.deepcopy(prog)
+                    p.regions[ri].nests[ni].stmts[si] = st[2]
+                    yield p
                 if st[0] == "assign":
                     for e2 in simpler_exprs(st[4]):
                         p = copy.deepcopy(prog)

@@ -31,6 +31,7 @@ The last line is `N passed, M failed`; the exit status is 1 when M > 0.
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -48,6 +49,7 @@ FLEXTILE_TIMEOUT = 120
 CC_TIMEOUT = 120
 RUN_TIMEOUT = 20
 MODES = [("1", False), ("2", False), ("2", True)]  # OMP_NUM_THREADS, reverse-start shim
+SAN_FLAGS = ["-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
 CASES_PER_PROGRAM = 3
 # Overlapped tiling refuses, with a diagnostic, chains it does not handle yet
 # (scops, accumulations, nests of different depths, ...: see the restrictions
@@ -67,9 +69,12 @@ def detect_option_sets(flextile):
         help_text = subprocess.run([flextile, "--help"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError) as e:
         sys.exit(f"difftest: cannot run {flextile} --help: {e}")
+    has = lambda opt: any(w.strip(",") == opt for w in help_text.split())  # noqa: E731
     sets = [[], ["--no-openmp"], ["--tile"], ["--tile", "--tile-sizes", "{sizes}"],
             ["--tile", "--tile-sizes", "{sizes}", "--no-openmp"]]
-    has = lambda opt: any(w.strip(",") == opt for w in help_text.split())  # noqa: E731
+    if has("--assume"):
+        # every argument set has N >= 1, and every region uses N
+        sets += [["--assume", "N >= 1"], ["--tile", "--tile-sizes", "{sizes}", "--assume", "N >= 1"]]
     for shape in ("--rectangle", "--scalene"):
         if has(shape):
             sets.append([shape])
@@ -79,9 +84,17 @@ def detect_option_sets(flextile):
     return sets, help_text
 
 
+def options_text(opts):
+    """The option set as the testsuite metadata writes it (double quotes group words)."""
+    return " ".join(f'"{w}"' if " " in w else w for w in opts) or "default"
+
+
 def instantiate(template, prog, k):
     sizes = prog.tile_options[k % len(prog.tile_options)]
     depth = max((n.depth for r in prog.regions for n in r.nests), default=1)
+    if any(o in OVERLAP_OPTIONS for o in template) and "overlap-few-sizes" not in gen.HAZARDS:
+        # known open bug (tools/difftest/known/overlap_fewer_tile_sizes.c): give every loop a size
+        sizes = sizes + [sizes[-1]] * (depth - len(sizes))
     out = []
     for w in template:
         if w == "{sizes}":
@@ -197,8 +210,9 @@ class Checker:
             expected.append(out)
         return expected, None
 
-    def case(self, prog, opts, expected, d, tag):
-        """None when the case passes, else (kind, detail)."""
+    def case(self, prog, opts, expected, d, tag, sanitize=False):
+        """None when the case passes, else (kind, detail). `sanitize`: also
+        run the output built with -fsanitize=address,undefined."""
         src = os.path.join(d, "orig.c")
         out_c = os.path.join(d, f"out{tag}.c")
         if os.path.exists(out_c):
@@ -227,15 +241,35 @@ class Checker:
                     return ("run-error", f"args {' '.join(args)}, {mode}: rc={rc} {err.strip()[:200]}")
                 if out != exp:
                     return ("mismatch", f"args {' '.join(args)}, {mode}: {first_difference(exp, out)}")
+        if sanitize:
+            return self.sanitized(prog, out_c, d, tag)
         return None
 
-    def check(self, prog, opts, d, tag="m"):
+    def sanitized(self, prog, out_c, d, tag):
+        """Builds the output with ASan and UBSan and runs it on every argument set."""
+        exe = os.path.join(d, f"out{tag}_san")
+        rc, _, err = run([CC] + CFLAGS + SAN_FLAGS + ["-o", exe, out_c, "-lm"], CC_TIMEOUT)
+        if rc != 0:
+            return ("cc-error", "with sanitizers: " + first_error(err))
+        env = run_env("2", None)
+        env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+        env["UBSAN_OPTIONS"] = "print_stacktrace=0"
+        for a in prog.argsets:
+            args = gen.args_of(a)
+            rc, _, err = run([exe] + args, RUN_TIMEOUT * 3, env=env, cwd=d)
+            if rc != 0:
+                lines = [ln for ln in err.splitlines() if "runtime error" in ln or "ERROR: AddressSanitizer" in ln]
+                what = lines[0].strip() if lines else f"rc={rc}"
+                return ("sanitizer", f"args {' '.join(args)}: {what}")
+        return None
+
+    def check(self, prog, opts, d, tag="m", sanitize=False):
         """Evaluates one candidate program from scratch (for minimisation)."""
         os.makedirs(d, exist_ok=True)
         expected, fail = self.original(prog, d)
         if fail:
             return fail
-        return self.case(prog, opts, expected, d, tag)
+        return self.case(prog, opts, expected, d, tag, sanitize)
 
 
 def same_failure(a, b):
@@ -247,11 +281,21 @@ def same_failure(a, b):
     return True
 
 
-def minimise(checker, prog, opts, failure, d, budget_s=240, max_tries=250):
+def minimise(checker, prog, opts, failure, d, budget_s=600, max_tries=300):
     """Greedy reduction of `prog` keeping a failure like `failure`."""
     start = time.time()
     tries = 0
     best = prog
+    # First keep only the argument set that failed, when the detail names it.
+    for env in prog.argsets:
+        if len(prog.argsets) > 1 and f"args {' '.join(gen.args_of(env))}," in failure[1]:
+            cand = gen.copy.deepcopy(prog)
+            cand.argsets = [dict(env)]
+            tries += 1
+            got = checker.check(cand, opts, os.path.join(d, "min"), sanitize=failure[0] == "sanitizer")
+            if same_failure(got, failure):
+                best, failure = cand, got
+            break
     progress = True
     while progress and tries < max_tries and time.time() - start < budget_s:
         progress = False
@@ -261,7 +305,7 @@ def minimise(checker, prog, opts, failure, d, budget_s=240, max_tries=250):
             if gen.validate(cand) is not None:
                 continue
             tries += 1
-            got = checker.check(cand, opts, os.path.join(d, "min"))
+            got = checker.check(cand, opts, os.path.join(d, "min"), sanitize=failure[0] == "sanitizer")
             if same_failure(got, failure):
                 best = cand
                 failure = got
@@ -281,7 +325,7 @@ def program_seed(seed, index):
 def work_program(job):
     """Runs all cases of one program; returns a list of result dicts."""
     cfg, index, opt_sets_templates = job
-    seed = program_seed(cfg["seed"], index)
+    seed = cfg["program"] if cfg.get("program") is not None else program_seed(cfg["seed"], index)
     d = os.path.join(cfg["work"], f"p{seed}")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
@@ -291,12 +335,17 @@ def work_program(job):
         prog = gen.generate(seed)
     except Exception as e:  # a generator bug
         return [dict(seed=seed, opts="", status="fail", kind="generator", detail=f"gen.py raised {e!r}")]
-    opt_sets = option_sets_for(index, prog, opt_sets_templates, cfg["per_program"])[: cfg["limit"]]
+    if cfg.get("options") is not None:
+        opt_sets = [shlex.split(cfg["options"])]
+    else:
+        opt_sets = option_sets_for(index, prog, opt_sets_templates, cfg["per_program"])[: cfg["limit"]]
     expected, fail = checker.original(prog, d)
     all_pass = True
     for k, opts in enumerate(opt_sets):
-        r = dict(seed=seed, opts=" ".join(opts) or "default")
-        f = fail or checker.case(prog, opts, expected, d, str(k))
+        r = dict(seed=seed, opts=options_text(opts))
+        # Sanitised runs: every overlapped-tiling case (scratchpads), one program in five otherwise.
+        sanitize = cfg["sanitize"] and (any(o in OVERLAP_OPTIONS for o in opts) or (index % 5 == 0 and k == 0))
+        f = fail or checker.case(prog, opts, expected, d, str(k), sanitize)
         if f is None:
             r["status"] = "pass"
         elif f[0] == "declined":
@@ -311,7 +360,7 @@ def work_program(job):
                 r["min_source"] = gen.render(small, metadata=[
                     f"Found by tools/difftest/run.py ({f[0]}): {f2[1]}",
                     "flextile-test: args: " + " | ".join(" ".join(gen.args_of(e)) for e in small.argsets),
-                    "flextile-test: options: " + (" ".join(opts) or "default"),
+                    "flextile-test: options: " + options_text(opts),
                 ])
         results.append(r)
     if all_pass and not cfg["keep"]:
@@ -340,6 +389,10 @@ def main():
     ap.add_argument("--no-save", action="store_true", help="do not write regression tests into testsuite/programs")
     ap.add_argument("--log", help="append one JSON line per case to this file")
     ap.add_argument("--strict", action="store_true", help="count refusals of overlapped tiling as failures")
+    ap.add_argument("--no-sanitize", action="store_true",
+                    help="skip the -fsanitize=address,undefined runs (overlapped-tiling cases and one program in five)")
+    ap.add_argument("--program", type=int, help="run only the program of this (full) seed, e.g. 300014")
+    ap.add_argument("--options", help='with --program: this option set only (e.g. "--tile --tile-sizes 4")')
     ap.add_argument("-q", "--quiet", action="store_true")
     a = ap.parse_args()
 
@@ -351,14 +404,19 @@ def main():
     shim = build_shim(work)
     templates, _ = detect_option_sets(flextile)
     cfg = dict(seed=a.seed, work=work, flextile=flextile, shim=shim, keep=a.keep, strict=a.strict,
+               sanitize=not a.no_sanitize,
                minimise=not a.no_minimise, per_program=a.per_program, limit=a.per_program)
-    names = [" ".join(t) or "default" for t in templates]
+    names = [options_text(t) for t in templates]
     print(f"difftest: {a.n} cases, seed {a.seed}, {a.jobs} workers, option sets: {' | '.join(names)}", flush=True)
 
     nprog = (a.n + a.per_program - 1) // a.per_program
     jobs = []
     left = a.n
-    for i in range(nprog):
+    if a.program is not None:
+        nprog = 1
+        c = dict(cfg, program=a.program, options=a.options)
+        jobs.append((c, a.program % 100000, templates))
+    for i in range(nprog if a.program is None else 0):
         c = dict(cfg)
         c["limit"] = min(a.per_program, left)
         left -= c["limit"]

@@ -1,0 +1,138 @@
+/* overlap_fewer_tile_sizes.c -- overlapped tiling with fewer tile sizes than
+ * loops (found by tools/difftest: program 400038 of seed 4, minimised).
+ *
+ * Two 2-D pointwise nests (A = 0.1*B; D = 0.05*A). With --scalene
+ * --tile-sizes 32 (one size for two loops) flextile gives the other loop the
+ * tile size 2^40 and declares the tile-local scratchpad as
+ * `double ft_A[1099511627776][32]` on the stack: the generated program dies
+ * (SIGILL/SIGSEGV) even with N = M = 1. --rectangle --tile-sizes 32 does the
+ * same. An untiled dimension's scratchpad extent must come from the domain
+ * (or the dimension must be tiled classically / not get a scratchpad).
+ * Status: open (src/transform/overlap.rs). Move to testsuite/programs when fixed.
+ *
+ * flextile-test: args: 1 1 1 0 | 5 40 1 0
+ * flextile-test: options: --scalene --tile-sizes 32 | --rectangle --tile-sizes 32 | --scalene --tile-sizes 4,4
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Deterministic input: a 64-bit LCG; every value is k / 2^24 in [-1, 1), exact in double. */
+static unsigned long long lcg_state = 0x2545F4914F6CDD1DULL;
+static double next_value(void)
+{
+    lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(lcg_state >> 40) / 8388608.0 - 1.0;
+}
+
+static void fill(double *x, long n)
+{
+    for (long k = 0; k < n; k++)
+        x[k] = next_value();
+}
+
+/* Histogram bucket of a double: bits 44..47 of its representation (never UB). */
+static int bucket(double v)
+{
+    unsigned long long b;
+    memcpy(&b, &v, sizeof b);
+    return (int)((b >> 44) & 15u);
+}
+
+/* Prints every element (%.17g round-trips doubles) up to 4096 elements, else
+ * an FNV-1a hash of the bits of each run of 64 elements. */
+static void dump(const char *name, const double *x, long total)
+{
+    if (total <= 4096) {
+        for (long k = 0; k < total; k++)
+            printf("%s[%ld] = %.17g\n", name, k, x[k]);
+        return;
+    }
+    for (long k = 0; k < total; k += 64) {
+        unsigned long long h = 1469598103934665603ULL;
+        long end = k + 64 < total ? k + 64 : total;
+        for (long m = k; m < end; m++) {
+            unsigned char bytes[sizeof(double)];
+            memcpy(bytes, &x[m], sizeof bytes);
+            for (size_t q = 0; q < sizeof bytes; q++) {
+                h ^= bytes[q];
+                h *= 1099511628211ULL;
+            }
+        }
+        printf("%s[%ld..%ld] fnv=%016llx\n", name, k, end - 1, h);
+    }
+}
+
+static void dump_int(const char *name, const int *x, long total)
+{
+    for (long k = 0; k < total; k++)
+        printf("%s[%ld] = %d\n", name, k, x[k]);
+}
+
+static int arg_int(int argc, char **argv, int k, int def, int min)
+{
+    int v = argc > k ? atoi(argv[k]) : def;
+    if (v < min) {
+        fprintf(stderr, "argument %d must be >= %d\n", k, min);
+        exit(1);
+    }
+    return v;
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+static void kernel(int N, int M, int K, int T, double A[N+16][M+16], double B[N+16][M+16], double D[N+16][M+16])
+{
+    int i, i0, i1, j;
+    (void)N; (void)M; (void)K; (void)T;
+    #pragma omplc loopchain schedule()
+    {
+#pragma omplc for domain(8:N+7, 8:M+7) with (i, j) read B {(i,j)}, write A {(i,j)}
+        for (i = 8; i <= N+7; i++)
+            for (j = 8; j < M+7 + 1; ++j)
+                {
+                    A[i][j] = (0.1 * B[i][j]);
+                }
+#pragma omplc for domain(8:N+7, 8:M+7) with (i0, i1) read A {(i0,i1)}, write D {(i0,i1)}
+        for (i0 = 8; i0 <= N+7; i0++)
+            for (i1 = 8; i1 < M+7 + 1; ++i1)
+                {
+                    D[i0][i1] = (0.05 * A[i0][i1]);
+                }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int N = arg_int(argc, argv, 1, 5, 1);
+    int M = arg_int(argc, argv, 2, 5, 1);
+    int K = arg_int(argc, argv, 3, 5, 1);
+    int T = arg_int(argc, argv, 4, 2, 0);
+    double (*A)[M+16] = xmalloc(sizeof(double) * (size_t)(N+16) * (size_t)(M+16));
+    double (*B)[M+16] = xmalloc(sizeof(double) * (size_t)(N+16) * (size_t)(M+16));
+    double (*D)[M+16] = xmalloc(sizeof(double) * (size_t)(N+16) * (size_t)(M+16));
+    fill((double *)A, (long)(N+16) * (long)(M+16));
+    fill((double *)B, (long)(N+16) * (long)(M+16));
+    fill((double *)D, (long)(N+16) * (long)(M+16));
+    kernel(N, M, K, T, A, B, D);
+    dump("A", (const double *)A, (long)(N+16) * (long)(M+16));
+    dump("B", (const double *)B, (long)(N+16) * (long)(M+16));
+    dump("D", (const double *)D, (long)(N+16) * (long)(M+16));
+    free(A);
+    free(B);
+    free(D);
+    return 0;
+}
