@@ -1189,6 +1189,7 @@ mod programs {
         pipeline_blur2d_multilevel,
         pipeline_blur2d_supertile_points_wavefront,
         pipeline_blur2d_supertile_wavefront,
+        regress_296_1,
         scop_imperfect,
         scop_minmax_guard,
         scop_resample,
