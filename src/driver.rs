@@ -9,7 +9,7 @@
 //! 6. the output is written atomically.
 
 use crate::backend::ast::Helper;
-use crate::backend::{generate_loops, FileParts, RegionParts, Templates};
+use crate::backend::{generate_loops, FileParts, Naming, RegionParts, Templates};
 use crate::diag::{Error, Result, SourceFile, Span};
 use crate::frontend;
 use crate::model::deps;
@@ -126,7 +126,10 @@ pub fn compile(opts: &Options) -> Result<String> {
 pub fn compile_program(opts: &Options, program: &Program) -> Result<String> {
     let names = polyhedral::collect_names(&program.regions);
     let templates = Templates::load()?;
-    let counter_prefix = counter_prefix(&program.file.text);
+    let naming = Naming {
+        counter: counter_prefix(&program.file.text),
+        helper: helper_prefix(&program.file.text),
+    };
     let mut helpers = BTreeSet::new();
     let mut generated = Vec::new();
     for region in &program.regions {
@@ -136,7 +139,7 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<String> {
             region,
             &names,
             &templates,
-            &counter_prefix,
+            &naming,
             &mut helpers,
         )?;
         generated.push((region.span, code));
@@ -147,6 +150,7 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<String> {
         options: &opts.summary,
         regions: program.regions.len(),
         helpers: &helpers,
+        helper_prefix: &naming.helper,
         body: &body,
     })
 }
@@ -159,7 +163,7 @@ fn compile_region(
     region: &Region,
     names: &Names,
     templates: &Templates,
-    counter_prefix: &str,
+    naming: &Naming,
     helpers: &mut BTreeSet<Helper>,
 ) -> Result<String> {
     let ctx = new_context();
@@ -268,7 +272,7 @@ fn compile_region(
         &model.context,
         names,
         templates,
-        counter_prefix,
+        naming,
         helpers,
         &summary,
         storage.as_ref(),
@@ -293,7 +297,7 @@ fn print_region(
     context: &isl_rs::Set,
     names: &Names,
     templates: &Templates,
-    counter_prefix: &str,
+    naming: &Naming,
     helpers: &mut BTreeSet<Helper>,
     summary: &[String],
     storage: Option<&TileStorage>,
@@ -304,7 +308,7 @@ fn print_region(
         context,
         &region.stages,
         names,
-        counter_prefix,
+        naming,
         templates,
         &inner_indent,
         helpers,
@@ -368,9 +372,20 @@ fn splice(text: &str, generated: &[(Span, String)]) -> String {
     out
 }
 
-/// A prefix for generated loop counters that no identifier of the input uses
-/// with a number after it (`c`, else `ft_c`, ...).
-fn counter_prefix(text: &str) -> String {
+/// A prefix for helper functions and scratchpads that no identifier of the
+/// input starts with (`ft_`, else `flextile_`, ...).
+fn helper_prefix(text: &str) -> String {
+    let idents = identifiers(text);
+    for prefix in ["ft_", "flextile_", "flextile_gen_"] {
+        if !idents.iter().any(|id| id.starts_with(prefix)) {
+            return prefix.to_string();
+        }
+    }
+    "flextile_generated_".to_string()
+}
+
+/// Every identifier-like word of `text`.
+fn identifiers(text: &str) -> BTreeSet<&str> {
     let mut idents = BTreeSet::new();
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -385,6 +400,13 @@ fn counter_prefix(text: &str) -> String {
             i += 1;
         }
     }
+    idents
+}
+
+/// A prefix for generated loop counters that no identifier of the input uses
+/// with a number after it (`c`, else `ft_c`, ...).
+fn counter_prefix(text: &str) -> String {
+    let idents = identifiers(text);
     for prefix in ["c", "ft_c", "flextile_c"] {
         let clash = idents.iter().any(|id| {
             id.strip_prefix(prefix)
@@ -433,6 +455,8 @@ mod tests {
         assert_eq!(counter_prefix("int a; int b1;"), "c");
         assert_eq!(counter_prefix("double c0 = 1;"), "ft_c");
         assert_eq!(counter_prefix("int cx;"), "c");
+        assert_eq!(helper_prefix("int a;"), "ft_");
+        assert_eq!(helper_prefix("double *ft_min;"), "flextile_");
     }
 
     #[test]
@@ -488,6 +512,7 @@ mod pipeline_tests {
             data: data.into(),
             index: vec![Expr::sum(v("i"), Expr::Int(off))],
             span: Span::default(),
+            conditional: false,
         }
     }
 

@@ -69,6 +69,8 @@ pub struct AstReader<'a> {
     names: &'a Names,
     /// Prefix of generated loop counters (`c` unless the file uses `c0`...).
     counter_prefix: String,
+    /// Prefix of helper functions (`ft_` unless the input uses it).
+    helper_prefix: String,
     /// Helpers used so far.
     pub helpers: BTreeSet<Helper>,
 }
@@ -86,10 +88,11 @@ const P_PRIMARY: u8 = 16;
 
 impl<'a> AstReader<'a> {
     /// A reader mapping isl parameter names back to C through `names`.
-    pub fn new(names: &'a Names, counter_prefix: &str) -> AstReader<'a> {
+    pub fn new(names: &'a Names, naming: &crate::backend::Naming) -> AstReader<'a> {
         AstReader {
             names,
-            counter_prefix: counter_prefix.to_string(),
+            counter_prefix: naming.counter.clone(),
+            helper_prefix: naming.helper.clone(),
             helpers: BTreeSet::new(),
         }
     }
@@ -241,15 +244,15 @@ impl<'a> AstReader<'a> {
             }
             ASTExprOpType::Min | ASTExprOpType::Max => {
                 let (helper, name) = if matches!(ty, ASTExprOpType::Min) {
-                    (Helper::Min, "ft_min")
+                    (Helper::Min, "min")
                 } else {
-                    (Helper::Max, "ft_max")
+                    (Helper::Max, "max")
                 };
                 self.helpers.insert(helper);
                 let mut acc = self.arg(e, 0)?.0;
                 for i in 1..n {
                     let b = self.arg(e, i)?.0;
-                    acc = format!("{name}({acc}, {b})");
+                    acc = format!("{}{name}({acc}, {b})", self.helper_prefix);
                 }
                 Ok((acc, P_PRIMARY))
             }
@@ -257,7 +260,7 @@ impl<'a> AstReader<'a> {
                 self.helpers.insert(Helper::Floord);
                 let a = self.arg(e, 0)?.0;
                 let b = self.arg(e, 1)?.0;
-                Ok((format!("ft_floord({a}, {b})"), P_PRIMARY))
+                Ok((format!("{}floord({a}, {b})", self.helper_prefix), P_PRIMARY))
             }
             ASTExprOpType::Cond | ASTExprOpType::Select => {
                 let (c, pc) = self.arg(e, 0)?;

@@ -18,6 +18,8 @@ pub struct CPrinter<'a> {
     parallel_for: String,
     /// Tile-local storage of an overlapped-tiled region.
     storage: Option<&'a TileStorage>,
+    /// Prefix of scratchpad names.
+    prefix: String,
 }
 
 impl<'a> CPrinter<'a> {
@@ -26,11 +28,13 @@ impl<'a> CPrinter<'a> {
         stages: &'a [Stage],
         parallel_for: &str,
         storage: Option<&'a TileStorage>,
+        prefix: &str,
     ) -> CPrinter<'a> {
         CPrinter {
             stages: stages.iter().map(|s| (s.name.as_str(), s)).collect(),
             parallel_for: parallel_for.trim_end().to_string(),
             storage,
+            prefix: prefix.to_string(),
         }
     }
 
@@ -91,7 +95,9 @@ impl<'a> CPrinter<'a> {
                     let dims: String = sp.sizes.iter().map(|n| format!("[{n}]")).collect();
                     out.push_str(&format!(
                         "{inner}{} {}{dims}; /* tile-local '{}' */\n",
-                        sp.elem_type, sp.name, sp.data
+                        sp.elem_type,
+                        scratch_name(&self.prefix, sp),
+                        sp.data
                     ));
                 }
                 self.print(body, &inner, out)?;
@@ -114,7 +120,7 @@ impl CPrinter<'_> {
     ) -> Result<()> {
         let group = self.storage.and_then(|st| st.group_of(stage));
         if let Some((storage, data)) = group.and_then(|g| g.loads.get(stage).map(|d| (g, d))) {
-            return load(storage, data, args, indent, out);
+            return load(&self.prefix, storage, data, args, indent, out);
         }
         let store = group.and_then(|g| g.stores.get(stage).map(|k| (g, *k)));
         let name = match store {
@@ -148,7 +154,7 @@ impl CPrinter<'_> {
                         format!("{}{}", a.data, subscripts(&a.index, &s.iterators, &iters));
                     out.push_str(&format!(
                         "{indent}{target} = {};\n",
-                        scratch_access(sp, &a.index, &s.iterators, &iters, &tile)
+                        scratch_access(&self.prefix, sp, &a.index, &s.iterators, &iters, &tile)
                     ));
                 }
             }
@@ -158,7 +164,14 @@ impl CPrinter<'_> {
             (Some(storage), Some(analysed)) => s.body.instantiate_with(&iters, &mut |k| {
                 let a = analysed.get(k)?;
                 let sp = storage.scratchpad(&a.data)?;
-                Some(scratch_access(sp, &a.index, &s.iterators, &iters, &tile))
+                Some(scratch_access(
+                    &self.prefix,
+                    sp,
+                    &a.index,
+                    &s.iterators,
+                    &iters,
+                    &tile,
+                ))
             }),
             _ => s.body.instantiate(&iters),
         };
@@ -170,6 +183,7 @@ impl CPrinter<'_> {
 
 /// A load statement: one element of `data` copied into its scratchpad.
 fn load(
+    prefix: &str,
     storage: &GroupStorage,
     data: &str,
     args: &[String],
@@ -188,7 +202,7 @@ fn load(
     let tile: Vec<String> = tile.iter().map(|a| wrap(a)).collect();
     out.push_str(&format!(
         "{indent}{} = {data}{};\n",
-        scratch_access(sp, &vars, &names, &values, &tile),
+        scratch_access(prefix, sp, &vars, &names, &values, &tile),
         subscripts(&vars, &names, &values)
     ));
     Ok(())
@@ -210,6 +224,7 @@ fn subscripts(index: &[Expr], iterators: &[String], values: &[String]) -> String
 
 /// The scratchpad element for data index `index`: `ft_D[x0 - o0][x1 - o1]`.
 fn scratch_access(
+    prefix: &str,
     sp: &Scratchpad,
     index: &[Expr],
     iterators: &[String],
@@ -232,7 +247,12 @@ fn scratch_access(
         .zip(&sp.offsets)
         .map(|(e, o)| format!("[{} - ({})]", c_expr(e, &subst), c_expr(o, &tile_subst)))
         .collect();
-    format!("{}{subs}", sp.name)
+    format!("{}{subs}", scratch_name(prefix, sp))
+}
+
+/// The C name of a scratchpad.
+fn scratch_name(prefix: &str, sp: &Scratchpad) -> String {
+    format!("{prefix}{}", sp.data)
 }
 
 /// C text of an affine expression; variables for which `subst` answers are

@@ -15,6 +15,16 @@ use isl_rs::{Schedule, Set};
 use std::collections::BTreeSet;
 use tera::{Context, Tera};
 
+/// Names flextile adds to the user's code, chosen so that no identifier of
+/// the input is shadowed or called by mistake.
+#[derive(Clone, Debug)]
+pub struct Naming {
+    /// Prefix of generated loop counters (`c` gives `c0`, `c1`, ...).
+    pub counter: String,
+    /// Prefix of helper functions and scratchpads (`ft_` gives `ft_min`, `ft_A`).
+    pub helper: String,
+}
+
 /// The output templates, compiled into the binary from `templates/c/`.
 pub struct Templates {
     tera: Tera,
@@ -51,6 +61,8 @@ pub struct FileParts<'a> {
     pub regions: usize,
     /// Helpers used by the generated code.
     pub helpers: &'a BTreeSet<Helper>,
+    /// Prefix of the helpers' names.
+    pub helper_prefix: &'a str,
     /// The file's text with every region replaced.
     pub body: &'a str,
 }
@@ -95,6 +107,7 @@ impl Templates {
         let mut helpers = Vec::new();
         for h in p.helpers {
             let mut c = Context::new();
+            c.insert("prefix", p.helper_prefix);
             c.insert(
                 "name",
                 match h {
@@ -144,17 +157,17 @@ pub fn generate_loops(
     context: &Set,
     stages: &[Stage],
     names: &Names,
-    counter_prefix: &str,
+    naming: &Naming,
     templates: &Templates,
     indent: &str,
     helpers: &mut BTreeSet<Helper>,
     storage: Option<&TileStorage>,
 ) -> Result<String> {
     let ast = ast_from_schedule(schedule, context)?;
-    let mut reader = AstReader::new(names, counter_prefix);
+    let mut reader = AstReader::new(names, naming);
     let tree = ast::hoist_tile_storage(reader.read(&ast)?);
     helpers.extend(reader.helpers.iter().copied());
-    let printer = CPrinter::new(stages, &templates.parallel_for()?, storage);
+    let printer = CPrinter::new(stages, &templates.parallel_for()?, storage, &naming.helper);
     let mut out = String::new();
     printer.print(&tree, indent, &mut out)?;
     Ok(out)

@@ -307,6 +307,9 @@ struct Walker<'a, 'tu> {
     /// True while walking the operand of a macro operator that cannot be read
     /// and only may be an assignment (so the write role is a guess).
     guessed_write: bool,
+    /// How many conditional constructs (`if`, `?:`, loops, `switch`) of the
+    /// body enclose the current node.
+    conditional: usize,
 }
 
 /// Analyses the body `c` (a statement or expression) whose bytes are `span`.
@@ -325,6 +328,7 @@ pub fn analyse(unit: &Unit<'_>, c: Cursor<'_>, span: Span, scope: &BodyScope<'_>
         scalar_reads: Vec::new(),
         nesting: 0,
         guessed_write: false,
+        conditional: 0,
     };
     w.macros(span);
     w.walk(c, Role::Read);
@@ -388,6 +392,7 @@ impl<'tu> Walker<'_, 'tu> {
                 data,
                 index,
                 span,
+                conditional: self.conditional > 0,
             });
             self.out.accesses.len() - 1
         })
@@ -520,17 +525,27 @@ impl<'tu> Walker<'_, 'tu> {
             | CursorKind::UnaryExpr
             | CursorKind::TypeRef
             | CursorKind::NullStmt => {}
-            CursorKind::ConditionalOperator
-            | CursorKind::CompoundStmt
-            | CursorKind::IfStmt
-            | CursorKind::DeclStmt
-            | CursorKind::VarDecl => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
+            CursorKind::ConditionalOperator | CursorKind::IfStmt => {
+                // The condition itself is evaluated always; the branches are not.
+                let mut rest = kids.iter();
+                if let Some(cond) = rest.next() {
+                    self.walk(*cond, Role::Read);
+                }
+                self.conditional += 1;
+                rest.for_each(|k| self.walk(*k, Role::Read));
+                self.conditional -= 1;
+            }
+            CursorKind::CompoundStmt | CursorKind::DeclStmt | CursorKind::VarDecl => {
+                kids.iter().for_each(|k| self.walk(*k, Role::Read))
+            }
             CursorKind::ForStmt
             | CursorKind::WhileStmt
             | CursorKind::DoStmt
             | CursorKind::SwitchStmt => {
                 self.nesting += 1;
+                self.conditional += 1;
                 kids.iter().for_each(|k| self.walk(*k, Role::Read));
+                self.conditional -= 1;
                 self.nesting -= 1;
             }
             CursorKind::BreakStmt | CursorKind::ContinueStmt if self.nesting > 0 => {}

@@ -292,6 +292,7 @@ fn nest<'tu>(
                 data: a.data.clone(),
                 index: t.exprs.clone(),
                 span: t.span,
+                conditional: false,
             })
         })
         .collect();

@@ -170,6 +170,9 @@ pub struct Access {
     pub index: Vec<Expr>,
     /// Where the access is written (pragma tuple or C subscript).
     pub span: Span,
+    /// True when the body performs the access only under a condition (an
+    /// `if`, `?:` or inner loop of the body); declared accesses are false.
+    pub conditional: bool,
 }
 
 /// The schedule of a loop chain, as given in its pragma.

@@ -61,8 +61,6 @@ pub enum Shape {
 pub struct Scratchpad {
     /// Data set (C array) it replaces inside a tile.
     pub data: String,
-    /// C name of the scratchpad.
-    pub name: String,
     /// C element type.
     pub elem_type: String,
     /// Extent per dimension.
@@ -705,6 +703,27 @@ fn plan_storage(
     };
     let mut loads: Vec<(String, Map)> = Vec::new();
     for data in &scratch {
+        // A scratchpad element a body may leave unwritten would hold garbage
+        // where the original array keeps its old value.
+        for stage in &region.stages {
+            if let Some(a) = stage
+                .analysed()
+                .unwrap_or_default()
+                .iter()
+                .find(|a| &a.data == data && a.kind == AccessKind::Write && a.conditional)
+            {
+                return Err(Error::user(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "overlapped tiling cannot give '{data}' tile-local storage: {} writes it only under a condition",
+                            stage.label
+                        ),
+                    )
+                    .with_note(a.span, "conditional write"),
+                ));
+            }
+        }
         // Every stage touching a scratchpad must have rewritable accesses.
         for stage in &region.stages {
             if stage.accesses.iter().any(|a| &a.data == data)
@@ -846,7 +865,6 @@ fn plan_storage(
         }
         storage.scratchpads.push(Scratchpad {
             data: data.clone(),
-            name: format!("ft_{data}"),
             elem_type,
             sizes,
             offsets,

@@ -8,7 +8,8 @@
  * user identifiers (driver::counter_prefix); the helpers (ft_min, ft_max,
  * ft_floord, ...) and overlapped tiling's scratchpads (ft_A) and tile
  * variables (ft_T0) do not.
- * Status: open (src/backend, templates). Move to testsuite/programs when fixed.
+ * Fixed: helpers and scratchpads take a prefix no identifier of the input
+ * starts with (ft_, else flextile_, ...).
  *
  * flextile-test: args: 1 1 1 0 | 5 40 1 0
  * flextile-test: options: --tile --tile-sizes 4,4 | --tile
