@@ -8,7 +8,7 @@ FLEXTILE = target/release/flextile
 DEMO_SRC = testsuite/programs/jacobi2d_chain.c
 DEMO_DIR = target/demo
 
-.PHONY: all deps build demo test lint bench clean
+.PHONY: all deps build demo test lint bench difftest fuzz clean
 
 all: build
 
@@ -34,9 +34,25 @@ demo: build
 	  echo "demo: outputs are bit-identical ($$(wc -l < $(DEMO_DIR)/original.out) lines)"; \
 	else echo "demo: OUTPUTS DIFFER"; exit 1; fi
 
-# Unit tests, and the testsuite: every program compiled twice and compared bit for bit.
+# Unit tests, the testsuite (every program compiled twice and compared bit for bit) and a
+# fixed 200-case sample of the differential test on random programs.
 test: deps
 	$(CARGO) test --no-fail-fast
+	$(CARGO) build --release
+	python3 tools/difftest/run.py -n 200 --seed 1 --no-save --quiet
+
+# Differential testing on random programs (tools/difftest/README.md): N cases from seed SEED;
+# failures are minimised and saved as testsuite/programs/regress_<seed>_<n>.c.
+N    ?= 1000
+SEED ?= 1
+difftest: build
+	python3 tools/difftest/run.py -n $(N) --seed $(SEED)
+
+# Fuzz the pragma parser, the front end and the driver (fuzz/README.md): FUZZ_TARGET for FUZZ_TIME s.
+FUZZ_TARGET ?= compile
+FUZZ_TIME   ?= 600
+fuzz: deps
+	bash fuzz/run.sh $(FUZZ_TARGET) $(FUZZ_TIME)
 
 lint: deps
 	$(CARGO) fmt --check
