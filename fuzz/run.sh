@@ -21,6 +21,8 @@ if [ ! -d "$corpus" ]; then
         case $target in
             pragma_scan) grep -h -A3 '#pragma' "$f" > "$corpus/seed_$i" || true ;;
             compile) { printf '\001'; cat "$f"; } > "$corpus/seed_$i"
+                     { printf '\013'; cat "$f"; } > "$corpus/seedr_$i"
+                     { printf '\023'; cat "$f"; } > "$corpus/seeds_$i"
                      { printf '\003'; cat "$f"; } > "$corpus/seedb_$i" ;;
             *) cp "$f" "$corpus/seed_$i" ;;
         esac

@@ -1,11 +1,15 @@
 //! Fuzzes the whole driver (`flextile::driver::compile`: front end, isl
 //! model, dependences, fusion, tiling, parallel marks, code generation) on a
-//! C file holding the input. The first byte picks the option set. Rejections
-//! must be user diagnostics; a panic or an internal error is a bug.
+//! C file holding the input. The first byte picks the option set: bits 0-2
+//! the tiling (none, `--tile` with several size lists), bits 3-4 overlapped
+//! tiling (`--rectangle`, `--scalene`, then without `--tile`), bit 7
+//! `--no-openmp`. Rejections must be user diagnostics; a panic or an
+//! internal error is a bug.
 #![no_main]
 
 use flextile::diag::{Error, SourceFile};
 use flextile::driver::{self, Options, Target};
+use flextile::transform::overlap::Shape;
 use libfuzzer_sys::fuzz_target;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -20,25 +24,39 @@ fn dir() -> &'static PathBuf {
 }
 
 fn options(selector: u8) -> Options {
-    let (tile, sizes) = match selector % 6 {
+    let (mut tile, sizes) = match selector & 7 {
         0 => (false, None),
         1 => (true, None),
         2 => (true, Some(vec![4])),
         3 => (true, Some(vec![3, 5])),
         4 => (true, Some(vec![8, 2, 7])),
-        _ => (true, Some(vec![1, 1, 1, 1])),
+        5 => (true, Some(vec![1, 1, 1, 1])),
+        6 => (true, Some(vec![16, 16])),
+        _ => (false, Some(vec![2, 3, 4])),
     };
+    let overlap = match (selector >> 3) & 3 {
+        1 => Some(Shape::Rectangle),
+        2 => Some(Shape::Scalene),
+        _ => None,
+    };
+    if overlap.is_some() {
+        tile = false;
+    }
     Options {
         input: dir().join("input.c"),
         output: dir().join("output.c"),
         target: Target::C,
         openmp: selector & 0x80 == 0,
         tile,
-        tile_sizes: sizes,
+        tile_sizes: if tile || overlap.is_some() {
+            sizes
+        } else {
+            None
+        },
         clang_args: Vec::new(),
         assume: None,
         dump_schedule: false,
-        overlap: None,
+        overlap,
         report: false,
         summary: String::new(),
     }
