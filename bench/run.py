@@ -125,6 +125,7 @@ def main():
     ap.add_argument("--only", default="")
     args = ap.parse_args()
     progs = [p for p in PROGRAMS if not args.only or p in args.only.split(",")]
+    args.load_before = os.getloadavg()[0]
     os.makedirs(WORK, exist_ok=True)
     rows = []
     for prog in progs:
@@ -162,6 +163,7 @@ def main():
             rows.append(row)
             print(f"   {v:22s} {row['median_ms_1t']:>10s} {row['median_ms_2t']:>10s} "
                   f"{row['speedup_1t']:>6s} {row['speedup_2t']:>6s}  {row['status']}", flush=True)
+    args.load_after = os.getloadavg()[0]
     write_results(rows, args)
 
 
@@ -181,6 +183,9 @@ def write_results(rows, args):
         f"{args.rounds} interleaved rounds x {args.reps} repetitions; times are medians of the rounds'",
         "median kernel times. Speedup is over the naive original on 1 thread. Outputs of every",
         "variant are compared with the original's (stdout: checksums and FNV-1a hashes of the outputs).",
+        f"Load average (1 min) before / after the run: {args.load_before:.2f} / {args.load_after:.2f} on",
+        f"{os.cpu_count()} cores: with other work on the machine, 2-thread times (many short parallel",
+        "regions with spinning barriers) are not meaningful.",
         "",
         "| program | variant | tiles | 1 thread (ms) | 2 threads (ms) | speedup 1t | speedup 2t | flextile (s) | status |",
         "|---|---|---|---:|---:|---:|---:|---:|---|",
