@@ -5,7 +5,7 @@ CARGO   ?= cargo
 CC      ?= gcc
 CFLAGS  ?= -O2 -std=gnu99 -fopenmp -ffp-contract=off -fno-fast-math -Wno-unknown-pragmas
 FLEXTILE = target/release/flextile
-DEMO_SRC = testsuite/programs/jacobi2d_chain.c
+DEMO_SRC = benchmarks/unsharp-mask.c
 DEMO_DIR = target/demo
 
 .PHONY: all deps build demo test lint bench difftest fuzz clean
@@ -19,19 +19,20 @@ deps:
 build: deps
 	$(CARGO) build --release
 
-# Compile a bundled example with flextile, build original and output, run both, compare.
+# Compile a bundled example (Unsharp Mask, overlapped tiling) with flextile, build the
+# original and the output with the same flags, run both, compare their outputs.
 demo: build
 	@mkdir -p $(DEMO_DIR)
-	$(FLEXTILE) $(DEMO_SRC) -o $(DEMO_DIR)/jacobi2d_flextile.c --tile --tile-sizes 16,64 -v
-	$(CC) $(CFLAGS) -o $(DEMO_DIR)/original $(DEMO_SRC) -lm
-	$(CC) $(CFLAGS) -o $(DEMO_DIR)/flextile $(DEMO_DIR)/jacobi2d_flextile.c -lm
+	$(FLEXTILE) $(DEMO_SRC) -I benchmarks -o $(DEMO_DIR)/unsharp_flextile.c --scalene --tile-sizes 8,512 --report
+	$(CC) $(CFLAGS) -I benchmarks -o $(DEMO_DIR)/original $(DEMO_SRC) -lm
+	$(CC) $(CFLAGS) -I benchmarks -o $(DEMO_DIR)/flextile $(DEMO_DIR)/unsharp_flextile.c -lm
 	@echo "--- generated region (first lines) ---"
-	@sed -n '/flextile: loop chain/,/^    }$$/p' $(DEMO_DIR)/jacobi2d_flextile.c | head -40
-	@echo "--- running original and flextile output (OMP_NUM_THREADS=2) ---"
-	@OMP_NUM_THREADS=2 ./$(DEMO_DIR)/original 600 50 > $(DEMO_DIR)/original.out
-	@OMP_NUM_THREADS=2 ./$(DEMO_DIR)/flextile 600 50 > $(DEMO_DIR)/flextile.out
+	@sed -n '/flextile: loop chain/,$$p' $(DEMO_DIR)/unsharp_flextile.c | head -32
+	@echo "--- original, then flextile's output (2 threads) ---"
+	@./$(DEMO_DIR)/original --size bench --reps 3 --threads 2 > $(DEMO_DIR)/original.out
+	@./$(DEMO_DIR)/flextile --size bench --reps 3 --threads 2 > $(DEMO_DIR)/flextile.out
 	@if cmp -s $(DEMO_DIR)/original.out $(DEMO_DIR)/flextile.out; then \
-	  echo "demo: outputs are bit-identical ($$(wc -l < $(DEMO_DIR)/original.out) lines)"; \
+	  echo "demo: outputs are bit-identical ($$(grep fnv1a64 $(DEMO_DIR)/original.out))"; \
 	else echo "demo: OUTPUTS DIFFER"; exit 1; fi
 
 # Unit tests, the testsuite (every program compiled twice and compared bit for bit) and a
