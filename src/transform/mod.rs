@@ -9,4 +9,5 @@ pub mod fuse;
 pub mod legality;
 pub mod overlap;
 pub mod parallel;
+pub mod storage;
 pub mod tile;

@@ -1,0 +1,374 @@
+//! Storage for overlapped tiles (Zhao & Cohen §3.7, "reducing the memory
+//! footprint"): which data of a group lives in tile-local scratchpads, how big
+//! they are and where they start, which elements a tile loads first, and which
+//! statements store a stage's own tile part back to the original arrays.
+//!
+//! A data set gets a scratchpad when a stage whose values other stages of the
+//! group consume writes it. Its extent is the fixed box of the per-tile
+//! region of the data (the images of the writers' per-tile regions, and the
+//! elements loaded), indexed relative to the box's origin, an affine function
+//! of the tile coordinates.
+
+use crate::diag::{Diagnostic, Error, Result, Span};
+use crate::model::expr::Expr;
+use crate::model::isl_ext::{isl_err, IslText};
+use crate::model::polyhedral::{Names, RegionModel};
+use crate::model::program::{AccessKind, Region};
+use crate::transform::overlap::MARK_TILE_STORAGE;
+use isl_rs::{Aff, DimType, Map, UnionMap, UnionSet};
+use log::info;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A tile-local array holding the values a tile computes for one data set.
+#[derive(Clone, Debug)]
+pub struct Scratchpad {
+    /// Data set (C array) it replaces inside a tile.
+    pub data: String,
+    /// C element type.
+    pub elem_type: String,
+    /// Extent per dimension.
+    pub sizes: Vec<i64>,
+    /// Origin per dimension, over tile variables `ft_T0, ...` and parameters.
+    pub offsets: Vec<Expr>,
+}
+
+/// How values are stored inside the overlapped tiles of one group.
+#[derive(Clone, Debug, Default)]
+pub struct GroupStorage {
+    /// Names of the group's stages.
+    pub stages: BTreeSet<String>,
+    /// Number of tile dimensions (leading arguments of every statement instance).
+    pub tile_dims: usize,
+    /// One scratchpad per data set produced and consumed inside the group.
+    pub scratchpads: Vec<Scratchpad>,
+    /// Statements (by isl name) that copy a stage's own tile part from its
+    /// scratchpads to the original arrays, with the stage's index.
+    pub stores: BTreeMap<String, usize>,
+    /// Statements (by isl name) that copy, at the start of a tile, the
+    /// elements of a scratchpad's data set that the tile reads but the chain
+    /// never writes, with the data set's name.
+    pub loads: BTreeMap<String, String>,
+}
+
+/// Tile-local storage of a region: one entry per overlapped group.
+#[derive(Clone, Debug, Default)]
+pub struct TileStorage {
+    /// Groups in execution order; group `g`'s tile body is marked `tile_storage_g`.
+    pub groups: Vec<GroupStorage>,
+}
+
+impl TileStorage {
+    /// The group that schedules statement `name` (a stage, store or load).
+    pub fn group_of(&self, name: &str) -> Option<&GroupStorage> {
+        self.groups.iter().find(|g| {
+            g.stages.contains(name) || g.stores.contains_key(name) || g.loads.contains_key(name)
+        })
+    }
+
+    /// The group whose tile body a `tile_storage_g` mark introduces.
+    pub fn group_of_mark(&self, mark: &str) -> Option<&GroupStorage> {
+        let g: usize = mark
+            .strip_prefix(MARK_TILE_STORAGE)?
+            .strip_prefix('_')?
+            .parse()
+            .ok()?;
+        self.groups.get(g)
+    }
+}
+
+impl GroupStorage {
+    /// The scratchpad replacing `data`, if any.
+    pub fn scratchpad(&self, data: &str) -> Option<&Scratchpad> {
+        self.scratchpads.iter().find(|s| s.data == data)
+    }
+}
+
+/// The largest scratchpad (in elements) flextile declares on a thread's stack.
+const MAX_SCRATCHPAD_ELEMENTS: i64 = 1 << 18;
+
+/// Chooses the data sets that live in scratchpads and sizes them; returns the
+/// storage plan and the per-tile loads (`[T] -> D[x]`) of data read from before the chain.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn plan_storage(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    consumers: &[BTreeSet<usize>],
+    regions: &[Map],
+    live_in: &UnionMap,
+    depth: usize,
+    span: Span,
+) -> Result<(GroupStorage, Vec<(String, Map)>)> {
+    // Data produced by stages that other stages consume (their regions overlap).
+    let mut scratch: BTreeSet<String> = BTreeSet::new();
+    for (k, stage) in region.stages.iter().enumerate() {
+        if consumers[k].is_empty() {
+            continue;
+        }
+        for a in stage
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Write)
+        {
+            scratch.insert(a.data.clone());
+        }
+    }
+    let mut storage = GroupStorage {
+        tile_dims: depth,
+        stages: region.stages.iter().map(|s| s.name.clone()).collect(),
+        ..Default::default()
+    };
+    let mut loads: Vec<(String, Map)> = Vec::new();
+    for data in &scratch {
+        // A scratchpad element a body may leave unwritten would hold garbage
+        // where the original array keeps its old value.
+        for stage in &region.stages {
+            if let Some(a) = stage
+                .analysed()
+                .unwrap_or_default()
+                .iter()
+                .find(|a| &a.data == data && a.kind == AccessKind::Write && a.conditional)
+            {
+                return Err(Error::user(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "overlapped tiling cannot give '{data}' tile-local storage: {} writes it only under a condition",
+                            stage.label
+                        ),
+                    )
+                    .with_note(a.span, "conditional write"),
+                ));
+            }
+        }
+        // Every stage touching a scratchpad must have rewritable accesses.
+        for stage in &region.stages {
+            if stage.accesses.iter().any(|a| &a.data == data)
+                && stage.observed.is_none()
+                && stage.analysable
+            {
+                continue;
+            }
+            if stage.accesses.iter().any(|a| &a.data == data) && !stage.analysable {
+                return Err(Error::user(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "overlapped tiling needs tile-local storage for '{data}', but the body of {} is not analysable (macros, calls or pointer arithmetic), so its accesses to '{data}' cannot be redirected and overlapping tiles would race",
+                            stage.label
+                        ),
+                    )
+                    .with_note(stage.span, "this nest"),
+                ));
+            }
+        }
+        let elem_type = region.data_types.get(data).cloned().ok_or_else(|| {
+            Error::at(
+                span,
+                format!(
+                    "overlapped tiling: the element type of '{data}' is unknown (not a C array?)"
+                ),
+            )
+        })?;
+        // Region of the data set per tile: images of the stages' regions under their writes.
+        let mut per_tile: Option<Map> = None;
+        for (k, stage) in region.stages.iter().enumerate() {
+            if !stage
+                .accesses
+                .iter()
+                .any(|a| &a.data == data && a.kind == AccessKind::Write)
+            {
+                continue;
+            }
+            let writes = model
+                .may_writes
+                .copy()
+                .and_then(|w| w.intersect_domain(UnionSet::from_set(regions[k].copy()?.domain()?)?))
+                .map_err(isl_err)?;
+            let image = UnionMap::from_map(regions[k].copy().map_err(isl_err)?)
+                .and_then(|r| r.reverse())
+                .and_then(|r| r.apply_range(writes))
+                .map_err(isl_err)?;
+            let image = image
+                .intersect_range(
+                    UnionSet::read_from_str(
+                        &model.schedule.get_ctx(),
+                        &format!(
+                            "{{ {}[{}] }}",
+                            crate::model::polyhedral::isl_name(data),
+                            dims_list(stage, data)
+                        ),
+                    )
+                    .map_err(isl_err)?,
+                )
+                .and_then(Map::from_union_map)
+                .map_err(isl_err)?;
+            per_tile = Some(match per_tile {
+                None => image,
+                Some(p) => p.union(image).map_err(isl_err)?,
+            });
+        }
+        let Some(mut per_tile) = per_tile else {
+            continue;
+        };
+        // Elements of the data set the tile reads but the chain never writes:
+        // loaded from the original array when the tile starts.
+        let data_space = UnionSet::read_from_str(
+            &model.schedule.get_ctx(),
+            &format!(
+                "{{ {}[{}] }}",
+                crate::model::polyhedral::isl_name(data),
+                dims_of(region, data)
+            ),
+        )
+        .map_err(isl_err)?;
+        let mut load: Option<Map> = None;
+        for r in regions {
+            let reads_k = live_in
+                .copy()
+                .and_then(|l| l.intersect_range(data_space.copy()?))
+                .and_then(|l| l.intersect_domain(UnionSet::from_set(r.copy()?.domain()?)?))
+                .map_err(isl_err)?;
+            if reads_k.is_empty().map_err(isl_err)? {
+                continue;
+            }
+            let m = UnionMap::from_map(r.copy().map_err(isl_err)?)
+                .and_then(|r| r.reverse())
+                .and_then(|r| r.apply_range(reads_k))
+                .and_then(Map::from_union_map)
+                .map_err(isl_err)?;
+            load = Some(match load {
+                None => m,
+                Some(l) => l.union(m).map_err(isl_err)?,
+            });
+        }
+        if let Some(l) = &load {
+            info!("overlap: tiles load {} from '{data}'", l.text()?);
+            per_tile = per_tile
+                .union(l.copy().map_err(isl_err)?)
+                .map_err(isl_err)?;
+        }
+        let bx = per_tile
+            .get_range_simple_fixed_box_hull()
+            .map_err(isl_err)?;
+        if !bx.is_valid().map_err(isl_err)? {
+            return Err(Error::at(
+                span,
+                format!("overlapped tiling: the per-tile region of '{data}' has no bounded box"),
+            ));
+        }
+        let off = bx.get_offset().map_err(isl_err)?;
+        let size = bx.get_size().map_err(isl_err)?;
+        let n = size.size().map_err(isl_err)?;
+        let mut sizes = Vec::new();
+        let mut offsets = Vec::new();
+        for d in 0..n {
+            sizes.push(
+                size.get_at(d)
+                    .and_then(|v| v.get_num_si())
+                    .map_err(isl_err)?,
+            );
+            offsets.push(aff_to_expr(&off.get_at(d).map_err(isl_err)?, names)?);
+        }
+        let elements = sizes.iter().try_fold(1i64, |acc, s| acc.checked_mul(*s));
+        if elements.is_none_or(|e| e > MAX_SCRATCHPAD_ELEMENTS) {
+            return Err(Error::at(
+                span,
+                format!(
+                    "overlapped tiling: the tile-local copy of '{data}' would hold {} elements per tile; give every loop a tile size (--tile-sizes) small enough for a tile's data to fit on the stack",
+                    sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" x ")
+                ),
+            ));
+        }
+        storage.scratchpads.push(Scratchpad {
+            data: data.clone(),
+            elem_type,
+            sizes,
+            offsets,
+        });
+        if let Some(l) = load {
+            let name = format!("ft_load_{}", crate::model::polyhedral::isl_name(data));
+            storage.loads.insert(name.clone(), data.clone());
+            loads.push((name, l));
+        }
+    }
+    for (k, stage) in region.stages.iter().enumerate() {
+        if stage
+            .accesses
+            .iter()
+            .any(|a| a.kind == AccessKind::Write && scratch.contains(&a.data))
+        {
+            storage.stores.insert(format!("{}_store", stage.name), k);
+        }
+    }
+    Ok((storage, loads))
+}
+
+/// `o0, o1, ...` with the arity of `data` in the region.
+fn dims_of(region: &Region, data: &str) -> String {
+    region
+        .stages
+        .iter()
+        .find(|s| s.accesses.iter().any(|a| a.data == data))
+        .map(|s| dims_list(s, data))
+        .unwrap_or_default()
+}
+
+/// `o0, o1, ...` with the arity of `data` in `stage`'s accesses.
+fn dims_list(stage: &crate::model::program::Stage, data: &str) -> String {
+    let n = stage
+        .accesses
+        .iter()
+        .find(|a| a.data == data)
+        .map(|a| a.index.len())
+        .unwrap_or(0);
+    (0..n)
+        .map(|d| format!("o{d}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An affine function of the tile variables and parameters as an [`Expr`]
+/// over `ft_T0, ...` and the parameters' C names.
+fn aff_to_expr(aff: &Aff, names: &Names) -> Result<Expr> {
+    let den = aff
+        .get_denominator_val()
+        .and_then(|v| v.get_num_si())
+        .map_err(isl_err)?;
+    if den != 1 || aff.dim(DimType::Div).map_err(isl_err)? > 0 {
+        return Err(Error::internal(format!(
+            "scratchpad offset is not integral affine: {den}"
+        )));
+    }
+    let mut e = Expr::Int(
+        aff.get_constant_val()
+            .and_then(|v| v.get_num_si())
+            .map_err(isl_err)?,
+    );
+    for d in 0..aff.dim(DimType::In).map_err(isl_err)? {
+        let c = aff
+            .get_coefficient_val(DimType::In, d)
+            .and_then(|v| v.get_num_si())
+            .map_err(isl_err)?;
+        if c != 0 {
+            e = Expr::sum(
+                e,
+                Expr::product(Expr::Int(c), Expr::Var(format!("ft_T{d}"))),
+            );
+        }
+    }
+    for p in 0..aff.dim(DimType::Param).map_err(isl_err)? {
+        let c = aff
+            .get_coefficient_val(DimType::Param, p)
+            .and_then(|v| v.get_num_si())
+            .map_err(isl_err)?;
+        if c != 0 {
+            let isl = aff
+                .get_dim_name(DimType::Param, p as u32)
+                .map_err(isl_err)?;
+            let c_name = names.c_param(isl).unwrap_or(isl).to_string();
+            e = Expr::sum(e, Expr::product(Expr::Int(c), Expr::Var(c_name)));
+        }
+    }
+    Ok(e)
+}
