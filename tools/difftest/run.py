@@ -48,7 +48,7 @@ import gen  # noqa: E402
 
 CC = os.environ.get("CC", "gcc")
 CFLAGS = ["-O2", "-std=gnu99", "-fopenmp", "-ffp-contract=off", "-fno-fast-math", "-Wno-unknown-pragmas"]
-FLEXTILE_TIMEOUT = 120
+FLEXTILE_TIMEOUT = 60
 CC_TIMEOUT = 120
 RUN_TIMEOUT = 20
 MEMORY_LIMIT = 3 << 30  # address space for one flextile run
@@ -376,10 +376,14 @@ def work_program(job):
     expected, fail = checker.original(prog, d)
     all_pass = True
     minimised = 0  # at most two minimisations per program (each up to 5 minutes)
+    sanitized_overlap = False
     for k, opts in enumerate(opt_sets):
         r = dict(seed=seed, opts=options_text(opts))
-        # Sanitised runs: every overlapped-tiling case (scratchpads), one program in five otherwise.
-        sanitize = cfg["sanitize"] and (any(o in OVERLAP_OPTIONS for o in opts) or (index % 5 == 0 and k == 0))
+        # Sanitised runs: the first overlapped-tiling case of a program (scratchpads), and the
+        # first case of one program in five.
+        overlap = any(o in OVERLAP_OPTIONS for o in opts)
+        sanitize = cfg["sanitize"] and ((overlap and not sanitized_overlap) or (index % 5 == 0 and k == 0))
+        sanitized_overlap = sanitized_overlap or (overlap and sanitize)
         f = fail or checker.case(prog, opts, expected, d, str(k), sanitize)
         if f is None:
             r["status"] = "pass"
@@ -388,7 +392,11 @@ def work_program(job):
         else:
             all_pass = False
             r.update(status="fail", kind=f[0], detail=f[1])
-            if cfg["minimise"] and f[0] != "generator" and minimised < 2:
+            # Timeouts and memory exhaustion take a minute per try: not minimised.
+            slow = f[0] in ("generator", "flextile-timeout", "flextile-memory")
+            if slow:
+                r["program"] = os.path.join(d, "orig.c")
+            if cfg["minimise"] and not slow and minimised < 2:
                 minimised += 1
                 small, f2, tries = minimise(checker, prog, opts, f, d)
                 r["min_detail"] = f2[1]
@@ -482,6 +490,8 @@ def main():
                 failed += 1
                 kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
                 print(f"FAIL seed {r['seed']} [{r['opts']}] {r['kind']}: {r['detail']}", flush=True)
+                if "program" in r:
+                    print(f"  program: {r['program']}", flush=True)
                 if "min_source" in r:
                     print(f"  minimised ({r['min_tries']} tries): {r['min_detail']}", flush=True)
                     if not a.no_save:
