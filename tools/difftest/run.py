@@ -221,6 +221,26 @@ class Checker:
             expected.append(out)
         return expected, None
 
+    def generator_check(self, prog, expected, d):
+        """The original must compile without warnings (but unused names), and
+        print the same at -O0 with ASan and UBSan as at -O2: else a gen.py bug."""
+        exe = os.path.join(d, "orig_check")
+        flags = ["-O0", "-std=gnu99", "-fopenmp", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror",
+                 "-Wno-unknown-pragmas", "-Wno-unused-parameter", "-Wno-unused-variable",
+                 "-Wno-unused-function"] + SAN_FLAGS
+        rc, _, err = run([CC] + flags + ["-o", exe, os.path.join(d, "orig.c"), "-lm"], CC_TIMEOUT)
+        if rc != 0:
+            return ("generator", f"the original has warnings: {first_error(err)}")
+        env = run_env("1", None)
+        env["ASAN_OPTIONS"] = "detect_leaks=1"
+        for a, exp in zip(prog.argsets, expected):
+            rc, out, err = run([exe] + gen.args_of(a), RUN_TIMEOUT * 3, env=env, cwd=d)
+            if rc != 0:
+                return ("generator", f"the original fails under sanitizers: {err.strip()[:300]}")
+            if out != exp:
+                return ("generator", f"the original prints differently at -O0: {first_difference(exp, out)}")
+        return None
+
     def case(self, prog, opts, expected, d, tag, sanitize=False):
         """None when the case passes, else (kind, detail). `sanitize`: also
         run the output built with -fsanitize=address,undefined."""
@@ -374,6 +394,8 @@ def work_program(job):
     else:
         opt_sets = option_sets_for(index, prog, opt_sets_templates, cfg["per_program"])[: cfg["limit"]]
     expected, fail = checker.original(prog, d)
+    if cfg.get("check_generator") and fail is None:
+        fail = checker.generator_check(prog, expected, d)
     all_pass = True
     minimised = 0  # at most two minimisations per program (each up to 5 minutes)
     sanitized_overlap = False
@@ -437,6 +459,8 @@ def main():
                     help="skip the -fsanitize=address,undefined runs (overlapped-tiling cases and one program in five)")
     ap.add_argument("--program", type=int, help="run only the program of this (full) seed, e.g. 300014")
     ap.add_argument("--options", help='with --program: this option set only (e.g. "--tile --tile-sizes 4")')
+    ap.add_argument("--check-generator", action="store_true",
+                    help="also build each original at -O0 with -Wall -Wextra -Werror and sanitizers, and compare")
     ap.add_argument("-q", "--quiet", action="store_true")
     a = ap.parse_args()
 
@@ -448,7 +472,7 @@ def main():
     shim = build_shim(work)
     templates, _ = detect_option_sets(flextile)
     cfg = dict(seed=a.seed, work=work, flextile=flextile, shim=shim, keep=a.keep, strict=a.strict,
-               sanitize=not a.no_sanitize,
+               sanitize=not a.no_sanitize, check_generator=a.check_generator,
                minimise=not a.no_minimise, per_program=a.per_program, limit=a.per_program)
     names = [options_text(t) for t in templates]
     print(f"difftest: {a.n} cases, seed {a.seed}, {a.jobs} workers, option sets: {' | '.join(names)}", flush=True)
