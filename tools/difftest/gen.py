@@ -398,6 +398,14 @@ class Deps:
                 for d in range(depth):
                     if rng.random() < 0.25:
                         s[b][d] += rng.choice([1, 1, 2, 3])
+                if depth >= 2 and rng.random() < 0.2:
+                    # legal but not componentwise: one step later in loop 1, earlier in loop 2
+                    t = list(s[b])
+                    t[0] += 1
+                    t[1] -= rng.choice([1, 2, 5])
+                    if all(lex_nonneg([p[d] + t[d] - s[a][d] for d in range(depth)])
+                           for a in range(b) for p in self.cross.get((a, b), [])):
+                        s[b] = t
         return s
 
     def fused_reps(self, shifts):
@@ -408,6 +416,13 @@ class Deps:
             for p in pats:
                 reps.add(tuple(p[d] + shifts[b][d] - shifts[a][d] for d in range(len(p))))
         return reps
+
+
+def lex_nonneg(v):
+    for x in v:
+        if x != 0:
+            return x > 0
+    return True
 
 
 def prefix_of(reps, depth):
@@ -915,7 +930,7 @@ def schedule_legal(reg):
                 return False
             for (a, b), pats in deps.cross.items():
                 for p in pats:
-                    if any(p[d] + shifts[b][d] - shifts[a][d] < 0 for d in range(len(p))):
+                    if not lex_nonneg([p[d] + shifts[b][d] - shifts[a][d] for d in range(len(p))]):
                         return False
         else:
             shifts = deps.min_shifts(None)
