@@ -642,15 +642,17 @@ fn build_tree(
         .ok_or_else(|| Error::internal("overlap: empty group"))?
         .coalesce()
         .map_err(isl_err)?;
+    // One token per tile of the group, named for the statement it expands to.
+    let token_set = |token: &str| -> Result<UnionSet> {
+        tiles
+            .copy()
+            .and_then(|s| s.set_tuple_name(token))
+            .and_then(UnionSet::from_set)
+            .map_err(isl_err)
+    };
     for (k, stage) in region.stages.iter().enumerate() {
         let token = format!("{}_t", stage.name);
-        let tok = tiles
-            .copy()
-            .and_then(|s| s.set_tuple_name(&token))
-            .map_err(isl_err)?;
-        tokens = tokens
-            .union(UnionSet::from_set(tok).map_err(isl_err)?)
-            .map_err(isl_err)?;
+        tokens = tokens.union(token_set(&token)?).map_err(isl_err)?;
         expansion = expansion
             .union(expand(&regions[k], &token, &stage.name)?)
             .map_err(isl_err)?;
@@ -664,13 +666,7 @@ fn build_tree(
         // `[T] -> D[x]`, reversed into the `element -> tile` form `expand` takes.
         let token = format!("{name}_t");
         let l = l.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
-        let tok = tiles
-            .copy()
-            .and_then(|s| s.set_tuple_name(&token))
-            .map_err(isl_err)?;
-        tokens = tokens
-            .union(UnionSet::from_set(tok).map_err(isl_err)?)
-            .map_err(isl_err)?;
+        tokens = tokens.union(token_set(&token)?).map_err(isl_err)?;
         expansion = expansion
             .union(expand(&l, &token, name)?)
             .map_err(isl_err)?;
