@@ -523,7 +523,20 @@ impl Parser<'_> {
             return Ok(sched);
         }
         loop {
-            sched.items.push(self.item()?);
+            let item = self.item()?;
+            if let ScheduleItem::Fuse { span, .. } = &item {
+                if sched
+                    .items
+                    .iter()
+                    .any(|i| matches!(i, ScheduleItem::Fuse { .. }))
+                {
+                    return Err(Diagnostic::error(
+                        *span,
+                        "'fuse' may appear only once in a schedule: the nests are fused already",
+                    ));
+                }
+            }
+            sched.items.push(item);
             if self.is_punct(',') {
                 self.pos += 1;
             } else if self.is_punct(')') {
@@ -1177,6 +1190,13 @@ mod tests {
                 "unknown schedule item 'tyle': expected 'fuse', 'tile', 'parallel' or 'wavefront'"
                     .into(),
                 "tyle".into()
+            )
+        );
+        assert_eq!(
+            error("#pragma omplc loopchain schedule(fuse(), tile((4),serial,serial), fuse((0),(1)))\n"),
+            (
+                "'fuse' may appear only once in a schedule: the nests are fused already".into(),
+                "fuse((0),(1))".into()
             )
         );
         assert_eq!(

@@ -46,6 +46,16 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
                     return visit(node, deps, span);
                 }
                 let band = below;
+                if matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Mark)
+                    && mark_name(&band)? == MARK_SERIAL
+                {
+                    // `parallel` then `tile(..., serial, ...)`: the tile item made the loops
+                    // the request was for serial.
+                    return Err(Error::at(
+                        span,
+                        "the schedule asks for parallel outer loops, but a later 'tile' item makes them serial",
+                    ));
+                }
                 if !matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
                     return Err(Error::internal(
                         "parallel request above a node that is not a loop band",
