@@ -150,6 +150,7 @@ class Region:
         self.items = []  # chain schedule items
         self.time = False
         self.aliases = {}  # array name -> data set name in the pragmas
+        self.free = False  # schedule items not proven legal (flextile may reject them)
         self.fmt = 0
 
 
@@ -162,6 +163,11 @@ class Program:
         self.fn_iters = False  # iterators declared at function scope
         self.flavor = "mixed"  # mixed | pipeline (what overlapped tiling handles)
         self.tile_options = []  # suggested --tile-sizes lists
+
+    @property
+    def may_reject(self):
+        """True when flextile may legitimately reject the program (a free-form schedule)."""
+        return any(r.free for r in self.regions)
 
     def arr(self, name):
         for a in self.arrays:
@@ -853,9 +859,9 @@ def tile_spec(r, bands, depth_min, allow_nest=True):
     n = r.randint(1, pmin)
     if r.random() < 0.15:
         n = pmin + 1  # more sizes than loops: flextile tiles min(len, depth)
+    if any(min(n, depth) > prefix for depth, prefix, _ in bands):
+        n = pmin
     k = min(n, depth_min)
-    if k > pmin:
-        n = k = pmin
     sizes = [r.choice([1, 2, 3, 4, 5, 7, 8, 16]) for _ in range(n)]
     par = all(b[2] for b in bands)
 
@@ -874,7 +880,34 @@ def tile_spec(r, bands, depth_min, allow_nest=True):
     return ("tile", sizes, treat("outer"), treat("inner"))
 
 
+def free_items(reg, r):
+    """A schedule of random items in random order, not checked: flextile may
+    reject it (with a diagnostic), and must compile it correctly otherwise."""
+    depth = max(n.depth for n in reg.nests)
+    items = []
+    for _ in range(r.randint(1, 3)):
+        x = r.random()
+        if x < 0.3:
+            if r.random() < 0.5:
+                items.append(("fuse", None))
+            else:
+                items.append(("fuse", [[r.choice([0, 0, 1, 2, -1]) for _ in range(depth)] for _ in reg.nests]))
+        elif x < 0.45:
+            items.append(("parallel",))
+        elif x < 0.6:
+            items.append(("wavefront",))
+        else:
+            treat = ["serial", "parallel", "wavefront"]
+            inner = r.choice(treat) if r.random() < 0.8 else ("tile", [r.choice([2, 3, 4]) for _ in range(r.randint(1, depth))], r.choice(treat), r.choice(treat))
+            items.append(("tile", [r.choice([1, 2, 4, 5, 8, 16]) for _ in range(r.randint(1, depth + 1))], r.choice(treat), inner))
+    return items
+
+
 def choose_schedule(reg, r):
+    if r.random() < 0.08:
+        reg.free = True
+        reg.items = free_items(reg, r)
+        return
     deps = Deps(reg)
     nests = reg.nests
     items = []
@@ -1028,7 +1061,7 @@ def validate(prog):
                     name = reg.aliases.get(a, a)
                     if arity.setdefault(name, len(c)) != len(c):
                         return "arity mismatch"
-            if not schedule_legal(reg):
+            if not reg.free and not schedule_legal(reg):
                 return "schedule not legal under the dependence model"
     return None
 
@@ -1481,7 +1514,8 @@ def describe(prog, metadata=()):
     for k, reg in enumerate(prog.regions):
         if reg.kind == "chain":
             sched = ", ".join(render_items(reg.items)) or "(original order)"
-            lines.append(f" * region {k + 1}: loop chain{' in a time loop' if reg.time else ''}, schedule {sched}")
+            free = " (free-form: not checked, may be rejected)" if reg.free else ""
+            lines.append(f" * region {k + 1}: loop chain{' in a time loop' if reg.time else ''}, schedule {sched}{free}")
         else:
             lines.append(f" * region {k + 1}: scop{' with a time loop' if reg.time else ''}")
         for n in reg.nests:

@@ -257,6 +257,8 @@ class Checker:
         if rc == 1:
             if any(o in OVERLAP_OPTIONS for o in opts) and not self.strict:
                 return ("declined", first_error(err))
+            if prog.may_reject:
+                return ("declined", "free-form schedule: " + first_error(err))
             return ("flextile-reject", first_error(err))
         if rc != 0:
             return ("flextile-crash", f"rc={rc}: {first_error(err)}")
@@ -532,7 +534,7 @@ def main():
     if log:
         log.close()
     if declined:
-        print(f"{sum(declined.values())} cases declined by overlapped tiling (exit 1 with a diagnostic; not counted):")
+        print(f"{sum(declined.values())} cases declined (exit 1 with a diagnostic under overlapped tiling or on a free-form schedule; not counted):")
         for msg, c in sorted(declined.items(), key=lambda x: -x[1]):
             print(f"  {c:5d}  {msg}")
     if kinds:
