@@ -1215,6 +1215,7 @@ mod errors {
         illegal_shift_anti,
         missing_endscop,
         overlap_conditional_write,
+        overlap_inplace_prefixed_name,
         overlap_no_group,
         overlap_recurrence,
         overlap_scop,

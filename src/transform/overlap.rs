@@ -33,7 +33,7 @@
 use crate::diag::{Diagnostic, Error, Result, Span};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::{insert_expansion, isl_err, IslText};
-use crate::model::polyhedral::{Names, RegionModel};
+use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::{Region, RegionKind};
 use crate::transform::fuse::minimal_shifts;
 use isl_rs::{
@@ -531,6 +531,13 @@ fn check_race_free(
             .map_err(isl_err)?;
         let stage = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
         let data = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+        // The C name of the data set (isl's may carry a prefix, see `isl_name`).
+        let data = region
+            .stages
+            .iter()
+            .flat_map(|s| &s.accesses)
+            .find(|a| isl_name(&a.data) == data)
+            .map_or(data, |a| a.data.clone());
         let mut d = Diagnostic::error(
             span,
             format!(
