@@ -40,6 +40,7 @@ demo: build
 test: deps
 	$(CARGO) test --no-fail-fast
 	$(CARGO) build --release
+	python3 -m unittest -q tools/difftest/test_gen.py
 	python3 tools/difftest/run.py -n 200 --seed 1 --no-save --quiet
 
 # Differential testing on random programs (tools/difftest/README.md): N cases from seed SEED;
