@@ -85,7 +85,48 @@ def detect_option_sets(flextile):
             sets.append([shape, "--tile-sizes", "{sizes}"])
             if has("--overlap-dims"):
                 sets.append([shape, "--overlap-dims", "{dims}", "--tile-sizes", "{sizes}"])
+    global OVERLAP_DIMS
+    if has("--overlap-dims") and has("--rectangle"):
+        OVERLAP_DIMS = probe_overlap_dims(flextile)
+        if not OVERLAP_DIMS:
+            sets = [t for t in sets if "--overlap-dims" not in t]
+            print("difftest: --overlap-dims accepts none of the probed values; not used", file=sys.stderr)
     return sets, help_text
+
+
+PROBE_2D = """
+void f(int N, double A[N][N], double B[N][N], double C[N][N])
+{
+#pragma omplc loopchain schedule()
+    {
+#pragma omplc for domain(1:N-2, 1:N-2) with (i, j) read A {(i-1,j),(i,j+1)}, write B {(i,j)}
+        for (int i = 1; i <= N - 2; i++)
+            for (int j = 1; j <= N - 2; j++)
+                B[i][j] = A[i-1][j] + A[i][j+1];
+#pragma omplc for domain(1:N-2, 1:N-2) with (i, j) read B {(i,j-1),(i+1,j)}, write C {(i,j)}
+        for (int i = 1; i <= N - 2; i++)
+            for (int j = 1; j <= N - 2; j++)
+                C[i][j] = B[i][j-1] * B[i+1][j];
+    }
+}
+"""
+OVERLAP_DIMS = []  # accepted --overlap-dims values for a 2-D chain, found by probe_overlap_dims
+
+
+def probe_overlap_dims(flextile):
+    """The --overlap-dims spellings flextile accepts on a 2-D chain (its syntax
+    and numbering are read from what works, not assumed)."""
+    import tempfile
+    ok = []
+    with tempfile.TemporaryDirectory() as t:
+        src = os.path.join(t, "probe.c")
+        with open(src, "w") as f:
+            f.write(PROBE_2D)
+        for v in ["0", "1", "2", "0,1", "1,2"]:
+            rc, _, _ = run([flextile, "--rectangle", "--overlap-dims", v, src, "-o", os.path.join(t, "o.c")], 60)
+            if rc == 0:
+                ok.append(v)
+    return ok
 
 
 def options_text(opts):
@@ -105,7 +146,9 @@ def instantiate(template, prog, k):
         if w == "{sizes}":
             out.append(",".join(map(str, sizes)))
         elif w == "{dims}":
-            out.append(str(1 + k % depth))
+            # a single dimension valid for any depth when the probe found one, else the first value
+            singles = [v for v in OVERLAP_DIMS if "," not in v]
+            out.append(singles[0] if singles and k % 2 == 0 else (OVERLAP_DIMS or ["1"])[k % max(1, len(OVERLAP_DIMS))])
         else:
             out.append(w)
     return out
