@@ -48,6 +48,14 @@ const CFLAGS: &[&str] = &[
     "-fno-fast-math",
     "-Wno-unknown-pragmas",
 ];
+/// Extra flags of the sanitised build of every generated program: a report
+/// of either sanitizer ends the run with a non-zero status.
+const SANITIZE_FLAGS: &[&str] = &[
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+    "-g",
+];
 /// Time limit for one run of a test program.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// Time limit for one flextile run (debug build, isl scheduling).
@@ -253,21 +261,69 @@ fn require_gcc() {
 
 /// Compiles `src` to `exe` with the one gcc command of the testsuite.
 fn compile(src: &Path, exe: &Path) -> Result<(), String> {
+    compile_with(src, exe, &[])
+}
+
+/// Compiles `src` to `exe` with the testsuite's gcc command plus `extra` flags.
+fn compile_with(src: &Path, exe: &Path, extra: &[&str]) -> Result<(), String> {
     let mut cmd = Command::new(CC);
-    cmd.args(CFLAGS).arg("-o").arg(exe).arg(src).arg("-lm");
+    cmd.args(CFLAGS)
+        .args(extra)
+        .arg("-o")
+        .arg(exe)
+        .arg(src)
+        .arg("-lm");
     let ran = run_with_timeout(&mut cmd, CC_TIMEOUT)?;
     if ran.ok() {
         Ok(())
     } else {
         Err(format!(
-            "{CC} {} -o {} {} -lm: {}\n{}",
+            "{CC} {} {} -o {} {} -lm: {}\n{}",
             CFLAGS.join(" "),
+            extra.join(" "),
             exe.display(),
             src.display(),
             ran.describe_status(),
             first_lines(&ran.stderr_text(), 40)
         ))
     }
+}
+
+/// Builds the generated program `src` once more with AddressSanitizer and
+/// UndefinedBehaviorSanitizer (any report aborts the run) and runs it with
+/// every argument set and 2 threads: out-of-bounds scratchpad indexing, a
+/// buffer overflow or undefined arithmetic in generated code fails the test
+/// even when the outputs happen to match. Returns the failures.
+fn check_sanitized(
+    src: &Path,
+    dir: &Path,
+    args: &[Vec<String>],
+    expected: &[Vec<u8>],
+    context: &str,
+) -> Vec<String> {
+    let exe = dir.join("out-sanitized");
+    if let Err(e) = compile_with(src, &exe, SANITIZE_FLAGS) {
+        return vec![format!(
+            "{context}: the generated C does not compile with sanitizers:\n{e}"
+        )];
+    }
+    let mut failures = Vec::new();
+    for (a, want) in args.iter().zip(expected) {
+        let what = format!(
+            "{context}, args [{}], built with {}",
+            show_set(a, "none"),
+            SANITIZE_FLAGS.join(" ")
+        );
+        match run_program_binary(&exe, a, 2, None) {
+            Err(e) => failures.push(format!("{what}: {e}")),
+            Ok(got) => {
+                if let Some(diff) = compare_outputs(want, &got) {
+                    failures.push(format!("{what}: {diff}"));
+                }
+            }
+        }
+    }
+    failures
 }
 
 /// Builds the reverse-start shim (see `testsuite/omp_reverse_start.c`) into `dir`.
@@ -747,6 +803,9 @@ fn run_program_test(name: &str) {
         let (f, r) = check_against(&exe, &spec.args, &expected, &shim, &context);
         failures.extend(f);
         runs += r;
+        failures.extend(check_sanitized(
+            &out_c, &dir, &spec.args, &expected, &context,
+        ));
     }
 
     if !failures.is_empty() {
@@ -1091,6 +1150,46 @@ fn harness_detects_mutated_generated_code() {
     let _ = fs::remove_dir_all(&work);
 }
 
+/// A generated program that prints the right outputs but reads past the end of
+/// a heap buffer (a scratchpad indexed out of bounds, say) passes the bit-for-bit
+/// comparison and must fail the sanitised run; the same program without the
+/// stray read must pass it.
+#[test]
+fn harness_sanitized_run_catches_out_of_bounds() {
+    require_gcc();
+    let work = fresh_work_dir("harness-sanitized");
+    let program = |index: &str| {
+        format!(
+            "#include <stdio.h>\n#include <stdlib.h>\n\
+             int main(void) {{\n  int n = 8;\n  double *a = malloc(n * sizeof *a);\n\
+             for (int i = 0; i < n; i++) a[i] = i;\n  volatile double x = a[{index}];\n\
+             (void)x;\n  printf(\"%g\\n\", a[n - 1]);\n  free(a);\n  return 0;\n}}\n"
+        )
+    };
+    let args = vec![Vec::new()];
+    let expected = vec![b"7\n".to_vec()];
+    let good = work.join("good.c");
+    fs::write(&good, program("n - 1")).unwrap();
+    let clean = check_sanitized(&good, &work, &args, &expected, "in bounds");
+    assert!(clean.is_empty(), "a clean program fails: {clean:?}");
+    let bad = work.join("bad.c");
+    fs::write(&bad, program("n")).unwrap();
+    compile(&bad, &work.join("bad")).unwrap();
+    let plain = run_program_binary(&work.join("bad"), &[], 1, None).unwrap();
+    assert_eq!(
+        plain, expected[0],
+        "without sanitizers the stray read is silent"
+    );
+    let caught = check_sanitized(&bad, &work, &args, &expected, "out of bounds");
+    assert!(
+        caught
+            .iter()
+            .any(|f| f.contains("heap-buffer-overflow") || f.contains("runtime error: load")),
+        "the sanitised run did not report the overflow: {caught:?}"
+    );
+    let _ = fs::remove_dir_all(&work);
+}
+
 /// A prefix sum wrongly marked parallel: plain 2-thread runs may or may not show
 /// the race, but under the reverse-start shim every run must differ, and a
 /// correct parallel loop must still match.
@@ -1184,6 +1283,9 @@ mod programs {
         minifluxdiv_autofuse,
         minifluxdiv_chain,
         minifluxdiv_minshift,
+        overlap_blowup,
+        overlap_blowup_2d,
+        overlap_blowup_3d,
         pipeline_3stage_1d,
         pipeline_3stage_1d_orig,
         pipeline_blur2d,

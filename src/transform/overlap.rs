@@ -354,10 +354,15 @@ fn tile_group(
             .map_err(isl_err)?
             .apply_range(propagated.copy().map_err(isl_err)?)
             .map_err(isl_err)?;
-        let r_k = UnionMap::from_map(own_k.copy().map_err(isl_err)?)
+        let exact = UnionMap::from_map(own_k.copy().map_err(isl_err)?)
             .and_then(|u| u.union(needed))
             .and_then(|u| u.coalesce())
+            .and_then(Map::from_union_map)
             .map_err(isl_err)?;
+        let r_k = UnionMap::from_map(box_region(
+            &exact, model, names, region, k, &shifts[k], &sizes,
+        )?)
+        .map_err(isl_err)?;
         propagated = propagated
             .union(r_k.copy().map_err(isl_err)?)
             .map_err(isl_err)?;
@@ -382,6 +387,98 @@ fn tile_group(
         &ctx, region, &own, &regions, &loads, &storage, &shifts, shape, depth, mark,
     )?;
     Ok((schedule, storage, footprints))
+}
+
+/// The trapezoid of eq. 3 around a stage's exact per-tile region `exact`
+/// (`{ Sk[i] -> [T] }`): per tiled dimension `d`,
+/// `size_d*T_d - s_d - l_d <= i_d <= size_d*T_d - s_d + size_d - 1 + r_d`,
+/// clipped to the stage's domain (eq. 1), with the smallest `l_d` and `r_d`
+/// that contain the exact region (so each stage keeps its own,
+/// dependence-derived expansion). A tile computes the stage wherever the box
+/// meets the domain: the tile set is not clipped to the exact region's, whose
+/// projection is a union of pieces with conditions on the parameters that
+/// would turn into guards.
+///
+/// The exact region itself is a union of translates of the tile (one per
+/// dependence distance, composed down the chain) with clipped corners; handing
+/// it to the code generator makes isl's AST build explode on chains of a few
+/// multi-dimensional stencils. The box computes at most the corners more.
+fn box_region(
+    exact: &Map,
+    model: &RegionModel,
+    names: &Names,
+    region: &Region,
+    k: usize,
+    shift: &[i64],
+    sizes: &[i64],
+) -> Result<Map> {
+    let s = &region.stages[k];
+    let n = s.iterators.len();
+    let its: Vec<String> = (0..n).map(|d| format!("i{d}")).collect();
+    let ts: Vec<String> = (0..n).map(|d| format!("T{d}")).collect();
+    let ds: Vec<String> = (0..n).map(|d| format!("d{d}")).collect();
+    // Offsets of every computed iteration from its tile's origin.
+    let offsets: Vec<String> = (0..n)
+        .map(|d| {
+            if sizes[d] >= WHOLE {
+                format!("d{d} = 0")
+            } else {
+                format!("d{d} = i{d} - {}*T{d} + {}", sizes[d], shift[d])
+            }
+        })
+        .collect();
+    let to_offsets = Map::read_from_str(
+        &model.schedule.get_ctx(),
+        &format!(
+            "{{ [{}[{}] -> [{}]] -> [{}] : {} }}",
+            s.name,
+            its.join(", "),
+            ts.join(", "),
+            ds.join(", "),
+            offsets.join(" and ")
+        ),
+    )
+    .map_err(isl_err)?;
+    let deltas = exact
+        .copy()
+        .and_then(|m| m.wrap())
+        .and_then(|w| w.apply(to_offsets))
+        .and_then(|d| d.project_out_all_params())
+        .map_err(isl_err)?;
+    let mut bounds = Vec::new();
+    for d in 0..n {
+        if sizes[d] >= WHOLE {
+            // Not tiled: one tile spans the loop.
+            bounds.push(format!("T{d} = floor((i{d} + {})/{WHOLE})", shift[d]));
+            continue;
+        }
+        let lo = deltas.copy().and_then(|x| x.dim_min_val(d as i32));
+        let hi = deltas.copy().and_then(|x| x.dim_max_val(d as i32));
+        let (lo, hi) = (lo.map_err(isl_err)?, hi.map_err(isl_err)?);
+        if !lo.is_int().map_err(isl_err)? || !hi.is_int().map_err(isl_err)? {
+            // Unbounded or empty: keep the exact region.
+            return exact.copy().map_err(isl_err);
+        }
+        let (lo, hi) = (
+            lo.get_num_si().map_err(isl_err)?,
+            hi.get_num_si().map_err(isl_err)?,
+        );
+        let origin = format!("{}*T{d} - {}", sizes[d], shift[d]);
+        bounds.push(format!("{origin} + {lo} <= i{d} <= {origin} + {hi}"));
+    }
+    let text = format!(
+        "{} -> {{ {}[{}] -> [{}] : {} }}",
+        names.param_list(),
+        s.name,
+        its.join(", "),
+        ts.join(", "),
+        bounds.join(" and ")
+    );
+    UnionMap::read_from_str(&model.schedule.get_ctx(), &text)
+        .and_then(|m| m.intersect_domain(model.domain.copy()?))
+        .and_then(Map::from_union_map)
+        .and_then(|m| m.coalesce())
+        .map_err(isl_err)
 }
 
 /// Tile size of a loop that is not tiled: one tile spans it.
@@ -798,7 +895,7 @@ fn build_tree(
             let mupa = MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", members.join(", ")))
                 .map_err(isl_err)?;
             // Loaded elements are scattered (halo strips): let isl separate them.
-            node = node.insert_partial_schedule(mupa).map_err(isl_err)?;
+            node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
         }
         node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
         node = node.child(1).and_then(|n| n.child(0)).map_err(isl_err)?;

@@ -271,6 +271,14 @@ pub(crate) fn plan_storage(
             offsets.push(aff_to_expr(&off.get_at(d).map_err(isl_err)?, names)?);
         }
         let elements = sizes.iter().try_fold(1i64, |acc, s| acc.checked_mul(*s));
+        if sizes.iter().any(|s| *s > MAX_SCRATCHPAD_ELEMENTS) {
+            return Err(Error::at(
+                span,
+                format!(
+                    "overlapped tiling: the tile-local copy of '{data}' would span the whole range of a loop that has no tile size; give every loop a tile size (--tile-sizes)"
+                ),
+            ));
+        }
         if elements.is_none_or(|e| e > MAX_SCRATCHPAD_ELEMENTS) {
             return Err(Error::at(
                 span,
