@@ -16,7 +16,7 @@ use crate::model::deps;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
 use crate::model::polyhedral::{self, Names};
 use crate::model::program::{LoopTreatment, Program, Region, RegionKind, ScheduleItem, TileSpec};
-use crate::transform::overlap::{overlapped_tiling, Footprint, Shape, TileStorage};
+use crate::transform::overlap::{overlapped_tiling, Footprint, OverlapSpec, Shape, TileStorage};
 use crate::transform::{fuse, parallel, tile};
 use isl_rs::Schedule;
 use log::info;
@@ -59,6 +59,8 @@ pub struct Options {
     pub dump_schedule: bool,
     /// Overlapped tiling of every loop chain, with this trapezoid shape.
     pub overlap: Option<Shape>,
+    /// `--overlap-dims`: the loops whose tiles overlap (the other is tiled classically).
+    pub overlap_dims: Option<Vec<usize>>,
     /// Print per-stage tile footprints (overlapped tiling) on stdout.
     pub report: bool,
     /// The options as typed, for the output's banner.
@@ -189,13 +191,19 @@ fn compile_region(
             names,
             &model,
             &deps,
-            shape,
-            &sizes,
+            &OverlapSpec {
+                shape,
+                sizes: sizes.clone(),
+                overlap_dims: opts.overlap_dims.clone(),
+            },
             region.pragma_span,
         )?;
-        summary.push(format!(
-            "overlapped tiling ({shape:?} trapezoids) {sizes:?}"
-        ));
+        summary.push(match &opts.overlap_dims {
+            None => format!("overlapped tiling ({shape:?} trapezoids) {sizes:?}"),
+            Some(d) => format!(
+                "partial overlapped tiling ({shape:?} trapezoids) {sizes:?}, loops {d:?} overlapped, the other tiled classically"
+            ),
+        });
         if opts.report {
             let (line, _) = program.file.line_col(region.pragma_span.start);
             print!("{}", report(&program.file.path, line, shape, &o.footprints));
@@ -590,6 +598,7 @@ mod pipeline_tests {
             assume: None,
             dump_schedule: false,
             overlap: None,
+            overlap_dims: None,
             report: false,
             summary: String::new(),
         }

@@ -37,6 +37,10 @@ struct Cli {
     /// Tile sizes, outermost loop first (default 32 for every loop).
     #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
     tile_sizes: Option<Vec<i64>>,
+    /// Partial overlapped tiling: the loops (0 = outermost) whose tiles
+    /// overlap; the one left out is tiled classically (its tiles run in order).
+    #[arg(long, value_delimiter = ',', value_name = "D,...")]
+    overlap_dims: Option<Vec<usize>>,
     /// Print the per-tile footprint of every stage (overlapped tiling).
     #[arg(long)]
     report: bool,
@@ -135,6 +139,12 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if cli.tile_sizes.is_some() && !(cli.tile || cli.rectangle || cli.scalene) {
         return Err("--tile-sizes needs --tile, --rectangle or --scalene".into());
     }
+    if cli.overlap_dims.is_some() && !(cli.rectangle || cli.scalene) {
+        return Err("--overlap-dims needs --rectangle or --scalene".into());
+    }
+    if cli.overlap_dims.as_ref().is_some_and(|d| d.is_empty()) {
+        return Err("--overlap-dims needs at least one loop".into());
+    }
     if cli.report && !(cli.rectangle || cli.scalene) {
         return Err("--report needs --rectangle or --scalene".into());
     }
@@ -204,6 +214,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         } else {
             None
         },
+        overlap_dims: cli.overlap_dims.clone(),
         report: cli.report,
         summary: summary.join(" "),
     })

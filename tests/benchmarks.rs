@@ -73,14 +73,16 @@ fn run(exe: &Path, threads: u32) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn check(program: &str, tiles: &str) {
+/// `dims`: an `--overlap-dims` value that leaves one loop of the program's
+/// main nests to classic tiling (partial overlapped tiling), or "" for none.
+fn check(program: &str, tiles: &str, dims: &str) {
     let dir = work_dir(program);
     let src = PathBuf::from(format!("benchmarks/{program}.c"));
     let orig = dir.join("orig");
     gcc(&src, &orig);
     let expected = run(&orig, 1);
     assert!(expected.contains("fnv1a64"), "{program}: no output hash");
-    let sets: Vec<Vec<&str>> = vec![
+    let mut sets: Vec<Vec<&str>> = vec![
         vec![],
         vec!["--tile"],
         vec!["--tile", "--tile-sizes", tiles],
@@ -88,6 +90,11 @@ fn check(program: &str, tiles: &str) {
         vec!["--scalene", "--tile-sizes", tiles],
         vec!["--scalene"],
     ];
+    if !dims.is_empty() {
+        for shape in ["--rectangle", "--scalene"] {
+            sets.push(vec![shape, "--overlap-dims", dims, "--tile-sizes", tiles]);
+        }
+    }
     let mut failures = Vec::new();
     for (n, opts) in sets.iter().enumerate() {
         let out = dir.join(format!("v{n}.c"));
@@ -141,27 +148,27 @@ fn check(program: &str, tiles: &str) {
 }
 
 macro_rules! benchmarks {
-    ($($test:ident => $program:literal, $tiles:literal;)*) => {
+    ($($test:ident => $program:literal, $tiles:literal, $dims:literal;)*) => {
         $(
             #[test]
             fn $test() {
-                check($program, $tiles);
+                check($program, $tiles, $dims);
             }
         )*
     };
 }
 
 benchmarks! {
-    unsharp_mask => "unsharp-mask", "8,64";
-    harris => "harris", "16,32";
-    bilateral_grid => "bilateral-grid", "4,8,8";
-    camera_pipeline => "camera-pipeline", "16,64";
-    multiscale_interp => "multiscale-interp", "16,64";
-    pyramid_blend => "pyramid-blend", "16,64";
-    local_laplacian => "local-laplacian", "16,64";
-    minifluxdiv => "minifluxdiv", "4,4,8";
-    heat_1d => "heat-1d", "8";
-    heat_2d => "heat-2d", "8,16";
-    heat_3d => "heat-3d", "4,4,8";
-    jacobi_2d => "jacobi-2d", "8,16";
+    unsharp_mask => "unsharp-mask", "8,64", "0,1";
+    harris => "harris", "16,32", "0";
+    bilateral_grid => "bilateral-grid", "4,8,8", "0,1,2";
+    camera_pipeline => "camera-pipeline", "16,64", "0";
+    multiscale_interp => "multiscale-interp", "16,64", "0,1";
+    pyramid_blend => "pyramid-blend", "16,64", "0,1";
+    local_laplacian => "local-laplacian", "16,64", "0,1";
+    minifluxdiv => "minifluxdiv", "4,4,8", "0,1";
+    heat_1d => "heat-1d", "8", "";
+    heat_2d => "heat-2d", "8,16", "0";
+    heat_3d => "heat-3d", "4,4,8", "0,1";
+    jacobi_2d => "jacobi-2d", "8,16", "0";
 }

@@ -2,7 +2,8 @@
 //! model, dependences, fusion, tiling, parallel marks, code generation) on a
 //! C file holding the input. The first byte picks the option set: bits 0-2
 //! the tiling (none, `--tile` with several size lists), bits 3-4 overlapped
-//! tiling (`--rectangle`, `--scalene`, then without `--tile`), bit 7
+//! tiling (`--rectangle`, `--scalene`, then without `--tile`), bit 5
+//! `--overlap-dims 0` (partial overlapped tiling), bit 7
 //! `--no-openmp`. Rejections must be user diagnostics; a panic or an
 //! internal error is a bug.
 #![no_main]
@@ -57,6 +58,8 @@ fn options(selector: u8) -> Options {
         assume: None,
         dump_schedule: false,
         overlap,
+        // bit 5: partial overlapped tiling, the outer loop overlapping
+        overlap_dims: (selector & 0x20 != 0).then(|| vec![0]),
         report: false,
         summary: String::new(),
     }

@@ -5,7 +5,7 @@ use crate::backend::ast::CNode;
 use crate::diag::{Error, Result};
 use crate::model::expr::Expr;
 use crate::model::program::{AccessKind, Stage};
-use crate::transform::overlap::{GroupStorage, Scratchpad, TileStorage};
+use crate::transform::overlap::{GroupStorage, Scratchpad, Slide, TileStorage};
 use std::collections::HashMap;
 
 /// One indentation level of generated code.
@@ -122,6 +122,9 @@ impl CPrinter<'_> {
         if let Some((storage, data)) = group.and_then(|g| g.loads.get(stage).map(|d| (g, d))) {
             return load(&self.prefix, storage, data, args, indent, out);
         }
+        if let Some((storage, sl)) = group.and_then(|g| g.slides.get(stage).map(|s| (g, s))) {
+            return slide(&self.prefix, storage, sl, args, indent, out);
+        }
         let store = group.and_then(|g| g.stores.get(stage).map(|k| (g, *k)));
         let name = match store {
             Some(_) => stage.trim_end_matches("_store"),
@@ -205,6 +208,40 @@ fn load(
         scratch_access(prefix, sp, &vars, &names, &values, &tile),
         subscripts(&vars, &names, &values)
     ));
+    Ok(())
+}
+
+/// A slide statement: one scratchpad element moved down by one tile along the
+/// classically tiled loop (`ft_D[x0][x1] = ft_D[x0][x1 + step]`).
+fn slide(
+    prefix: &str,
+    storage: &GroupStorage,
+    sl: &Slide,
+    args: &[String],
+    indent: &str,
+    out: &mut String,
+) -> Result<()> {
+    let Some(sp) = storage.scratchpad(&sl.data) else {
+        return Err(Error::internal(format!(
+            "slide of '{}' without a scratchpad",
+            sl.data
+        )));
+    };
+    let (_, index) = args.split_at(storage.tile_dims.min(args.len()));
+    let to: String = index.iter().map(|a| format!("[{a}]")).collect();
+    let from: String = index
+        .iter()
+        .enumerate()
+        .map(|(d, a)| {
+            if d == sl.dim {
+                format!("[{} + {}]", wrap(a), sl.step)
+            } else {
+                format!("[{a}]")
+            }
+        })
+        .collect();
+    let name = scratch_name(prefix, sp);
+    out.push_str(&format!("{indent}{name}{to} = {name}{from};\n"));
     Ok(())
 }
 

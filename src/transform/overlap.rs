@@ -13,9 +13,18 @@
 //! The per-tile region of every stage comes from dependence propagation
 //! (eq. 1, 3), top-down from the group's live-out stages: a producer's region
 //! is its own tile part plus everything its consumers' regions read through
-//! exact (value-based) flow dependences, clipped to its domain. The region is
-//! never wider than the dependences require: two independent producers of one
-//! consumer get their own overlaps.
+//! exact (value-based) flow dependences, clipped to its domain. Each stage
+//! then computes the trapezoid of eq. 3 around that exact region: per loop,
+//! its own smallest left and right expansion (`box_region`), so two
+//! independent producers of one consumer get their own, narrower overlaps,
+//! and isl's code generator sees boxes, not unions of translated tiles.
+//!
+//! Partial-dimension ("hybrid") overlapped tiling (§3.7, Fig. 16;
+//! `--overlap-dims`): one tiled loop is left out of the overlap and tiled
+//! classically. Its tiles run in order inside each (parallel) overlapped
+//! tile; a stage computes only its own part along it, what it reads from the
+//! tile before stays in the scratchpads, declared above that loop, which
+//! slide down by one tile before the next one starts (line buffers).
 //!
 //! Removal of control overhead (§3.4, eq. 4–5): instead of picking a
 //! representative iteration per tile, the contracted domain of the expansion
@@ -25,7 +34,8 @@
 //!
 //! Tile-local storage (§3.7) is planned by [`crate::transform::storage`].
 //! Restrictions (each refused with a diagnostic): loop chains only (scops,
-//! i.e. time-iterated stencils, are not supported yet), nests of equal depth,
+//! i.e. time-iterated stencils, are not supported yet), one classically tiled
+//! loop under `--overlap-dims`, nests of equal depth,
 //! no output dependences inside the group (accumulations), no in-place update
 //! of data read from before the group, and analysable bodies for every stage
 //! whose data lives in scratchpads.
@@ -44,7 +54,7 @@ use log::info;
 use std::collections::BTreeSet;
 
 use crate::transform::storage::plan_storage;
-pub use crate::transform::storage::{GroupStorage, Scratchpad, TileStorage};
+pub use crate::transform::storage::{GroupStorage, Scratchpad, Slide, TileStorage};
 
 /// Mark above the expansion node: the back end declares the tile's scratchpads there.
 pub const MARK_TILE_STORAGE: &str = "tile_storage";
@@ -104,8 +114,7 @@ pub fn overlapped_tiling(
     names: &Names,
     model: &RegionModel,
     deps: &Dependences,
-    shape: Shape,
-    sizes: &[i64],
+    spec: &OverlapSpec,
     span: Span,
 ) -> Result<Overlapped> {
     let RegionKind::Chain(_) = &region.kind else {
@@ -114,6 +123,19 @@ pub fn overlapped_tiling(
             "overlapped tiling of scops (time-iterated stencils) is not supported yet; use --tile",
         ));
     };
+    // A malformed --overlap-dims is the user's error, not a reason to split.
+    let deepest = region
+        .stages
+        .iter()
+        .map(|s| s.iterators.len())
+        .max()
+        .unwrap_or(0);
+    if let Some(d) = spec.overlap_dims.iter().flatten().find(|d| **d >= deepest) {
+        return Err(Error::at(
+            span,
+            format!("--overlap-dims names loop {d}, but the deepest nest has {deepest} loops (numbered from 0, outermost first)"),
+        ));
+    }
     let ctx = model.schedule.get_ctx();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut first_reason: Option<String> = None;
@@ -125,7 +147,7 @@ pub fn overlapped_tiling(
             current = cand;
             continue;
         }
-        match group_is_overlappable(region, names, model, deps, shape, sizes, &cand, span) {
+        match group_is_overlappable(region, names, model, deps, spec, &cand, span) {
             Ok(()) => current = cand,
             Err(why) => {
                 info!(
@@ -160,9 +182,8 @@ pub fn overlapped_tiling(
         let (sub, sub_model, sub_deps) = restrict(region, model, deps, group)?;
         let part = if group.len() >= 2 {
             let mark = format!("{MARK_TILE_STORAGE}_{}", storage.groups.len());
-            let (sched, st, fp) = tile_group(
-                &sub, names, &sub_model, &sub_deps, shape, sizes, span, &mark,
-            )?;
+            let (sched, st, fp) =
+                tile_group(&sub, names, &sub_model, &sub_deps, spec, span, &mark)?;
             info!("overlap: group of {} stages tiled", group.len());
             storage.groups.push(st);
             footprints.extend(fp);
@@ -246,8 +267,7 @@ fn group_is_overlappable(
     names: &Names,
     model: &RegionModel,
     deps: &Dependences,
-    shape: Shape,
-    sizes: &[i64],
+    spec: &OverlapSpec,
     cand: &[usize],
     span: Span,
 ) -> std::result::Result<(), String> {
@@ -284,8 +304,7 @@ fn group_is_overlappable(
             names,
             &sub_model,
             &sub_deps,
-            shape,
-            sizes,
+            spec,
             span,
             MARK_TILE_STORAGE,
         )?;
@@ -306,11 +325,11 @@ fn tile_group(
     names: &Names,
     model: &RegionModel,
     deps: &Dependences,
-    shape: Shape,
-    sizes: &[i64],
+    spec: &OverlapSpec,
     span: Span,
     mark: &str,
 ) -> Result<(Schedule, GroupStorage, Vec<Footprint>)> {
+    let shape = spec.shape;
     let n_stages = region.stages.len();
     let depth = region
         .stages
@@ -328,15 +347,28 @@ fn tile_group(
     if depth == 0 {
         return Err(Error::at(span, "overlapped tiling needs loop nests"));
     }
-    let sizes = aligned_sizes(sizes, depth);
+    let sizes = aligned_sizes(&spec.sizes, depth);
+    let classic = classic_dim(spec.overlap_dims.as_deref(), depth, &sizes, span)?;
     let ctx = model.schedule.get_ctx();
     check_race_free(region, model, deps, span)?;
 
-    let shifts = match shape {
-        Shape::Rectangle => minimal_shifts(region, &deps.all()?, depth, span)?,
-        Shape::Scalene => vec![vec![0; depth]; n_stages],
+    let shifts = match (shape, classic) {
+        (Shape::Rectangle, _) => minimal_shifts(region, &deps.all()?, depth, span)?,
+        (Shape::Scalene, None) => vec![vec![0; depth]; n_stages],
+        (Shape::Scalene, Some(c)) => {
+            // Only the classically tiled loop is shifted (its tiles run in order).
+            let mut m = minimal_shifts(region, &deps.all()?, depth, span)?;
+            for row in &mut m {
+                for (d, v) in row.iter_mut().enumerate() {
+                    if d != c {
+                        *v = 0;
+                    }
+                }
+            }
+            m
+        }
     };
-    info!("overlap: {shape:?} tiles {sizes:?}, shifts {shifts:?}");
+    info!("overlap: {shape:?} tiles {sizes:?}, shifts {shifts:?}, classic loop {classic:?}");
 
     // Dependence propagation, from the last stage (live-out) to the first.
     let consumers = consumer_sets(region, &deps.flow)?;
@@ -360,7 +392,7 @@ fn tile_group(
             .and_then(Map::from_union_map)
             .map_err(isl_err)?;
         let r_k = UnionMap::from_map(box_region(
-            &exact, model, names, region, k, &shifts[k], &sizes,
+            &exact, model, names, stage, &shifts[k], &sizes, classic,
         )?)
         .map_err(isl_err)?;
         propagated = propagated
@@ -381,10 +413,18 @@ fn tile_group(
     let footprints = footprints(region, &regions, &shifts, &sizes)?;
     let live_in = live_in_reads(model)?;
     let (storage, loads) = plan_storage(
-        region, names, model, &consumers, &regions, &live_in, depth, span,
+        region,
+        names,
+        model,
+        &consumers,
+        &regions,
+        &live_in,
+        depth,
+        classic.map(|c| (c, sizes[c])),
+        span,
     )?;
     let schedule = build_tree(
-        &ctx, region, &own, &regions, &loads, &storage, &shifts, shape, depth, mark,
+        &ctx, region, &own, &regions, &loads, &storage, &shifts, shape, depth, classic, mark,
     )?;
     Ok((schedule, storage, footprints))
 }
@@ -407,12 +447,11 @@ fn box_region(
     exact: &Map,
     model: &RegionModel,
     names: &Names,
-    region: &Region,
-    k: usize,
+    s: &crate::model::program::Stage,
     shift: &[i64],
     sizes: &[i64],
+    classic: Option<usize>,
 ) -> Result<Map> {
-    let s = &region.stages[k];
     let n = s.iterators.len();
     let its: Vec<String> = (0..n).map(|d| format!("i{d}")).collect();
     let ts: Vec<String> = (0..n).map(|d| format!("T{d}")).collect();
@@ -449,7 +488,7 @@ fn box_region(
     for d in 0..n {
         if sizes[d] >= WHOLE {
             // Not tiled: one tile spans the loop.
-            bounds.push(format!("T{d} = floor((i{d} + {})/{WHOLE})", shift[d]));
+            bounds.push(format!("T{d} = 0"));
             continue;
         }
         let lo = deltas.copy().and_then(|x| x.dim_min_val(d as i32));
@@ -459,10 +498,15 @@ fn box_region(
             // Unbounded or empty: keep the exact region.
             return exact.copy().map_err(isl_err);
         }
-        let (lo, hi) = (
+        let (mut lo, mut hi) = (
             lo.get_num_si().map_err(isl_err)?,
             hi.get_num_si().map_err(isl_err)?,
         );
+        if classic == Some(d) {
+            // Not overlapped: the tile computes its own part; what it reads
+            // before that was computed by the tiles before it.
+            (lo, hi) = (0, sizes[d] - 1);
+        }
         let origin = format!("{}*T{d} - {}", sizes[d], shift[d]);
         bounds.push(format!("{origin} + {lo} <= i{d} <= {origin} + {hi}"));
     }
@@ -479,6 +523,48 @@ fn box_region(
         .and_then(Map::from_union_map)
         .and_then(|m| m.coalesce())
         .map_err(isl_err)
+}
+
+/// The tiles of overlapped tiling: shape, sizes and which loops overlap.
+#[derive(Clone, Debug)]
+pub struct OverlapSpec {
+    /// Trapezoid shape.
+    pub shape: Shape,
+    /// Tile sizes, aligned on the innermost loops.
+    pub sizes: Vec<i64>,
+    /// `--overlap-dims`: the loops (0 = outermost) whose tiles overlap; the
+    /// other one is tiled classically (§3.7, hybrid tiling). `None`: all.
+    pub overlap_dims: Option<Vec<usize>>,
+}
+
+/// The loop tiled classically under partial overlapped tiling (`None`: every
+/// tiled loop overlaps). At most one tiled loop may be left out of
+/// `overlap_dims`; loops without a tile size count as neither.
+fn classic_dim(
+    overlap_dims: Option<&[usize]>,
+    depth: usize,
+    sizes: &[i64],
+    span: Span,
+) -> Result<Option<usize>> {
+    let Some(dims) = overlap_dims else {
+        return Ok(None);
+    };
+    // Loops numbered past this group's depth belong to deeper nests of the
+    // chain (checked in `overlapped_tiling`).
+    // Loops without a tile size (one tile spans them) are neither.
+    let rest: Vec<usize> = (0..depth)
+        .filter(|d| !dims.contains(d) && sizes[*d] < WHOLE)
+        .collect();
+    match rest.as_slice() {
+        [] => Ok(None),
+        [c] => Ok(Some(*c)),
+        _ => Err(Error::at(
+            span,
+            format!(
+                "--overlap-dims leaves loops {rest:?} to classic tiling; partial overlapped tiling supports one classically tiled loop"
+            ),
+        )),
+    }
 }
 
 /// Tile size of a loop that is not tiled: one tile spans it.
@@ -526,7 +612,14 @@ fn tile_map(
     let its: Vec<String> = (0..n).map(|d| format!("i{d}")).collect();
     let ts: Vec<String> = (0..n).map(|d| format!("T{d}")).collect();
     let cond: Vec<String> = (0..n)
-        .map(|d| format!("T{d} = floor((i{d} + {})/{})", shift[d], sizes[d]))
+        .map(|d| {
+            if sizes[d] >= WHOLE {
+                // Not tiled: one tile spans the loop.
+                format!("T{d} = 0")
+            } else {
+                format!("T{d} = floor((i{d} + {})/{})", shift[d], sizes[d])
+            }
+        })
         .collect();
     let text = format!(
         "{} -> {{ {}[{}] -> [{}] : {} }}",
@@ -720,6 +813,7 @@ fn build_tree(
     shifts: &[Vec<i64>],
     shape: Shape,
     depth: usize,
+    classic: Option<usize>,
     mark: &str,
 ) -> Result<Schedule> {
     let mut tokens = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
@@ -775,6 +869,42 @@ fn build_tree(
             .union(expand(&l, &token, name)?)
             .map_err(isl_err)?;
     }
+    let tvars: Vec<String> = (0..depth).map(|d| format!("T{d}")).collect();
+    // Slides: `[T] -> Slide[x]` over the scratchpad's elements that move.
+    let mut slides: Vec<(String, Map)> = Vec::new();
+    for (name, sl) in &storage.slides {
+        let sp = storage
+            .scratchpad(&sl.data)
+            .ok_or_else(|| Error::internal("slide without a scratchpad"))?;
+        let xs: Vec<String> = (0..sp.sizes.len()).map(|d| format!("x{d}")).collect();
+        let bounds: Vec<String> = sp
+            .sizes
+            .iter()
+            .enumerate()
+            .map(|(d, n)| {
+                let n = if d == sl.dim { n - sl.step } else { *n };
+                format!("0 <= x{d} < {n}")
+            })
+            .collect();
+        let m = Map::read_from_str(
+            ctx,
+            &format!(
+                "{{ [{}] -> {name}[{}] : {} }}",
+                tvars.join(", "),
+                xs.join(", "),
+                bounds.join(" and ")
+            ),
+        )
+        .and_then(|m| m.intersect_domain(tiles.copy()?))
+        .map_err(isl_err)?;
+        let token = format!("{name}_t");
+        tokens = tokens.union(token_set(&token)?).map_err(isl_err)?;
+        let rev = m.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
+        expansion = expansion
+            .union(expand(&rev, &token, name)?)
+            .map_err(isl_err)?;
+        slides.push((name.clone(), m));
+    }
     let contraction = expansion
         .copy()
         .and_then(|e| e.reverse())
@@ -789,7 +919,6 @@ fn build_tree(
             stmts.push((store, k));
         }
     }
-    let tvars: Vec<String> = (0..depth).map(|d| format!("T{d}")).collect();
     let ivars: Vec<String> = (0..depth).map(|d| format!("i{d}")).collect();
     let all = format!("{}, {}", tvars.join(", "), ivars.join(", "));
     let mut token_names: Vec<String> = region
@@ -798,6 +927,7 @@ fn build_tree(
         .map(|s| format!("{}_t", s.name))
         .collect();
     token_names.extend(loads.iter().map(|(n, _)| format!("{n}_t")));
+    token_names.extend(slides.iter().map(|(n, _)| format!("{n}_t")));
     let tile_band: Vec<String> = (0..depth)
         .map(|d| {
             let parts: Vec<String> = token_names
@@ -827,7 +957,14 @@ fn build_tree(
     let root = Schedule::from_domain(tokens)
         .and_then(|s| s.get_root())
         .map_err(isl_err)?;
-    let band = MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", tile_band.join(", ")))
+    // The overlapped loops' tile band (parallel), then, under partial
+    // overlapped tiling, the classically tiled loop's (serial: its tiles pass
+    // values on through the sliding scratchpads declared above it).
+    let overlapped: Vec<String> = (0..depth)
+        .filter(|d| Some(*d) != classic)
+        .map(|d| tile_band[d].clone())
+        .collect();
+    let band = MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", overlapped.join(", ")))
         .map_err(isl_err)?;
     let node = root
         .child(0)
@@ -837,68 +974,92 @@ fn build_tree(
     // and with it the scope of the tile's scratchpads.
     let mut node = atomic(node)?;
     node = node.child(0).map_err(isl_err)?;
-    node = insert_expansion(node, contraction, expansion)?;
-    node = crate::transform::band::insert_mark(node, mark)?;
-    node = node.child(0).and_then(|n| n.child(0)).map_err(isl_err)?;
+    if let Some(c) = classic {
+        node = crate::transform::band::insert_mark(node, mark)?;
+        node = node.child(0).map_err(isl_err)?;
+        let band =
+            MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", tile_band[c])).map_err(isl_err)?;
+        node = atomic(node.insert_partial_schedule(band).map_err(isl_err)?)?;
+        node = node.child(0).map_err(isl_err)?;
+        node = insert_expansion(node, contraction, expansion)?;
+        node = node.child(0).map_err(isl_err)?;
+    } else {
+        node = insert_expansion(node, contraction, expansion)?;
+        node = crate::transform::band::insert_mark(node, mark)?;
+        node = node.child(0).and_then(|n| n.child(0)).map_err(isl_err)?;
+    }
+    // Prologue phases of a tile: slides, then loads (each over its elements,
+    // in order), then the tile's computation.
+    let mut phases: Vec<Vec<(String, usize)>> = Vec::new();
+    let with_dims = |list: &[(String, Map)]| -> Result<Vec<(String, usize)>> {
+        list.iter()
+            .map(|(n, m)| Ok((n.clone(), m.range_tuple_dim().map_err(isl_err)? as usize)))
+            .collect()
+    };
+    if !slides.is_empty() {
+        phases.push(with_dims(&slides)?);
+    }
     if !loads.is_empty() {
-        // Loads first, then the tile's computation.
-        let mut list = UnionSetList::alloc(ctx, 2).map_err(isl_err)?;
-        let mut load_filter = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
-        for (name, l) in loads {
-            let n = l.range_tuple_dim().map_err(isl_err)?;
-            let xs: Vec<String> = (0..n).map(|d| format!("x{d}")).collect();
-            let f = UnionSet::read_from_str(
-                ctx,
-                &format!("{{ {name}[{}, {}] }}", tvars.join(", "), xs.join(", ")),
-            )
-            .map_err(isl_err)?;
-            load_filter = load_filter.union(f).map_err(isl_err)?;
+        phases.push(with_dims(loads)?);
+    }
+    if !phases.is_empty() {
+        let mut list = UnionSetList::alloc(ctx, phases.len() as i32 + 1).map_err(isl_err)?;
+        for phase in &phases {
+            let mut f = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
+            for (name, n) in phase {
+                let xs: Vec<String> = (0..*n).map(|d| format!("x{d}")).collect();
+                let one = UnionSet::read_from_str(
+                    ctx,
+                    &format!("{{ {name}[{}, {}] }}", tvars.join(", "), xs.join(", ")),
+                )
+                .map_err(isl_err)?;
+                f = f.union(one).map_err(isl_err)?;
+            }
+            list = list.add(f).map_err(isl_err)?;
         }
-        list = list
-            .add(load_filter.copy().map_err(isl_err)?)
-            .map_err(isl_err)?;
         let mut rest = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
         for (n, _) in &stmts {
             rest = rest.union(filter(&[(n.clone(), 0)])?).map_err(isl_err)?;
         }
         list = list.add(rest).map_err(isl_err)?;
         node = node.insert_sequence(list).map_err(isl_err)?;
-        // The loads' own loops: over the loaded elements, in order.
-        node = node.child(0).and_then(|n| n.child(0)).map_err(isl_err)?;
-        let mut members = Vec::new();
-        let max_dims = loads
-            .iter()
-            .map(|(_, l)| l.range_tuple_dim().unwrap_or(0))
-            .max()
-            .unwrap_or(0);
-        for d in 0..max_dims {
-            let parts: Vec<String> = loads
-                .iter()
-                .filter_map(|(name, l)| {
-                    let n = l.range_tuple_dim().ok()?;
-                    let xs: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
-                    let v = if d < n {
-                        format!("x{d}")
-                    } else {
-                        "0".to_string()
-                    };
-                    Some(format!(
-                        "{name}[{}, {}] -> [({v})]",
-                        tvars.join(", "),
-                        xs.join(", ")
-                    ))
+        for (i, phase) in phases.iter().enumerate() {
+            // The phase's own loops: over its elements, in increasing order
+            // (a slide moves elements down, so it must run upwards).
+            node = node
+                .child(i as i32)
+                .and_then(|n| n.child(0))
+                .map_err(isl_err)?;
+            let max_dims = phase.iter().map(|(_, n)| *n).max().unwrap_or(0);
+            let members: Vec<String> = (0..max_dims)
+                .map(|d| {
+                    let parts: Vec<String> = phase
+                        .iter()
+                        .map(|(name, n)| {
+                            let xs: Vec<String> = (0..*n).map(|k| format!("x{k}")).collect();
+                            let v = if d < *n {
+                                format!("x{d}")
+                            } else {
+                                "0".to_string()
+                            };
+                            format!("{name}[{}, {}] -> [({v})]", tvars.join(", "), xs.join(", "))
+                        })
+                        .collect();
+                    format!("{{ {} }}", parts.join("; "))
                 })
                 .collect();
-            members.push(format!("{{ {} }}", parts.join("; ")));
+            if max_dims > 0 {
+                let mupa =
+                    MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", members.join(", ")))
+                        .map_err(isl_err)?;
+                node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+            }
+            node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
         }
-        if max_dims > 0 {
-            let mupa = MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", members.join(", ")))
-                .map_err(isl_err)?;
-            // Loaded elements are scattered (halo strips): let isl separate them.
-            node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
-        }
-        node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
-        node = node.child(1).and_then(|n| n.child(0)).map_err(isl_err)?;
+        node = node
+            .child(phases.len() as i32)
+            .and_then(|n| n.child(0))
+            .map_err(isl_err)?;
     }
     match shape {
         Shape::Rectangle => {
@@ -979,4 +1140,39 @@ fn expand(r: &Map, token: &str, name: &str) -> Result<UnionMap> {
         .and_then(|m| m.set_tuple_name(DimType::Out, name))
         .map_err(isl_err)?;
     UnionMap::from_map(m).map_err(isl_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span() -> Span {
+        Span { start: 0, end: 0 }
+    }
+
+    #[test]
+    fn classic_dim_is_the_one_tiled_loop_left_out() {
+        let sizes = [WHOLE, 8, 64];
+        assert_eq!(classic_dim(None, 3, &sizes, span()).unwrap(), None);
+        // The untiled outer loop counts as neither.
+        assert_eq!(classic_dim(Some(&[1]), 3, &sizes, span()).unwrap(), Some(2));
+        assert_eq!(
+            classic_dim(Some(&[0, 2]), 3, &sizes, span()).unwrap(),
+            Some(1)
+        );
+        assert_eq!(classic_dim(Some(&[1, 2]), 3, &sizes, span()).unwrap(), None);
+        // Two tiled loops left out: refused.
+        assert!(classic_dim(Some(&[0]), 3, &sizes, span()).is_err());
+        // A loop of deeper nests elsewhere: ignored here.
+        assert_eq!(
+            classic_dim(Some(&[0, 2]), 2, &[8, 8], span()).unwrap(),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn sizes_align_on_innermost_loops() {
+        assert_eq!(aligned_sizes(&[8, 64], 3), vec![WHOLE, 8, 64]);
+        assert_eq!(aligned_sizes(&[4, 8, 64], 2), vec![8, 64]);
+    }
 }

@@ -95,6 +95,10 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
             }
             visit_children(node, deps, span)
         }
+        // Below an expansion node, statement instances carry tile coordinates
+        // the dependences do not mention: nothing there may be judged
+        // parallel from them (overlapped tiles mark their own tile loops).
+        ScheduleNodeType::Expansion => Ok(node),
         _ => visit_children(node, deps, span),
     }
 }

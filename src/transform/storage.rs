@@ -48,6 +48,23 @@ pub struct GroupStorage {
     /// elements of a scratchpad's data set that the tile reads but the chain
     /// never writes, with the data set's name.
     pub loads: BTreeMap<String, String>,
+    /// Partial (hybrid) overlapped tiling: statements (by isl name) that, at
+    /// the start of a tile of the classically tiled loop, move the part of a
+    /// scratchpad the next tile reads (its halo) down by one tile.
+    pub slides: BTreeMap<String, Slide>,
+}
+
+/// One scratchpad's sliding window along the classically tiled loop: its
+/// elements `step..size` move to `0..size-step` before a tile starts, since the
+/// scratchpad's origin advances by `step` (one tile) along data dimension `dim`.
+#[derive(Clone, Debug)]
+pub struct Slide {
+    /// Data set (C array) whose scratchpad slides.
+    pub data: String,
+    /// Data dimension along which it slides.
+    pub dim: usize,
+    /// Elements moved: the tile size of the classically tiled loop.
+    pub step: i64,
 }
 
 /// Tile-local storage of a region: one entry per overlapped group.
@@ -61,7 +78,10 @@ impl TileStorage {
     /// The group that schedules statement `name` (a stage, store or load).
     pub fn group_of(&self, name: &str) -> Option<&GroupStorage> {
         self.groups.iter().find(|g| {
-            g.stages.contains(name) || g.stores.contains_key(name) || g.loads.contains_key(name)
+            g.stages.contains(name)
+                || g.stores.contains_key(name)
+                || g.loads.contains_key(name)
+                || g.slides.contains_key(name)
         })
     }
 
@@ -88,6 +108,9 @@ const MAX_SCRATCHPAD_ELEMENTS: i64 = 1 << 18;
 
 /// Chooses the data sets that live in scratchpads and sizes them; returns the
 /// storage plan and the per-tile loads (`[T] -> D[x]`) of data read from before the chain.
+/// `classic`: the loop tiled classically under partial overlapped tiling and
+/// its tile size; scratchpads then also hold what a tile reads from the tile
+/// before it along that loop, and slide (see [`Slide`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn plan_storage(
     region: &Region,
@@ -97,6 +120,7 @@ pub(crate) fn plan_storage(
     regions: &[Map],
     live_in: &UnionMap,
     depth: usize,
+    classic: Option<(usize, i64)>,
     span: Span,
 ) -> Result<(GroupStorage, Vec<(String, Map)>)> {
     // Data produced by stages that other stages consume (their regions overlap).
@@ -242,6 +266,27 @@ pub(crate) fn plan_storage(
                 Some(l) => l.union(m).map_err(isl_err)?,
             });
         }
+        if classic.is_some() {
+            // What the tile's stages read, including the halo computed by the
+            // tile before along the classically tiled loop.
+            for r in regions {
+                let reads_k = model
+                    .reads
+                    .copy()
+                    .and_then(|l| l.intersect_range(data_space.copy()?))
+                    .and_then(|l| l.intersect_domain(UnionSet::from_set(r.copy()?.domain()?)?))
+                    .map_err(isl_err)?;
+                if reads_k.is_empty().map_err(isl_err)? {
+                    continue;
+                }
+                let m = UnionMap::from_map(r.copy().map_err(isl_err)?)
+                    .and_then(|r| r.reverse())
+                    .and_then(|r| r.apply_range(reads_k))
+                    .and_then(Map::from_union_map)
+                    .map_err(isl_err)?;
+                per_tile = per_tile.union(m).map_err(isl_err)?;
+            }
+        }
         if let Some(l) = &load {
             info!("overlap: tiles load {} from '{data}'", l.text()?);
             per_tile = per_tile
@@ -254,7 +299,7 @@ pub(crate) fn plan_storage(
         if !bx.is_valid().map_err(isl_err)? {
             return Err(Error::at(
                 span,
-                format!("overlapped tiling: the per-tile region of '{data}' has no bounded box"),
+                format!("overlapped tiling: the tile-local copy of '{data}' has no constant size per tile (does every loop it spans have a tile size? see --tile-sizes)"),
             ));
         }
         let off = bx.get_offset().map_err(isl_err)?;
@@ -262,13 +307,32 @@ pub(crate) fn plan_storage(
         let n = size.size().map_err(isl_err)?;
         let mut sizes = Vec::new();
         let mut offsets = Vec::new();
+        let mut slide_dim: Option<usize> = None;
         for d in 0..n {
             sizes.push(
                 size.get_at(d)
                     .and_then(|v| v.get_num_si())
                     .map_err(isl_err)?,
             );
-            offsets.push(aff_to_expr(&off.get_at(d).map_err(isl_err)?, names)?);
+            let aff = off.get_at(d).map_err(isl_err)?;
+            if let Some((c, step)) = classic {
+                let moves = aff
+                    .get_coefficient_val(DimType::In, c as i32)
+                    .and_then(|v| v.get_num_si())
+                    .map_err(isl_err)?;
+                if moves != 0 && (moves != step || slide_dim.is_some()) {
+                    return Err(Error::at(
+                        span,
+                        format!(
+                            "partial overlapped tiling: the tile-local copy of '{data}' does not move by one tile along loop {c} (its index is not that loop's iterator plus a constant)"
+                        ),
+                    ));
+                }
+                if moves != 0 {
+                    slide_dim = Some(d as usize);
+                }
+            }
+            offsets.push(aff_to_expr(&aff, names)?);
         }
         let elements = sizes.iter().try_fold(1i64, |acc, s| acc.checked_mul(*s));
         if sizes.iter().any(|s| *s > MAX_SCRATCHPAD_ELEMENTS) {
@@ -287,6 +351,19 @@ pub(crate) fn plan_storage(
                     sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" x ")
                 ),
             ));
+        }
+        if let (Some(dim), Some((_, step))) = (slide_dim, classic) {
+            if sizes[dim] > step {
+                let name = format!("ft_slide_{}", crate::model::polyhedral::isl_name(data));
+                storage.slides.insert(
+                    name,
+                    Slide {
+                        data: data.clone(),
+                        dim,
+                        step,
+                    },
+                );
+            }
         }
         storage.scratchpads.push(Scratchpad {
             data: data.clone(),

@@ -16,7 +16,7 @@
  * are atomic; flextile now takes under 2 s. Kept as a regression test.
  *
  * flextile-test: args: 1 1 1 0 | 13 9 1 0 | 45 50 1 0
- * flextile-test: options: --rectangle | --scalene | --rectangle --tile-sizes 8,8 | --scalene --tile-sizes 5,7 | --rectangle --tile-sizes 40,40
+ * flextile-test: options: --rectangle | --scalene | --rectangle --tile-sizes 8,8 | --scalene --tile-sizes 5,7 | --rectangle --tile-sizes 40,40 | --scalene --overlap-dims 1 --tile-sizes 7,5 | --rectangle --overlap-dims 0 --tile-sizes 3,4
  */
 
 #include <stdio.h>

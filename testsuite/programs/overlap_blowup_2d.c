@@ -12,7 +12,7 @@
  * are atomic; flextile now takes under 2 s. Kept as a regression test.
  *
  * flextile-test: args: 1 1 1 0 | 9 12 1 0 | 40 37 1 0
- * flextile-test: options: --rectangle | --scalene | --rectangle --tile-sizes 5,5 | --scalene --tile-sizes 3,7
+ * flextile-test: options: --rectangle | --scalene | --rectangle --tile-sizes 5,5 | --scalene --tile-sizes 3,7 | --rectangle --overlap-dims 1 --tile-sizes 3,4 | --scalene --overlap-dims 0 --tile-sizes 4,3
  */
 
 #include <stdio.h>

@@ -12,7 +12,7 @@
  * are atomic; flextile now takes under 2 s. Kept as a regression test.
  *
  * flextile-test: args: 1 1 1 0 | 3 4 5 0 | 9 11 10 0
- * flextile-test: options: --rectangle | --scalene | --rectangle --tile-sizes 2,3,4 | --scalene --tile-sizes 4,3,2
+ * flextile-test: options: --rectangle | --scalene | --rectangle --tile-sizes 2,3,4 | --scalene --tile-sizes 4,3,2 | --rectangle --overlap-dims 0,2 --tile-sizes 2,3,4 | --scalene --overlap-dims 1,2 --tile-sizes 3,2,2
  */
 
 #include <stdio.h>
