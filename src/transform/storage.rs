@@ -246,44 +246,11 @@ pub(crate) fn plan_storage(
             ),
         )
         .map_err(isl_err)?;
-        let mut load: Option<Map> = None;
-        for r in regions {
-            let reads_k = live_in
-                .copy()
-                .and_then(|l| l.intersect_range(data_space.copy()?))
-                .and_then(|l| l.intersect_domain(UnionSet::from_set(r.copy()?.domain()?)?))
-                .map_err(isl_err)?;
-            if reads_k.is_empty().map_err(isl_err)? {
-                continue;
-            }
-            let m = UnionMap::from_map(r.copy().map_err(isl_err)?)
-                .and_then(|r| r.reverse())
-                .and_then(|r| r.apply_range(reads_k))
-                .and_then(Map::from_union_map)
-                .map_err(isl_err)?;
-            load = Some(match load {
-                None => m,
-                Some(l) => l.union(m).map_err(isl_err)?,
-            });
-        }
+        let load = tile_images(regions, live_in, &data_space)?;
         if classic.is_some() {
             // What the tile's stages read, including the halo computed by the
             // tile before along the classically tiled loop.
-            for r in regions {
-                let reads_k = model
-                    .reads
-                    .copy()
-                    .and_then(|l| l.intersect_range(data_space.copy()?))
-                    .and_then(|l| l.intersect_domain(UnionSet::from_set(r.copy()?.domain()?)?))
-                    .map_err(isl_err)?;
-                if reads_k.is_empty().map_err(isl_err)? {
-                    continue;
-                }
-                let m = UnionMap::from_map(r.copy().map_err(isl_err)?)
-                    .and_then(|r| r.reverse())
-                    .and_then(|r| r.apply_range(reads_k))
-                    .and_then(Map::from_union_map)
-                    .map_err(isl_err)?;
+            if let Some(m) = tile_images(regions, &model.reads, &data_space)? {
                 per_tile = per_tile.union(m).map_err(isl_err)?;
             }
         }
@@ -387,6 +354,32 @@ pub(crate) fn plan_storage(
         }
     }
     Ok((storage, loads))
+}
+
+/// Per tile, the elements of `data_space` that `accesses` of the stages'
+/// per-tile `regions` touch: `[T] -> D[x]` (`None` when there are none).
+fn tile_images(regions: &[Map], accesses: &UnionMap, data_space: &UnionSet) -> Result<Option<Map>> {
+    let mut out: Option<Map> = None;
+    for r in regions {
+        let touched = accesses
+            .copy()
+            .and_then(|l| l.intersect_range(data_space.copy()?))
+            .and_then(|l| l.intersect_domain(UnionSet::from_set(r.copy()?.domain()?)?))
+            .map_err(isl_err)?;
+        if touched.is_empty().map_err(isl_err)? {
+            continue;
+        }
+        let m = UnionMap::from_map(r.copy().map_err(isl_err)?)
+            .and_then(|r| r.reverse())
+            .and_then(|r| r.apply_range(touched))
+            .and_then(Map::from_union_map)
+            .map_err(isl_err)?;
+        out = Some(match out {
+            None => m,
+            Some(o) => o.union(m).map_err(isl_err)?,
+        });
+    }
+    Ok(out)
 }
 
 /// `o0, o1, ...` with the arity of `data` in the region.
