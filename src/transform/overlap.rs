@@ -19,6 +19,11 @@
 //! independent producers of one consumer get their own, narrower overlaps,
 //! and isl's code generator sees boxes, not unions of translated tiles.
 //!
+//! Alignment and scaling (§3.7): stages that up- or down-sample (`B[x]`
+//! reads `A[2x+k]`) get a scale factor per loop (`stage_scales`) that makes
+//! every dependence of the group uniform; tiles, shifts, trapezoids and the
+//! fused point loops of rectangle tiles live in those scaled coordinates.
+//!
 //! Partial-dimension ("hybrid") overlapped tiling (§3.7, Fig. 16;
 //! `--overlap-dims`): one tiled loop is left out of the overlap and tiled
 //! classically. Its tiles run in order inside each (parallel) overlapped
@@ -352,12 +357,30 @@ fn tile_group(
     let ctx = model.schedule.get_ctx();
     check_race_free(region, model, deps, span)?;
 
+    // Alignment and scaling (§3.7): up- and down-sampling stages are tiled in
+    // scaled coordinates where every dependence distance is constant.
+    let scales = stage_scales(region, &deps.flow, depth)?;
+    for (k, sc) in scales.iter().enumerate() {
+        if let Some(d) = (0..depth).find(|d| sizes[*d] < WHOLE && sizes[*d] % sc[*d] != 0) {
+            return Err(Error::at(
+                span,
+                format!(
+                    "{} is scaled by {} along loop {d} to align its dependences; the tile size {} of that loop must be a multiple of it",
+                    region.stages[k].label, sc[d], sizes[d]
+                ),
+            ));
+        }
+    }
+    if scales.iter().flatten().any(|a| *a != 1) {
+        info!("overlap: stages scaled by {scales:?}");
+    }
+    let scaled_deps = scale_deps(&deps.all()?, region, &scales)?;
     let shifts = match (shape, classic) {
-        (Shape::Rectangle, _) => minimal_shifts(region, &deps.all()?, depth, span)?,
+        (Shape::Rectangle, _) => minimal_shifts(region, &scaled_deps, depth, span)?,
         (Shape::Scalene, None) => vec![vec![0; depth]; n_stages],
         (Shape::Scalene, Some(c)) => {
             // Only the classically tiled loop is shifted (its tiles run in order).
-            let mut m = minimal_shifts(region, &deps.all()?, depth, span)?;
+            let mut m = minimal_shifts(region, &scaled_deps, depth, span)?;
             for row in &mut m {
                 for (d, v) in row.iter_mut().enumerate() {
                     if d != c {
@@ -377,7 +400,7 @@ fn tile_group(
     let mut propagated = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
     for k in (0..n_stages).rev() {
         let stage = &region.stages[k];
-        let own_k = tile_map(&ctx, model, names, k, region, &shifts[k], &sizes)?;
+        let own_k = tile_map(model, names, stage, (&shifts[k], &scales[k]), &sizes)?;
         let needed = deps
             .flow
             .copy()
@@ -392,7 +415,13 @@ fn tile_group(
             .and_then(Map::from_union_map)
             .map_err(isl_err)?;
         let r_k = UnionMap::from_map(box_region(
-            &exact, model, names, stage, &shifts[k], &sizes, classic,
+            &exact,
+            model,
+            names,
+            stage,
+            (&shifts[k], &scales[k]),
+            &sizes,
+            classic,
         )?)
         .map_err(isl_err)?;
         propagated = propagated
@@ -410,7 +439,7 @@ fn tile_group(
     let own: Vec<Map> = own.into_iter().flatten().collect();
     let regions: Vec<Map> = regions.into_iter().flatten().collect();
 
-    let footprints = footprints(region, &regions, &shifts, &sizes)?;
+    let footprints = footprints(region, &regions, &shifts, &scales, &sizes)?;
     let live_in = live_in_reads(model)?;
     let (storage, loads) = plan_storage(
         region,
@@ -424,7 +453,8 @@ fn tile_group(
         span,
     )?;
     let schedule = build_tree(
-        &ctx, region, &own, &regions, &loads, &storage, &shifts, shape, depth, classic, mark,
+        &ctx, region, &own, &regions, &loads, &storage, &shifts, &scales, shape, depth, classic,
+        mark,
     )?;
     Ok((schedule, storage, footprints))
 }
@@ -448,7 +478,7 @@ fn box_region(
     model: &RegionModel,
     names: &Names,
     s: &crate::model::program::Stage,
-    shift: &[i64],
+    (shift, scale): (&[i64], &[i64]),
     sizes: &[i64],
     classic: Option<usize>,
 ) -> Result<Map> {
@@ -462,7 +492,10 @@ fn box_region(
             if sizes[d] >= WHOLE {
                 format!("d{d} = 0")
             } else {
-                format!("d{d} = i{d} - {}*T{d} + {}", sizes[d], shift[d])
+                format!(
+                    "d{d} = {}*i{d} - {}*T{d} + {}",
+                    scale[d], sizes[d], shift[d]
+                )
             }
         })
         .collect();
@@ -508,7 +541,8 @@ fn box_region(
             (lo, hi) = (0, sizes[d] - 1);
         }
         let origin = format!("{}*T{d} - {}", sizes[d], shift[d]);
-        bounds.push(format!("{origin} + {lo} <= i{d} <= {origin} + {hi}"));
+        let a = scale[d];
+        bounds.push(format!("{origin} + {lo} <= {a}*i{d} <= {origin} + {hi}"));
     }
     let text = format!(
         "{} -> {{ {}[{}] -> [{}] : {} }}",
@@ -567,6 +601,159 @@ fn classic_dim(
     }
 }
 
+/// Scale factors per stage and loop (§3.7, alignment and scaling) that make
+/// every flow dependence of the group uniform: a dependence from `Sa[y]` to
+/// `Sb[x]` needs `scale_b*x_d - scale_a*y_d` bounded in every loop `d`
+/// (`Sb` reads `2*x` of `Sa`: `Sb` is scaled by twice `Sa`'s factor). The
+/// ratio of each dependence is found among small integer ratios, propagated
+/// over the group, and the factors made integral (1 for the finest stage).
+/// Groups without such factors are refused with the reason.
+fn stage_scales(region: &Region, flow: &UnionMap, depth: usize) -> Result<Vec<Vec<i64>>> {
+    let n = region.stages.len();
+    let index_of = |name: &str| region.stages.iter().position(|s| s.name == name);
+    // Per loop: edges (a, b, p, q) meaning scale_b / scale_a = p / q.
+    let mut edges: Vec<Vec<(usize, usize, i64, i64)>> = vec![Vec::new(); depth];
+    let list = flow.get_map_list().map_err(isl_err)?;
+    for i in 0..list.size().map_err(isl_err)? {
+        let m: Map = list.get_at(i).map_err(isl_err)?;
+        let (Some(a), Some(b)) = (
+            index_of(m.get_tuple_name(DimType::In).map_err(isl_err)?),
+            index_of(m.get_tuple_name(DimType::Out).map_err(isl_err)?),
+        ) else {
+            continue;
+        };
+        if a == b {
+            continue;
+        }
+        let pairs = m
+            .copy()
+            .and_then(|m| m.wrap())
+            .and_then(|w| w.project_out_all_params())
+            .map_err(isl_err)?;
+        let ctx = m.get_ctx();
+        for (d, loop_edges) in edges.iter_mut().enumerate() {
+            let ratio = [(1, 1), (2, 1), (1, 2), (3, 1), (1, 3), (4, 1), (1, 4)]
+                .into_iter()
+                .find(|(p, q)| {
+                    // p*x_d - q*y_d bounded over the dependence?
+                    let ys: Vec<String> = (0..depth).map(|k| format!("y{k}")).collect();
+                    let xs: Vec<String> = (0..depth).map(|k| format!("x{k}")).collect();
+                    let text = format!(
+                        "{{ [{}[{}] -> {}[{}]] -> [{p}*x{d} - {q}*y{d}] }}",
+                        region.stages[a].name,
+                        ys.join(", "),
+                        region.stages[b].name,
+                        xs.join(", ")
+                    );
+                    let bounded = || -> std::result::Result<bool, isl_rs::LibISLError> {
+                        let f = Map::read_from_str(&ctx, &text)?;
+                        let v = pairs.copy()?.apply(f)?;
+                        Ok(v.copy()?.dim_min_val(0)?.is_int()? && v.dim_max_val(0)?.is_int()?)
+                    };
+                    bounded().unwrap_or(false)
+                });
+            let Some((p, q)) = ratio else {
+                return Err(Error::internal(format!(
+                    "the dependences of {} on {} along loop {d} are neither uniform nor a fixed up- or down-sampling, so no scaling aligns them",
+                    region.stages[b].label, region.stages[a].label
+                )));
+            };
+            loop_edges.push((a, b, p, q));
+        }
+    }
+    let mut scales = vec![vec![1i64; depth]; n];
+    for (d, edges) in edges.iter().enumerate() {
+        // Rational factors num/den, propagated from every unvisited stage.
+        let mut factor: Vec<Option<(i64, i64)>> = vec![None; n];
+        for root in 0..n {
+            if factor[root].is_some() {
+                continue;
+            }
+            factor[root] = Some((1, 1));
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for &(a, b, p, q) in edges {
+                    let (fa, fb) = (factor[a], factor[b]);
+                    let want_b = fa.map(|(nu, de)| reduce(nu * p, de * q));
+                    let want_a = fb.map(|(nu, de)| reduce(nu * q, de * p));
+                    match (fa, fb) {
+                        (Some(_), None) => {
+                            factor[b] = want_b;
+                            changed = true;
+                        }
+                        (None, Some(_)) => {
+                            factor[a] = want_a;
+                            changed = true;
+                        }
+                        (Some(_), Some(have)) if want_b != Some(have) => {
+                            return Err(Error::internal(format!(
+                                "{} and {} need conflicting scalings along loop {d}",
+                                region.stages[a].label, region.stages[b].label
+                            )));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let factor: Vec<(i64, i64)> = factor.into_iter().map(|f| f.unwrap_or((1, 1))).collect();
+        let lcm = factor.iter().fold(1, |l, (_, de)| l / gcd(l, *de) * de);
+        let ints: Vec<i64> = factor.iter().map(|(nu, de)| nu * (lcm / de)).collect();
+        let g = ints.iter().fold(0, |g, v| gcd(g, *v));
+        for k in 0..n {
+            scales[k][d] = ints[k] / g.max(1);
+        }
+    }
+    Ok(scales)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn reduce(nu: i64, de: i64) -> (i64, i64) {
+    let g = gcd(nu, de).max(1);
+    (nu / g, de / g)
+}
+
+/// `deps` in the stages' scaled coordinates: `{ Sa[scale_a*y] -> Sb[scale_b*x] }`.
+fn scale_deps(deps: &UnionMap, region: &Region, scales: &[Vec<i64>]) -> Result<UnionMap> {
+    if scales.iter().flatten().all(|a| *a == 1) {
+        return deps.copy().map_err(isl_err);
+    }
+    let parts: Vec<String> = region
+        .stages
+        .iter()
+        .zip(scales)
+        .map(|(s, sc)| {
+            let its: Vec<String> = (0..sc.len()).map(|d| format!("i{d}")).collect();
+            let scaled: Vec<String> = sc
+                .iter()
+                .enumerate()
+                .map(|(d, a)| format!("{a}*i{d}"))
+                .collect();
+            format!(
+                "{}[{}] -> {}[{}]",
+                s.name,
+                its.join(", "),
+                s.name,
+                scaled.join(", ")
+            )
+        })
+        .collect();
+    let scale = UnionMap::read_from_str(&deps.get_ctx(), &format!("{{ {} }}", parts.join("; ")))
+        .map_err(isl_err)?;
+    deps.copy()
+        .and_then(|d| d.apply_domain(scale.copy()?))
+        .and_then(|d| d.apply_range(scale))
+        .map_err(isl_err)
+}
+
 /// Tile size of a loop that is not tiled: one tile spans it.
 const WHOLE: i64 = 1 << 40;
 
@@ -596,18 +783,16 @@ fn stage_universe(ctx: &Context, region: &Region, k: usize) -> Result<UnionSet> 
     UnionSet::read_from_str(ctx, &format!("{{ {}[{}] }}", s.name, its.join(", "))).map_err(isl_err)
 }
 
-/// The stage's own tile part: `{ Sk[i] -> [T] : T_d = floor((i_d + s_d) / size_d) }`
-/// restricted to its domain.
+/// The stage's own tile part: `{ Sk[i] -> [T] : T_d = floor((a_d*i_d + s_d) / size_d) }`
+/// (scale `a`, shift `s`) restricted to its domain.
 fn tile_map(
-    ctx: &Context,
     model: &RegionModel,
     names: &Names,
-    k: usize,
-    region: &Region,
-    shift: &[i64],
+    s: &crate::model::program::Stage,
+    (shift, scale): (&[i64], &[i64]),
     sizes: &[i64],
 ) -> Result<Map> {
-    let s = &region.stages[k];
+    let ctx = model.schedule.get_ctx();
     let n = s.iterators.len();
     let its: Vec<String> = (0..n).map(|d| format!("i{d}")).collect();
     let ts: Vec<String> = (0..n).map(|d| format!("T{d}")).collect();
@@ -617,7 +802,10 @@ fn tile_map(
                 // Not tiled: one tile spans the loop.
                 format!("T{d} = 0")
             } else {
-                format!("T{d} = floor((i{d} + {})/{})", shift[d], sizes[d])
+                format!(
+                    "T{d} = floor(({}*i{d} + {})/{})",
+                    scale[d], shift[d], sizes[d]
+                )
             }
         })
         .collect();
@@ -629,7 +817,7 @@ fn tile_map(
         ts.join(", "),
         cond.join(" and ")
     );
-    let m = UnionMap::read_from_str(ctx, &text)
+    let m = UnionMap::read_from_str(&ctx, &text)
         .and_then(|m| m.intersect_domain(model.domain.copy()?))
         .and_then(Map::from_union_map)
         .map_err(isl_err)?;
@@ -758,6 +946,7 @@ fn footprints(
     region: &Region,
     regions: &[Map],
     shifts: &[Vec<i64>],
+    scales: &[Vec<i64>],
     sizes: &[i64],
 ) -> Result<Vec<Footprint>> {
     let mut out = Vec::new();
@@ -782,10 +971,12 @@ fn footprints(
                     .get_constant_val()
                     .and_then(|v| v.get_num_si())
                     .map_err(isl_err)?;
+                // In the stage's own coordinates: a tile spans size/scale of them.
+                let a = scales[k][d];
                 let (left, extent_tile) = if sizes[d] >= WHOLE {
                     (0, extent)
                 } else {
-                    (-shifts[k][d] - c, sizes[d])
+                    ((-shifts[k][d]).div_euclid(a) - c, sizes[d] / a)
                 };
                 let right = extent - extent_tile - left;
                 tile.push(extent_tile);
@@ -811,6 +1002,7 @@ fn build_tree(
     loads: &[(String, Map)],
     storage: &GroupStorage,
     shifts: &[Vec<i64>],
+    scales: &[Vec<i64>],
     shape: Shape,
     depth: usize,
     classic: Option<usize>,
@@ -942,7 +1134,12 @@ fn build_tree(
             .map(|d| {
                 let parts: Vec<String> = which
                     .iter()
-                    .map(|(n, k)| format!("{n}[{all}] -> [(i{d} + {})]", shifts[*k][d]))
+                    .map(|(n, k)| {
+                        format!(
+                            "{n}[{all}] -> [({}*i{d} + {})]",
+                            scales[*k][d], shifts[*k][d]
+                        )
+                    })
                     .collect();
                 format!("{{ {} }}", parts.join("; "))
             })
