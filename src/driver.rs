@@ -61,6 +61,8 @@ pub struct Options {
     pub overlap: Option<Shape>,
     /// `--overlap-dims`: the loops whose tiles overlap (the other is tiled classically).
     pub overlap_dims: Option<Vec<usize>>,
+    /// `--overlap-tolerance`: the largest overlap per loop (fraction of the tile) a group may have.
+    pub overlap_tolerance: Option<f64>,
     /// Print per-stage tile footprints (overlapped tiling) on stdout.
     pub report: bool,
     /// The options as typed, for the output's banner.
@@ -195,6 +197,7 @@ fn compile_region(
                 shape,
                 sizes: sizes.clone(),
                 overlap_dims: opts.overlap_dims.clone(),
+                overlap_tolerance: opts.overlap_tolerance,
             },
             region.pragma_span,
         )?;
@@ -599,6 +602,7 @@ mod pipeline_tests {
             dump_schedule: false,
             overlap: None,
             overlap_dims: None,
+            overlap_tolerance: None,
             report: false,
             summary: String::new(),
         }

@@ -41,6 +41,11 @@ struct Cli {
     /// overlap; the one left out is tiled classically (its tiles run in order).
     #[arg(long, value_delimiter = ',', value_name = "D,...")]
     overlap_dims: Option<Vec<usize>>,
+    /// Overlapped tiling: a nest joins a group only while every stage's
+    /// overlap per loop (redundant iterations over the tile size) stays
+    /// within this fraction (PolyMage's overlap tolerance; default: no limit).
+    #[arg(long, value_name = "F")]
+    overlap_tolerance: Option<f64>,
     /// Print the per-tile footprint of every stage (overlapped tiling).
     #[arg(long)]
     report: bool,
@@ -145,6 +150,16 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if cli.overlap_dims.as_ref().is_some_and(|d| d.is_empty()) {
         return Err("--overlap-dims needs at least one loop".into());
     }
+    if cli.overlap_tolerance.is_some() && !(cli.rectangle || cli.scalene) {
+        return Err("--overlap-tolerance needs --rectangle or --scalene".into());
+    }
+    if let Some(t) = cli.overlap_tolerance {
+        if !(t >= 0.0 && t.is_finite()) {
+            return Err(format!(
+                "invalid overlap tolerance {t}: it must be a non-negative number"
+            ));
+        }
+    }
     if cli.report && !(cli.rectangle || cli.scalene) {
         return Err("--report needs --rectangle or --scalene".into());
     }
@@ -215,6 +230,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             None
         },
         overlap_dims: cli.overlap_dims.clone(),
+        overlap_tolerance: cli.overlap_tolerance,
         report: cli.report,
         summary: summary.join(" "),
     })

@@ -81,3 +81,30 @@ fn unsharp_mask_footprints_match_table_7() {
         "{r}"
     );
 }
+
+/// `--overlap-tolerance` (PolyMage's greedy grouping): at 0.15 of a 32-wide
+/// tile, nest 3 would make nest 1 overlap by 6/32 = 0.19, so it starts a new
+/// group (alone, so not tiled and not reported); nests 1 and 2 stay together.
+#[test]
+fn fig3_overlap_tolerance_splits_the_group() {
+    let r = report(
+        "testsuite/programs/fig3_pipeline.c",
+        &[
+            "--rectangle",
+            "--tile-sizes",
+            "32",
+            "--overlap-tolerance",
+            "0.15",
+            "--report",
+        ],
+    );
+    assert!(
+        r.contains("nest 1 (line 27): per tile 34 (-2/+0) of 32"),
+        "{r}"
+    );
+    assert!(
+        r.contains("nest 2 (line 30): per tile 32 (-0/+0) of 32"),
+        "{r}"
+    );
+    assert!(!r.contains("nest 3"), "{r}");
+}

@@ -1325,6 +1325,7 @@ mod errors {
         overlap_no_group,
         overlap_recurrence,
         overlap_scop,
+        overlap_tolerance_negative,
         overlap_two_shapes,
         overlap_untiled_scratchpad,
         parallel_illegal,

@@ -3,7 +3,8 @@
 //! C file holding the input. The first byte picks the option set: bits 0-2
 //! the tiling (none, `--tile` with several size lists), bits 3-4 overlapped
 //! tiling (`--rectangle`, `--scalene`, then without `--tile`), bit 5
-//! `--overlap-dims 0` (partial overlapped tiling), bit 7
+//! `--overlap-dims 0` (partial overlapped tiling), bit 6
+//! `--overlap-tolerance 0.4`, bit 7
 //! `--no-openmp`. Rejections must be user diagnostics; a panic or an
 //! internal error is a bug.
 #![no_main]
@@ -60,6 +61,8 @@ fn options(selector: u8) -> Options {
         overlap,
         // bit 5: partial overlapped tiling, the outer loop overlapping
         overlap_dims: (selector & 0x20 != 0).then(|| vec![0]),
+        // bit 6: PolyMage's overlap tolerance 0.4
+        overlap_tolerance: (selector & 0x40 != 0).then_some(0.4),
         report: false,
         summary: String::new(),
     }

@@ -304,7 +304,7 @@ fn group_is_overlappable(
     // Bound isl's work: a group whose relations explode is split instead.
     ctx.set_max_operations(20_000_000);
     let result = (|| -> Result<()> {
-        tile_group(
+        let (_, _, footprints) = tile_group(
             &sub,
             names,
             &sub_model,
@@ -313,6 +313,21 @@ fn group_is_overlappable(
             span,
             MARK_TILE_STORAGE,
         )?;
+        if let Some(tolerance) = spec.overlap_tolerance {
+            // PolyMage's greedy grouping: the overlap (redundant computation
+            // per loop, a fraction of the tile size) stays within the tolerance.
+            for f in &footprints {
+                for (d, ((_, left, right), tile)) in f.dims.iter().zip(&f.tile).enumerate() {
+                    let overlap = (left + right) as f64 / *tile as f64;
+                    if overlap > tolerance {
+                        return Err(Error::internal(format!(
+                            "{} would overlap by {overlap:.2} of a tile along loop {d}, over the tolerance {tolerance}",
+                            f.stage
+                        )));
+                    }
+                }
+            }
+        }
         Ok(())
     })();
     ctx.set_max_operations(0);
@@ -569,6 +584,10 @@ pub struct OverlapSpec {
     /// `--overlap-dims`: the loops (0 = outermost) whose tiles overlap; the
     /// other one is tiled classically (§3.7, hybrid tiling). `None`: all.
     pub overlap_dims: Option<Vec<usize>>,
+    /// `--overlap-tolerance`: a nest joins a group only while every stage's
+    /// overlap per loop, as a fraction of the tile size, stays within it
+    /// (PolyMage's greedy grouping). `None`: no limit.
+    pub overlap_tolerance: Option<f64>,
 }
 
 /// The loop tiled classically under partial overlapped tiling (`None`: every
