@@ -1,9 +1,12 @@
 //! Transformation passes: each one an edit of the isl schedule tree.
 //!
-//! The driver runs them in order: fusion ([`fuse`]), tiling ([`tile`]), then
-//! the choice of parallel loops ([`parallel`]). [`legality`] checks a schedule
-//! against the dependences; [`band`] holds the tree-walking helpers.
+//! The driver runs them in order: fusion ([`fuse`]), tiling ([`tile`]) or
+//! overlapped tiling ([`overlap`], with [`align`] for sampling stages and
+//! [`storage`] for tile-local scratchpads), then the choice of parallel loops
+//! ([`parallel`]). [`legality`] checks a schedule against the dependences;
+//! [`band`] holds the tree-walking helpers.
 
+pub mod align;
 pub mod band;
 pub mod fuse;
 pub mod legality;

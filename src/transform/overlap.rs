@@ -20,7 +20,7 @@
 //! and isl's code generator sees boxes, not unions of translated tiles.
 //!
 //! Alignment and scaling (§3.7): stages that up- or down-sample (`B[x]`
-//! reads `A[2x+k]`) get a scale factor per loop (`stage_scales`) that makes
+//! reads `A[2x+k]`) get a scale factor per loop (`align::stage_scales`) that makes
 //! every dependence of the group uniform; tiles, shifts, trapezoids and the
 //! fused point loops of rectangle tiles live in those scaled coordinates.
 //!
@@ -50,6 +50,7 @@ use crate::model::deps::Dependences;
 use crate::model::isl_ext::{insert_expansion, isl_err, IslText};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::{Region, RegionKind};
+use crate::transform::align::{scale_deps, stage_scales};
 use crate::transform::fuse::minimal_shifts;
 use isl_rs::{
     Context, DimType, Map, MultiUnionPwAff, Schedule, UnionAccessInfo, UnionMap, UnionPwMultiAff,
@@ -618,159 +619,6 @@ fn classic_dim(
             ),
         )),
     }
-}
-
-/// Scale factors per stage and loop (§3.7, alignment and scaling) that make
-/// every flow dependence of the group uniform: a dependence from `Sa[y]` to
-/// `Sb[x]` needs `scale_b*x_d - scale_a*y_d` bounded in every loop `d`
-/// (`Sb` reads `2*x` of `Sa`: `Sb` is scaled by twice `Sa`'s factor). The
-/// ratio of each dependence is found among small integer ratios, propagated
-/// over the group, and the factors made integral (1 for the finest stage).
-/// Groups without such factors are refused with the reason.
-fn stage_scales(region: &Region, flow: &UnionMap, depth: usize) -> Result<Vec<Vec<i64>>> {
-    let n = region.stages.len();
-    let index_of = |name: &str| region.stages.iter().position(|s| s.name == name);
-    // Per loop: edges (a, b, p, q) meaning scale_b / scale_a = p / q.
-    let mut edges: Vec<Vec<(usize, usize, i64, i64)>> = vec![Vec::new(); depth];
-    let list = flow.get_map_list().map_err(isl_err)?;
-    for i in 0..list.size().map_err(isl_err)? {
-        let m: Map = list.get_at(i).map_err(isl_err)?;
-        let (Some(a), Some(b)) = (
-            index_of(m.get_tuple_name(DimType::In).map_err(isl_err)?),
-            index_of(m.get_tuple_name(DimType::Out).map_err(isl_err)?),
-        ) else {
-            continue;
-        };
-        if a == b {
-            continue;
-        }
-        let pairs = m
-            .copy()
-            .and_then(|m| m.wrap())
-            .and_then(|w| w.project_out_all_params())
-            .map_err(isl_err)?;
-        let ctx = m.get_ctx();
-        for (d, loop_edges) in edges.iter_mut().enumerate() {
-            let ratio = [(1, 1), (2, 1), (1, 2), (3, 1), (1, 3), (4, 1), (1, 4)]
-                .into_iter()
-                .find(|(p, q)| {
-                    // p*x_d - q*y_d bounded over the dependence?
-                    let ys: Vec<String> = (0..depth).map(|k| format!("y{k}")).collect();
-                    let xs: Vec<String> = (0..depth).map(|k| format!("x{k}")).collect();
-                    let text = format!(
-                        "{{ [{}[{}] -> {}[{}]] -> [{p}*x{d} - {q}*y{d}] }}",
-                        region.stages[a].name,
-                        ys.join(", "),
-                        region.stages[b].name,
-                        xs.join(", ")
-                    );
-                    let bounded = || -> std::result::Result<bool, isl_rs::LibISLError> {
-                        let f = Map::read_from_str(&ctx, &text)?;
-                        let v = pairs.copy()?.apply(f)?;
-                        Ok(v.copy()?.dim_min_val(0)?.is_int()? && v.dim_max_val(0)?.is_int()?)
-                    };
-                    bounded().unwrap_or(false)
-                });
-            let Some((p, q)) = ratio else {
-                return Err(Error::internal(format!(
-                    "the dependences of {} on {} along loop {d} are neither uniform nor a fixed up- or down-sampling, so no scaling aligns them",
-                    region.stages[b].label, region.stages[a].label
-                )));
-            };
-            loop_edges.push((a, b, p, q));
-        }
-    }
-    let mut scales = vec![vec![1i64; depth]; n];
-    for (d, edges) in edges.iter().enumerate() {
-        // Rational factors num/den, propagated from every unvisited stage.
-        let mut factor: Vec<Option<(i64, i64)>> = vec![None; n];
-        for root in 0..n {
-            if factor[root].is_some() {
-                continue;
-            }
-            factor[root] = Some((1, 1));
-            let mut changed = true;
-            while changed {
-                changed = false;
-                for &(a, b, p, q) in edges {
-                    let (fa, fb) = (factor[a], factor[b]);
-                    let want_b = fa.map(|(nu, de)| reduce(nu * p, de * q));
-                    let want_a = fb.map(|(nu, de)| reduce(nu * q, de * p));
-                    match (fa, fb) {
-                        (Some(_), None) => {
-                            factor[b] = want_b;
-                            changed = true;
-                        }
-                        (None, Some(_)) => {
-                            factor[a] = want_a;
-                            changed = true;
-                        }
-                        (Some(_), Some(have)) if want_b != Some(have) => {
-                            return Err(Error::internal(format!(
-                                "{} and {} need conflicting scalings along loop {d}",
-                                region.stages[a].label, region.stages[b].label
-                            )));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-        let factor: Vec<(i64, i64)> = factor.into_iter().map(|f| f.unwrap_or((1, 1))).collect();
-        let lcm = factor.iter().fold(1, |l, (_, de)| l / gcd(l, *de) * de);
-        let ints: Vec<i64> = factor.iter().map(|(nu, de)| nu * (lcm / de)).collect();
-        let g = ints.iter().fold(0, |g, v| gcd(g, *v));
-        for k in 0..n {
-            scales[k][d] = ints[k] / g.max(1);
-        }
-    }
-    Ok(scales)
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
-}
-
-fn reduce(nu: i64, de: i64) -> (i64, i64) {
-    let g = gcd(nu, de).max(1);
-    (nu / g, de / g)
-}
-
-/// `deps` in the stages' scaled coordinates: `{ Sa[scale_a*y] -> Sb[scale_b*x] }`.
-fn scale_deps(deps: &UnionMap, region: &Region, scales: &[Vec<i64>]) -> Result<UnionMap> {
-    if scales.iter().flatten().all(|a| *a == 1) {
-        return deps.copy().map_err(isl_err);
-    }
-    let parts: Vec<String> = region
-        .stages
-        .iter()
-        .zip(scales)
-        .map(|(s, sc)| {
-            let its: Vec<String> = (0..sc.len()).map(|d| format!("i{d}")).collect();
-            let scaled: Vec<String> = sc
-                .iter()
-                .enumerate()
-                .map(|(d, a)| format!("{a}*i{d}"))
-                .collect();
-            format!(
-                "{}[{}] -> {}[{}]",
-                s.name,
-                its.join(", "),
-                s.name,
-                scaled.join(", ")
-            )
-        })
-        .collect();
-    let scale = UnionMap::read_from_str(&deps.get_ctx(), &format!("{{ {} }}", parts.join("; ")))
-        .map_err(isl_err)?;
-    deps.copy()
-        .and_then(|d| d.apply_domain(scale.copy()?))
-        .and_then(|d| d.apply_range(scale))
-        .map_err(isl_err)
 }
 
 /// Tile size of a loop that is not tiled: one tile spans it.

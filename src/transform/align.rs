@@ -1,0 +1,167 @@
+//! Alignment and scaling (Zhao & Cohen §3.7): overlapped tiling needs
+//! constant dependence distances, which up- and down-sampling stages of image
+//! pipelines (`B[x]` reads `A[2x+k]`, `U[2xh+a]` written from `xh`) do not
+//! have. [`stage_scales`] finds, per stage and loop, a scale factor that
+//! makes every flow dependence of a group uniform (PolyMage scales the same
+//! way, from the image size ratios); [`scale_deps`] rewrites dependences into
+//! the scaled coordinates, where `overlap.rs` tiles, shifts and expands.
+
+use crate::diag::{Error, Result};
+use crate::model::isl_ext::isl_err;
+use crate::model::program::Region;
+use isl_rs::{DimType, Map, UnionMap};
+
+/// Scale factors per stage and loop (§3.7, alignment and scaling) that make
+/// every flow dependence of the group uniform: a dependence from `Sa[y]` to
+/// `Sb[x]` needs `scale_b*x_d - scale_a*y_d` bounded in every loop `d`
+/// (`Sb` reads `2*x` of `Sa`: `Sb` is scaled by twice `Sa`'s factor). The
+/// ratio of each dependence is found among small integer ratios, propagated
+/// over the group, and the factors made integral (1 for the finest stage).
+/// Groups without such factors are refused with the reason.
+pub fn stage_scales(region: &Region, flow: &UnionMap, depth: usize) -> Result<Vec<Vec<i64>>> {
+    let n = region.stages.len();
+    let index_of = |name: &str| region.stages.iter().position(|s| s.name == name);
+    // Per loop: edges (a, b, p, q) meaning scale_b / scale_a = p / q.
+    let mut edges: Vec<Vec<(usize, usize, i64, i64)>> = vec![Vec::new(); depth];
+    let list = flow.get_map_list().map_err(isl_err)?;
+    for i in 0..list.size().map_err(isl_err)? {
+        let m: Map = list.get_at(i).map_err(isl_err)?;
+        let (Some(a), Some(b)) = (
+            index_of(m.get_tuple_name(DimType::In).map_err(isl_err)?),
+            index_of(m.get_tuple_name(DimType::Out).map_err(isl_err)?),
+        ) else {
+            continue;
+        };
+        if a == b {
+            continue;
+        }
+        let pairs = m
+            .copy()
+            .and_then(|m| m.wrap())
+            .and_then(|w| w.project_out_all_params())
+            .map_err(isl_err)?;
+        let ctx = m.get_ctx();
+        for (d, loop_edges) in edges.iter_mut().enumerate() {
+            let ratio = [(1, 1), (2, 1), (1, 2), (3, 1), (1, 3), (4, 1), (1, 4)]
+                .into_iter()
+                .find(|(p, q)| {
+                    // p*x_d - q*y_d bounded over the dependence?
+                    let ys: Vec<String> = (0..depth).map(|k| format!("y{k}")).collect();
+                    let xs: Vec<String> = (0..depth).map(|k| format!("x{k}")).collect();
+                    let text = format!(
+                        "{{ [{}[{}] -> {}[{}]] -> [{p}*x{d} - {q}*y{d}] }}",
+                        region.stages[a].name,
+                        ys.join(", "),
+                        region.stages[b].name,
+                        xs.join(", ")
+                    );
+                    let bounded = || -> std::result::Result<bool, isl_rs::LibISLError> {
+                        let f = Map::read_from_str(&ctx, &text)?;
+                        let v = pairs.copy()?.apply(f)?;
+                        Ok(v.copy()?.dim_min_val(0)?.is_int()? && v.dim_max_val(0)?.is_int()?)
+                    };
+                    bounded().unwrap_or(false)
+                });
+            let Some((p, q)) = ratio else {
+                return Err(Error::internal(format!(
+                    "the dependences of {} on {} along loop {d} are neither uniform nor a fixed up- or down-sampling, so no scaling aligns them",
+                    region.stages[b].label, region.stages[a].label
+                )));
+            };
+            loop_edges.push((a, b, p, q));
+        }
+    }
+    let mut scales = vec![vec![1i64; depth]; n];
+    for (d, edges) in edges.iter().enumerate() {
+        // Rational factors num/den, propagated from every unvisited stage.
+        let mut factor: Vec<Option<(i64, i64)>> = vec![None; n];
+        for root in 0..n {
+            if factor[root].is_some() {
+                continue;
+            }
+            factor[root] = Some((1, 1));
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for &(a, b, p, q) in edges {
+                    let (fa, fb) = (factor[a], factor[b]);
+                    let want_b = fa.map(|(nu, de)| reduce(nu * p, de * q));
+                    let want_a = fb.map(|(nu, de)| reduce(nu * q, de * p));
+                    match (fa, fb) {
+                        (Some(_), None) => {
+                            factor[b] = want_b;
+                            changed = true;
+                        }
+                        (None, Some(_)) => {
+                            factor[a] = want_a;
+                            changed = true;
+                        }
+                        (Some(_), Some(have)) if want_b != Some(have) => {
+                            return Err(Error::internal(format!(
+                                "{} and {} need conflicting scalings along loop {d}",
+                                region.stages[a].label, region.stages[b].label
+                            )));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let factor: Vec<(i64, i64)> = factor.into_iter().map(|f| f.unwrap_or((1, 1))).collect();
+        let lcm = factor.iter().fold(1, |l, (_, de)| l / gcd(l, *de) * de);
+        let ints: Vec<i64> = factor.iter().map(|(nu, de)| nu * (lcm / de)).collect();
+        let g = ints.iter().fold(0, |g, v| gcd(g, *v));
+        for k in 0..n {
+            scales[k][d] = ints[k] / g.max(1);
+        }
+    }
+    Ok(scales)
+}
+
+/// Greatest common divisor (non-negative).
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// `nu/de` in lowest terms.
+fn reduce(nu: i64, de: i64) -> (i64, i64) {
+    let g = gcd(nu, de).max(1);
+    (nu / g, de / g)
+}
+
+/// `deps` in the stages' scaled coordinates: `{ Sa[scale_a*y] -> Sb[scale_b*x] }`.
+pub fn scale_deps(deps: &UnionMap, region: &Region, scales: &[Vec<i64>]) -> Result<UnionMap> {
+    if scales.iter().flatten().all(|a| *a == 1) {
+        return deps.copy().map_err(isl_err);
+    }
+    let parts: Vec<String> = region
+        .stages
+        .iter()
+        .zip(scales)
+        .map(|(s, sc)| {
+            let its: Vec<String> = (0..sc.len()).map(|d| format!("i{d}")).collect();
+            let scaled: Vec<String> = sc
+                .iter()
+                .enumerate()
+                .map(|(d, a)| format!("{a}*i{d}"))
+                .collect();
+            format!(
+                "{}[{}] -> {}[{}]",
+                s.name,
+                its.join(", "),
+                s.name,
+                scaled.join(", ")
+            )
+        })
+        .collect();
+    let scale = UnionMap::read_from_str(&deps.get_ctx(), &format!("{{ {} }}", parts.join("; ")))
+        .map_err(isl_err)?;
+    deps.copy()
+        .and_then(|d| d.apply_domain(scale.copy()?))
+        .and_then(|d| d.apply_range(scale))
+        .map_err(isl_err)
+}
