@@ -1,7 +1,7 @@
 //! Transformation passes: each one an edit of the isl schedule tree.
 //!
 //! The driver runs them in order: fusion ([`fuse`]), tiling ([`tile`]) or
-//! overlapped tiling ([`overlap`], with [`align`] for sampling stages and
+//! overlapped tiling ([`overlap`], its tree in [`overlap_tree`], with [`align`] for sampling stages and
 //! [`storage`] for tile-local scratchpads), then the choice of parallel loops
 //! ([`parallel`]). [`legality`] checks a schedule against the dependences;
 //! [`band`] holds the tree-walking helpers.
@@ -11,6 +11,7 @@ pub mod band;
 pub mod fuse;
 pub mod legality;
 pub mod overlap;
+pub mod overlap_tree;
 pub mod parallel;
 pub mod storage;
 pub mod tile;

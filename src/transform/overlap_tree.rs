@@ -1,0 +1,364 @@
+//! The schedule tree of overlapped tiles (Zhao & Cohen §3.3–3.4, Fig. 11,
+//! 12, 15): one tile token per statement and tile, the tile band (split into
+//! the overlapped loops and, under `--overlap-dims`, the classically tiled
+//! one), the storage mark, the expansion node that maps every token to the
+//! instances its stage computes in that tile, the tile's prologue (sliding
+//! scratchpads, loads) and the point loops — fused for rectangle tiles,
+//! one stage after another for scalene ones. `overlap.rs` decides what each
+//! tile computes; this file only builds the tree.
+
+use crate::diag::{Error, Result};
+use crate::model::isl_ext::{insert_expansion, isl_err};
+use crate::model::program::Region;
+use crate::transform::overlap::{GroupStorage, Shape};
+use isl_rs::{
+    Context, DimType, Map, MultiUnionPwAff, Schedule, UnionMap, UnionPwMultiAff, UnionSet,
+    UnionSetList,
+};
+
+/// Builds the tree: tokens → tile band → mark → expansion → point loops.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_tree(
+    ctx: &Context,
+    region: &Region,
+    own: &[Map],
+    regions: &[Map],
+    loads: &[(String, Map)],
+    storage: &GroupStorage,
+    shifts: &[Vec<i64>],
+    scales: &[Vec<i64>],
+    shape: Shape,
+    depth: usize,
+    classic: Option<usize>,
+    mark: &str,
+) -> Result<Schedule> {
+    let mut tokens = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
+    let mut expansion = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err)?;
+    let store_of = |k: usize| {
+        storage
+            .stores
+            .iter()
+            .find(|(_, s)| **s == k)
+            .map(|(n, _)| n.clone())
+    };
+    // Every statement gets a token for every tile of the group (its region in
+    // some tiles may be empty): with one token domain for all, isl puts no
+    // guard between the tile loops and the tile body, which stays one block.
+    let mut tiles: Option<isl_rs::Set> = None;
+    for r in regions.iter() {
+        let t = r.copy().and_then(|m| m.range()).map_err(isl_err)?;
+        tiles = Some(match tiles {
+            None => t,
+            Some(u) => u.union(t).map_err(isl_err)?,
+        });
+    }
+    let tiles = tiles
+        .ok_or_else(|| Error::internal("overlap: empty group"))?
+        .coalesce()
+        .map_err(isl_err)?;
+    // One token per tile of the group, named for the statement it expands to.
+    let token_set = |token: &str| -> Result<UnionSet> {
+        tiles
+            .copy()
+            .and_then(|s| s.set_tuple_name(token))
+            .and_then(UnionSet::from_set)
+            .map_err(isl_err)
+    };
+    for (k, stage) in region.stages.iter().enumerate() {
+        let token = format!("{}_t", stage.name);
+        tokens = tokens.union(token_set(&token)?).map_err(isl_err)?;
+        expansion = expansion
+            .union(expand(&regions[k], &token, &stage.name)?)
+            .map_err(isl_err)?;
+        if let Some(store) = store_of(k) {
+            expansion = expansion
+                .union(expand(&own[k], &token, &store)?)
+                .map_err(isl_err)?;
+        }
+    }
+    for (name, l) in loads {
+        // `[T] -> D[x]`, reversed into the `element -> tile` form `expand` takes.
+        let token = format!("{name}_t");
+        let l = l.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
+        tokens = tokens.union(token_set(&token)?).map_err(isl_err)?;
+        expansion = expansion
+            .union(expand(&l, &token, name)?)
+            .map_err(isl_err)?;
+    }
+    let tvars: Vec<String> = (0..depth).map(|d| format!("T{d}")).collect();
+    // Slides: `[T] -> Slide[x]` over the scratchpad's elements that move.
+    let mut slides: Vec<(String, Map)> = Vec::new();
+    for (name, sl) in &storage.slides {
+        let sp = storage
+            .scratchpad(&sl.data)
+            .ok_or_else(|| Error::internal("slide without a scratchpad"))?;
+        let xs: Vec<String> = (0..sp.sizes.len()).map(|d| format!("x{d}")).collect();
+        let bounds: Vec<String> = sp
+            .sizes
+            .iter()
+            .enumerate()
+            .map(|(d, n)| {
+                let n = if d == sl.dim { n - sl.step } else { *n };
+                format!("0 <= x{d} < {n}")
+            })
+            .collect();
+        let m = Map::read_from_str(
+            ctx,
+            &format!(
+                "{{ [{}] -> {name}[{}] : {} }}",
+                tvars.join(", "),
+                xs.join(", "),
+                bounds.join(" and ")
+            ),
+        )
+        .and_then(|m| m.intersect_domain(tiles.copy()?))
+        .map_err(isl_err)?;
+        let token = format!("{name}_t");
+        tokens = tokens.union(token_set(&token)?).map_err(isl_err)?;
+        let rev = m.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
+        expansion = expansion
+            .union(expand(&rev, &token, name)?)
+            .map_err(isl_err)?;
+        slides.push((name.clone(), m));
+    }
+    let contraction = expansion
+        .copy()
+        .and_then(|e| e.reverse())
+        .and_then(UnionPwMultiAff::from_union_map)
+        .map_err(isl_err)?;
+
+    // Statement names in execution order: each stage, then its store.
+    let mut stmts: Vec<(String, usize)> = Vec::new();
+    for (k, stage) in region.stages.iter().enumerate() {
+        stmts.push((stage.name.clone(), k));
+        if let Some(store) = store_of(k) {
+            stmts.push((store, k));
+        }
+    }
+    let ivars: Vec<String> = (0..depth).map(|d| format!("i{d}")).collect();
+    let all = format!("{}, {}", tvars.join(", "), ivars.join(", "));
+    let mut token_names: Vec<String> = region
+        .stages
+        .iter()
+        .map(|s| format!("{}_t", s.name))
+        .collect();
+    token_names.extend(loads.iter().map(|(n, _)| format!("{n}_t")));
+    token_names.extend(slides.iter().map(|(n, _)| format!("{n}_t")));
+    let tile_band: Vec<String> = (0..depth)
+        .map(|d| {
+            let parts: Vec<String> = token_names
+                .iter()
+                .map(|t| format!("{t}[{}] -> [(T{d})]", tvars.join(", ")))
+                .collect();
+            format!("{{ {} }}", parts.join("; "))
+        })
+        .collect();
+    let point = |which: &[(String, usize)]| -> String {
+        let members: Vec<String> = (0..depth)
+            .map(|d| {
+                let parts: Vec<String> = which
+                    .iter()
+                    .map(|(n, k)| {
+                        format!(
+                            "{n}[{all}] -> [({}*i{d} + {})]",
+                            scales[*k][d], shifts[*k][d]
+                        )
+                    })
+                    .collect();
+                format!("{{ {} }}", parts.join("; "))
+            })
+            .collect();
+        format!("[{}]", members.join(", "))
+    };
+    let filter = |which: &[(String, usize)]| -> Result<UnionSet> {
+        let parts: Vec<String> = which.iter().map(|(n, _)| format!("{n}[{all}]")).collect();
+        UnionSet::read_from_str(ctx, &format!("{{ {} }}", parts.join("; "))).map_err(isl_err)
+    };
+
+    let root = Schedule::from_domain(tokens)
+        .and_then(|s| s.get_root())
+        .map_err(isl_err)?;
+    // The overlapped loops' tile band (parallel), then, under partial
+    // overlapped tiling, the classically tiled loop's (serial: its tiles pass
+    // values on through the sliding scratchpads declared above it).
+    let overlapped: Vec<String> = (0..depth)
+        .filter(|d| Some(*d) != classic)
+        .map(|d| tile_band[d].clone())
+        .collect();
+    let band = MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", overlapped.join(", ")))
+        .map_err(isl_err)?;
+    let node = root
+        .child(0)
+        .and_then(|n| n.insert_partial_schedule(band))
+        .map_err(isl_err)?;
+    // One loop per tile dimension: a split tile loop would split the tile body,
+    // and with it the scope of the tile's scratchpads.
+    let mut node = atomic(node)?;
+    node = node.child(0).map_err(isl_err)?;
+    if let Some(c) = classic {
+        node = crate::transform::band::insert_mark(node, mark)?;
+        node = node.child(0).map_err(isl_err)?;
+        let band =
+            MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", tile_band[c])).map_err(isl_err)?;
+        node = atomic(node.insert_partial_schedule(band).map_err(isl_err)?)?;
+        node = node.child(0).map_err(isl_err)?;
+        node = insert_expansion(node, contraction, expansion)?;
+        node = node.child(0).map_err(isl_err)?;
+    } else {
+        node = insert_expansion(node, contraction, expansion)?;
+        node = crate::transform::band::insert_mark(node, mark)?;
+        node = node.child(0).and_then(|n| n.child(0)).map_err(isl_err)?;
+    }
+    // Prologue phases of a tile: slides, then loads (each over its elements,
+    // in order), then the tile's computation.
+    let mut phases: Vec<Vec<(String, usize)>> = Vec::new();
+    let with_dims = |list: &[(String, Map)]| -> Result<Vec<(String, usize)>> {
+        list.iter()
+            .map(|(n, m)| Ok((n.clone(), m.range_tuple_dim().map_err(isl_err)? as usize)))
+            .collect()
+    };
+    if !slides.is_empty() {
+        phases.push(with_dims(&slides)?);
+    }
+    if !loads.is_empty() {
+        phases.push(with_dims(loads)?);
+    }
+    if !phases.is_empty() {
+        let mut list = UnionSetList::alloc(ctx, phases.len() as i32 + 1).map_err(isl_err)?;
+        for phase in &phases {
+            let mut f = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
+            for (name, n) in phase {
+                let xs: Vec<String> = (0..*n).map(|d| format!("x{d}")).collect();
+                let one = UnionSet::read_from_str(
+                    ctx,
+                    &format!("{{ {name}[{}, {}] }}", tvars.join(", "), xs.join(", ")),
+                )
+                .map_err(isl_err)?;
+                f = f.union(one).map_err(isl_err)?;
+            }
+            list = list.add(f).map_err(isl_err)?;
+        }
+        let mut rest = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
+        for (n, _) in &stmts {
+            rest = rest.union(filter(&[(n.clone(), 0)])?).map_err(isl_err)?;
+        }
+        list = list.add(rest).map_err(isl_err)?;
+        node = node.insert_sequence(list).map_err(isl_err)?;
+        for (i, phase) in phases.iter().enumerate() {
+            // The phase's own loops: over its elements, in increasing order
+            // (a slide moves elements down, so it must run upwards).
+            node = node
+                .child(i as i32)
+                .and_then(|n| n.child(0))
+                .map_err(isl_err)?;
+            let max_dims = phase.iter().map(|(_, n)| *n).max().unwrap_or(0);
+            let members: Vec<String> = (0..max_dims)
+                .map(|d| {
+                    let parts: Vec<String> = phase
+                        .iter()
+                        .map(|(name, n)| {
+                            let xs: Vec<String> = (0..*n).map(|k| format!("x{k}")).collect();
+                            let v = if d < *n {
+                                format!("x{d}")
+                            } else {
+                                "0".to_string()
+                            };
+                            format!("{name}[{}, {}] -> [({v})]", tvars.join(", "), xs.join(", "))
+                        })
+                        .collect();
+                    format!("{{ {} }}", parts.join("; "))
+                })
+                .collect();
+            if max_dims > 0 {
+                let mupa =
+                    MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", members.join(", ")))
+                        .map_err(isl_err)?;
+                node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+            }
+            node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
+        }
+        node = node
+            .child(phases.len() as i32)
+            .and_then(|n| n.child(0))
+            .map_err(isl_err)?;
+    }
+    match shape {
+        Shape::Rectangle => {
+            let mupa = MultiUnionPwAff::read_from_str(ctx, &point(&stmts)).map_err(isl_err)?;
+            node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+            if stmts.len() > 1 {
+                node = node.child(0).map_err(isl_err)?;
+                node = node
+                    .insert_sequence(filter_list(ctx, &stmts, &filter)?)
+                    .map_err(isl_err)?;
+            }
+        }
+        Shape::Scalene => {
+            if stmts.len() > 1 {
+                node = node
+                    .insert_sequence(filter_list(ctx, &stmts, &filter)?)
+                    .map_err(isl_err)?;
+                for (i, s) in stmts.iter().enumerate() {
+                    let mupa = MultiUnionPwAff::read_from_str(ctx, &point(std::slice::from_ref(s)))
+                        .map_err(isl_err)?;
+                    node = node
+                        .child(i as i32)
+                        .and_then(|n| n.child(0))
+                        .map_err(isl_err)?;
+                    node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+                    node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
+                }
+            } else {
+                let mupa = MultiUnionPwAff::read_from_str(ctx, &point(&stmts)).map_err(isl_err)?;
+                node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+            }
+        }
+    }
+    node.get_schedule().map_err(isl_err)
+}
+
+/// Point loops are generated as one loop each with guards inside
+/// ("atomic"), not separated into full and partial pieces: one code path.
+fn atomic(node: isl_rs::ScheduleNode) -> Result<isl_rs::ScheduleNode> {
+    let n = node.band_n_member().map_err(isl_err)?;
+    let mut node = node;
+    for m in 0..n {
+        node = node
+            .band_member_set_ast_loop_type(m, isl_rs::ASTLoopType::Atomic)
+            .map_err(isl_err)?;
+    }
+    Ok(node)
+}
+
+/// Builds the filter of one statement list.
+type FilterFn<'a> = dyn Fn(&[(String, usize)]) -> Result<UnionSet> + 'a;
+
+fn filter_list(
+    ctx: &Context,
+    stmts: &[(String, usize)],
+    filter: &FilterFn,
+) -> Result<UnionSetList> {
+    let mut list = UnionSetList::alloc(ctx, stmts.len() as i32).map_err(isl_err)?;
+    for s in stmts {
+        list = list
+            .add(filter(std::slice::from_ref(s))?)
+            .map_err(isl_err)?;
+    }
+    Ok(list)
+}
+
+/// `{ token[T] -> name[T, i] : (i -> T) in r }`.
+fn expand(r: &Map, token: &str, name: &str) -> Result<UnionMap> {
+    let rev = r.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
+    let id = rev
+        .copy()
+        .and_then(|m| m.domain())
+        .and_then(|s| s.identity())
+        .map_err(isl_err)?;
+    let m = id
+        .flat_range_product(rev)
+        .and_then(|m| m.set_tuple_name(DimType::In, token))
+        .and_then(|m| m.set_tuple_name(DimType::Out, name))
+        .map_err(isl_err)?;
+    UnionMap::from_map(m).map_err(isl_err)
+}
