@@ -93,6 +93,14 @@ impl Diagnostic {
         }
     }
 
+    /// A warning at `span` of the main file.
+    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
+        }
+    }
+
     /// An error with no location.
     pub fn error_global(message: impl Into<String>) -> Diagnostic {
         Diagnostic {

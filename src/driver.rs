@@ -10,7 +10,7 @@
 
 use crate::backend::ast::Helper;
 use crate::backend::{generate_loops, FileParts, Naming, RegionParts, Templates};
-use crate::diag::{Error, Result, SourceFile, Span};
+use crate::diag::{Diagnostic, Error, Result, SourceFile, Span};
 use crate::frontend;
 use crate::model::deps;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
@@ -35,6 +35,11 @@ pub enum Target {
 
 /// Default tile size for every loop when `--tile` is given without sizes.
 pub const DEFAULT_TILE_SIZE: i64 = 32;
+
+/// isl's default operation budget for generating a region's code, per
+/// statement of the region (`--max-isl-operations`; isl counts allocations,
+/// so this bounds memory too).
+pub const DEFAULT_MAX_ISL_OPERATIONS: u64 = 1_000_000;
 
 /// Everything the command line decides.
 #[derive(Clone, Debug)]
@@ -65,6 +70,9 @@ pub struct Options {
     pub overlap_tolerance: Option<f64>,
     /// Print per-stage tile footprints (overlapped tiling) on stdout.
     pub report: bool,
+    /// isl's operation budget for the code generation of a region, per
+    /// statement of the region (0: none).
+    pub max_isl_operations: u64,
     /// The options as typed, for the output's banner.
     pub summary: String,
 }
@@ -96,7 +104,7 @@ impl Failure {
 /// Compiles `opts.input` and writes `opts.output` atomically.
 pub fn run(opts: &Options) -> std::result::Result<(), Failure> {
     let text = std::fs::read(&opts.input).map_err(|e| Failure {
-        error: Error::user(crate::diag::Diagnostic::error_global(format!(
+        error: Error::user(Diagnostic::error_global(format!(
             "cannot read '{}': {e}",
             opts.input.display()
         ))),
@@ -111,13 +119,25 @@ pub fn run(opts: &Options) -> std::result::Result<(), Failure> {
         file: Some(file.clone()),
     };
     let out = compile(opts).map_err(fail)?;
-    write_atomically(&opts.output, &out).map_err(fail)
+    for w in &out.warnings {
+        eprint!("{}", file.render(w));
+    }
+    write_atomically(&opts.output, &out.text).map_err(fail)
+}
+
+/// The output of a compilation that succeeded.
+pub struct Compiled {
+    /// The generated file.
+    pub text: String,
+    /// What the user should know about it (for instance a schedule made
+    /// simpler than asked).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Compiles `opts.input` to the output text.
-pub fn compile(opts: &Options) -> Result<String> {
+pub fn compile(opts: &Options) -> Result<Compiled> {
     if opts.target == Target::Cuda {
-        return Err(Error::user(crate::diag::Diagnostic::error_global(
+        return Err(Error::user(Diagnostic::error_global(
             "the CUDA target is not supported yet; write a .c output (or pass --target c)",
         )));
     }
@@ -127,7 +147,7 @@ pub fn compile(opts: &Options) -> Result<String> {
 }
 
 /// Runs every pass after the front end on `program` and returns the output text.
-pub fn compile_program(opts: &Options, program: &Program) -> Result<String> {
+pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
     let names = polyhedral::collect_names(&program.regions);
     let templates = Templates::load()?;
     let naming = Naming {
@@ -136,6 +156,7 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<String> {
     };
     let mut helpers = BTreeSet::new();
     let mut generated = Vec::new();
+    let mut warnings = Vec::new();
     for region in &program.regions {
         let code = compile_region(
             opts,
@@ -145,22 +166,32 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<String> {
             &templates,
             &naming,
             &mut helpers,
+            &mut warnings,
         )?;
         generated.push((region.span, code));
     }
     let body = splice(&program.file.text, &generated);
-    templates.file(&FileParts {
+    let text = templates.file(&FileParts {
         input: &program.file.path,
         options: &opts.summary,
         regions: program.regions.len(),
         helpers: &helpers,
         helper_prefix: &naming.helper,
         body: &body,
-    })
+    })?;
+    Ok(Compiled { text, warnings })
 }
 
 /// Runs the model, dependence and transformation passes on one region and
 /// prints it.
+///
+/// isl's code generator gets a budget of operations
+/// (`--max-isl-operations` times the region's statements). When it runs past it, the region is
+/// transformed again with a simpler schedule, and a warning says so:
+/// overlapped groups are split in halves (down to two stages); a loop chain
+/// that asks for wavefronts gets serial tile loops instead. When nothing
+/// simpler is left, the region is refused with a diagnostic.
+#[allow(clippy::too_many_arguments)]
 fn compile_region(
     opts: &Options,
     program: &Program,
@@ -169,18 +200,154 @@ fn compile_region(
     templates: &Templates,
     naming: &Naming,
     helpers: &mut BTreeSet<Helper>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
     let ctx = new_context();
     let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
     polyhedral::check_declared_accesses(&ctx, region, names)?;
     let deps = deps::compute(&model)?;
     let all = deps.all()?;
+    let mut simpler = Simpler::default();
+    let budget = opts
+        .max_isl_operations
+        .saturating_mul(region.stages.len() as u64);
+    loop {
+        let t = transform(opts, program, region, names, &model, &deps, &all, &simpler)?;
+        if opts.dump_schedule {
+            let (line, _) = program.file.line_col(region.pragma_span.start);
+            eprintln!(
+                "# final schedule of the region at {}:{}\n{}",
+                program.file.path,
+                line,
+                schedule_to_yaml(&t.schedule)?
+            );
+        }
+        if let Some(code) = print_region(
+            program,
+            region,
+            &t.schedule,
+            &model.context,
+            names,
+            templates,
+            naming,
+            helpers,
+            &t.summary,
+            t.storage.as_ref(),
+            budget,
+        )? {
+            if let Some(r) = &t.report {
+                print!("{r}");
+            }
+            return Ok(code);
+        }
+        info!("codegen: isl ran past its budget of {budget} operations");
+        let next = simpler.next(&t);
+        let Some((next, what)) = next else {
+            return Err(Error::at(
+                region.pragma_span,
+                format!(
+                    "isl's code generator ran past its budget of {budget} operations on this region{}; raise it with --max-isl-operations (0: no limit) or simplify the schedule",
+                    simpler.tried()
+                ),
+            ));
+        };
+        warnings.push(Diagnostic::warning(
+            region.pragma_span,
+            format!("isl's code generator ran past its budget of {budget} operations on this region; {what} (--max-isl-operations raises the budget)"),
+        ));
+        simpler = next;
+    }
+}
+
+/// How much simpler than asked a region's schedule is made after isl's code
+/// generator ran past its budget.
+#[derive(Clone, Debug, Default)]
+struct Simpler {
+    /// Overlapped tiling: at most this many stages per group.
+    max_group: Option<usize>,
+    /// Wavefronts of the loop-chain pragma run as serial loops.
+    no_wavefront: bool,
+}
+
+impl Simpler {
+    /// The next simplification after `t` ran past the budget, with what it
+    /// does in words; `None` when nothing simpler is left.
+    fn next(&self, t: &Transformed) -> Option<(Simpler, String)> {
+        if t.storage.is_some() {
+            let half = t.largest_group / 2;
+            return (half >= 2).then(|| {
+                (
+                    Simpler {
+                        max_group: Some(half),
+                        ..self.clone()
+                    },
+                    format!(
+                        "overlapped groups now have at most {half} stages (the largest had {})",
+                        t.largest_group
+                    ),
+                )
+            });
+        }
+        (t.wavefronts && !self.no_wavefront).then(|| {
+            (
+                Simpler {
+                    no_wavefront: true,
+                    ..self.clone()
+                },
+                "its wavefronts run as serial loops".to_string(),
+            )
+        })
+    }
+
+    /// What was tried, for the final diagnostic.
+    fn tried(&self) -> String {
+        match (self.max_group, self.no_wavefront) {
+            (Some(g), _) => format!(" even with overlapped groups of at most {g} stages"),
+            (None, true) => " even with its wavefronts run as serial loops".to_string(),
+            (None, false) => String::new(),
+        }
+    }
+}
+
+/// A region's schedule after the transformation passes.
+struct Transformed {
+    /// The final schedule tree.
+    schedule: Schedule,
+    /// What was done, for the region's banner.
+    summary: Vec<String>,
+    /// Tile-local storage (overlapped tiling).
+    storage: Option<TileStorage>,
+    /// Stages of the largest overlapped group.
+    largest_group: usize,
+    /// Whether some band was skewed into a wavefront.
+    wavefronts: bool,
+    /// The `--report` text (overlapped tiling).
+    report: Option<String>,
+}
+
+/// The transformation passes, in order: overlapped tiling, or the loop
+/// chain's schedule items (fusion, tiling, wavefronts); command-line tiling;
+/// parallel loops.
+#[allow(clippy::too_many_arguments)]
+fn transform(
+    opts: &Options,
+    program: &Program,
+    region: &Region,
+    names: &Names,
+    model: &polyhedral::RegionModel,
+    deps: &deps::Dependences,
+    all: &isl_rs::UnionMap,
+    simpler: &Simpler,
+) -> Result<Transformed> {
     let mut schedule = model
         .schedule
         .copy()
         .map_err(crate::model::isl_ext::isl_err)?;
     let mut summary = Vec::new();
     let mut storage: Option<TileStorage> = None;
+    let mut largest_group = 0;
+    let mut wavefronts = false;
+    let mut report_text = None;
 
     if let Some(shape) = opts.overlap {
         // Overlapped tiling decides shifts and tiles itself: it overrides the pragma's schedule.
@@ -191,13 +358,14 @@ fn compile_region(
         let o = overlapped_tiling(
             region,
             names,
-            &model,
-            &deps,
+            model,
+            deps,
             &OverlapSpec {
                 shape,
                 sizes: sizes.clone(),
                 overlap_dims: opts.overlap_dims.clone(),
                 overlap_tolerance: opts.overlap_tolerance,
+                max_group: simpler.max_group,
             },
             region.pragma_span,
         )?;
@@ -207,12 +375,16 @@ fn compile_region(
                 "partial overlapped tiling ({shape:?} trapezoids) {sizes:?}, loops {d:?} overlapped, the other tiled classically"
             ),
         });
+        if let Some(g) = simpler.max_group {
+            summary.push(format!("groups of at most {g} stages"));
+        }
         if opts.report {
             let (line, _) = program.file.line_col(region.pragma_span.start);
-            print!("{}", report(&program.file.path, line, shape, &o.footprints));
+            report_text = Some(report(&program.file.path, line, shape, &o.footprints));
         }
         schedule = o.schedule;
         storage = Some(o.storage);
+        largest_group = o.largest_group;
     } else if let RegionKind::Chain(chain) = &region.kind {
         // Pragma schedule items, in order; --tile overrides the pragma's tiling.
         for item in &chain.items {
@@ -222,14 +394,20 @@ fn compile_region(
                         Some(s) => format!("fused with shifts {s:?}"),
                         None => "fused (shifts computed)".to_string(),
                     });
-                    fuse::fuse(schedule, region, names, &deps, shifts.as_deref(), *span)?
+                    fuse::fuse(schedule, region, names, deps, shifts.as_deref(), *span)?
                 }
                 ScheduleItem::Tile(spec) if !opts.tile => {
                     summary.push(format!("tiled {:?}", spec.sizes));
+                    wavefronts |= has_wavefront(&spec.outer) || has_wavefront(&spec.inner);
+                    let spec = if simpler.no_wavefront {
+                        without_wavefronts(spec)
+                    } else {
+                        spec.clone()
+                    };
                     tile::tile_innermost_bands(
                         schedule,
-                        &all,
-                        spec,
+                        all,
+                        &spec,
                         tile::Strictness::Pragma(spec.span),
                     )?
                 }
@@ -241,11 +419,18 @@ fn compile_region(
                     summary.push("outer loops parallel".to_string());
                     tile::on_outermost_bands(schedule, &mut tile::request_parallel)?
                 }
+                ScheduleItem::Wavefront(_) if simpler.no_wavefront => schedule,
                 ScheduleItem::Wavefront(span) => {
                     summary.push("wavefront".to_string());
-                    tile::on_outermost_bands(schedule, &mut |n| tile::wavefront(n, &all, *span))?
+                    wavefronts = true;
+                    tile::on_outermost_bands(schedule, &mut |n| {
+                        tile::wavefront(n, all, *span, None)
+                    })?
                 }
             };
+        }
+        if simpler.no_wavefront {
+            summary.push("wavefronts run serially (code generation budget)".to_string());
         }
     }
     if opts.tile && storage.is_none() {
@@ -261,33 +446,45 @@ fn compile_region(
             inner: LoopTreatment::Auto,
             span: region.pragma_span,
         };
-        schedule = tile::tile_innermost_bands(schedule, &all, &spec, tile::Strictness::BestEffort)?;
+        schedule = tile::tile_innermost_bands(schedule, all, &spec, tile::Strictness::BestEffort)?;
     }
     if opts.openmp {
-        schedule = parallel::mark_parallel_loops(schedule, &all, region.pragma_span)?;
+        schedule = parallel::mark_parallel_loops(schedule, all, region.pragma_span)?;
         summary.push("OpenMP".to_string());
     }
-    if opts.dump_schedule {
-        let (line, _) = program.file.line_col(region.pragma_span.start);
-        eprintln!(
-            "# final schedule of the region at {}:{}\n{}",
-            program.file.path,
-            line,
-            schedule_to_yaml(&schedule)?
-        );
+    Ok(Transformed {
+        schedule,
+        summary,
+        storage,
+        largest_group,
+        wavefronts,
+        report: report_text,
+    })
+}
+
+/// Whether a loop treatment (or a tiling nested in it) asks for a wavefront.
+fn has_wavefront(t: &LoopTreatment) -> bool {
+    match t {
+        LoopTreatment::Wavefront => true,
+        LoopTreatment::Tile(spec) => has_wavefront(&spec.outer) || has_wavefront(&spec.inner),
+        _ => false,
     }
-    print_region(
-        program,
-        region,
-        &schedule,
-        &model.context,
-        names,
-        templates,
-        naming,
-        helpers,
-        &summary,
-        storage.as_ref(),
-    )
+}
+
+/// `spec` with every wavefront (at any tiling level) run as serial loops.
+fn without_wavefronts(spec: &TileSpec) -> TileSpec {
+    fn treat(t: &LoopTreatment) -> LoopTreatment {
+        match t {
+            LoopTreatment::Wavefront => LoopTreatment::Serial,
+            LoopTreatment::Tile(spec) => LoopTreatment::Tile(Box::new(without_wavefronts(spec))),
+            other => other.clone(),
+        }
+    }
+    TileSpec {
+        outer: treat(&spec.outer),
+        inner: treat(&spec.inner),
+        ..spec.clone()
+    }
 }
 
 /// The deepest loop nesting of the region's stages.
@@ -312,9 +509,10 @@ fn print_region(
     helpers: &mut BTreeSet<Helper>,
     summary: &[String],
     storage: Option<&TileStorage>,
-) -> Result<String> {
+    max_operations: u64,
+) -> Result<Option<String>> {
     let inner_indent = format!("{}  ", region.indent);
-    let code = generate_loops(
+    let Some(code) = generate_loops(
         schedule,
         context,
         &region.stages,
@@ -324,25 +522,31 @@ fn print_region(
         &inner_indent,
         helpers,
         storage,
-    )?;
+        max_operations,
+    )?
+    else {
+        return Ok(None);
+    };
     let (line, _) = program.file.line_col(region.pragma_span.start);
     let stages = region
         .stages
         .iter()
         .map(|s| format!("{}: {}", s.name, s.label))
         .collect();
-    templates.region(&RegionParts {
-        kind: match region.kind {
-            RegionKind::Chain(_) => "loop chain",
-            RegionKind::Scop => "scop",
-        },
-        input: &program.file.path,
-        line,
-        stages,
-        schedule: summary.join(", "),
-        indent: &region.indent,
-        code,
-    })
+    templates
+        .region(&RegionParts {
+            kind: match region.kind {
+                RegionKind::Chain(_) => "loop chain",
+                RegionKind::Scop => "scop",
+            },
+            input: &program.file.path,
+            line,
+            stages,
+            schedule: summary.join(", "),
+            indent: &region.indent,
+            code,
+        })
+        .map(Some)
 }
 
 /// The `--report` text of one region: per stage, the box it computes per
@@ -450,7 +654,7 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
     })();
     result.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        Error::user(crate::diag::Diagnostic::error_global(format!(
+        Error::user(Diagnostic::error_global(format!(
             "cannot write '{}': {e}",
             path.display()
         )))
@@ -604,13 +808,16 @@ mod pipeline_tests {
             overlap_dims: None,
             overlap_tolerance: None,
             report: false,
+            max_isl_operations: DEFAULT_MAX_ISL_OPERATIONS,
             summary: String::new(),
         }
     }
 
     #[test]
     fn original_order_is_two_parallel_loops() {
-        let out = compile_program(&opts(), &chain(vec![])).expect("compile");
+        let out = compile_program(&opts(), &chain(vec![]))
+            .expect("compile")
+            .text;
         assert_eq!(out.matches("#pragma omp parallel for").count(), 2, "{out}");
         assert!(out.contains("B[c0] = A[c0-1] + A[c0+1];"), "{out}");
     }
@@ -621,7 +828,9 @@ mod pipeline_tests {
             shifts: None,
             span: Span::default(),
         }];
-        let out = compile_program(&opts(), &chain(items)).expect("compile");
+        let out = compile_program(&opts(), &chain(items))
+            .expect("compile")
+            .text;
         eprintln!("{out}");
         // C[i] reads B[i+1]: the consumer runs one iteration later.
         assert!(
@@ -640,8 +849,27 @@ mod pipeline_tests {
         match compile_program(&opts(), &chain(items)) {
             Err(Error::User(d)) => assert!(d[0].message.contains("violates"), "{}", d[0].message),
             Err(Error::Internal(m)) => panic!("internal error {m}"),
-            Ok(out) => panic!("accepted illegal shifts:\n{out}"),
+            Ok(out) => panic!("accepted illegal shifts:\n{}", out.text),
         }
+    }
+
+    #[test]
+    fn code_generation_past_its_budget_is_a_diagnostic() {
+        let mut o = opts();
+        o.max_isl_operations = 1;
+        match compile_program(&o, &chain(vec![])) {
+            Err(Error::User(d)) => assert!(
+                d[0].message
+                    .contains("ran past its budget of 2 operations on this region;"),
+                "{}",
+                d[0].message
+            ),
+            Err(Error::Internal(m)) => panic!("internal error {m}"),
+            Ok(out) => panic!("no budget error:\n{}", out.text),
+        }
+        // The default budget leaves room, and says nothing.
+        let out = compile_program(&opts(), &chain(vec![])).expect("compile");
+        assert!(out.warnings.is_empty());
     }
 
     #[test]
@@ -649,7 +877,7 @@ mod pipeline_tests {
         let mut o = opts();
         o.tile = true;
         o.tile_sizes = Some(vec![8]);
-        let out = compile_program(&o, &chain(vec![])).expect("compile");
+        let out = compile_program(&o, &chain(vec![])).expect("compile").text;
         eprintln!("{out}");
         assert!(out.contains("c0 += 8"), "{out}");
     }

@@ -46,6 +46,11 @@ struct Cli {
     /// within this fraction (PolyMage's overlap tolerance; default: no limit).
     #[arg(long, value_name = "F")]
     overlap_tolerance: Option<f64>,
+    /// Budget of isl operations (allocations) per statement for generating
+    /// a region's code; past it the region's schedule is made simpler, with
+    /// a warning, or refused. 0: no limit.
+    #[arg(long, value_name = "N", default_value_t = flextile::driver::DEFAULT_MAX_ISL_OPERATIONS)]
+    max_isl_operations: u64,
     /// Print the per-tile footprint of every stage (overlapped tiling).
     #[arg(long)]
     report: bool,
@@ -231,6 +236,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         },
         overlap_dims: cli.overlap_dims.clone(),
         overlap_tolerance: cli.overlap_tolerance,
+        max_isl_operations: cli.max_isl_operations,
         report: cli.report,
         summary: summary.join(" "),
     })

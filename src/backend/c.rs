@@ -5,7 +5,7 @@ use crate::backend::ast::CNode;
 use crate::diag::{Error, Result};
 use crate::model::expr::Expr;
 use crate::model::program::{AccessKind, Stage};
-use crate::transform::overlap::{GroupStorage, Scratchpad, Slide, TileStorage};
+use crate::transform::overlap::{Condition, GroupStorage, Load, Scratchpad, Slide, TileStorage};
 use std::collections::HashMap;
 
 /// One indentation level of generated code.
@@ -119,8 +119,8 @@ impl CPrinter<'_> {
         out: &mut String,
     ) -> Result<()> {
         let group = self.storage.and_then(|st| st.group_of(stage));
-        if let Some((storage, data)) = group.and_then(|g| g.loads.get(stage).map(|d| (g, d))) {
-            return load(&self.prefix, storage, data, args, indent, out);
+        if let Some((storage, l)) = group.and_then(|g| g.loads.get(stage).map(|d| (g, d))) {
+            return load(&self.prefix, storage, l, args, indent, out);
         }
         if let Some((storage, sl)) = group.and_then(|g| g.slides.get(stage).map(|s| (g, s))) {
             return slide(&self.prefix, storage, sl, args, indent, out);
@@ -184,15 +184,17 @@ impl CPrinter<'_> {
     }
 }
 
-/// A load statement: one element of `data` copied into its scratchpad.
+/// A load statement: one element of `data` copied into its scratchpad,
+/// under the load's guard when it has one.
 fn load(
     prefix: &str,
     storage: &GroupStorage,
-    data: &str,
+    l: &Load,
     args: &[String],
     indent: &str,
     out: &mut String,
 ) -> Result<()> {
+    let data = &l.data;
     let Some(sp) = storage.scratchpad(data) else {
         return Err(Error::internal(format!(
             "load of '{data}' without a scratchpad"
@@ -203,12 +205,47 @@ fn load(
     let vars: Vec<Expr> = names.iter().map(|n| Expr::Var(n.clone())).collect();
     let values: Vec<String> = index.iter().map(|a| wrap(a)).collect();
     let tile: Vec<String> = tile.iter().map(|a| wrap(a)).collect();
-    out.push_str(&format!(
-        "{indent}{} = {data}{};\n",
+    let copy = format!(
+        "{} = {data}{};",
         scratch_access(prefix, sp, &vars, &names, &values, &tile),
         subscripts(&vars, &names, &values)
-    ));
+    );
+    match &l.guard {
+        None => out.push_str(&format!("{indent}{copy}\n")),
+        Some(g) => {
+            let subst = |v: &str| {
+                names
+                    .iter()
+                    .position(|n| n == v)
+                    .and_then(|k| values.get(k).cloned())
+            };
+            out.push_str(&format!(
+                "{indent}if ({})\n{indent}  {copy}\n",
+                c_condition(g, &subst)
+            ));
+        }
+    }
     Ok(())
+}
+
+/// C text of a [`Condition`] (`1` when it has a disjunct with no
+/// constraint, `0` when it has no disjunct).
+fn c_condition(g: &Condition, subst: &dyn Fn(&str) -> Option<String>) -> String {
+    if g.disjuncts.is_empty() {
+        return "0".to_string();
+    }
+    let mut ors = Vec::new();
+    for conj in &g.disjuncts {
+        if conj.is_empty() {
+            return "1".to_string();
+        }
+        let ands: Vec<String> = conj
+            .iter()
+            .map(|(e, eq)| format!("{} {} 0", c_expr(e, subst), if *eq { "==" } else { ">=" }))
+            .collect();
+        ors.push(format!("({})", ands.join(" && ")));
+    }
+    ors.join(" || ")
 }
 
 /// A slide statement: one scratchpad element moved down by one tile along the

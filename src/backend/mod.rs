@@ -150,7 +150,8 @@ impl Templates {
 }
 
 /// Generates the loops of one region from its final schedule: isl builds the
-/// AST under the parameter `context`, flextile prints it.
+/// AST under the parameter `context`, flextile prints it. `Ok(None)`: isl's
+/// code generator ran past `max_operations` (see [`ast_from_schedule`]).
 #[allow(clippy::too_many_arguments)]
 pub fn generate_loops(
     schedule: &Schedule,
@@ -162,13 +163,16 @@ pub fn generate_loops(
     indent: &str,
     helpers: &mut BTreeSet<Helper>,
     storage: Option<&TileStorage>,
-) -> Result<String> {
-    let ast = ast_from_schedule(schedule, context)?;
+    max_operations: u64,
+) -> Result<Option<String>> {
+    let Some(ast) = ast_from_schedule(schedule, context, max_operations)? else {
+        return Ok(None);
+    };
     let mut reader = AstReader::new(names, naming);
     let tree = ast::hoist_tile_storage(reader.read(&ast)?);
     helpers.extend(reader.helpers.iter().copied());
     let printer = CPrinter::new(stages, &templates.parallel_for()?, storage, &naming.helper);
     let mut out = String::new();
     printer.print(&tree, indent, &mut out)?;
-    Ok(out)
+    Ok(Some(out))
 }

@@ -41,6 +41,7 @@ extern "C" {
     fn isl_options_set_ast_build_detect_min_max(ctx: Ptr, val: c_int) -> c_int;
     fn isl_ctx_last_error_msg(ctx: Ptr) -> *const c_char;
     fn isl_ctx_reset_error(ctx: Ptr);
+    fn isl_ctx_last_error(ctx: Ptr) -> c_int;
     fn isl_printer_to_str(ctx: Ptr) -> Ptr;
     fn isl_printer_set_yaml_style(p: Ptr, style: c_int) -> Ptr;
     fn isl_printer_print_schedule(p: Ptr, schedule: Ptr) -> Ptr;
@@ -55,6 +56,8 @@ extern "C" {
 
 /// `ISL_ON_ERROR_CONTINUE`: errors are recorded in the context, not printed.
 const ISL_ON_ERROR_CONTINUE: c_int = 1;
+/// `isl_error_quota`: the operation bound was reached.
+const ISL_ERROR_QUOTA: c_int = 6;
 /// `ISL_YAML_STYLE_BLOCK`.
 const ISL_YAML_STYLE_BLOCK: c_int = 0;
 
@@ -108,32 +111,51 @@ fn last_error(ctx: &Context, what: &str) -> Error {
 
 /// Generates an AST for `schedule` under the parameter constraints `context`
 /// (`isl_ast_build_from_context` + `isl_ast_build_node_from_schedule`).
-pub fn ast_from_schedule(schedule: &Schedule, context: &Set) -> Result<ASTNode> {
+///
+/// `max_operations` bounds the work isl may spend (its operation counter
+/// counts every allocation, so it bounds memory too); 0 means no bound.
+/// `Ok(None)`: isl ran past the bound and stopped cleanly.
+pub fn ast_from_schedule(
+    schedule: &Schedule,
+    context: &Set,
+    max_operations: u64,
+) -> Result<Option<ASTNode>> {
     let ctx = schedule.get_ctx();
     let context = context.copy().map_err(isl_err)?;
     let schedule = schedule.copy().map_err(isl_err)?;
     let (mut context, mut schedule) = (context, schedule);
     context.do_not_free_on_drop();
     schedule.do_not_free_on_drop();
+    ctx.reset_operations();
+    ctx.set_max_operations(max_operations);
     // SAFETY: both arguments are `__isl_take` copies we no longer own; the
     // build is freed before returning; the node is handed to an owning wrapper.
     let node = unsafe {
         let build = isl_ast_build_from_context(context.ptr);
         if build == 0 {
             isl_schedule_free_raw(schedule.ptr);
-            return Err(last_error(&ctx, "cannot create AST build"));
+            0
+        } else {
+            let node = isl_ast_build_node_from_schedule(build, schedule.ptr);
+            isl_ast_build_free(build);
+            node
         }
-        let node = isl_ast_build_node_from_schedule(build, schedule.ptr);
-        isl_ast_build_free(build);
-        node
     };
+    ctx.set_max_operations(0);
+    ctx.reset_operations();
     if node == 0 {
+        // SAFETY: reading the error code of a live context.
+        if unsafe { isl_ctx_last_error(ctx.ptr) } == ISL_ERROR_QUOTA {
+            // SAFETY: clearing the error of a live context.
+            unsafe { isl_ctx_reset_error(ctx.ptr) };
+            return Ok(None);
+        }
         return Err(last_error(&ctx, "AST generation failed"));
     }
-    Ok(ASTNode {
+    Ok(Some(ASTNode {
         ptr: node,
         should_free_on_drop: true,
-    })
+    }))
 }
 
 /// The kind of an isl AST node.
@@ -256,10 +278,32 @@ mod tests {
         )
         .expect("schedule");
         let context = Set::read_from_str(&ctx, "[N] -> { : N >= 1 }").expect("context");
-        let ast = ast_from_schedule(&s, &context).expect("ast");
+        let ast = ast_from_schedule(&s, &context, 0)
+            .expect("ast")
+            .expect("no bound");
         assert_eq!(ast_node_kind(&ast).expect("kind"), AstKind::For);
         let text = ast.to_C_str().expect("c").to_string();
         assert!(text.contains("S0(c0)") && text.contains("S1(c0)"), "{text}");
+    }
+
+    #[test]
+    fn ast_build_stops_cleanly_at_the_operation_bound() {
+        let ctx = new_context();
+        let s = Schedule::read_from_str(
+            &ctx,
+            "{ domain: \"[N, M] -> { S0[i, j] : 0 <= i < N and i <= j < M; S1[i, j] : 2 <= i < M and 0 <= j < N + i }\", \
+               child: { schedule: \"[N, M] -> [{ S0[i, j] -> [(i + j)]; S1[i, j] -> [(i + 2j)] }]\" } }",
+        )
+        .expect("schedule");
+        let context =
+            Set::read_from_str(&ctx, "[N, M] -> { : N >= 1 and M >= 1 }").expect("context");
+        assert!(ast_from_schedule(&s, &context, 10)
+            .expect("no error")
+            .is_none());
+        // The bound is lifted afterwards: the context is usable, and an
+        // unbounded build of the same schedule succeeds.
+        assert!(ast_from_schedule(&s, &context, 0).expect("ast").is_some());
+        assert_eq!(ctx.get_max_operations(), 0);
     }
 
     #[test]
@@ -302,7 +346,9 @@ mod tests {
             .expect("point band");
         let schedule = node.get_schedule().expect("schedule");
         let context = Set::read_from_str(&ctx, "{ : }").expect("context");
-        let ast = ast_from_schedule(&schedule, &context).expect("ast");
+        let ast = ast_from_schedule(&schedule, &context, 0)
+            .expect("ast")
+            .expect("no bound");
         let text = ast.to_C_str().expect("c").to_string();
         // Tile 1 recomputes point 3: the point loop starts one before the tile.
         assert!(text.contains("S(c0, c1)"), "{text}");

@@ -59,7 +59,9 @@ use log::info;
 use std::collections::BTreeSet;
 
 use crate::transform::storage::plan_storage;
-pub use crate::transform::storage::{GroupStorage, Scratchpad, Slide, TileStorage};
+pub use crate::transform::storage::{
+    Condition, GroupStorage, Load, Scratchpad, Slide, TileStorage,
+};
 
 /// Mark above the expansion node: the back end declares the tile's scratchpads there.
 pub const MARK_TILE_STORAGE: &str = "tile_storage";
@@ -105,6 +107,8 @@ pub struct Overlapped {
     pub storage: TileStorage,
     /// Per-stage footprints, in chain order.
     pub footprints: Vec<Footprint>,
+    /// Stages of the largest group.
+    pub largest_group: usize,
 }
 
 /// Builds overlapped tiles of `shape` and `sizes` for the chain `region`.
@@ -150,6 +154,15 @@ pub fn overlapped_tiling(
         cand.push(k);
         if current.is_empty() {
             current = cand;
+            continue;
+        }
+        if spec.max_group.is_some_and(|m| current.len() >= m) {
+            info!(
+                "overlap: {} starts a new group: groups have at most {} stages",
+                region.stages[k].label,
+                current.len()
+            );
+            groups.push(std::mem::replace(&mut current, vec![k]));
             continue;
         }
         match group_is_overlappable(region, names, model, deps, spec, &cand, span) {
@@ -207,6 +220,7 @@ pub fn overlapped_tiling(
         schedule,
         storage,
         footprints,
+        largest_group: groups.iter().map(Vec::len).max().unwrap_or(0),
     })
 }
 
@@ -588,6 +602,9 @@ pub struct OverlapSpec {
     /// overlap per loop, as a fraction of the tile size, stays within it
     /// (PolyMage's greedy grouping). `None`: no limit.
     pub overlap_tolerance: Option<f64>,
+    /// At most this many stages per group (the driver's fallback when isl's
+    /// code generator runs past its budget). `None`: no limit.
+    pub max_group: Option<usize>,
 }
 
 /// The loop tiled classically under partial overlapped tiling (`None`: every

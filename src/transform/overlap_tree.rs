@@ -79,7 +79,12 @@ pub(crate) fn build_tree(
     for (name, l) in loads {
         // `[T] -> D[x]`, reversed into the `element -> tile` form `expand` takes.
         let token = format!("{name}_t");
-        let l = l.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
+        // Restricted to the group's tiles (a load box is given for every tile).
+        let l = l
+            .copy()
+            .and_then(|m| m.intersect_domain(tiles.copy()?))
+            .and_then(|m| m.reverse())
+            .map_err(isl_err)?;
         tokens = tokens.union(token_set(&token)?).map_err(isl_err)?;
         expansion = expansion
             .union(expand(&l, &token, name)?)

@@ -15,7 +15,7 @@ use crate::model::isl_ext::{isl_err, IslText};
 use crate::model::polyhedral::{Names, RegionModel};
 use crate::model::program::{AccessKind, Region};
 use crate::transform::overlap::MARK_TILE_STORAGE;
-use isl_rs::{Aff, DimType, Map, UnionMap, UnionSet};
+use isl_rs::{Aff, DimType, Map, Set, UnionMap, UnionSet};
 use log::info;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,12 +46,31 @@ pub struct GroupStorage {
     pub stores: BTreeMap<String, usize>,
     /// Statements (by isl name) that copy, at the start of a tile, the
     /// elements of a scratchpad's data set that the tile reads but the chain
-    /// never writes, with the data set's name.
-    pub loads: BTreeMap<String, String>,
+    /// never writes.
+    pub loads: BTreeMap<String, Load>,
     /// Partial (hybrid) overlapped tiling: statements (by isl name) that, at
     /// the start of a tile of the classically tiled loop, move the part of a
     /// scratchpad the next tile reads (its halo) down by one tile.
     pub slides: BTreeMap<String, Slide>,
+}
+
+/// A load statement: at the start of a tile, elements of `data` copied from
+/// the original array into the scratchpad.
+#[derive(Clone, Debug)]
+pub struct Load {
+    /// The data set (C array).
+    pub data: String,
+    /// When the statement runs over a box around the elements to load: the
+    /// elements worth loading (a union of conjunctions of affine constraints
+    /// over `ft_x0, ...` and the parameters); the others are skipped.
+    pub guard: Option<Condition>,
+}
+
+/// A union of conjunctions of affine constraints: `(a >= 0 && b == 0) || ...`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Condition {
+    /// Disjuncts; each a list of `(e, equality)`: `e == 0` or `e >= 0`.
+    pub disjuncts: Vec<Vec<(Expr, bool)>>,
 }
 
 /// One scratchpad's sliding window along the classically tiled loop: its
@@ -246,7 +265,7 @@ pub(crate) fn plan_storage(
             ),
         )
         .map_err(isl_err)?;
-        let load = tile_images(regions, live_in, &data_space)?;
+        let exact_load = tile_images(regions, live_in, &data_space)?;
         if classic.is_some() {
             // What the tile's stages read, including the halo computed by the
             // tile before along the classically tiled loop.
@@ -254,7 +273,7 @@ pub(crate) fn plan_storage(
                 per_tile = per_tile.union(m).map_err(isl_err)?;
             }
         }
-        if let Some(l) = &load {
+        if let Some(l) = &exact_load {
             info!("overlap: tiles load {} from '{data}'", l.text()?);
             per_tile = per_tile
                 .union(l.copy().map_err(isl_err)?)
@@ -271,6 +290,10 @@ pub(crate) fn plan_storage(
         }
         let off = bx.get_offset().map_err(isl_err)?;
         let size = bx.get_size().map_err(isl_err)?;
+        let (load, guard) = match exact_load {
+            Some(l) => boxed_load(l, &off, &size, live_in, &data_space, names)?,
+            None => (None, None),
+        };
         let n = size.size().map_err(isl_err)?;
         let mut sizes = Vec::new();
         let mut offsets = Vec::new();
@@ -340,7 +363,13 @@ pub(crate) fn plan_storage(
         });
         if let Some(l) = load {
             let name = format!("ft_load_{}", crate::model::polyhedral::isl_name(data));
-            storage.loads.insert(name.clone(), data.clone());
+            storage.loads.insert(
+                name.clone(),
+                Load {
+                    data: data.clone(),
+                    guard,
+                },
+            );
             loads.push((name, l));
         }
     }
@@ -404,6 +433,119 @@ fn dims_list(stage: &crate::model::program::Stage, data: &str) -> String {
         .map(|d| format!("o{d}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The elements a tile loads, as a domain isl's code generator handles
+/// quickly, and the guard that keeps the loads exact.
+///
+/// The exact set (`exact`: per tile, the elements its stages read from
+/// before the chain) is a union of translated strips clipped by the stages'
+/// domains and by the first and last tiles; as a loop domain it makes isl's
+/// code generator separate dozens of pieces at every level (minutes, GBs on
+/// chains of 3-D nests). Instead the statement runs over the scratchpad's
+/// box (`offset` in the tile, constant `size`), which holds the exact set,
+/// and loads only the elements of the group's live-in reads (`live_in`'s
+/// image: no tile variables, a few disjuncts). Every element it loads is
+/// read by the original program, so in bounds, and written by no stage of
+/// the group, so no other tile stores it concurrently. The box is given for
+/// every tile (the schedule tree restricts it to the group's tiles). Falls
+/// back to the exact set when the guard cannot be written (strided accesses).
+fn boxed_load(
+    exact: Map,
+    offset: &isl_rs::MultiAff,
+    size: &isl_rs::MultiVal,
+    live_in: &UnionMap,
+    data_space: &UnionSet,
+    names: &Names,
+) -> Result<(Option<Map>, Option<Condition>)> {
+    let need = live_in
+        .copy()
+        .and_then(|l| l.intersect_range(data_space.copy()?))
+        .and_then(|l| l.range())
+        .and_then(Set::from_union_set)
+        .and_then(|s| s.coalesce())
+        .map_err(isl_err)?;
+    let Some(guard) = condition(&need, names)? else {
+        return Ok((Some(exact), None));
+    };
+    let n = size.size().map_err(isl_err)?;
+    let tuple = exact
+        .get_tuple_name(DimType::Out)
+        .map_err(isl_err)?
+        .to_string();
+    let mut cons = Vec::new();
+    for d in 0..n {
+        let s = size
+            .get_at(d)
+            .and_then(|v| v.get_num_si())
+            .map_err(isl_err)?;
+        cons.push(format!("o{d} <= x{d} <= o{d} + {}", s - 1));
+    }
+    let dims = |v: &str| {
+        (0..n)
+            .map(|d| format!("{v}{d}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let within = Map::read_from_str(
+        &exact.get_ctx(),
+        &format!(
+            "{{ {tuple}[{}] -> {tuple}[{}] : {} }}",
+            dims("o"),
+            dims("x"),
+            cons.join(" and ")
+        ),
+    )
+    .map_err(isl_err)?;
+    let boxed = offset
+        .copy()
+        .and_then(Map::from_multi_aff)
+        .and_then(|m| m.apply_range(within))
+        .map_err(isl_err)?;
+    Ok((Some(boxed), Some(guard)))
+}
+
+/// `set` (over a data set's indices and the parameters) as a [`Condition`]
+/// over `ft_x0, ...` and the parameters' C names; `None` when it has
+/// existentially quantified variables (strides).
+fn condition(set: &Set, names: &Names) -> Result<Option<Condition>> {
+    let list = set.get_basic_set_list().map_err(isl_err)?;
+    let mut out = Condition::default();
+    for b in 0..list.size().map_err(isl_err)? {
+        let bset = list.get_at(b).map_err(isl_err)?;
+        if bset.dim(DimType::Div).map_err(isl_err)? > 0 {
+            return Ok(None);
+        }
+        let cons = bset.get_constraint_list().map_err(isl_err)?;
+        let mut conj = Vec::new();
+        for c in 0..cons.size().map_err(isl_err)? {
+            let c = cons.get_at(c).map_err(isl_err)?;
+            let int = |v: isl_rs::Val| v.get_num_si().map_err(isl_err);
+            let mut e = Expr::Int(int(c.get_constant_val().map_err(isl_err)?)?);
+            for d in 0..bset.dim(DimType::Set).map_err(isl_err)? {
+                let k = int(c.get_coefficient_val(DimType::Set, d).map_err(isl_err)?)?;
+                if k != 0 {
+                    e = Expr::sum(
+                        e,
+                        Expr::product(Expr::Int(k), Expr::Var(format!("ft_x{d}"))),
+                    );
+                }
+            }
+            for p in 0..bset.dim(DimType::Param).map_err(isl_err)? {
+                let k = int(c.get_coefficient_val(DimType::Param, p).map_err(isl_err)?)?;
+                if k != 0 {
+                    let isl = bset
+                        .get_dim_name(DimType::Param, p as u32)
+                        .map_err(isl_err)?;
+                    let c_name = names.c_param(isl).unwrap_or(isl).to_string();
+                    e = Expr::sum(e, Expr::product(Expr::Int(k), Expr::Var(c_name)));
+                }
+            }
+            conj.push((e, c.is_equality().map_err(isl_err)?));
+        }
+        out.disjuncts.push(conj);
+    }
+    Ok(Some(out))
 }
 
 /// An affine function of the tile variables and parameters as an [`Expr`]

@@ -11,7 +11,7 @@ use crate::model::program::{LoopTreatment, TileSpec};
 use crate::transform::band::{
     has_band_below, insert_mark, permutable_prefix, walk, Walk, MARK_PARALLEL_REQUEST, MARK_SERIAL,
 };
-use isl_rs::{MultiVal, Schedule, ScheduleNode, ScheduleNodeType, UnionMap, Val};
+use isl_rs::{MultiVal, Schedule, ScheduleNode, ScheduleNodeType, UnionMap, UnionPwAff, Val};
 use log::info;
 
 /// How strictly a tiling request is applied.
@@ -126,9 +126,9 @@ fn tile_band(
     // Treatments: the point band first (below the tile band), then the tile
     // band, whose treatment may restructure it (tiled again, skewed).
     let point = node.child(0).map_err(isl_err)?;
-    let point = treat(point, deps, &spec.inner, strict)?;
+    let point = treat(point, deps, &spec.inner, strict, None)?;
     let node = point.parent().map_err(isl_err)?;
-    treat(node, deps, &spec.outer, strict)
+    treat(node, deps, &spec.outer, strict, Some(&spec.sizes[..k]))
 }
 
 /// Applies one loop treatment to the band at `node`.
@@ -137,6 +137,7 @@ fn treat(
     deps: &UnionMap,
     t: &LoopTreatment,
     strict: Strictness,
+    tile_sizes: Option<&[i64]>,
 ) -> Result<ScheduleNode> {
     match t {
         LoopTreatment::Auto => Ok(node),
@@ -147,7 +148,7 @@ fn treat(
                 Strictness::Pragma(s) => s,
                 Strictness::BestEffort => Span::default(),
             };
-            wavefront(node, deps, span)
+            wavefront(node, deps, span, tile_sizes)
         }
         LoopTreatment::Tile(spec) => tile_band(node, deps, spec, strict),
     }
@@ -155,7 +156,18 @@ fn treat(
 
 /// Skews the band at `node` so that its outer loop runs over wavefronts
 /// (`b0 + b1 + ... + bn-1`) and the loops inside a wavefront are parallel.
-pub fn wavefront(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {
+///
+/// The loops of a tile band count in steps of the tile size (`tile_sizes`):
+/// their wavefront is the sum of tile *numbers* (`b0/s0 + b1/s1 + ...`), so
+/// that consecutive wavefronts are consecutive integers. (The sum of the
+/// scaled origins is also legal but sparse, and its strides cost isl's code
+/// generator orders of magnitude more time on chains of 3-D nests.)
+pub fn wavefront(
+    node: ScheduleNode,
+    deps: &UnionMap,
+    span: Span,
+    tile_sizes: Option<&[i64]>,
+) -> Result<ScheduleNode> {
     let n = node.band_n_member().map_err(isl_err)? as usize;
     if n < 2 {
         return Err(Error::at(
@@ -170,9 +182,19 @@ pub fn wavefront(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<Sche
         ));
     }
     let mupa = node.band_get_partial_schedule().map_err(isl_err)?;
-    let mut sum = mupa.get_at(0).map_err(isl_err)?;
-    for i in 1..n as i32 {
-        sum = sum.add(mupa.get_at(i).map_err(isl_err)?).map_err(isl_err)?;
+    let ctx = node.get_ctx();
+    let member = |i: usize| -> Result<UnionPwAff> {
+        let m = mupa.get_at(i as i32).map_err(isl_err)?;
+        match tile_sizes.and_then(|s| s.get(i)) {
+            Some(&s) if s > 1 => m
+                .scale_down_val(Val::int_from_si(&ctx, s).map_err(isl_err)?)
+                .map_err(isl_err),
+            _ => Ok(m),
+        }
+    };
+    let mut sum = member(0)?;
+    for i in 1..n {
+        sum = sum.add(member(i)?).map_err(isl_err)?;
     }
     let skewed = mupa.set_at(0, sum).map_err(isl_err)?;
     let node = node.delete().map_err(isl_err)?;

@@ -1,0 +1,73 @@
+//! `--max-isl-operations`: when isl's code generator runs past its budget,
+//! flextile makes the region's schedule simpler and warns (overlapped groups
+//! split in halves), or refuses the region with a diagnostic, and leaves the
+//! output alone. (That the simpler schedule computes the same bits is checked
+//! by the testsuite: `overlap_blowup_2d.c` has this option set.)
+
+use std::process::{Command, Output};
+
+const PROGRAM: &str = "testsuite/programs/overlap_blowup_2d.c";
+
+fn flextile(out: &std::path::Path, budget: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flextile"))
+        .args([PROGRAM, "-o"])
+        .arg(out)
+        .args(["--rectangle", "--max-isl-operations", budget])
+        .output()
+        .expect("run flextile")
+}
+
+fn out_path(tag: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("flextile-budget-{tag}-{}.c", std::process::id()))
+}
+
+#[test]
+fn past_the_budget_groups_are_halved_with_a_warning() {
+    let out = out_path("warn");
+    let o = flextile(&out, "30000");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_file(&out);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{PROGRAM}:106:5: warning: isl's code generator ran past its budget of 120000 operations on this region; overlapped groups now have at most 2 stages (the largest had 4)"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains('^'), "no caret line: {stderr}");
+    assert!(text.contains("groups of at most 2 stages"), "{text}");
+}
+
+#[test]
+fn with_the_default_budget_nothing_is_said() {
+    let out = out_path("default");
+    let o = Command::new(env!("CARGO_BIN_EXE_flextile"))
+        .args([PROGRAM, "-o"])
+        .arg(&out)
+        .arg("--rectangle")
+        .output()
+        .expect("run flextile");
+    let _ = std::fs::remove_file(&out);
+    assert!(o.status.success());
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn with_nothing_simpler_left_the_region_is_refused() {
+    let out = out_path("error");
+    let o = flextile(&out, "20000");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{PROGRAM}:106:5: error: isl's code generator ran past its budget of 80000 operations on this region even with overlapped groups of at most 2 stages"
+        )),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "the output was written");
+}
