@@ -39,7 +39,7 @@ pub const DEFAULT_TILE_SIZE: i64 = 32;
 /// isl's default operation budget for generating a region's code, per
 /// statement of the region (`--max-isl-operations`; isl counts allocations,
 /// so this bounds memory too).
-pub const DEFAULT_MAX_ISL_OPERATIONS: u64 = 1_000_000;
+pub const DEFAULT_MAX_ISL_OPERATIONS: u64 = 3_000_000;
 
 /// Everything the command line decides.
 #[derive(Clone, Debug)]

@@ -444,12 +444,15 @@ fn dims_list(stage: &crate::model::program::Stage, data: &str) -> String {
 /// code generator separate dozens of pieces at every level (minutes, GBs on
 /// chains of 3-D nests). Instead the statement runs over the scratchpad's
 /// box (`offset` in the tile, constant `size`), which holds the exact set,
-/// and loads only the elements of the group's live-in reads (`live_in`'s
-/// image: no tile variables, a few disjuncts). Every element it loads is
+/// cut by the elements of the group's live-in reads (`live_in`'s image: no
+/// tile variables, a few disjuncts): by that set itself when it is convex,
+/// else by its simple hull, with a guard that loads only the set's elements.
+/// A single convex domain per load keeps isl quick. Every element it loads is
 /// read by the original program, so in bounds, and written by no stage of
 /// the group, so no other tile stores it concurrently. The box is given for
 /// every tile (the schedule tree restricts it to the group's tiles). Falls
-/// back to the exact set when the guard cannot be written (strided accesses).
+/// back to the exact set when a guard is needed but cannot be written
+/// (strided accesses).
 fn boxed_load(
     exact: Map,
     offset: &isl_rs::MultiAff,
@@ -465,8 +468,21 @@ fn boxed_load(
         .and_then(Set::from_union_set)
         .and_then(|s| s.coalesce())
         .map_err(isl_err)?;
-    let Some(guard) = condition(&need, names)? else {
-        return Ok((Some(exact), None));
+    // One convex piece: the box cut by it is exact. Several: the box is cut
+    // by their simple hull, and the guard picks the pieces.
+    let pieces = need.n_basic_set().map_err(isl_err)?;
+    let (cut, guard) = match pieces {
+        0 => return Ok((Some(exact), None)),
+        1 => (need, None),
+        _ => match condition(&need, names)? {
+            Some(g) => (
+                need.simple_hull()
+                    .and_then(Set::from_basic_set)
+                    .map_err(isl_err)?,
+                Some(g),
+            ),
+            None => return Ok((Some(exact), None)),
+        },
     };
     let n = size.size().map_err(isl_err)?;
     let tuple = exact
@@ -501,8 +517,9 @@ fn boxed_load(
         .copy()
         .and_then(Map::from_multi_aff)
         .and_then(|m| m.apply_range(within))
+        .and_then(|m| m.intersect_range(cut))
         .map_err(isl_err)?;
-    Ok((Some(boxed), Some(guard)))
+    Ok((Some(boxed), guard))
 }
 
 /// `set` (over a data set's indices and the parameters) as a [`Condition`]
