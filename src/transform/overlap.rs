@@ -145,7 +145,6 @@ pub fn overlapped_tiling(
             format!("--overlap-dims names loop {d}, but the deepest nest has {deepest} loops (numbered from 0, outermost first)"),
         ));
     }
-    let ctx = model.schedule.get_ctx();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut first_reason: Option<String> = None;
     let mut current: Vec<usize> = Vec::new();
@@ -214,7 +213,6 @@ pub fn overlapped_tiling(
             Some(s) => s.sequence(part).map_err(isl_err)?,
         });
     }
-    let _ = &ctx;
     let schedule = schedule.ok_or_else(|| Error::internal("overlap: empty chain"))?;
     Ok(Overlapped {
         schedule,

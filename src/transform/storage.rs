@@ -550,13 +550,10 @@ fn condition(set: &Set, names: &Names) -> Result<Option<Condition>> {
             }
             for p in 0..bset.dim(DimType::Param).map_err(isl_err)? {
                 let k = int(c.get_coefficient_val(DimType::Param, p).map_err(isl_err)?)?;
-                if k != 0 {
-                    let isl = bset
-                        .get_dim_name(DimType::Param, p as u32)
-                        .map_err(isl_err)?;
-                    let c_name = names.c_param(isl).unwrap_or(isl).to_string();
-                    e = Expr::sum(e, Expr::product(Expr::Int(k), Expr::Var(c_name)));
-                }
+                let isl = bset
+                    .get_dim_name(DimType::Param, p as u32)
+                    .map_err(isl_err)?;
+                e = plus_param(e, k, isl, names);
             }
             conj.push((e, c.is_equality().map_err(isl_err)?));
         }
@@ -599,13 +596,19 @@ fn aff_to_expr(aff: &Aff, names: &Names) -> Result<Expr> {
             .get_coefficient_val(DimType::Param, p)
             .and_then(|v| v.get_num_si())
             .map_err(isl_err)?;
-        if c != 0 {
-            let isl = aff
-                .get_dim_name(DimType::Param, p as u32)
-                .map_err(isl_err)?;
-            let c_name = names.c_param(isl).unwrap_or(isl).to_string();
-            e = Expr::sum(e, Expr::product(Expr::Int(c), Expr::Var(c_name)));
-        }
+        let isl = aff
+            .get_dim_name(DimType::Param, p as u32)
+            .map_err(isl_err)?;
+        e = plus_param(e, c, isl, names);
     }
     Ok(e)
+}
+
+/// `e + k * P`, with `P` the C name of the isl parameter `isl` (`e` when `k` is 0).
+fn plus_param(e: Expr, k: i64, isl: &str, names: &Names) -> Expr {
+    if k == 0 {
+        return e;
+    }
+    let c_name = names.c_param(isl).unwrap_or(isl).to_string();
+    Expr::sum(e, Expr::product(Expr::Int(k), Expr::Var(c_name)))
 }
