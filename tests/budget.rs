@@ -71,3 +71,25 @@ fn with_nothing_simpler_left_the_region_is_refused() {
     );
     assert!(!out.exists(), "the output was written");
 }
+
+/// Regression (tools/difftest, program 202601349 of seed 2026): tiles of
+/// tiles with wavefronts over the inner tiles and the points of five fused
+/// 3-D nests ran past the default budget (and took minutes) before tiled
+/// loops were generated atomic and inner tiles aligned on the outer ones.
+#[test]
+fn tiles_of_tiles_with_wavefronts_fit_the_default_budget() {
+    let out = out_path("tiles-of-tiles");
+    let o = Command::new(env!("CARGO_BIN_EXE_flextile"))
+        .args(["testsuite/programs/tile_of_tiles_wavefronts_3d.c", "-o"])
+        .arg(&out)
+        .arg("--no-openmp")
+        .output()
+        .expect("run flextile");
+    let _ = std::fs::remove_file(&out);
+    assert!(o.status.success());
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

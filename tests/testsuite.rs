@@ -1299,6 +1299,7 @@ mod programs {
         scop_minmax_guard,
         scop_resample,
         seidel2d_scop,
+        tile_of_tiles_wavefronts_3d,
         two_chains,
     );
 }

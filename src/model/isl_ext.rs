@@ -8,8 +8,8 @@
 
 use crate::diag::{Error, Result};
 use isl_rs::{
-    ASTNode, Context, LibISLError, Map, Schedule, ScheduleNode, Set, UnionMap, UnionPwMultiAff,
-    UnionSet,
+    ASTNode, Context, LibISLError, Map, MultiVal, Schedule, ScheduleNode, Set, UnionMap,
+    UnionPwMultiAff, UnionSet,
 };
 use libc_free::free;
 use std::ffi::CStr;
@@ -223,6 +223,22 @@ extern "C" {
     fn isl_schedule_free_raw(schedule: Ptr) -> Ptr;
 }
 
+/// Tiles the band at `node` (`isl_schedule_node_band_tile`) with point
+/// loops relative to the tile's origin (isl's `tile_shift_point_loops`,
+/// off in flextile's context, on for this one call). Tiling the point band
+/// again then yields inner tiles aligned on the outer tile's origin, as in
+/// classical multi-level tiling.
+pub fn band_tile_local(node: ScheduleNode, sizes: MultiVal) -> Result<ScheduleNode> {
+    let ctx = node.get_ctx();
+    // SAFETY: `ctx.ptr` is the node's live context; the setter stores a flag
+    // that `band_tile` reads, and it is restored before returning.
+    unsafe { isl_options_set_tile_shift_point_loops(ctx.ptr, 1) };
+    let tiled = node.band_tile(sizes);
+    // SAFETY: as above.
+    unsafe { isl_options_set_tile_shift_point_loops(ctx.ptr, 0) };
+    tiled.map_err(isl_err)
+}
+
 /// The schedule tree in isl's block-style YAML (for `--dump-schedule`).
 pub fn schedule_to_yaml(schedule: &Schedule) -> Result<String> {
     let ctx = schedule.get_ctx();
@@ -266,6 +282,7 @@ isl_text!(Map, isl_map_to_str);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use isl_rs::Val;
 
     #[test]
     fn ast_from_a_two_statement_schedule() {
@@ -284,6 +301,39 @@ mod tests {
         assert_eq!(ast_node_kind(&ast).expect("kind"), AstKind::For);
         let text = ast.to_C_str().expect("c").to_string();
         assert!(text.contains("S0(c0)") && text.contains("S1(c0)"), "{text}");
+    }
+
+    #[test]
+    fn local_tiling_shifts_only_its_own_point_loops() {
+        let ctx = new_context();
+        let s = Schedule::read_from_str(
+            &ctx,
+            "{ domain: \"[N] -> { S[i] : 0 <= i < N }\", child: { schedule: \"[{ S[i] -> [(i)] }]\" } }",
+        )
+        .expect("schedule");
+        let point_schedule = |local: bool| -> String {
+            let band = s.get_root().expect("root").child(0).expect("band");
+            let sizes = MultiVal::zero(band.band_get_space().expect("space"))
+                .expect("zero")
+                .set_val(0, Val::int_from_si(&ctx, 4).expect("4"))
+                .expect("set");
+            let tiled = if local {
+                band_tile_local(band, sizes).expect("tile")
+            } else {
+                band.band_tile(sizes).expect("tile")
+            };
+            let point = tiled.child(0).expect("point band");
+            point
+                .band_get_partial_schedule()
+                .expect("partial")
+                .to_str()
+                .expect("str")
+                .to_string()
+        };
+        // Local point loops run from the tile's origin; the context's
+        // default (global values) is back after the call.
+        assert_eq!(point_schedule(true), "[{ S[i] -> [((i) mod 4)] }]");
+        assert_eq!(point_schedule(false), "[{ S[i] -> [(i)] }]");
     }
 
     #[test]

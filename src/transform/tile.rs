@@ -4,14 +4,25 @@
 //!
 //! A band is tiled over its longest permutable prefix: the members in which
 //! every dependence distance it must respect is non-negative.
+//!
+//! A point band that is tiled again is tiled in the outer tile's local
+//! coordinates, so inner tiles are aligned on the outer tile's origin.
+//! The loops of a tiled band are generated *atomic* (one loop per level,
+//! statements guarded inside it) except the innermost loop, which isl
+//! separates so that it runs without guards: separating every level of a
+//! fused chain of nests with different domains splits each tile into many
+//! pieces, and costs isl's code generator orders of magnitude more time
+//! (minutes on tiles of tiles with wavefronts) for no gain in the inner loop.
 
 use crate::diag::{Error, Result, Span};
-use crate::model::isl_ext::isl_err;
+use crate::model::isl_ext::{band_tile_local, isl_err};
 use crate::model::program::{LoopTreatment, TileSpec};
 use crate::transform::band::{
     has_band_below, insert_mark, permutable_prefix, walk, Walk, MARK_PARALLEL_REQUEST, MARK_SERIAL,
 };
-use isl_rs::{MultiVal, Schedule, ScheduleNode, ScheduleNodeType, UnionMap, UnionPwAff, Val};
+use isl_rs::{
+    ASTLoopType, MultiVal, Schedule, ScheduleNode, ScheduleNodeType, UnionMap, UnionPwAff, Val,
+};
 use log::info;
 
 /// How strictly a tiling request is applied.
@@ -121,14 +132,37 @@ fn tile_band(
             .map_err(isl_err)?;
     }
     info!("tile: {k} loop(s) with sizes {:?}", &spec.sizes[..k]);
-    let node = node.band_tile(sizes).map_err(isl_err)?;
-    // Treatments: the tile band first, then the point band below it.
+    let node = if matches!(spec.inner, LoopTreatment::Tile(_)) {
+        band_tile_local(node, sizes)?
+    } else {
+        node.band_tile(sizes).map_err(isl_err)?
+    };
     // Treatments: the point band first (below the tile band), then the tile
     // band, whose treatment may restructure it (tiled again, skewed).
     let point = node.child(0).map_err(isl_err)?;
     let point = treat(point, deps, &spec.inner, strict, None)?;
     let node = point.parent().map_err(isl_err)?;
-    treat(node, deps, &spec.outer, strict, Some(&spec.sizes[..k]))
+    let node = treat(node, deps, &spec.outer, strict, Some(&spec.sizes[..k]))?;
+    atomic_but_innermost(node)
+}
+
+/// Marks every loop of the bands at and below `node` atomic, except the
+/// innermost loop of each innermost band (see the module header).
+fn atomic_but_innermost(node: ScheduleNode) -> Result<ScheduleNode> {
+    walk(node, &mut |node| {
+        if !matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
+            return Ok((node, Walk::Descend));
+        }
+        let n = node.band_n_member().map_err(isl_err)?;
+        let atomic = if has_band_below(&node)? { n } else { n - 1 };
+        let mut node = node;
+        for i in 0..atomic {
+            node = node
+                .band_member_set_ast_loop_type(i, ASTLoopType::Atomic)
+                .map_err(isl_err)?;
+        }
+        Ok((node, Walk::Descend))
+    })
 }
 
 /// Applies one loop treatment to the band at `node`.
