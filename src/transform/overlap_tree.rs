@@ -215,7 +215,9 @@ pub(crate) fn build_tree(
         node = node.child(0).and_then(|n| n.child(0)).map_err(isl_err)?;
     }
     // Prologue phases of a tile: slides, then loads (each over its elements,
-    // in order), then the tile's computation.
+    // in order), then the tile's computation. Each load is a phase of its
+    // own: loads of stages at different scales (pyramids) in one loop nest
+    // would run over the union of their ranges, most of it guarded off.
     let mut phases: Vec<Vec<(String, usize)>> = Vec::new();
     let with_dims = |list: &[(String, Map)]| -> Result<Vec<(String, usize)>> {
         list.iter()
@@ -225,8 +227,8 @@ pub(crate) fn build_tree(
     if !slides.is_empty() {
         phases.push(with_dims(&slides)?);
     }
-    if !loads.is_empty() {
-        phases.push(with_dims(loads)?);
+    for load in loads {
+        phases.push(with_dims(std::slice::from_ref(load))?);
     }
     if !phases.is_empty() {
         let mut list = UnionSetList::alloc(ctx, phases.len() as i32 + 1).map_err(isl_err)?;
