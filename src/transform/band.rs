@@ -142,3 +142,16 @@ pub fn member_is_parallel(node: &ScheduleNode, deps: &UnionMap, m: usize) -> Res
         .is_subset(&vectors(&ctx, n, &format!("d{m} = 0"))?)
         .map_err(isl_err)
 }
+
+/// Generates the first `count` loops of the band at `node` atomic (one loop
+/// per level, statements guarded inside it, instead of isl's separation into
+/// the pieces where different statements run).
+pub fn atomic_loops(node: ScheduleNode, count: usize) -> Result<ScheduleNode> {
+    let mut node = node;
+    for m in 0..count {
+        node = node
+            .band_member_set_ast_loop_type(m as i32, isl_rs::ASTLoopType::Atomic)
+            .map_err(isl_err)?;
+    }
+    Ok(node)
+}

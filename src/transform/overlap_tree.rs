@@ -327,14 +327,8 @@ pub(crate) fn build_tree(
 /// Point loops are generated as one loop each with guards inside
 /// ("atomic"), not separated into full and partial pieces: one code path.
 fn atomic(node: isl_rs::ScheduleNode) -> Result<isl_rs::ScheduleNode> {
-    let n = node.band_n_member().map_err(isl_err)?;
-    let mut node = node;
-    for m in 0..n {
-        node = node
-            .band_member_set_ast_loop_type(m, isl_rs::ASTLoopType::Atomic)
-            .map_err(isl_err)?;
-    }
-    Ok(node)
+    let n = node.band_n_member().map_err(isl_err)? as usize;
+    crate::transform::band::atomic_loops(node, n)
 }
 
 /// Builds the filter of one statement list.

@@ -18,11 +18,10 @@ use crate::diag::{Error, Result, Span};
 use crate::model::isl_ext::{band_tile_local, isl_err};
 use crate::model::program::{LoopTreatment, TileSpec};
 use crate::transform::band::{
-    has_band_below, insert_mark, permutable_prefix, walk, Walk, MARK_PARALLEL_REQUEST, MARK_SERIAL,
+    atomic_loops, has_band_below, insert_mark, permutable_prefix, walk, Walk,
+    MARK_PARALLEL_REQUEST, MARK_SERIAL,
 };
-use isl_rs::{
-    ASTLoopType, MultiVal, Schedule, ScheduleNode, ScheduleNodeType, UnionMap, UnionPwAff, Val,
-};
+use isl_rs::{MultiVal, Schedule, ScheduleNode, ScheduleNodeType, UnionMap, UnionPwAff, Val};
 use log::info;
 
 /// How strictly a tiling request is applied.
@@ -153,15 +152,9 @@ fn atomic_but_innermost(node: ScheduleNode) -> Result<ScheduleNode> {
         if !matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
             return Ok((node, Walk::Descend));
         }
-        let n = node.band_n_member().map_err(isl_err)?;
+        let n = node.band_n_member().map_err(isl_err)? as usize;
         let atomic = if has_band_below(&node)? { n } else { n - 1 };
-        let mut node = node;
-        for i in 0..atomic {
-            node = node
-                .band_member_set_ast_loop_type(i, ASTLoopType::Atomic)
-                .map_err(isl_err)?;
-        }
-        Ok((node, Walk::Descend))
+        Ok((atomic_loops(node, atomic)?, Walk::Descend))
     })
 }
 
