@@ -9,14 +9,19 @@
 //! 6. the output is written atomically.
 
 use crate::backend::ast::Helper;
-use crate::backend::{generate_loops, FileParts, Naming, RegionParts, Templates};
+use crate::backend::{
+    generate_loops, FileParts, Naming, RegionParts, ShadowParts, Templates, TimeBlockParts,
+};
 use crate::diag::{Diagnostic, Error, Result, SourceFile, Span};
 use crate::frontend;
 use crate::model::deps;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
 use crate::model::polyhedral::{self, Names};
-use crate::model::program::{LoopTreatment, Program, Region, RegionKind, ScheduleItem, TileSpec};
+use crate::model::program::{
+    CmpOp, LoopTreatment, Program, Region, RegionKind, ScheduleItem, TileSpec,
+};
 use crate::transform::overlap::{overlapped_tiling, Footprint, OverlapSpec, Shape, TileStorage};
+use crate::transform::time_blocks::{shadow_rows, time_blocks};
 use crate::transform::{fuse, parallel, tile};
 use isl_rs::Schedule;
 use log::info;
@@ -35,6 +40,10 @@ pub enum Target {
 
 /// Default tile size for every loop when `--tile` is given without sizes.
 pub const DEFAULT_TILE_SIZE: i64 = 32;
+
+/// Time steps per block when overlapped tiling of a time loop is given no
+/// tile size for it.
+pub const DEFAULT_TIME_STEPS: i64 = 4;
 
 /// isl's default operation budget for generating a region's code, per
 /// statement of the region (`--max-isl-operations`; isl counts allocations,
@@ -183,14 +192,8 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
 }
 
 /// Runs the model, dependence and transformation passes on one region and
-/// prints it.
-///
-/// isl's code generator gets a budget of operations
-/// (`--max-isl-operations` times the region's statements). When it runs past it, the region is
-/// transformed again with a simpler schedule, and a warning says so:
-/// overlapped groups are split in halves (down to two stages); a loop chain
-/// that asks for wavefronts gets serial tile loops instead. When nothing
-/// simpler is left, the region is refused with a diagnostic.
+/// prints it (a time-iterated scop under overlapped tiling: see
+/// [`compile_time_blocked`]).
 #[allow(clippy::too_many_arguments)]
 fn compile_region(
     opts: &Options,
@@ -202,6 +205,75 @@ fn compile_region(
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
+    if opts.overlap.is_some() && matches!(region.kind, RegionKind::Scop) {
+        return compile_time_blocked(
+            opts, program, region, names, templates, naming, helpers, warnings,
+        );
+    }
+    let lowered = lower(
+        opts,
+        program,
+        region,
+        names,
+        naming,
+        templates,
+        helpers,
+        warnings,
+        &format!("{}  ", region.indent),
+    )?;
+    let (line, _) = program.file.line_col(region.pragma_span.start);
+    templates.region(&RegionParts {
+        kind: match region.kind {
+            RegionKind::Chain(_) => "loop chain",
+            RegionKind::Scop => "scop",
+        },
+        input: &program.file.path,
+        line,
+        stages: stage_lines(region),
+        schedule: lowered.summary.join(", "),
+        indent: &region.indent,
+        code: lowered.code,
+    })
+}
+
+/// `S0: label` per stage, for a region's banner.
+fn stage_lines(region: &Region) -> Vec<String> {
+    region
+        .stages
+        .iter()
+        .map(|s| format!("{}: {}", s.name, s.label))
+        .collect()
+}
+
+/// A region's generated loops and what was done to them.
+struct Lowered {
+    /// The loops, indented.
+    code: String,
+    /// What was done, for the region's banner.
+    summary: Vec<String>,
+}
+
+/// The model, dependence and transformation passes on one region, and its
+/// loops printed at `indent`.
+///
+/// isl's code generator gets a budget of operations
+/// (`--max-isl-operations` times the region's statements). When it runs past it, the region is
+/// transformed again with a simpler schedule, and a warning says so:
+/// overlapped groups are split in halves (down to two stages); a loop chain
+/// that asks for wavefronts gets serial tile loops instead. When nothing
+/// simpler is left, the region is refused with a diagnostic.
+#[allow(clippy::too_many_arguments)]
+fn lower(
+    opts: &Options,
+    program: &Program,
+    region: &Region,
+    names: &Names,
+    naming: &Naming,
+    templates: &Templates,
+    helpers: &mut BTreeSet<Helper>,
+    warnings: &mut Vec<Diagnostic>,
+    indent: &str,
+) -> Result<Lowered> {
     let ctx = new_context();
     let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
     polyhedral::check_declared_accesses(&ctx, region, names)?;
@@ -222,23 +294,28 @@ fn compile_region(
                 schedule_to_yaml(&t.schedule)?
             );
         }
-        if let Some(code) = print_region(
-            program,
-            region,
+        if let Some(storage) = &t.storage {
+            check_versions_in_scratchpads(region, storage)?;
+        }
+        if let Some(code) = generate_loops(
             &t.schedule,
             &model.context,
+            &region.stages,
             names,
-            templates,
             naming,
+            templates,
+            indent,
             helpers,
-            &t.summary,
             t.storage.as_ref(),
             budget,
         )? {
             if let Some(r) = &t.report {
                 print!("{r}");
             }
-            return Ok(code);
+            return Ok(Lowered {
+                code,
+                summary: t.summary,
+            });
         }
         info!("codegen: isl ran past its budget of {budget} operations");
         let next = simpler.next(&t);
@@ -257,6 +334,157 @@ fn compile_region(
         ));
         simpler = next;
     }
+}
+
+/// Versions of arrays that live only in scratchpads (the inner steps of a
+/// time block) must have one in every group that touches them: the steps of
+/// a block have to be tiled together.
+fn check_versions_in_scratchpads(region: &Region, storage: &TileStorage) -> Result<()> {
+    for s in &region.stages {
+        for a in &s.accesses {
+            if region.versions.get(&a.data).is_none_or(|v| v.stored) {
+                continue;
+            }
+            let held = storage
+                .group_of(&s.name)
+                .is_some_and(|g| g.scratchpad(&a.data).is_some());
+            if !held {
+                return Err(Error::at(
+                    region.pragma_span,
+                    format!(
+                        "overlapped tiling of the time loop: the steps of a time block could not be tiled together ({} is not in the group that computes the values it reads; -v says why the group was split); use fewer time steps per block (--tile-sizes) or --tile",
+                        s.label
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Overlapped tiling of a time-iterated scop
+/// ([`crate::transform::time_blocks`]): full blocks of time steps, each a
+/// loop chain tiled with overlap, then the remaining steps with the original
+/// schedule. The time loop's tile size is the number of steps per block
+/// ([`DEFAULT_TIME_STEPS`] when `--tile-sizes` gives it none).
+#[allow(clippy::too_many_arguments)]
+fn compile_time_blocked(
+    opts: &Options,
+    program: &Program,
+    region: &Region,
+    names: &Names,
+    templates: &Templates,
+    naming: &Naming,
+    helpers: &mut BTreeSet<Helper>,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<String> {
+    let depth = max_depth(region);
+    let (steps, space_sizes) = match &opts.tile_sizes {
+        Some(s) if s.len() >= depth && depth >= 1 => {
+            (s[s.len() - depth], s[s.len() - depth + 1..].to_vec())
+        }
+        Some(s) => (DEFAULT_TIME_STEPS, s.clone()),
+        None => (
+            DEFAULT_TIME_STEPS,
+            vec![DEFAULT_TILE_SIZE; depth.saturating_sub(1)],
+        ),
+    };
+    let tb = time_blocks(region, names, steps, &naming.helper)?;
+    info!(
+        "time blocks: {steps} steps per block, {} stages in a block",
+        tb.blocks.stages.len()
+    );
+    // Loops are numbered from the time loop (0); in a block, from the first space loop.
+    let overlap_dims = opts
+        .overlap_dims
+        .as_ref()
+        .map(|d| d.iter().filter(|d| **d > 0).map(|d| d - 1).collect());
+    let block_opts = Options {
+        tile_sizes: Some(space_sizes.clone()),
+        overlap_dims,
+        ..opts.clone()
+    };
+    let indent = format!("{}    ", region.indent);
+    let blocks = lower(
+        &block_opts,
+        program,
+        &tb.blocks,
+        &tb.names,
+        naming,
+        templates,
+        helpers,
+        warnings,
+        &indent,
+    )?;
+    let rest_opts = Options {
+        overlap: None,
+        tile: false,
+        ..opts.clone()
+    };
+    let remainder = lower(
+        &rest_opts,
+        program,
+        &tb.remainder,
+        &tb.names,
+        naming,
+        templates,
+        helpers,
+        warnings,
+        &indent,
+    )?;
+    let ctx = new_context();
+    let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+    let mut shadows = Vec::new();
+    for sh in &tb.shadows {
+        let rows = shadow_rows(&model, names, &sh.array)?
+            .ok_or_else(|| {
+                Error::at(
+                    region.pragma_span,
+                    format!(
+                        "overlapped tiling of the time loop: cannot bound the first subscript of the writes to '{}', to size its copy",
+                        sh.array
+                    ),
+                )
+            })?;
+        shadows.push(ShadowParts {
+            name: sh.name.clone(),
+            array: sh.array.clone(),
+            rows: format!("{rows} + 1"),
+            nested: sh.rank > 1,
+        });
+    }
+    let (line, _) = program.file.line_col(region.pragma_span.start);
+    let mut summary = vec![format!(
+        "time blocks of {steps} steps, each a chain of {} stages (steps and copies back)",
+        tb.blocks.stages.len()
+    )];
+    summary.extend(blocks.summary);
+    let full: Vec<String> = tb
+        .full
+        .iter()
+        .map(|c| {
+            let op = match c.op {
+                CmpOp::Eq => "==",
+                op => op.as_str(),
+            };
+            format!("{} {op} {}", c.lhs, c.rhs)
+        })
+        .collect();
+    templates.time_blocks(&TimeBlockParts {
+        input: &program.file.path,
+        line,
+        stages: stage_lines(region),
+        schedule: summary.join(", "),
+        indent: &region.indent,
+        start: &tb.start,
+        first: &tb.first.to_string(),
+        full: &full.join(" && "),
+        steps,
+        rest: &tb.rest,
+        shadows,
+        blocks: blocks.code,
+        remainder: remainder.code,
+    })
 }
 
 /// How much simpler than asked a region's schedule is made after isl's code
@@ -495,58 +723,6 @@ fn max_depth(region: &Region) -> usize {
         .map(|s| s.iterators.len())
         .max()
         .unwrap_or(1)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn print_region(
-    program: &Program,
-    region: &Region,
-    schedule: &Schedule,
-    context: &isl_rs::Set,
-    names: &Names,
-    templates: &Templates,
-    naming: &Naming,
-    helpers: &mut BTreeSet<Helper>,
-    summary: &[String],
-    storage: Option<&TileStorage>,
-    max_operations: u64,
-) -> Result<Option<String>> {
-    let inner_indent = format!("{}  ", region.indent);
-    let Some(code) = generate_loops(
-        schedule,
-        context,
-        &region.stages,
-        names,
-        naming,
-        templates,
-        &inner_indent,
-        helpers,
-        storage,
-        max_operations,
-    )?
-    else {
-        return Ok(None);
-    };
-    let (line, _) = program.file.line_col(region.pragma_span.start);
-    let stages = region
-        .stages
-        .iter()
-        .map(|s| format!("{}: {}", s.name, s.label))
-        .collect();
-    templates
-        .region(&RegionParts {
-            kind: match region.kind {
-                RegionKind::Chain(_) => "loop chain",
-                RegionKind::Scop => "scop",
-            },
-            input: &program.file.path,
-            line,
-            stages,
-            schedule: summary.join(", "),
-            indent: &region.indent,
-            code,
-        })
-        .map(Some)
 }
 
 /// The `--report` text of one region: per stage, the box it computes per
@@ -789,6 +965,7 @@ mod pipeline_tests {
                 stages: vec![s0, s1],
                 tree: vec![lp(0), lp(1)],
                 data_types: Default::default(),
+                versions: Default::default(),
             }],
         }
     }

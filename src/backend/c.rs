@@ -149,7 +149,7 @@ impl CPrinter<'_> {
                 s.name
             ));
             for a in s.analysed().unwrap_or_default() {
-                if a.kind != AccessKind::Write {
+                if a.kind != AccessKind::Write || storage.unstored.contains(&a.data) {
                     continue;
                 }
                 if let Some(sp) = storage.scratchpad(&a.data) {
@@ -206,8 +206,9 @@ fn load(
     let values: Vec<String> = index.iter().map(|a| wrap(a)).collect();
     let tile: Vec<String> = tile.iter().map(|a| wrap(a)).collect();
     let copy = format!(
-        "{} = {data}{};",
+        "{} = {}{};",
         scratch_access(prefix, sp, &vars, &names, &values, &tile),
+        l.source,
         subscripts(&vars, &names, &values)
     );
     match &l.guard {

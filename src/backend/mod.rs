@@ -38,6 +38,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/c/parallel_for.c.tera"),
     ),
     ("helpers", include_str!("../../templates/c/helpers.c.tera")),
+    (
+        "time_blocks",
+        include_str!("../../templates/c/time_blocks.c.tera"),
+    ),
 ];
 
 fn tera_err(e: tera::Error) -> Error {
@@ -83,6 +87,48 @@ pub struct RegionParts<'a> {
     pub indent: &'a str,
     /// The generated loops, already indented one level below `indent`.
     pub code: String,
+}
+
+/// What the template of a time-blocked scop needs.
+pub struct TimeBlockParts<'a> {
+    /// Input path.
+    pub input: &'a str,
+    /// Line of the region's pragma.
+    pub line: usize,
+    /// One line per statement of the original scop.
+    pub stages: Vec<String>,
+    /// A summary of the transformations applied.
+    pub schedule: String,
+    /// Indentation of the region.
+    pub indent: &'a str,
+    /// C name of the variable holding a block's first time step.
+    pub start: &'a str,
+    /// The time loop's first step (C).
+    pub first: &'a str,
+    /// The condition (C) under which a block of `steps` steps from `start` runs.
+    pub full: &'a str,
+    /// Time steps per block.
+    pub steps: i64,
+    /// C name of the remainder's first time step.
+    pub rest: &'a str,
+    /// Shadow copies declared around the blocks.
+    pub shadows: Vec<ShadowParts>,
+    /// The loops of one block, indented two levels below `indent`.
+    pub blocks: String,
+    /// The loops of the remainder, indented two levels below `indent`.
+    pub remainder: String,
+}
+
+/// One shadow copy of an array, for the time-blocks template.
+pub struct ShadowParts {
+    /// C name of the copy.
+    pub name: String,
+    /// The array.
+    pub array: String,
+    /// Its number of rows (C expression).
+    pub rows: String,
+    /// Whether the array has more than one dimension (its rows are arrays).
+    pub nested: bool,
 }
 
 impl Templates {
@@ -132,6 +178,45 @@ impl Templates {
         c.insert("helpers", &helpers);
         c.insert("body", p.body);
         self.tera.render("file", &c).map_err(tera_err)
+    }
+
+    /// A time-blocked scop (without a trailing newline).
+    pub fn time_blocks(&self, p: &TimeBlockParts) -> Result<String> {
+        let mut c = Context::new();
+        c.insert("input", p.input);
+        c.insert("line", &p.line);
+        c.insert("stages", &p.stages);
+        c.insert("schedule", &p.schedule);
+        c.insert("indent", p.indent);
+        c.insert("start", p.start);
+        c.insert("first", p.first);
+        c.insert("full", p.full);
+        c.insert("steps", &p.steps);
+        c.insert("rest", p.rest);
+        let shadows: Vec<std::collections::BTreeMap<&str, String>> = p
+            .shadows
+            .iter()
+            .map(|s| {
+                std::collections::BTreeMap::from([
+                    ("name", s.name.clone()),
+                    ("array", s.array.clone()),
+                    ("rows", s.rows.clone()),
+                    (
+                        "nested",
+                        if s.nested {
+                            "yes".to_string()
+                        } else {
+                            String::new()
+                        },
+                    ),
+                ])
+            })
+            .collect();
+        c.insert("shadows", &shadows);
+        c.insert("blocks", &p.blocks);
+        c.insert("remainder", &p.remainder);
+        let s = self.tera.render("time_blocks", &c).map_err(tera_err)?;
+        Ok(s.trim_end_matches('\n').to_string())
     }
 
     /// One rewritten region (without a trailing newline: the file's own follows).

@@ -100,6 +100,7 @@ pub fn build<'tu>(
         stages,
         tree,
         data_types,
+        versions: BTreeMap::new(),
     })
 }
 

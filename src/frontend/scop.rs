@@ -79,6 +79,7 @@ pub fn build(
         stages: b.stages,
         tree,
         data_types: b.data_types,
+        versions: BTreeMap::new(),
     }))
 }
 

@@ -42,6 +42,22 @@ pub struct Region {
     /// access (`double`, `unsigned short`, a typedef name), without
     /// qualifiers (`const`, `volatile`, `restrict`).
     pub data_types: BTreeMap<String, String>,
+    /// Data sets that stand for one version of a C array (the steps of a
+    /// time block, see `transform::time_blocks`); empty for regions read
+    /// from the input.
+    pub versions: BTreeMap<String, DataVersion>,
+}
+
+/// One version of a C array: the values one statement of a time-iterated
+/// stencil writes at one step of a time block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataVersion {
+    /// The C array: elements a version does not hold are read from it.
+    pub array: String,
+    /// Whether the values reach memory outside the tile: the last version of
+    /// a block (stored to the array, or to its shadow copy). Other versions
+    /// live only in scratchpads.
+    pub stored: bool,
 }
 
 /// What kind of region.

@@ -2,7 +2,8 @@
 //!
 //! The driver runs them in order: fusion ([`fuse`]), tiling ([`tile`]) or
 //! overlapped tiling ([`overlap`], its tree in [`overlap_tree`], with [`align`] for sampling stages and
-//! [`storage`] for tile-local scratchpads), then the choice of parallel loops
+//! [`storage`] for tile-local scratchpads, and [`time_blocks`] for time-iterated
+//! stencils), then the choice of parallel loops
 //! ([`parallel`]). [`legality`] checks a schedule against the dependences;
 //! [`band`] holds the tree-walking helpers.
 
@@ -15,3 +16,4 @@ pub mod overlap_tree;
 pub mod parallel;
 pub mod storage;
 pub mod tile;
+pub mod time_blocks;

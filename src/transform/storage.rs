@@ -52,14 +52,20 @@ pub struct GroupStorage {
     /// the start of a tile of the classically tiled loop, move the part of a
     /// scratchpad the next tile reads (its halo) down by one tile.
     pub slides: BTreeMap<String, Slide>,
+    /// Data sets whose values never leave the tile (versions of an array at
+    /// the inner steps of a time block): no store writes them back.
+    pub unstored: BTreeSet<String>,
 }
 
 /// A load statement: at the start of a tile, elements of `data` copied from
 /// the original array into the scratchpad.
 #[derive(Clone, Debug)]
 pub struct Load {
-    /// The data set (C array).
+    /// The data set whose scratchpad receives the elements.
     pub data: String,
+    /// The C array the elements are read from: `data` itself, or the array
+    /// `data` is a version of.
+    pub source: String,
     /// When the statement runs over a box around the elements to load: the
     /// elements worth loading (a union of conjunctions of affine constraints
     /// over `ft_x0, ...` and the parameters); the others are skipped.
@@ -290,9 +296,9 @@ pub(crate) fn plan_storage(
         }
         let off = bx.get_offset().map_err(isl_err)?;
         let size = bx.get_size().map_err(isl_err)?;
-        let (load, guard) = match exact_load {
-            Some(l) => boxed_load(l, &off, &size, live_in, &data_space, names)?,
-            None => (None, None),
+        let loads_of_data = match exact_load {
+            Some(l) => boxed_loads(l, &off, &size, live_in, &data_space, names)?,
+            None => Vec::new(),
         };
         let n = size.size().map_err(isl_err)?;
         let mut sizes = Vec::new();
@@ -361,24 +367,37 @@ pub(crate) fn plan_storage(
             sizes,
             offsets,
         });
-        if let Some(l) = load {
-            let name = format!("ft_load_{}", crate::model::polyhedral::isl_name(data));
+        let several = loads_of_data.len() > 1;
+        for (k, (l, guard)) in loads_of_data.into_iter().enumerate() {
+            let mut name = format!("ft_load_{}", crate::model::polyhedral::isl_name(data));
+            if several {
+                name.push_str(&format!("_{k}"));
+            }
             storage.loads.insert(
                 name.clone(),
                 Load {
                     data: data.clone(),
+                    source: region
+                        .versions
+                        .get(data)
+                        .map_or_else(|| data.clone(), |v| v.array.clone()),
                     guard,
                 },
             );
             loads.push((name, l));
         }
     }
+    storage.unstored = scratch
+        .iter()
+        .filter(|d| region.versions.get(*d).is_some_and(|v| !v.stored))
+        .cloned()
+        .collect();
     for (k, stage) in region.stages.iter().enumerate() {
-        if stage
-            .accesses
-            .iter()
-            .any(|a| a.kind == AccessKind::Write && scratch.contains(&a.data))
-        {
+        if stage.accesses.iter().any(|a| {
+            a.kind == AccessKind::Write
+                && scratch.contains(&a.data)
+                && !storage.unstored.contains(&a.data)
+        }) {
             storage.stores.insert(format!("{}_store", stage.name), k);
         }
     }
@@ -435,32 +454,39 @@ fn dims_list(stage: &crate::model::program::Stage, data: &str) -> String {
         .join(", ")
 }
 
-/// The elements a tile loads, as a domain isl's code generator handles
-/// quickly, and the guard that keeps the loads exact.
+/// Most loads one data set gets per tile: one per convex piece of the
+/// elements it loads. With more pieces the loads run over their hull, with a
+/// guard.
+const MAX_LOAD_PIECES: usize = 8;
+
+/// The elements a tile loads, as loop domains isl's code generator handles
+/// quickly, each with the guard (if any) that keeps its loads exact.
 ///
 /// The exact set (`exact`: per tile, the elements its stages read from
 /// before the chain) is a union of translated strips clipped by the stages'
 /// domains and by the first and last tiles; as a loop domain it makes isl's
 /// code generator separate dozens of pieces at every level (minutes, GBs on
-/// chains of 3-D nests). Instead the statement runs over the scratchpad's
-/// box (`offset` in the tile, constant `size`), which holds the exact set,
-/// cut by the elements of the group's live-in reads (`live_in`'s image: no
-/// tile variables, a few disjuncts): by that set itself when it is convex,
-/// else by its simple hull, with a guard that loads only the set's elements.
-/// A single convex domain per load keeps isl quick. Every element it loads is
-/// read by the original program, so in bounds, and written by no stage of
-/// the group, so no other tile stores it concurrently. The box is given for
-/// every tile (the schedule tree restricts it to the group's tiles). Falls
-/// back to the exact set when a guard is needed but cannot be written
-/// (strided accesses).
-fn boxed_load(
+/// chains of 3-D nests). Instead each load runs over the scratchpad's box
+/// (`offset` in the tile, constant `size`), which holds the exact set, cut
+/// by one convex piece of the elements of the group's live-in reads
+/// (`live_in`'s image: no tile variables, a few disjuncts). Each load is a
+/// single convex domain, which keeps isl quick, and runs only where its piece
+/// meets the tile: a piece that is a border column costs nothing to the
+/// tiles away from it. With more than [`MAX_LOAD_PIECES`] pieces, one load
+/// runs over the box cut by their simple hull, with a guard that loads only
+/// the pieces' elements. Every element loaded is read by the original
+/// program, so in bounds, and written by no stage of the group, so no other
+/// tile stores it concurrently. The box is given for every tile (the
+/// schedule tree restricts it to the group's tiles). Falls back to the exact
+/// set when a guard is needed but cannot be written (strided accesses).
+fn boxed_loads(
     exact: Map,
     offset: &isl_rs::MultiAff,
     size: &isl_rs::MultiVal,
     live_in: &UnionMap,
     data_space: &UnionSet,
     names: &Names,
-) -> Result<(Option<Map>, Option<Condition>)> {
+) -> Result<Vec<(Map, Option<Condition>)>> {
     let need = live_in
         .copy()
         .and_then(|l| l.intersect_range(data_space.copy()?))
@@ -468,22 +494,30 @@ fn boxed_load(
         .and_then(Set::from_union_set)
         .and_then(|s| s.coalesce())
         .map_err(isl_err)?;
-    // One convex piece: the box cut by it is exact. Several: the box is cut
-    // by their simple hull, and the guard picks the pieces.
-    let pieces = need.n_basic_set().map_err(isl_err)?;
-    let (cut, guard) = match pieces {
-        0 => return Ok((Some(exact), None)),
-        1 => (need, None),
-        _ => match condition(&need, names)? {
-            Some(g) => (
+    let list = need.get_basic_set_list().map_err(isl_err)?;
+    let pieces = list.size().map_err(isl_err)? as usize;
+    let mut cuts: Vec<(Set, Option<Condition>)> = Vec::new();
+    if pieces == 0 {
+        return Ok(vec![(exact, None)]);
+    } else if pieces <= MAX_LOAD_PIECES {
+        for p in 0..pieces {
+            let piece = list
+                .get_at(p as i32)
+                .and_then(Set::from_basic_set)
+                .map_err(isl_err)?;
+            cuts.push((piece, None));
+        }
+    } else {
+        match condition(&need, names)? {
+            Some(g) => cuts.push((
                 need.simple_hull()
                     .and_then(Set::from_basic_set)
                     .map_err(isl_err)?,
                 Some(g),
-            ),
-            None => return Ok((Some(exact), None)),
-        },
-    };
+            )),
+            None => return Ok(vec![(exact, None)]),
+        }
+    }
     let n = size.size().map_err(isl_err)?;
     let tuple = exact
         .get_tuple_name(DimType::Out)
@@ -517,9 +551,18 @@ fn boxed_load(
         .copy()
         .and_then(Map::from_multi_aff)
         .and_then(|m| m.apply_range(within))
-        .and_then(|m| m.intersect_range(cut))
         .map_err(isl_err)?;
-    Ok((Some(boxed), guard))
+    let mut out = Vec::new();
+    for (cut, guard) in cuts {
+        let load = boxed
+            .copy()
+            .and_then(|m| m.intersect_range(cut))
+            .map_err(isl_err)?;
+        if !load.is_empty().map_err(isl_err)? {
+            out.push((load, guard));
+        }
+    }
+    Ok(out)
 }
 
 /// `set` (over a data set's indices and the parameters) as a [`Condition`]
