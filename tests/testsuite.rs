@@ -1300,6 +1300,7 @@ mod programs {
         scop_resample,
         seidel2d_scop,
         tile_of_tiles_wavefronts_3d,
+        time_blocks_three_arrays,
         two_chains,
     );
 }

@@ -39,9 +39,10 @@
 //!
 //! The schedule tree itself is built by [`crate::transform::overlap_tree`];
 //! tile-local storage (§3.7) is planned by [`crate::transform::storage`].
-//! Restrictions (each refused with a diagnostic): loop chains only (scops,
-//! i.e. time-iterated stencils, are not supported yet), one classically tiled
-//! loop under `--overlap-dims`, nests of equal depth,
+//! Time-iterated scops reach this pass as chains of time steps (see
+//! [`crate::transform::time_blocks`]). Restrictions (each refused with a
+//! diagnostic): one classically tiled loop under `--overlap-dims`, nests of
+//! equal depth,
 //! no output dependences inside the group (accumulations), no in-place update
 //! of data read from before the group, and analysable bodies for every stage
 //! whose data lives in scratchpads.
@@ -127,9 +128,8 @@ pub fn overlapped_tiling(
     span: Span,
 ) -> Result<Overlapped> {
     let RegionKind::Chain(_) = &region.kind else {
-        return Err(Error::at(
-            region.pragma_span,
-            "overlapped tiling of scops (time-iterated stencils) is not supported yet; use --tile",
+        return Err(Error::internal(
+            "overlapped tiling of a scop that was not cut into time blocks",
         ));
     };
     // A malformed --overlap-dims is the user's error, not a reason to split.
