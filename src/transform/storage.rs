@@ -162,6 +162,19 @@ pub(crate) fn plan_storage(
             scratch.insert(a.data.clone());
         }
     }
+    // Versions of an array at the inner steps of a time block exist only in
+    // scratchpads, whether or not a stage of the group reads what is written.
+    for stage in &region.stages {
+        for a in stage
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Write)
+        {
+            if region.versions.get(&a.data).is_some_and(|v| !v.stored) {
+                scratch.insert(a.data.clone());
+            }
+        }
+    }
     let mut storage = GroupStorage {
         tile_dims: depth,
         stages: region.stages.iter().map(|s| s.name.clone()).collect(),

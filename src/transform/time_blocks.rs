@@ -104,6 +104,12 @@ pub fn time_blocks(
         ));
     };
     let stages = &region.stages;
+    if stages.is_empty() {
+        return Err(Error::at(
+            span,
+            "overlapped tiling: the time loop has no statement",
+        ));
+    }
     let refuse = |at: Span, why: String| {
         Err(Error::at(
             at,

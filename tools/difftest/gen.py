@@ -52,6 +52,7 @@ import random
 import sys
 
 MG = 8  # margin on each side of every grid dimension
+TIME_STENCIL_SHARE = 0.12  # programs of the time-stencil flavor (generate_time_stencil)
 NB = 16  # histogram buckets
 PARAMS = ("N", "M", "K")
 ITER_SETS = [
@@ -794,6 +795,10 @@ class Gen:
         return reg
 
     def generate(self):
+        # A separate draw picks the time-stencil flavor, so that the programs
+        # of the other seeds stay what they were.
+        if random.Random(self.prog.seed * 7919 + 17).random() < TIME_STENCIL_SHARE:
+            return self.generate_time_stencil()
         r = self.rng
         p = self.prog
         depth = r.choice([1, 1, 2, 2, 2, 3])
@@ -809,6 +814,47 @@ class Gen:
                 p.regions.append(self.gen_scop(depth))
         p.argsets = self.argsets(depth)
         p.tile_options = self.tile_options(depth)
+        fix_bounds(p)
+        return p
+
+    def generate_time_stencil(self):
+        """A scop with a time loop around 2-3 stencil nests in the form that
+        overlapped tiling of a time loop takes: each nest writes its own
+        array and reads the others (of the same step when their writer comes
+        first, of the step before otherwise) and read-only inputs, at random
+        offsets, some writes shifted; longer time loops (blocks and a
+        remainder); tile sizes that give the time loop a size."""
+        r = self.rng
+        p = self.prog
+        p.flavor = "stencil"
+        depth = r.choice([1, 1, 2, 2, 3])
+        p.fn_iters = r.random() < 0.3
+        scale = (1,) * depth
+        reg = Region("scop")
+        reg.time = True
+        outs = [self.grid(scale) for _ in range(r.choice([2, 2, 3]))]
+        inputs = [self.grid(scale, produced=False) for _ in range(r.choice([0, 1]))]
+        iters = self.iters(depth)
+        for out in outs:
+            n = Nest("stencil", iters, self.dims_for(scale))
+            srcs = [a for a in outs + inputs if a is not out]
+            terms = []
+            for _ in range(r.randint(1, 4)):
+                src = r.choice(srcs)
+                terms.append(("rd", src.name, self.ident(depth, [self.offset() for _ in range(depth)])))
+            wcomps = self.ident(depth)
+            if r.random() < 0.2:
+                wcomps = self.ident(depth, [r.choice([-2, -1, 0, 1, 2]) for _ in range(depth)])
+            n.stmts.append(("assign", out.name, wcomps, "=", self.read_expr(terms)))
+            n.hdr = r.randint(0, 3)
+            n.fmt = r.randint(0, 5)
+            reg.nests.append(n)
+        p.regions.append(reg)
+        p.argsets = self.argsets(depth)
+        for env in p.argsets:
+            env["T"] = r.choice([0, 1, 3, 4, 5, 7, 9, 12])
+        p.tile_options = [[r.choice([1, 2, 3, 4, 5])] + [r.choice([2, 3, 4, 5, 7, 8, 16]) for _ in range(depth)]
+                          for _ in range(3)]
         fix_bounds(p)
         return p
 
