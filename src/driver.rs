@@ -18,7 +18,7 @@ use crate::model::deps;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
 use crate::model::polyhedral::{self, Names};
 use crate::model::program::{
-    CmpOp, LoopTreatment, Program, Region, RegionKind, ScheduleItem, TileSpec,
+    CmpOp, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, TileSpec,
 };
 use crate::transform::overlap::{overlapped_tiling, Footprint, OverlapSpec, Shape, TileStorage};
 use crate::transform::time_blocks::{shadow_rows, time_blocks};
@@ -205,7 +205,12 @@ fn compile_region(
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
-    if opts.overlap.is_some() && matches!(region.kind, RegionKind::Scop) {
+    // A scop under one outer loop is a time-iterated stencil; the top-level
+    // nests of any other scop are tiled like a loop chain's.
+    if opts.overlap.is_some()
+        && matches!(region.kind, RegionKind::Scop)
+        && matches!(region.tree.as_slice(), [OrigNode::Loop { .. }])
+    {
         return compile_time_blocked(
             opts, program, region, names, templates, naming, helpers, warnings,
         );
@@ -258,7 +263,8 @@ struct Lowered {
 ///
 /// isl's code generator gets a budget of operations
 /// (`--max-isl-operations` times the region's statements). When it runs past it, the region is
-/// transformed again with a simpler schedule, and a warning says so:
+/// transformed again with a simpler schedule, and a warning says so: the
+/// innermost fused point loop of rectangle tiles is generated atomic, then
 /// overlapped groups are split in halves (down to two stages); a loop chain
 /// that asks for wavefronts gets serial tile loops instead. When nothing
 /// simpler is left, the region is refused with a diagnostic.
@@ -395,10 +401,16 @@ fn compile_time_blocked(
         tb.blocks.stages.len()
     );
     // Loops are numbered from the time loop (0); in a block, from the first space loop.
-    let overlap_dims = opts
+    let overlap_dims: Option<Vec<usize>> = opts
         .overlap_dims
         .as_ref()
         .map(|d| d.iter().filter(|d| **d > 0).map(|d| d - 1).collect());
+    if overlap_dims.as_ref().is_some_and(Vec::is_empty) {
+        return Err(Error::at(
+            region.pragma_span,
+            "--overlap-dims names only the time loop (0), which overlapped tiling of a time loop always overlaps; name one of its space loops too (1, ...)",
+        ));
+    }
     let block_opts = Options {
         tile_sizes: Some(space_sizes.clone()),
         overlap_dims,
@@ -495,12 +507,24 @@ struct Simpler {
     max_group: Option<usize>,
     /// Wavefronts of the loop-chain pragma run as serial loops.
     no_wavefront: bool,
+    /// Rectangle tiles: every point loop atomic, the innermost included.
+    atomic_points: bool,
 }
 
 impl Simpler {
     /// The next simplification after `t` ran past the budget, with what it
     /// does in words; `None` when nothing simpler is left.
     fn next(&self, t: &Transformed) -> Option<(Simpler, String)> {
+        if t.default_innermost && !self.atomic_points {
+            return Some((
+                Simpler {
+                    atomic_points: true,
+                    ..self.clone()
+                },
+                "the innermost fused point loop of its rectangle tiles is now generated atomic"
+                    .to_string(),
+            ));
+        }
         if t.storage.is_some() {
             let half = t.largest_group / 2;
             return (half >= 2).then(|| {
@@ -551,6 +575,8 @@ struct Transformed {
     wavefronts: bool,
     /// The `--report` text (overlapped tiling).
     report: Option<String>,
+    /// Whether rectangle tiles left their innermost point loop to isl's default.
+    default_innermost: bool,
 }
 
 /// The transformation passes, in order: overlapped tiling, or the loop
@@ -594,6 +620,7 @@ fn transform(
                 overlap_dims: opts.overlap_dims.clone(),
                 overlap_tolerance: opts.overlap_tolerance,
                 max_group: simpler.max_group,
+                default_innermost: !simpler.atomic_points,
             },
             region.pragma_span,
         )?;
@@ -605,6 +632,9 @@ fn transform(
         });
         if let Some(g) = simpler.max_group {
             summary.push(format!("groups of at most {g} stages"));
+        }
+        if simpler.atomic_points && shape == Shape::Rectangle {
+            summary.push("atomic point loops (code generation budget)".to_string());
         }
         if opts.report {
             let (line, _) = program.file.line_col(region.pragma_span.start);
@@ -687,6 +717,7 @@ fn transform(
         largest_group,
         wavefronts,
         report: report_text,
+        default_innermost: opts.overlap == Some(Shape::Rectangle) && !simpler.atomic_points,
     })
 }
 

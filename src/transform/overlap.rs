@@ -39,7 +39,8 @@
 //!
 //! The schedule tree itself is built by [`crate::transform::overlap_tree`];
 //! tile-local storage (§3.7) is planned by [`crate::transform::storage`].
-//! Time-iterated scops reach this pass as chains of time steps (see
+//! The top-level nests of a scop are tiled like a chain's; time-iterated
+//! scops (one outer loop) reach this pass as chains of time steps (see
 //! [`crate::transform::time_blocks`]). Restrictions (each refused with a
 //! diagnostic): one classically tiled loop under `--overlap-dims`, nests of
 //! equal depth,
@@ -51,7 +52,7 @@ use crate::diag::{Diagnostic, Error, Result, Span};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::{isl_err, IslText};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
-use crate::model::program::{Region, RegionKind};
+use crate::model::program::{OrigNode, Region};
 use crate::transform::align::{scale_deps, stage_scales};
 use crate::transform::fuse::minimal_shifts;
 use crate::transform::overlap_tree::build_tree;
@@ -127,11 +128,18 @@ pub fn overlapped_tiling(
     spec: &OverlapSpec,
     span: Span,
 ) -> Result<Overlapped> {
-    let RegionKind::Chain(_) = &region.kind else {
-        return Err(Error::internal(
-            "overlapped tiling of a scop that was not cut into time blocks",
+    // Stages are tiled as separate nests: statements sharing a loop nest (in
+    // a scop) would be distributed, which can change what they read.
+    if let Some(k) = shared_nest(&region.tree) {
+        let s = &region.stages[k];
+        return Err(Error::user(
+            Diagnostic::error(
+                span,
+                "overlapped tiling needs every top-level loop nest of a scop to hold one statement: statements sharing a nest would be split into separate loops, which can change what they read; use --tile",
+            )
+            .with_note(s.span, format!("{} shares its loop nest", s.label)),
         ));
-    };
+    }
     // A malformed --overlap-dims is the user's error, not a reason to split.
     let deepest = region
         .stages
@@ -219,6 +227,21 @@ pub fn overlapped_tiling(
         storage,
         footprints,
         largest_group: groups.iter().map(Vec::len).max().unwrap_or(0),
+    })
+}
+
+/// A stage that shares its top-level loop nest with another, if any.
+pub(crate) fn shared_nest(tree: &[OrigNode]) -> Option<usize> {
+    fn under(n: &OrigNode, out: &mut Vec<usize>) {
+        match n {
+            OrigNode::Stage(k) => out.push(*k),
+            OrigNode::Loop { body, .. } => body.iter().for_each(|c| under(c, out)),
+        }
+    }
+    tree.iter().find_map(|n| {
+        let mut ks = Vec::new();
+        under(n, &mut ks);
+        (ks.len() > 1).then(|| ks[1])
     })
 }
 
@@ -480,8 +503,19 @@ fn tile_group(
         span,
     )?;
     let schedule = build_tree(
-        &ctx, region, &own, &regions, &loads, &storage, &shifts, &scales, shape, depth, classic,
+        &ctx,
+        region,
+        &own,
+        &regions,
+        &loads,
+        &storage,
+        &shifts,
+        &scales,
+        shape,
+        depth,
+        classic,
         mark,
+        spec.default_innermost,
     )?;
     Ok((schedule, storage, footprints))
 }
@@ -603,6 +637,10 @@ pub struct OverlapSpec {
     /// At most this many stages per group (the driver's fallback when isl's
     /// code generator runs past its budget). `None`: no limit.
     pub max_group: Option<usize>,
+    /// Rectangle tiles: the innermost fused point loop is left to isl's
+    /// default code generation (false: atomic like the others, the driver's
+    /// first fallback when isl runs past its budget).
+    pub default_innermost: bool,
 }
 
 /// The loop tiled classically under partial overlapped tiling (`None`: every
@@ -625,6 +663,15 @@ fn classic_dim(
         .collect();
     match rest.as_slice() {
         [] => Ok(None),
+        // The tiles of the classic loop run in order inside each overlapped
+        // tile, sharing its sliding scratchpads: there must be an overlapped
+        // loop around them.
+        [c] if !(0..depth).any(|d| dims.contains(&d)) => Err(Error::at(
+            span,
+            format!(
+                "--overlap-dims leaves no loop of this group to overlap (its one tiled loop, {c}, would be tiled classically); name one of its loops"
+            ),
+        )),
         [c] => Ok(Some(*c)),
         _ => Err(Error::at(
             span,

@@ -31,6 +31,7 @@ pub(crate) fn build_tree(
     depth: usize,
     classic: Option<usize>,
     mark: &str,
+    default_innermost: bool,
 ) -> Result<Schedule> {
     let mut tokens = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
     let mut expansion = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err)?;
@@ -291,21 +292,20 @@ pub(crate) fn build_tree(
     }
     match shape {
         Shape::Rectangle => {
-            // The fused point loops: atomic, except that in small groups isl
-            // separates the innermost into the pieces where the same stages
-            // run, so that it runs without per-stage guards (in large groups
-            // the pieces multiply the code and isl's time: local-laplacian's
-            // 30-stage groups take minutes).
+            // The fused point loops: atomic, except the innermost, which is
+            // left to isl's default (it splits the loop where that is cheap:
+            // local-laplacian's fused pyramid levels run 2x faster). Forcing
+            // it *separate* removes every per-stage guard, but multiplies the
+            // code (0.5-2 MB for heat-1d or the pyramids): not done.
             let mupa = MultiUnionPwAff::read_from_str(ctx, &point(&stmts)).map_err(isl_err)?;
             let node_in = node.insert_partial_schedule(mupa).map_err(isl_err)?;
             let n = node_in.band_n_member().map_err(isl_err)? as usize;
-            let separate = n > 0 && region.stages.len() <= MAX_SEPARATED_STAGES;
-            node = crate::transform::band::atomic_loops(node_in, if separate { n - 1 } else { n })?;
-            if separate {
-                node = node
-                    .band_member_set_ast_loop_type(n as i32 - 1, isl_rs::ASTLoopType::Separate)
-                    .map_err(isl_err)?;
-            }
+            let count = if default_innermost {
+                n.saturating_sub(1)
+            } else {
+                n
+            };
+            node = crate::transform::band::atomic_loops(node_in, count)?;
             if stmts.len() > 1 {
                 node = node.child(0).map_err(isl_err)?;
                 node = node
@@ -336,10 +336,6 @@ pub(crate) fn build_tree(
     }
     node.get_schedule().map_err(isl_err)
 }
-
-/// Most stages of a group whose fused (rectangle) innermost point loop isl
-/// separates into guard-free pieces.
-const MAX_SEPARATED_STAGES: usize = 16;
 
 /// Point loops are generated as one loop each with guards inside
 /// ("atomic"), not separated into full and partial pieces: one code path.

@@ -21,9 +21,11 @@
 //! the array after the block (overlapping tiles would otherwise overwrite
 //! values their neighbours still load).
 //!
-//! Restrictions, each refused with a diagnostic: statements analysable, each
-//! array written by one statement of the body, which does not read it; the
-//! time iterator in no subscript and only in the time loop's bounds.
+//! Restrictions, each refused with a diagnostic: one statement per loop nest
+//! of the body (in a shared nest, which step's values a statement reads
+//! depends on the nest's iteration order), statements analysable, each array
+//! written by one statement of the body, which does not read it; the time
+//! iterator in no subscript and only in the time loop's bounds.
 
 use crate::diag::{Error, Result, Span};
 use crate::model::expr::Expr;
@@ -98,12 +100,20 @@ pub fn time_blocks(
         ));
     }
     let [OrigNode::Loop { iter: time, body }] = region.tree.as_slice() else {
-        return Err(Error::at(
-            span,
-            "overlapped tiling of a scop needs one outer time loop around all its statements (a time-iterated stencil); use --tile, or write the nests as an omplc loop chain",
+        return Err(Error::internal(
+            "time blocks of a scop without one outer loop",
         ));
     };
     let stages = &region.stages;
+    if let Some(k) = crate::transform::overlap::shared_nest(body) {
+        return Err(Error::at(
+            stages[k].span,
+            format!(
+                "overlapped tiling of the time loop '{time}': {} shares its loop nest with another statement; each nest in the time loop must hold one statement (which step's values a statement reads depends on the order of its nest's iterations)",
+                stages[k].label
+            ),
+        ));
+    }
     if stages.is_empty() {
         return Err(Error::at(
             span,

@@ -12,7 +12,7 @@
  * starts with (ft_, else flextile_, ...).
  *
  * flextile-test: args: 1 1 1 0 | 5 40 1 0
- * flextile-test: options: --tile --tile-sizes 4,4 | --tile
+ * flextile-test: options: --tile --tile-sizes 4,4 | --tile | --rectangle --tile-sizes 3,4 | --scalene --tile-sizes 4,3
  */
 
 #include <stdio.h>

@@ -16,7 +16,7 @@
  * group of four stages runs past: flextile splits it in groups of two
  * (tests/budget.rs checks the warning).
  *
- * flextile-test: options: --rectangle | --scalene | --rectangle --tile-sizes 5,5 | --scalene --tile-sizes 3,7 | --rectangle --overlap-dims 1 --tile-sizes 3,4 | --scalene --overlap-dims 0 --tile-sizes 4,3 | --rectangle --max-isl-operations 30000
+ * flextile-test: options: --rectangle | --scalene | --rectangle --tile-sizes 5,5 | --scalene --tile-sizes 3,7 | --rectangle --overlap-dims 1 --tile-sizes 3,4 | --scalene --overlap-dims 0 --tile-sizes 4,3 | --rectangle --max-isl-operations 40000
  */
 
 #include <stdio.h>

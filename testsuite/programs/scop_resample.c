@@ -15,7 +15,7 @@
  * Output: D, U, Q and R in full (hashed above 4096 elements).
  *
  * flextile-test: args: 20 14 | 5 3 | 1 1 | 2 2 | 3 7 | 64 50 | 101 33
- * flextile-test: options: default | --tile | --tile --tile-sizes 4,4 | --tile --tile-sizes 3,5 | --no-openmp
+ * flextile-test: options: default | --tile | --tile --tile-sizes 4,4 | --tile --tile-sizes 3,5 | --no-openmp | --rectangle | --scalene --tile-sizes 6 | --rectangle --tile-sizes 4,8 --no-openmp
  */
 #include <stdio.h>
 #include <stdlib.h>

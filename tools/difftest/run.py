@@ -56,7 +56,7 @@ MODES = [("1", False), ("2", False), ("2", True)]  # OMP_NUM_THREADS, reverse-st
 SAN_FLAGS = ["-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
 CASES_PER_PROGRAM = 3
 # Overlapped tiling refuses, with a diagnostic, chains it does not handle yet
-# (scops without one time loop, accumulations, nests of different depths,
+# (in-place updates in time, accumulations, nests of different depths,
 # ...: see the restrictions in src/transform/overlap.rs and time_blocks.rs). Such a refusal (exit 1) under these options is
 # counted as "declined", not as a failure, unless --strict.
 OVERLAP_OPTIONS = ("--rectangle", "--scalene")
