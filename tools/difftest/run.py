@@ -156,14 +156,14 @@ def instantiate(template, prog, k):
 
 def option_sets_for(prog_index, prog, templates, per_program):
     """The option sets of one program: a rotation through the templates
-    (pipeline programs, those overlapped tiling handles, mostly get the
-    overlapped-tiling ones)."""
+    (pipeline and time-stencil programs, those overlapped tiling handles,
+    mostly get the overlapped-tiling ones)."""
     overlap = [t for t in templates if any(o in OVERLAP_OPTIONS for o in t)]
     classic = [t for t in templates if t not in overlap]
     sets = []
     for j in range(per_program):
         pool = classic
-        if prog.flavor == "pipeline":
+        if prog.flavor in ("pipeline", "stencil"):
             want_overlap = j < per_program - 1 or per_program == 1
         else:
             want_overlap = j == per_program - 1 and prog_index % 3 == 0
