@@ -167,7 +167,7 @@ pub fn time_blocks(
                 return refuse(
                     s.span,
                     format!(
-                        "its bound '{} {} {}' is not a constant or a parameter expression",
+                        "its bound '{} {} {}' is not an affine expression of the parameters without min, max or division",
                         c.lhs,
                         c.op.as_str(),
                         c.rhs
@@ -480,14 +480,14 @@ fn mentions(e: &Expr, v: &str) -> bool {
     vars.contains(v)
 }
 
-/// Whether `e` divides (C's `/` and `%` round differently from isl's).
+/// Whether `e` is not plain C arithmetic as [`Expr`]'s display prints it:
+/// divisions (C's `/` and `%` round differently from isl's), `min`, `max`.
 fn has_division(e: &Expr) -> bool {
     match e {
-        Expr::Div(..) | Expr::Mod(..) => true,
+        Expr::Div(..) | Expr::Mod(..) | Expr::Min(_) | Expr::Max(_) => true,
         Expr::Int(_) | Expr::Var(_) | Expr::Any => false,
         Expr::Neg(a) => has_division(a),
         Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) => has_division(a) || has_division(b),
-        Expr::Min(v) | Expr::Max(v) => v.iter().any(has_division),
     }
 }
 
