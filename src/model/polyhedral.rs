@@ -306,7 +306,8 @@ fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\\\""))
 }
 
-fn stages_under(nodes: &[OrigNode], out: &mut Vec<usize>) {
+/// Appends the stages under `nodes` to `out`, in textual order.
+pub(crate) fn stages_under(nodes: &[OrigNode], out: &mut Vec<usize>) {
     for n in nodes {
         match n {
             OrigNode::Stage(k) => out.push(*k),

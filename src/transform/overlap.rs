@@ -51,7 +51,7 @@
 use crate::diag::{Diagnostic, Error, Result, Span};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::{isl_err, IslText};
-use crate::model::polyhedral::{isl_name, Names, RegionModel};
+use crate::model::polyhedral::{isl_name, stages_under, Names, RegionModel};
 use crate::model::program::{OrigNode, Region};
 use crate::transform::align::{scale_deps, stage_scales};
 use crate::transform::fuse::minimal_shifts;
@@ -232,15 +232,9 @@ pub fn overlapped_tiling(
 
 /// A stage that shares its top-level loop nest with another, if any.
 pub(crate) fn shared_nest(tree: &[OrigNode]) -> Option<usize> {
-    fn under(n: &OrigNode, out: &mut Vec<usize>) {
-        match n {
-            OrigNode::Stage(k) => out.push(*k),
-            OrigNode::Loop { body, .. } => body.iter().for_each(|c| under(c, out)),
-        }
-    }
     tree.iter().find_map(|n| {
         let mut ks = Vec::new();
-        under(n, &mut ks);
+        stages_under(std::slice::from_ref(n), &mut ks);
         (ks.len() > 1).then(|| ks[1])
     })
 }

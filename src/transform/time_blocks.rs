@@ -161,8 +161,8 @@ pub fn time_blocks(
             c.lhs.collect_vars(&mut vars);
             c.rhs.collect_vars(&mut vars);
             if vars.iter().any(|v| v != time && s.iterators.contains(v))
-                || has_division(&c.lhs)
-                || has_division(&c.rhs)
+                || not_plain_c(&c.lhs)
+                || not_plain_c(&c.rhs)
             {
                 return refuse(
                     s.span,
@@ -388,7 +388,7 @@ pub fn time_blocks(
         else {
             return Err(Error::internal("shadow without a write"));
         };
-        if write.index.iter().any(has_division) {
+        if write.index.iter().any(not_plain_c) {
             return refuse(
                 write.span,
                 format!("{} writes '{}' through a division", w.label, sh.array),
@@ -482,12 +482,12 @@ fn mentions(e: &Expr, v: &str) -> bool {
 
 /// Whether `e` is not plain C arithmetic as [`Expr`]'s display prints it:
 /// divisions (C's `/` and `%` round differently from isl's), `min`, `max`.
-fn has_division(e: &Expr) -> bool {
+fn not_plain_c(e: &Expr) -> bool {
     match e {
         Expr::Div(..) | Expr::Mod(..) | Expr::Min(_) | Expr::Max(_) => true,
         Expr::Int(_) | Expr::Var(_) | Expr::Any => false,
-        Expr::Neg(a) => has_division(a),
-        Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) => has_division(a) || has_division(b),
+        Expr::Neg(a) => not_plain_c(a),
+        Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) => not_plain_c(a) || not_plain_c(b),
     }
 }
 
