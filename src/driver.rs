@@ -48,7 +48,7 @@ pub const DEFAULT_TIME_STEPS: i64 = 4;
 /// isl's default operation budget for generating a region's code, per
 /// statement of the region (`--max-isl-operations`; isl counts allocations,
 /// so this bounds memory too).
-pub const DEFAULT_MAX_ISL_OPERATIONS: u64 = 3_000_000;
+pub const DEFAULT_MAX_ISL_OPERATIONS: u64 = 1_000_000;
 
 /// Everything the command line decides.
 #[derive(Clone, Debug)]
