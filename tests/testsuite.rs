@@ -1287,6 +1287,7 @@ mod programs {
         overlap_blowup_2d,
         overlap_blowup_3d,
         overlap_loads_3d,
+        overlap_opaque_pointwise,
         pipeline_3stage_1d,
         pipeline_3stage_1d_orig,
         pipeline_blur2d,

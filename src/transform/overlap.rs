@@ -46,7 +46,9 @@
 //! equal depth,
 //! no output dependences inside the group (accumulations), no in-place update
 //! of data read from before the group, and analysable bodies for every stage
-//! whose data lives in scratchpads.
+//! whose data lives in scratchpads (a body that is not analysable keeps its
+//! data in the original arrays when no tile computes what another computes
+//! of it; see [`crate::transform::storage`]).
 
 use crate::diag::{Diagnostic, Error, Result, Span};
 use crate::model::deps::Dependences;
@@ -313,15 +315,6 @@ fn group_is_overlappable(
         return Err(format!(
             "its depth differs from the group's ({} loops)",
             depth.max(region.stages[*k].iterators.len())
-        ));
-    }
-    if let Some(k) = cand
-        .iter()
-        .find(|k| region.stages[**k].analysed().is_none())
-    {
-        return Err(format!(
-            "the body of {} is not analysable, so its data cannot live in scratchpads",
-            region.stages[*k].label
         ));
     }
     let describe = |e: Error| match e {

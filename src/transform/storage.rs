@@ -180,6 +180,36 @@ pub(crate) fn plan_storage(
         stages: region.stages.iter().map(|s| s.name.clone()).collect(),
         ..Default::default()
     };
+    // A body that is not analysable (macros, calls) cannot be redirected to a
+    // scratchpad. Its data keeps its original storage when that is race-free:
+    // when no writer of it computes an iteration in two tiles (§3.7: the
+    // group is then tiled without scratchpads for it).
+    for data in scratch.clone() {
+        let Some(opaque) = region
+            .stages
+            .iter()
+            .find(|s| !s.analysable && s.accesses.iter().any(|a| a.data == data))
+        else {
+            continue;
+        };
+        if let Some(k) = redundant_writer(region, regions, &data)? {
+            return Err(Error::user(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "overlapped tiling needs tile-local storage for '{data}' (overlapping tiles compute parts of {} twice), but the body of {} is not analysable (macros, calls or pointer arithmetic), so its accesses to '{data}' cannot be redirected to it",
+                        region.stages[k].label, opaque.label
+                    ),
+                )
+                .with_note(opaque.span, "this nest"),
+            ));
+        }
+        info!(
+            "overlap: '{data}' stays in its array ({} is not analysable; no tile computes what another computes)",
+            opaque.label
+        );
+        scratch.remove(&data);
+    }
     let mut loads: Vec<(String, Map)> = Vec::new();
     for data in &scratch {
         // A scratchpad element a body may leave unwritten would hold garbage
@@ -200,27 +230,6 @@ pub(crate) fn plan_storage(
                         ),
                     )
                     .with_note(a.span, "conditional write"),
-                ));
-            }
-        }
-        // Every stage touching a scratchpad must have rewritable accesses.
-        for stage in &region.stages {
-            if stage.accesses.iter().any(|a| &a.data == data)
-                && stage.observed.is_none()
-                && stage.analysable
-            {
-                continue;
-            }
-            if stage.accesses.iter().any(|a| &a.data == data) && !stage.analysable {
-                return Err(Error::user(
-                    Diagnostic::error(
-                        span,
-                        format!(
-                            "overlapped tiling needs tile-local storage for '{data}', but the body of {} is not analysable (macros, calls or pointer arithmetic), so its accesses to '{data}' cannot be redirected and overlapping tiles would race",
-                            stage.label
-                        ),
-                    )
-                    .with_note(stage.span, "this nest"),
                 ));
             }
         }
@@ -415,6 +424,22 @@ pub(crate) fn plan_storage(
         }
     }
     Ok((storage, loads))
+}
+
+/// A stage of the group that writes `data` and computes some iteration in
+/// two tiles (its per-tile region `{ Sk[i] -> [T] }` is not single-valued),
+/// if any.
+fn redundant_writer(region: &Region, regions: &[Map], data: &str) -> Result<Option<usize>> {
+    for (k, stage) in region.stages.iter().enumerate() {
+        let writes = stage
+            .accesses
+            .iter()
+            .any(|a| a.data == data && a.kind == AccessKind::Write);
+        if writes && !regions[k].is_single_valued().map_err(isl_err)? {
+            return Ok(Some(k));
+        }
+    }
+    Ok(None)
 }
 
 /// Per tile, the elements of `data_space` that `accesses` of the stages'

@@ -1,7 +1,9 @@
-// overlap_no_group.c -- the nests' bodies call a function, so their data cannot live in tile-local scratchpads: no group to tile.
+// overlap_no_group.c -- the nests' bodies call a function, so their data cannot live in tile-local
+// scratchpads; B is read at offsets, so overlapping tiles would compute parts of it twice (a race
+// without scratchpads): no group to tile.
 // flextile-test: expect-exit: 1
 // flextile-test: options: --scalene
-// flextile-test: expect-error: 8:1: no two consecutive nests
+// flextile-test: expect-error: 10:1: no two consecutive nests to tile together (nest 2 (line 15): overlapped tiling needs tile-local storage for 'B' (overlapping tiles compute parts of nest 1 (line 12) twice)
 double g(double);
 void f(int N, double *A, double *B, double *C)
 {

@@ -14,7 +14,7 @@
  * Output: A, B and C in full (B[0] and B[N-1] keep their initial values).
  *
  * flextile-test: args: 100 | 5 | 33 | 2 | 1 | 1000
- * flextile-test: options: default | --tile | --tile --tile-sizes 8 | --tile --tile-sizes 7 | --no-openmp | --tile --assume "N >= 1"
+ * flextile-test: options: default | --tile | --tile --tile-sizes 8 | --tile --tile-sizes 7 | --no-openmp | --tile --assume "N >= 1" | --rectangle | --scalene | --rectangle --tile-sizes 7 | --scalene --tile-sizes 8
  */
 #include <stdio.h>
 #include <stdlib.h>

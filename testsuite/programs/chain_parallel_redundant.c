@@ -10,7 +10,7 @@
  * Output: A, B and C in full.
  *
  * flextile-test: args: 100 | 5 | 33 | 2 | 1 | 1000
- * flextile-test: options: default | --no-openmp
+ * flextile-test: options: default | --no-openmp | --rectangle --tile-sizes 16 | --scalene --tile-sizes 5
  */
 #include <stdio.h>
 #include <stdlib.h>
