@@ -16,12 +16,13 @@ use crate::diag::{Diagnostic, Error, Result, SourceFile, Span};
 use crate::frontend;
 use crate::model::deps;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
-use crate::model::polyhedral::{self, Names};
+use crate::model::polyhedral::{self, Names, RegionModel};
 use crate::model::program::{
     CmpOp, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, TileSpec,
 };
 use crate::transform::overlap::{overlapped_tiling, Footprint, OverlapSpec, Shape, TileStorage};
-use crate::transform::time_blocks::{shadow_rows, time_blocks};
+use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
+use crate::transform::time_blocks::time_blocks;
 use crate::transform::{fuse, parallel, tile};
 use isl_rs::Schedule;
 use log::info;
@@ -205,20 +206,38 @@ fn compile_region(
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
-    // A scop under one outer loop is a time-iterated stencil; the top-level
-    // nests of any other scop are tiled like a loop chain's.
-    if opts.overlap.is_some()
-        && matches!(region.kind, RegionKind::Scop)
-        && matches!(region.tree.as_slice(), [OrigNode::Loop { .. }])
-    {
+    // A scop whose loop nests all sit in one outer loop is a time-iterated
+    // stencil; the top-level nests of any other scop are tiled like a loop
+    // chain's.
+    let time_loop = matches!(
+        region.tree.as_slice(),
+        [OrigNode::Loop { body, .. }] if body.iter().all(|n| matches!(n, OrigNode::Loop { .. }))
+    );
+    if opts.overlap.is_some() && matches!(region.kind, RegionKind::Scop) && time_loop {
         return compile_time_blocked(
             opts, program, region, names, templates, naming, helpers, warnings,
         );
     }
+    // Overlapping tiles must not overwrite what their neighbours still read:
+    // arrays updated in place get shadow copies where that is exact.
+    let mut shadows = Vec::new();
+    let renamed = match opts.overlap {
+        Some(_) => {
+            let ctx = new_context();
+            let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+            let deps = deps::compute(&model)?;
+            let renamed = rename_inplace(region, &model, &deps, &naming.helper)?;
+            if let Some(r) = &renamed {
+                shadows = shadow_parts(&model, names, &r.shadows, region.pragma_span)?;
+            }
+            renamed
+        }
+        None => None,
+    };
     let lowered = lower(
         opts,
         program,
-        region,
+        renamed.as_ref().map_or(region, |r| &r.region),
         names,
         naming,
         templates,
@@ -226,6 +245,14 @@ fn compile_region(
         warnings,
         &format!("{}  ", region.indent),
     )?;
+    let mut schedule = lowered.summary;
+    if !shadows.is_empty() {
+        let arrays: Vec<String> = shadows.iter().map(|s| format!("'{}'", s.array)).collect();
+        schedule.push(format!(
+            "{} written to a copy (updated in place)",
+            arrays.join(", ")
+        ));
+    }
     let (line, _) = program.file.line_col(region.pragma_span.start);
     templates.region(&RegionParts {
         kind: match region.kind {
@@ -235,10 +262,40 @@ fn compile_region(
         input: &program.file.path,
         line,
         stages: stage_lines(region),
-        schedule: lowered.summary.join(", "),
+        schedule: schedule.join(", "),
         indent: &region.indent,
         code: lowered.code,
+        shadows,
     })
+}
+
+/// The shadows' template parts: each sized by the largest first subscript
+/// its writer writes (`model` is the region's before renaming).
+fn shadow_parts(
+    model: &RegionModel,
+    names: &Names,
+    shadows: &[Shadow],
+    span: Span,
+) -> Result<Vec<ShadowParts>> {
+    let mut parts = Vec::new();
+    for sh in shadows {
+        let rows = shadow_rows(model, names, &sh.array)?.ok_or_else(|| {
+            Error::at(
+                span,
+                format!(
+                    "overlapped tiling: cannot bound the first subscript of the writes to '{}', to size its copy",
+                    sh.array
+                ),
+            )
+        })?;
+        parts.push(ShadowParts {
+            name: sh.name.clone(),
+            array: sh.array.clone(),
+            rows: format!("{rows} + 1"),
+            nested: sh.rank > 1,
+        });
+    }
+    Ok(parts)
 }
 
 /// `S0: label` per stage, for a region's banner.
@@ -446,25 +503,7 @@ fn compile_time_blocked(
     )?;
     let ctx = new_context();
     let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
-    let mut shadows = Vec::new();
-    for sh in &tb.shadows {
-        let rows = shadow_rows(&model, names, &sh.array)?
-            .ok_or_else(|| {
-                Error::at(
-                    region.pragma_span,
-                    format!(
-                        "overlapped tiling of the time loop: cannot bound the first subscript of the writes to '{}', to size its copy",
-                        sh.array
-                    ),
-                )
-            })?;
-        shadows.push(ShadowParts {
-            name: sh.name.clone(),
-            array: sh.array.clone(),
-            rows: format!("{rows} + 1"),
-            nested: sh.rank > 1,
-        });
-    }
+    let shadows = shadow_parts(&model, names, &tb.shadows, region.pragma_span)?;
     let (line, _) = program.file.line_col(region.pragma_span.start);
     let mut summary = vec![format!(
         "time blocks of {steps} steps, each a chain of {} stages (steps and copies back)",

@@ -1286,6 +1286,7 @@ mod programs {
         overlap_blowup,
         overlap_blowup_2d,
         overlap_blowup_3d,
+        overlap_inplace_shadow,
         overlap_loads_3d,
         overlap_opaque_pointwise,
         pipeline_3stage_1d,

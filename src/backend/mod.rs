@@ -38,6 +38,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/c/parallel_for.c.tera"),
     ),
     ("helpers", include_str!("../../templates/c/helpers.c.tera")),
+    ("shadows", include_str!("../../templates/c/shadows.c.tera")),
     (
         "time_blocks",
         include_str!("../../templates/c/time_blocks.c.tera"),
@@ -87,6 +88,8 @@ pub struct RegionParts<'a> {
     pub indent: &'a str,
     /// The generated loops, already indented one level below `indent`.
     pub code: String,
+    /// Shadow copies of arrays the region updates in place, declared around the loops.
+    pub shadows: Vec<ShadowParts>,
 }
 
 /// What the template of a time-blocked scop needs.
@@ -119,7 +122,7 @@ pub struct TimeBlockParts<'a> {
     pub remainder: String,
 }
 
-/// One shadow copy of an array, for the time-blocks template.
+/// One shadow copy of an array, for the region and time-blocks templates.
 pub struct ShadowParts {
     /// C name of the copy.
     pub name: String,
@@ -193,26 +196,7 @@ impl Templates {
         c.insert("full", p.full);
         c.insert("steps", &p.steps);
         c.insert("rest", p.rest);
-        let shadows: Vec<std::collections::BTreeMap<&str, String>> = p
-            .shadows
-            .iter()
-            .map(|s| {
-                std::collections::BTreeMap::from([
-                    ("name", s.name.clone()),
-                    ("array", s.array.clone()),
-                    ("rows", s.rows.clone()),
-                    (
-                        "nested",
-                        if s.nested {
-                            "yes".to_string()
-                        } else {
-                            String::new()
-                        },
-                    ),
-                ])
-            })
-            .collect();
-        c.insert("shadows", &shadows);
+        c.insert("shadows", &shadow_values(&p.shadows));
         c.insert("blocks", &p.blocks);
         c.insert("remainder", &p.remainder);
         let s = self.tera.render("time_blocks", &c).map_err(tera_err)?;
@@ -229,9 +213,25 @@ impl Templates {
         c.insert("schedule", &p.schedule);
         c.insert("indent", p.indent);
         c.insert("code", &p.code);
+        c.insert("shadows", &shadow_values(&p.shadows));
         let s = self.tera.render("region", &c).map_err(tera_err)?;
         Ok(s.trim_end_matches('\n').to_string())
     }
+}
+
+/// The shadows as template values.
+fn shadow_values(shadows: &[ShadowParts]) -> Vec<std::collections::BTreeMap<&str, String>> {
+    shadows
+        .iter()
+        .map(|s| {
+            std::collections::BTreeMap::from([
+                ("name", s.name.clone()),
+                ("array", s.array.clone()),
+                ("rows", s.rows.clone()),
+                ("nested", if s.nested { "yes" } else { "" }.to_string()),
+            ])
+        })
+        .collect()
 }
 
 /// Generates the loops of one region from its final schedule: isl builds the

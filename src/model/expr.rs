@@ -104,6 +104,35 @@ impl Expr {
         }
     }
 
+    /// The expression with variable `v` replaced by `by`.
+    pub fn substitute(&self, v: &str, by: &Expr) -> Expr {
+        let go = |a: &Expr| Box::new(a.substitute(v, by));
+        match self {
+            Expr::Var(x) if x == v => by.clone(),
+            Expr::Int(_) | Expr::Var(_) | Expr::Any => self.clone(),
+            Expr::Neg(a) => Expr::Neg(go(a)),
+            Expr::Add(a, b) => Expr::Add(go(a), go(b)),
+            Expr::Sub(a, b) => Expr::Sub(go(a), go(b)),
+            Expr::Mul(a, b) => Expr::Mul(go(a), go(b)),
+            Expr::Div(a, b) => Expr::Div(go(a), go(b)),
+            Expr::Mod(a, b) => Expr::Mod(go(a), go(b)),
+            Expr::Min(xs) => Expr::Min(xs.iter().map(|x| x.substitute(v, by)).collect()),
+            Expr::Max(xs) => Expr::Max(xs.iter().map(|x| x.substitute(v, by)).collect()),
+        }
+    }
+
+    /// Whether the expression is plain C arithmetic as its display prints
+    /// it: no division (C's `/` and `%` round differently from isl's), no
+    /// `min` or `max`.
+    pub fn is_plain_c(&self) -> bool {
+        match self {
+            Expr::Div(..) | Expr::Mod(..) | Expr::Min(_) | Expr::Max(_) => false,
+            Expr::Int(_) | Expr::Var(_) | Expr::Any => true,
+            Expr::Neg(a) => a.is_plain_c(),
+            Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) => a.is_plain_c() && b.is_plain_c(),
+        }
+    }
+
     /// Adds every variable name used by the expression to `out`.
     pub fn collect_vars(&self, out: &mut BTreeSet<String>) {
         match self {

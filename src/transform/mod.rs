@@ -3,7 +3,7 @@
 //! The driver runs them in order: fusion ([`fuse`]), tiling ([`tile`]) or
 //! overlapped tiling ([`overlap`], its tree in [`overlap_tree`], with [`align`] for sampling stages and
 //! [`storage`] for tile-local scratchpads, and [`time_blocks`] for time-iterated
-//! stencils), then the choice of parallel loops
+//! stencils, [`shadow`] for arrays updated in place), then the choice of parallel loops
 //! ([`parallel`]). [`legality`] checks a schedule against the dependences;
 //! [`band`] holds the tree-walking helpers.
 
@@ -14,6 +14,7 @@ pub mod legality;
 pub mod overlap;
 pub mod overlap_tree;
 pub mod parallel;
+pub mod shadow;
 pub mod storage;
 pub mod tile;
 pub mod time_blocks;

@@ -692,7 +692,7 @@ fn aligned_sizes(sizes: &[i64], depth: usize) -> Vec<i64> {
 }
 
 /// `{ Sk[i0, ...] }` as a union set.
-fn stage_universe(ctx: &Context, region: &Region, k: usize) -> Result<UnionSet> {
+pub(crate) fn stage_universe(ctx: &Context, region: &Region, k: usize) -> Result<UnionSet> {
     let s = &region.stages[k];
     let its: Vec<String> = (0..s.iterators.len()).map(|d| format!("i{d}")).collect();
     UnionSet::read_from_str(ctx, &format!("{{ {}[{}] }}", s.name, its.join(", "))).map_err(isl_err)

@@ -29,13 +29,12 @@
 
 use crate::diag::{Error, Result, Span};
 use crate::model::expr::Expr;
-use crate::model::isl_ext::isl_err;
-use crate::model::polyhedral::{isl_name, Names, RegionModel};
+use crate::model::polyhedral::{isl_name, Names};
 use crate::model::program::{
     Access, AccessKind, BodyTemplate, CmpOp, Constraint, DataVersion, OrigNode, Piece, Region,
     RegionKind, Stage,
 };
-use isl_rs::DimType;
+use crate::transform::shadow::{copy_back_stage, rename_access_text, Shadow};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Most time steps per block: each step adds a copy of the body to the chain.
@@ -65,20 +64,6 @@ pub struct TimeBlocked {
     pub full: Vec<Constraint>,
     /// Shadow copies of arrays, declared around the block loop.
     pub shadows: Vec<Shadow>,
-}
-
-/// A heap copy of an array's rows, written by a block's last step and copied
-/// back to the array after the block.
-#[derive(Clone, Debug)]
-pub struct Shadow {
-    /// C name of the copy.
-    pub name: String,
-    /// The array it copies.
-    pub array: String,
-    /// The array's number of dimensions.
-    pub rank: usize,
-    /// The writer of the array (index into the body's statements).
-    pub writer: usize,
 }
 
 /// Splits `region` (a scop) into time blocks of `steps` steps, or says why
@@ -161,8 +146,8 @@ pub fn time_blocks(
             c.lhs.collect_vars(&mut vars);
             c.rhs.collect_vars(&mut vars);
             if vars.iter().any(|v| v != time && s.iterators.contains(v))
-                || not_plain_c(&c.lhs)
-                || not_plain_c(&c.rhs)
+                || !c.lhs.is_plain_c()
+                || !c.rhs.is_plain_c()
             {
                 return refuse(
                     s.span,
@@ -388,13 +373,12 @@ pub fn time_blocks(
         else {
             return Err(Error::internal("shadow without a write"));
         };
-        if write.index.iter().any(not_plain_c) {
+        if write.index.iter().any(|e| !e.is_plain_c()) {
             return refuse(
                 write.span,
                 format!("{} writes '{}' through a division", w.label, sh.array),
             );
         }
-        let iterators = w.iterators[1..].to_vec();
         let mut domain: Vec<Constraint> = w
             .domain
             .iter()
@@ -402,46 +386,9 @@ pub fn time_blocks(
             .cloned()
             .collect();
         domain.extend(full.iter().cloned());
-        let access = |kind, data: &str| Access {
-            kind,
-            data: data.to_string(),
-            index: write.index.clone(),
-            span: write.span,
-            conditional: false,
-        };
-        let mut pieces = vec![Piece::Access {
-            access: 0,
-            text: access_pieces(&sh.array, &write.index, &iterators),
-        }];
-        pieces.push(Piece::Text(" = ".to_string()));
-        pieces.push(Piece::Access {
-            access: 1,
-            text: access_pieces(&sh.name, &write.index, &iterators),
-        });
-        pieces.push(Piece::Text(";".to_string()));
-        let k = copies.len();
-        let mut node = OrigNode::Stage(k);
-        for it in iterators.iter().rev() {
-            node = OrigNode::Loop {
-                iter: it.clone(),
-                body: vec![node],
-            };
-        }
+        let (stage, node) = copy_back_stage(w, write, &sh.name, 1, domain, copies.len());
         tree.push(node);
-        copies.push(Stage {
-            name: format!("{}_back", w.name),
-            label: format!("the copy of '{}' back from its shadow", sh.array),
-            span: w.span,
-            iterators,
-            domain,
-            accesses: vec![
-                access(AccessKind::Write, &sh.array),
-                access(AccessKind::Read, &sh.name),
-            ],
-            body: BodyTemplate { pieces },
-            analysable: true,
-            observed: None,
-        });
+        copies.push(stage);
     }
     let blocks = Region {
         kind: RegionKind::Chain(Default::default()),
@@ -480,40 +427,12 @@ fn mentions(e: &Expr, v: &str) -> bool {
     vars.contains(v)
 }
 
-/// Whether `e` is not plain C arithmetic as [`Expr`]'s display prints it:
-/// divisions (C's `/` and `%` round differently from isl's), `min`, `max`.
-fn not_plain_c(e: &Expr) -> bool {
-    match e {
-        Expr::Div(..) | Expr::Mod(..) | Expr::Min(_) | Expr::Max(_) => true,
-        Expr::Int(_) | Expr::Var(_) | Expr::Any => false,
-        Expr::Neg(a) => not_plain_c(a),
-        Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) => not_plain_c(a) || not_plain_c(b),
-    }
-}
-
-/// `e` with variable `v` replaced by `by`.
-fn subst_expr(e: &Expr, v: &str, by: &Expr) -> Expr {
-    let go = |a: &Expr| Box::new(subst_expr(a, v, by));
-    match e {
-        Expr::Var(x) if x == v => by.clone(),
-        Expr::Int(_) | Expr::Var(_) | Expr::Any => e.clone(),
-        Expr::Neg(a) => Expr::Neg(go(a)),
-        Expr::Add(a, b) => Expr::Add(go(a), go(b)),
-        Expr::Sub(a, b) => Expr::Sub(go(a), go(b)),
-        Expr::Mul(a, b) => Expr::Mul(go(a), go(b)),
-        Expr::Div(a, b) => Expr::Div(go(a), go(b)),
-        Expr::Mod(a, b) => Expr::Mod(go(a), go(b)),
-        Expr::Min(xs) => Expr::Min(xs.iter().map(|x| subst_expr(x, v, by)).collect()),
-        Expr::Max(xs) => Expr::Max(xs.iter().map(|x| subst_expr(x, v, by)).collect()),
-    }
-}
-
 /// `c` with variable `v` replaced by `by`.
 fn substitute(c: &Constraint, v: &str, by: &Expr) -> Constraint {
     Constraint {
-        lhs: subst_expr(&c.lhs, v, by),
+        lhs: c.lhs.substitute(v, by),
         op: c.op,
-        rhs: subst_expr(&c.rhs, v, by),
+        rhs: c.rhs.substitute(v, by),
     }
 }
 
@@ -527,12 +446,8 @@ fn shift_piece(p: &Piece, when: &str, rename: &dyn Fn(usize) -> Option<(String, 
         Piece::Iter(k) => Piece::Iter(k - 1),
         Piece::Access { access, text } => {
             let mut text: Vec<Piece> = text.iter().map(|p| shift_piece(p, when, rename)).collect();
-            if let (Some((old, new)), Some(Piece::Text(t))) = (rename(*access), text.first_mut()) {
-                if let Some(after) = t.trim_start().strip_prefix(old.as_str()) {
-                    if after.trim_start().starts_with('[') {
-                        *t = format!("{new}{after}");
-                    }
-                }
+            if let Some((old, new)) = rename(*access) {
+                rename_access_text(&mut text, &old, &new);
             }
             Piece::Access {
                 access: *access,
@@ -551,84 +466,4 @@ fn renumber(node: &OrigNode, by: usize) -> OrigNode {
             body: body.iter().map(|n| renumber(n, by)).collect(),
         },
     }
-}
-
-/// `array[e0][e1]...` as body pieces, the iterators as holes.
-fn access_pieces(array: &str, index: &[Expr], iterators: &[String]) -> Vec<Piece> {
-    // Iterators print as markers, which are then cut out into holes.
-    let marked: Vec<(String, Expr)> = iterators
-        .iter()
-        .enumerate()
-        .map(|(k, it)| (it.clone(), Expr::Var(format!("\u{1}{k}\u{2}"))))
-        .collect();
-    let mut text = array.to_string();
-    for e in index {
-        let e = marked
-            .iter()
-            .fold(e.clone(), |e, (it, m)| subst_expr(&e, it, m));
-        text.push_str(&format!("[{e}]"));
-    }
-    let mut pieces = Vec::new();
-    for (n, part) in text.split('\u{1}').enumerate() {
-        if n == 0 {
-            pieces.push(Piece::Text(part.to_string()));
-            continue;
-        }
-        let (k, rest) = part.split_once('\u{2}').unwrap_or((part, ""));
-        pieces.push(Piece::Iter(k.parse().unwrap_or(0)));
-        pieces.push(Piece::Text(rest.to_string()));
-    }
-    pieces
-}
-
-/// The largest first subscript of `array` written in `model` (its only
-/// writer is one statement), as an expression over the parameters' C names:
-/// a bound of the writes' simple hull with a unit coefficient; `None` when
-/// there is none.
-pub fn shadow_rows(model: &RegionModel, names: &Names, array: &str) -> Result<Option<Expr>> {
-    let written = model
-        .must_writes
-        .copy()
-        .and_then(|w| w.range())
-        .and_then(|r| r.get_set_list())
-        .map_err(isl_err)?;
-    for k in 0..written.size().map_err(isl_err)? {
-        let set = written.get_at(k).map_err(isl_err)?;
-        if set.get_tuple_name().map_err(isl_err)? != isl_name(array) {
-            continue;
-        }
-        let hull = set.simple_hull().map_err(isl_err)?;
-        let cons = hull.get_constraint_list().map_err(isl_err)?;
-        let int = |v: isl_rs::Val| v.get_num_si().map_err(isl_err);
-        'constraint: for c in 0..cons.size().map_err(isl_err)? {
-            let c = cons.get_at(c).map_err(isl_err)?;
-            // `-x0 + rest >= 0` with no other index: `x0 <= rest`.
-            if c.is_equality().map_err(isl_err)?
-                || int(c.get_coefficient_val(DimType::Set, 0).map_err(isl_err)?)? != -1
-            {
-                continue;
-            }
-            for d in 1..hull.dim(DimType::Set).map_err(isl_err)? {
-                if int(c.get_coefficient_val(DimType::Set, d).map_err(isl_err)?)? != 0 {
-                    continue 'constraint;
-                }
-            }
-            if hull.dim(DimType::Div).map_err(isl_err)? > 0 {
-                continue;
-            }
-            let mut e = Expr::Int(int(c.get_constant_val().map_err(isl_err)?)?);
-            for p in 0..hull.dim(DimType::Param).map_err(isl_err)? {
-                let k = int(c.get_coefficient_val(DimType::Param, p).map_err(isl_err)?)?;
-                if k != 0 {
-                    let isl = hull
-                        .get_dim_name(DimType::Param, p as u32)
-                        .map_err(isl_err)?;
-                    let c_name = names.c_param(isl).unwrap_or(isl).to_string();
-                    e = Expr::sum(e, Expr::product(Expr::Int(k), Expr::Var(c_name)));
-                }
-            }
-            return Ok(Some(e));
-        }
-    }
-    Ok(None)
 }
