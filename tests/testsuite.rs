@@ -1329,6 +1329,7 @@ mod errors {
         overlap_dims_time_only,
         overlap_dims_two_classic,
         overlap_inplace_prefixed_name,
+        overlap_inplace_read_after_write,
         overlap_no_group,
         overlap_recurrence,
         overlap_scop_inplace_time,

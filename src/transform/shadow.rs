@@ -10,7 +10,8 @@
 //! the array's rows: that stage writes the shadow, the stages after it read
 //! the shadow, and a copy-back stage appended to the region copies what was
 //! written back to the array. The renaming keeps the program's meaning when
-//! the writer reads no value it wrote itself (no recurrence), writes
+//! the writer reads no value it wrote itself (no recurrence; a body that
+//! writes several arrays reads none of the renamed one), writes
 //! unconditionally, and every element a later stage reads of the array is
 //! one it writes; otherwise the region is left as it is (and overlapped
 //! tiling refuses it with its own diagnostic). Time blocks
@@ -25,7 +26,7 @@ use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::{
     Access, AccessKind, BodyTemplate, Constraint, OrigNode, Piece, Region, Stage,
 };
-use crate::transform::overlap::stage_universe;
+use crate::transform::overlap::{shared_nest, stage_universe};
 use isl_rs::{DimType, UnionMap, UnionSet};
 use log::info;
 use std::collections::BTreeMap;
@@ -142,6 +143,11 @@ pub fn rename_inplace(
     deps: &Dependences,
     prefix: &str,
 ) -> Result<Option<Renamed>> {
+    // Stages sharing a loop nest interleave: "before" and "after" in the
+    // region's order would not be the order they run in.
+    if shared_nest(&region.tree).is_some() {
+        return Ok(None);
+    }
     let ctx = model.schedule.get_ctx();
     let mut writers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (k, s) in region.stages.iter().enumerate() {
@@ -183,6 +189,23 @@ pub fn rename_inplace(
                 return Ok(Some(format!(
                     "the body of {} is not analysable",
                     region.stages[*k].label
+                )));
+            }
+            // The model puts a stage's reads before its writes; in a body of
+            // several assignments a read of the array may follow its write
+            // (`A[i] = ...; B[i] = A[i];`) and must then see the new value.
+            let writes = analysed
+                .iter()
+                .filter(|a| a.kind == AccessKind::Write)
+                .count();
+            if writes > 1
+                && analysed
+                    .iter()
+                    .any(|a| a.kind == AccessKind::Read && a.data == data)
+            {
+                return Ok(Some(format!(
+                    "{} writes several arrays and reads '{data}', perhaps after writing it",
+                    stage.label
                 )));
             }
             let write = analysed
