@@ -120,8 +120,9 @@ pub struct Overlapped {
 /// The chain is split greedily, in order, into groups: a stage joins the
 /// current group when the group stays overlappable (equal depth, analysable
 /// bodies, constant dependence distances, race-free; see [`tile_group`]);
-/// otherwise it starts a new group, and the reason is logged. Groups of one
-/// stage keep their original loops. Groups run one after another.
+/// otherwise it starts a new group, and the reason is logged. A group of one
+/// stage is tiled alone when that is race-free, else keeps its original
+/// loops. Groups run one after another.
 pub fn overlapped_tiling(
     region: &Region,
     names: &Names,
@@ -192,12 +193,29 @@ pub fn overlapped_tiling(
     if !current.is_empty() {
         groups.push(current);
     }
-    if groups.iter().all(|g| g.len() < 2) {
+    // A group of one stage is tiled alone (its tile computes just its own
+    // part) when that is race-free; otherwise its loops stay as they are.
+    let mut tiled = Vec::new();
+    for g in &groups {
+        let alone = match g[..] {
+            [k] => group_is_overlappable(region, names, model, deps, spec, g, span)
+                .map_err(|why| {
+                    info!("overlap: {} is not tiled: {why}", region.stages[k].label);
+                    if first_reason.is_none() {
+                        first_reason = Some(format!("{}: {why}", region.stages[k].label));
+                    }
+                })
+                .is_ok(),
+            _ => true,
+        };
+        tiled.push(alone);
+    }
+    if !tiled.contains(&true) {
         return Err(Error::at(
             span,
             format!(
-                "overlapped tiling found no two consecutive nests to tile together ({}; -v lists every reason)",
-                first_reason.unwrap_or_else(|| "the chain has one nest".to_string())
+                "overlapped tiling found no nest it can tile ({}; -v lists every reason)",
+                first_reason.unwrap_or_default()
             ),
         ));
     }
@@ -205,9 +223,9 @@ pub fn overlapped_tiling(
     let mut schedule: Option<Schedule> = None;
     let mut storage = TileStorage::default();
     let mut footprints = Vec::new();
-    for group in &groups {
+    for (group, tile) in groups.iter().zip(tiled) {
         let (sub, sub_model, sub_deps) = restrict(region, model, deps, group)?;
-        let part = if group.len() >= 2 {
+        let part = if tile {
             let mark = format!("{MARK_TILE_STORAGE}_{}", storage.groups.len());
             let (sched, st, fp) =
                 tile_group(&sub, names, &sub_model, &sub_deps, spec, span, &mark)?;

@@ -14,7 +14,7 @@
  * Output: G, D, H and R in full.
  *
  * flextile-test: args: 10 7 | 5 40 | 1 1 | 33 3 | 2 65 | 70 70
- * flextile-test: options: default | --tile | --tile --tile-sizes 4,4 | --tile --tile-sizes 5,3 | --no-openmp
+ * flextile-test: options: default | --tile | --tile --tile-sizes 4,4 | --tile --tile-sizes 5,3 | --no-openmp | --rectangle | --scalene --tile-sizes 5,3
  */
 #include <stdio.h>
 #include <stdlib.h>

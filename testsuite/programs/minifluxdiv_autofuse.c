@@ -26,7 +26,7 @@
  * then all of new (ghosts included) and the three caches, hashed per 64 values.
  *
  * flextile-test: args: 8 | 5 | 1 | 2 | 13 | 17
- * flextile-test: options: default | --tile | --tile --tile-sizes 4,4,8 | --tile --tile-sizes 3,5,7 | --tile --tile-sizes 16,16,16
+ * flextile-test: options: default | --tile | --tile --tile-sizes 4,4,8 | --tile --tile-sizes 3,5,7 | --tile --tile-sizes 16,16,16 | --rectangle --tile-sizes 4,4,8 | --scalene --tile-sizes 3,5,7
  */
 #include <stdio.h>
 #include <stdlib.h>

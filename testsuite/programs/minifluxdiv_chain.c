@@ -29,7 +29,7 @@
  * then all of new (ghosts included) and the three caches, hashed per 64 values.
  *
  * flextile-test: args: 8 | 5 | 1 | 2 | 13 | 17
- * flextile-test: options: default | --tile | --tile --tile-sizes 4,4,8 | --tile --tile-sizes 3,5,7 | --tile --tile-sizes 16,16,16 | --tile --tile-sizes 2,1,3
+ * flextile-test: options: default | --tile | --tile --tile-sizes 4,4,8 | --tile --tile-sizes 3,5,7 | --tile --tile-sizes 16,16,16 | --tile --tile-sizes 2,1,3 | --scalene --tile-sizes 4,4,8 | --rectangle --tile-sizes 3,5,7
  */
 #include <stdio.h>
 #include <stdlib.h>

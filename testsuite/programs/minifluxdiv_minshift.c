@@ -32,7 +32,7 @@
  * then all of new (ghosts included) and the three caches, hashed per 64 values.
  *
  * flextile-test: args: 8 | 5 | 1 | 2 | 13 | 17
- * flextile-test: options: default | --no-openmp | --tile --tile-sizes 1,2
+ * flextile-test: options: default | --no-openmp | --tile --tile-sizes 1,2 | --rectangle | --scalene --tile-sizes 1,2
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
  * Output: A and C in full (hashed above 4096 elements).
  *
  * flextile-test: args: 20 | 5 | 1 | 2 | 9 | 33 | 70
- * flextile-test: options: default | --tile | --tile --tile-sizes 4,4 | --tile --tile-sizes 7,3 | --no-openmp | --tile --tile-sizes 1
+ * flextile-test: options: default | --tile | --tile --tile-sizes 4,4 | --tile --tile-sizes 7,3 | --no-openmp | --tile --tile-sizes 1 | --rectangle | --scalene --tile-sizes 7,3
  */
 #include <stdio.h>
 #include <stdlib.h>

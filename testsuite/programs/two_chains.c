@@ -19,7 +19,7 @@
  * Output: S, T, M, P, R, Q in full (hashed above 4096 elements).
  *
  * flextile-test: args: 20 | 5 | 1 | 4 | 6 | 37 | 70
- * flextile-test: options: default | --tile | --tile --tile-sizes 8,8 | --tile --tile-sizes 3,5 | --no-openmp
+ * flextile-test: options: default | --tile | --tile --tile-sizes 8,8 | --tile --tile-sizes 3,5 | --no-openmp | --rectangle --tile-sizes 8,8 | --scalene --tile-sizes 3,5
  */
 #include <stdio.h>
 #include <stdlib.h>
