@@ -43,8 +43,13 @@ pub enum Target {
 pub const DEFAULT_TILE_SIZE: i64 = 32;
 
 /// Time steps per block when overlapped tiling of a time loop is given no
-/// tile size for it.
+/// tile size for it ([`DEFAULT_TIME_STEPS_3D`] with three space loops or more).
 pub const DEFAULT_TIME_STEPS: i64 = 4;
+
+/// Time steps per block, by default, over three space loops or more: the
+/// trapezoids (and isl's code generation of a block's fused point loops)
+/// grow with the cube of the steps.
+pub const DEFAULT_TIME_STEPS_3D: i64 = 2;
 
 /// isl's default operation budget for generating a region's code, per
 /// statement of the region (`--max-isl-operations`; isl counts allocations,
@@ -429,7 +434,8 @@ fn check_versions_in_scratchpads(region: &Region, storage: &TileStorage) -> Resu
 /// ([`crate::transform::time_blocks`]): full blocks of time steps, each a
 /// loop chain tiled with overlap, then the remaining steps with the original
 /// schedule. The time loop's tile size is the number of steps per block
-/// ([`DEFAULT_TIME_STEPS`] when `--tile-sizes` gives it none).
+/// ([`DEFAULT_TIME_STEPS`] or [`DEFAULT_TIME_STEPS_3D`] when `--tile-sizes`
+/// gives it none).
 #[allow(clippy::too_many_arguments)]
 fn compile_time_blocked(
     opts: &Options,
@@ -442,13 +448,18 @@ fn compile_time_blocked(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
     let depth = max_depth(region);
+    let default_steps = if depth >= 4 {
+        DEFAULT_TIME_STEPS_3D
+    } else {
+        DEFAULT_TIME_STEPS
+    };
     let (steps, space_sizes) = match &opts.tile_sizes {
         Some(s) if s.len() >= depth && depth >= 1 => {
             (s[s.len() - depth], s[s.len() - depth + 1..].to_vec())
         }
-        Some(s) => (DEFAULT_TIME_STEPS, s.clone()),
+        Some(s) => (default_steps, s.clone()),
         None => (
-            DEFAULT_TIME_STEPS,
+            default_steps,
             vec![DEFAULT_TILE_SIZE; depth.saturating_sub(1)],
         ),
     };
