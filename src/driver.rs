@@ -326,7 +326,7 @@ struct Lowered {
 /// isl's code generator gets a budget of operations
 /// (`--max-isl-operations` times the region's statements). When it runs past it, the region is
 /// transformed again with a simpler schedule, and a warning says so: the
-/// innermost fused point loop of rectangle tiles is generated atomic, then
+/// fused point loops of rectangle tiles are generated atomic, then
 /// overlapped groups are split in halves (down to two stages); a loop chain
 /// that asks for wavefronts gets serial tile loops instead. When nothing
 /// simpler is left, the region is refused with a diagnostic.
@@ -557,7 +557,7 @@ struct Simpler {
     max_group: Option<usize>,
     /// Wavefronts of the loop-chain pragma run as serial loops.
     no_wavefront: bool,
-    /// Rectangle tiles: every point loop atomic, the innermost included.
+    /// Rectangle tiles: every point loop atomic, no isolated guard-free part.
     atomic_points: bool,
 }
 
@@ -565,13 +565,13 @@ impl Simpler {
     /// The next simplification after `t` ran past the budget, with what it
     /// does in words; `None` when nothing simpler is left.
     fn next(&self, t: &Transformed) -> Option<(Simpler, String)> {
-        if t.default_innermost && !self.atomic_points {
+        if t.isolate_points && !self.atomic_points {
             return Some((
                 Simpler {
                     atomic_points: true,
                     ..self.clone()
                 },
-                "the innermost fused point loop of its rectangle tiles is now generated atomic"
+                "the fused point loops of its rectangle tiles are now generated atomic, with no guard-free part"
                     .to_string(),
             ));
         }
@@ -625,8 +625,8 @@ struct Transformed {
     wavefronts: bool,
     /// The `--report` text (overlapped tiling).
     report: Option<String>,
-    /// Whether rectangle tiles left their innermost point loop to isl's default.
-    default_innermost: bool,
+    /// Whether rectangle tiles isolated the guard-free part of their point loops.
+    isolate_points: bool,
 }
 
 /// The transformation passes, in order: overlapped tiling, or the loop
@@ -670,7 +670,7 @@ fn transform(
                 overlap_dims: opts.overlap_dims.clone(),
                 overlap_tolerance: opts.overlap_tolerance,
                 max_group: simpler.max_group,
-                default_innermost: !simpler.atomic_points,
+                isolate_points: !simpler.atomic_points,
             },
             region.pragma_span,
         )?;
@@ -767,7 +767,7 @@ fn transform(
         largest_group,
         wavefronts,
         report: report_text,
-        default_innermost: opts.overlap == Some(Shape::Rectangle) && !simpler.atomic_points,
+        isolate_points: opts.overlap == Some(Shape::Rectangle) && !simpler.atomic_points,
     })
 }
 
@@ -1006,6 +1006,7 @@ mod pipeline_tests {
             body: BodyTemplate { pieces },
             analysable: false,
             observed: None,
+            time_step: None,
         }
     }
 

@@ -307,6 +307,7 @@ fn nest<'tu>(
         body: template_with_accesses(unit, body_span, &iterators, &analysis.holes),
         analysable: analysis.analysable,
         observed: analysis.analysable.then_some(analysis.accesses),
+        time_step: None,
     })
 }
 

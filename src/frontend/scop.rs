@@ -214,6 +214,7 @@ impl<'tu> Builder<'_, 'tu> {
             body: template_with_accesses(self.unit, span, iters, &analysis.holes),
             analysable: analysis.analysable,
             observed: None,
+            time_step: None,
         });
         vec![OrigNode::Stage(k)]
     }

@@ -109,6 +109,9 @@ pub struct Stage {
     /// to be checked against the declared ones (`None` otherwise, and for scops,
     /// whose `accesses` are the analysed ones).
     pub observed: Option<Vec<Access>>,
+    /// For the copies of a time block's body: the time step of the block
+    /// this copy computes (rectangle tiles run their steps one after another).
+    pub time_step: Option<usize>,
 }
 
 impl Stage {

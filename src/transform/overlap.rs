@@ -520,7 +520,7 @@ fn tile_group(
         depth,
         classic,
         mark,
-        spec.default_innermost,
+        spec.isolate_points,
     )?;
     Ok((schedule, storage, footprints))
 }
@@ -642,10 +642,11 @@ pub struct OverlapSpec {
     /// At most this many stages per group (the driver's fallback when isl's
     /// code generator runs past its budget). `None`: no limit.
     pub max_group: Option<usize>,
-    /// Rectangle tiles: the innermost fused point loop is left to isl's
-    /// default code generation (false: atomic like the others, the driver's
-    /// first fallback when isl runs past its budget).
-    pub default_innermost: bool,
+    /// Rectangle tiles: the part of a tile where every statement of a fused
+    /// point loop runs is generated without guards (isl's `isolate` option;
+    /// false: atomic point loops, the driver's first fallback when isl runs
+    /// past its budget).
+    pub isolate_points: bool,
 }
 
 /// The loop tiled classically under partial overlapped tiling (`None`: every

@@ -31,7 +31,7 @@ pub(crate) fn build_tree(
     depth: usize,
     classic: Option<usize>,
     mark: &str,
-    default_innermost: bool,
+    isolate_points: bool,
 ) -> Result<Schedule> {
     let mut tokens = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
     let mut expansion = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err)?;
@@ -292,25 +292,38 @@ pub(crate) fn build_tree(
     }
     match shape {
         Shape::Rectangle => {
-            // The fused point loops: atomic, except the innermost, which is
-            // left to isl's default (it splits the loop where that is cheap:
-            // local-laplacian's fused pyramid levels run 2x faster). Forcing
-            // it *separate* removes every per-stage guard, but multiplies the
-            // code (0.5-2 MB for heat-1d or the pyramids): not done.
-            let mupa = MultiUnionPwAff::read_from_str(ctx, &point(&stmts)).map_err(isl_err)?;
-            let node_in = node.insert_partial_schedule(mupa).map_err(isl_err)?;
-            let n = node_in.band_n_member().map_err(isl_err)? as usize;
-            let count = if default_innermost {
-                n.saturating_sub(1)
+            // The fused point loops (Fig. 14). The copies of a time block's
+            // body fuse per time step, steps one after another: the time
+            // loop is the outer point loop, as with the time dimension in
+            // the tile band (§4.3). Fusing the steps as well would put time
+            // innermost, each step reading what the step before stored an
+            // iteration earlier, which defeats vectorisation.
+            let mut layers: Vec<Vec<(String, usize)>> = Vec::new();
+            let mut last: Option<Option<usize>> = None;
+            for s in &stmts {
+                let step = region.stages[s.1].time_step;
+                match layers.last_mut() {
+                    Some(layer) if last == Some(step) && step.is_some() => layer.push(s.clone()),
+                    _ => layers.push(vec![s.clone()]),
+                }
+                last = Some(step);
+            }
+            if layers.len() > 1 {
+                let mut list = UnionSetList::alloc(ctx, layers.len() as i32).map_err(isl_err)?;
+                for layer in &layers {
+                    list = list.add(filter(layer)?).map_err(isl_err)?;
+                }
+                node = node.insert_sequence(list).map_err(isl_err)?;
+                for (i, layer) in layers.iter().enumerate() {
+                    node = node
+                        .child(i as i32)
+                        .and_then(|n| n.child(0))
+                        .map_err(isl_err)?;
+                    node = fused_points(ctx, node, layer, &point, &filter, isolate_points)?;
+                    node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
+                }
             } else {
-                n
-            };
-            node = crate::transform::band::atomic_loops(node_in, count)?;
-            if stmts.len() > 1 {
-                node = node.child(0).map_err(isl_err)?;
-                node = node
-                    .insert_sequence(filter_list(ctx, &stmts, &filter)?)
-                    .map_err(isl_err)?;
+                node = fused_points(ctx, node, &stmts, &point, &filter, isolate_points)?;
             }
         }
         Shape::Scalene => {
@@ -337,12 +350,99 @@ pub(crate) fn build_tree(
     node.get_schedule().map_err(isl_err)
 }
 
+/// One fused point loop nest of rectangle tiles over `stmts`, inserted at
+/// `node`; returns the node where it was inserted. The point loops are
+/// isolated ([`isolate_full_points`]) unless `isolate` is false (after isl's
+/// code generation ran past its budget), then atomic.
+fn fused_points(
+    ctx: &Context,
+    node: isl_rs::ScheduleNode,
+    stmts: &[(String, usize)],
+    point: &PointFn,
+    filter: &FilterFn,
+    isolate: bool,
+) -> Result<isl_rs::ScheduleNode> {
+    let mupa = MultiUnionPwAff::read_from_str(ctx, &point(stmts)).map_err(isl_err)?;
+    let band = node.insert_partial_schedule(mupa).map_err(isl_err)?;
+    let band = if isolate {
+        isolate_full_points(band, stmts, filter)?
+    } else {
+        atomic(band)?
+    };
+    if stmts.len() < 2 {
+        return Ok(band);
+    }
+    let list = filter_list(ctx, stmts, filter)?;
+    band.child(0)
+        .and_then(|n| n.insert_sequence(list))
+        .and_then(|n| n.parent())
+        .map_err(isl_err)
+}
+
+/// Rectangle tiles' fused point loops: isl's `isolate` option marks the
+/// part of a tile where every statement of the band runs (the intersection
+/// of their point ranges, per tile); that part is generated with isl's
+/// default loops (no guards: every statement runs everywhere in it) and the
+/// thin wedges before and after it with atomic loops (one loop per level,
+/// each statement guarded). Without isolation the fused loop guards every
+/// statement in every iteration, which keeps the compiler from vectorising
+/// it. `node` is the point band, with a leaf below it.
+fn isolate_full_points(
+    node: isl_rs::ScheduleNode,
+    stmts: &[(String, usize)],
+    filter: &FilterFn,
+) -> Result<isl_rs::ScheduleNode> {
+    let n = node.band_n_member().map_err(isl_err)? as usize;
+    // Statement instance -> [outer tile loops, point loops].
+    let prefix = node
+        .copy()
+        .and_then(|n| n.child(0))
+        .and_then(|leaf| leaf.get_prefix_schedule_union_map())
+        .map_err(isl_err)?;
+    let mut core: Option<isl_rs::Set> = None;
+    for s in stmts {
+        let only = filter(std::slice::from_ref(s))?;
+        let range = prefix
+            .copy()
+            .and_then(|p| p.intersect_domain(only))
+            .and_then(|p| p.range())
+            .and_then(isl_rs::Set::from_union_set)
+            .map_err(isl_err)?;
+        core = Some(match core {
+            None => range,
+            Some(c) => c.intersect(range).map_err(isl_err)?,
+        });
+    }
+    let Some(core) = core else {
+        return atomic(node);
+    };
+    let core = core.coalesce().map_err(isl_err)?;
+    if core.is_empty().map_err(isl_err)? {
+        return atomic(node);
+    }
+    let total = core.dim(DimType::Set).map_err(isl_err)? as u32;
+    let outer = total - n as u32;
+    // `{ isolate[[outer] -> [points]] }`: the isolate option's space.
+    let option = isl_rs::Map::from_range(core)
+        .and_then(|m| m.move_dims(DimType::In, 0, DimType::Out, 0, outer))
+        .and_then(|m| m.wrap())
+        .and_then(|s| s.set_tuple_name("isolate"))
+        .and_then(UnionSet::from_set)
+        .map_err(isl_err)?;
+    // The options first: setting them resets the loop types.
+    let node = node.band_set_ast_build_options(option).map_err(isl_err)?;
+    atomic(node)
+}
+
 /// Point loops are generated as one loop each with guards inside
 /// ("atomic"), not separated into full and partial pieces: one code path.
 fn atomic(node: isl_rs::ScheduleNode) -> Result<isl_rs::ScheduleNode> {
     let n = node.band_n_member().map_err(isl_err)? as usize;
     crate::transform::band::atomic_loops(node, n)
 }
+
+/// Builds the point schedule (`[{ S[T, i] -> [(..)] }, ...]`) of a statement list.
+type PointFn<'a> = dyn Fn(&[(String, usize)]) -> String + 'a;
 
 /// Builds the filter of one statement list.
 type FilterFn<'a> = dyn Fn(&[(String, usize)]) -> Result<UnionSet> + 'a;

@@ -417,6 +417,7 @@ pub(crate) fn copy_back_stage(
         body: BodyTemplate { pieces },
         analysable: true,
         observed: None,
+        time_step: None,
     };
     (stage, node)
 }

@@ -357,6 +357,7 @@ pub fn time_blocks(
                 body,
                 analysable: true,
                 observed: None,
+                time_step: Some(step as usize),
             });
         }
     }
