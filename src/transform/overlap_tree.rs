@@ -351,9 +351,9 @@ pub(crate) fn build_tree(
 }
 
 /// One fused point loop nest of rectangle tiles over `stmts`, inserted at
-/// `node`; returns the node where it was inserted. The point loops are
-/// isolated ([`isolate_full_points`]) unless `isolate` is false (after isl's
-/// code generation ran past its budget), then atomic.
+/// `node`; returns the node where it was inserted. The innermost point loop
+/// is isolated ([`isolate_full_points`]) unless `isolate` is false (after
+/// isl's code generation ran past its budget), then atomic like the others.
 fn fused_points(
     ctx: &Context,
     node: isl_rs::ScheduleNode,
@@ -363,20 +363,35 @@ fn fused_points(
     isolate: bool,
 ) -> Result<isl_rs::ScheduleNode> {
     let mupa = MultiUnionPwAff::read_from_str(ctx, &point(stmts)).map_err(isl_err)?;
-    let band = node.insert_partial_schedule(mupa).map_err(isl_err)?;
-    let band = if isolate {
+    let mut band = node.insert_partial_schedule(mupa).map_err(isl_err)?;
+    let n = band.band_n_member().map_err(isl_err)?;
+    // Only the innermost point loop is isolated: the outer ones stay atomic
+    // (a statement's guard per row, not per point). Isolating every level
+    // multiplies the pieces isl separates per level (gigabytes on 3-D
+    // chains of time steps) for no gain in the inner loop.
+    let split = isolate && n > 1;
+    if split {
+        band = atomic(band.band_split(n - 1).map_err(isl_err)?)?
+            .child(0)
+            .map_err(isl_err)?;
+    }
+    band = if isolate {
         isolate_full_points(band, stmts, filter)?
     } else {
         atomic(band)?
     };
-    if stmts.len() < 2 {
-        return Ok(band);
+    if stmts.len() > 1 {
+        let list = filter_list(ctx, stmts, filter)?;
+        band = band
+            .child(0)
+            .and_then(|n| n.insert_sequence(list))
+            .and_then(|n| n.parent())
+            .map_err(isl_err)?;
     }
-    let list = filter_list(ctx, stmts, filter)?;
-    band.child(0)
-        .and_then(|n| n.insert_sequence(list))
-        .and_then(|n| n.parent())
-        .map_err(isl_err)
+    if split {
+        band = band.parent().map_err(isl_err)?;
+    }
+    Ok(band)
 }
 
 /// Rectangle tiles' fused point loops: isl's `isolate` option marks the
