@@ -49,7 +49,7 @@ fn past_the_budget_groups_are_halved_with_a_warning() {
 #[test]
 fn past_the_budget_point_loops_become_atomic_first() {
     let out = out_path("atomic");
-    let o = flextile(&out, "47000");
+    let o = flextile(&out, "60000");
     let stderr = String::from_utf8_lossy(&o.stderr);
     let text = std::fs::read_to_string(&out).unwrap_or_default();
     let _ = std::fs::remove_file(&out);

@@ -642,8 +642,9 @@ pub struct OverlapSpec {
     /// At most this many stages per group (the driver's fallback when isl's
     /// code generator runs past its budget). `None`: no limit.
     pub max_group: Option<usize>,
-    /// Rectangle tiles: the part of a tile where every statement of the
-    /// innermost fused point loop runs is generated without guards (isl's `isolate` option;
+    /// Rectangle tiles: the innermost fused point loop is split where that
+    /// is cheap (chains) or isolated and generated without guards (steps of
+    /// time blocks) (isl's `isolate` option;
     /// false: atomic point loops, the driver's first fallback when isl runs
     /// past its budget).
     pub isolate_points: bool,

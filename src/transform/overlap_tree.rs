@@ -298,15 +298,17 @@ pub(crate) fn build_tree(
             // the tile band (§4.3). Fusing the steps as well would put time
             // innermost, each step reading what the step before stored an
             // iteration earlier, which defeats vectorisation.
+            // Consecutive statements of one step form a layer; a chain that
+            // is not a time block is one layer (all its stages fused).
             let mut layers: Vec<Vec<(String, usize)>> = Vec::new();
-            let mut last: Option<Option<usize>> = None;
             for s in &stmts {
                 let step = region.stages[s.1].time_step;
                 match layers.last_mut() {
-                    Some(layer) if last == Some(step) && step.is_some() => layer.push(s.clone()),
+                    Some(layer) if region.stages[layer[0].1].time_step == step => {
+                        layer.push(s.clone())
+                    }
                     _ => layers.push(vec![s.clone()]),
                 }
-                last = Some(step);
             }
             if layers.len() > 1 {
                 let mut list = UnionSetList::alloc(ctx, layers.len() as i32).map_err(isl_err)?;
@@ -323,7 +325,27 @@ pub(crate) fn build_tree(
                     node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
                 }
             } else {
-                node = fused_points(ctx, node, &stmts, &point, &filter, isolate_points)?;
+                // A chain's stages in one fused loop (Fig. 14). Not isolated:
+                // on unsharp-mask (8x512 tiles) isl's AST build fails on the
+                // isolated fused loop ("cannot handle void expression"). The
+                // innermost loop is left to isl's default, which splits it
+                // where that is cheap; the others are atomic.
+                let mupa = MultiUnionPwAff::read_from_str(ctx, &point(&stmts)).map_err(isl_err)?;
+                let band = node.insert_partial_schedule(mupa).map_err(isl_err)?;
+                let n = band.band_n_member().map_err(isl_err)? as usize;
+                let count = if isolate_points {
+                    n.saturating_sub(1)
+                } else {
+                    n
+                };
+                node = crate::transform::band::atomic_loops(band, count)?;
+                if stmts.len() > 1 {
+                    let list = filter_list(ctx, &stmts, &filter)?;
+                    node = node
+                        .child(0)
+                        .and_then(|n| n.insert_sequence(list))
+                        .map_err(isl_err)?;
+                }
             }
         }
         Shape::Scalene => {
