@@ -457,6 +457,11 @@ struct Meta {
     expect_error: Option<ExpectError>,
     /// `expect-stderr:` lines: each needs one of its alternatives in stderr.
     expect_stderr: Vec<Vec<String>>,
+    /// Programs: option sets flextile must refuse (`refuses:`), with exit
+    /// code 1, an error that contains `refusal:`, and no output file.
+    refuses: Option<Vec<Vec<String>>>,
+    /// Programs: `refusal:`, the text of the refused option sets' error.
+    refusal: Option<String>,
 }
 
 /// `expect-error: LOC: SUBSTR`.
@@ -604,6 +609,14 @@ fn parse_meta(text: &str) -> Result<Meta, String> {
             "expect-stderr" => meta
                 .expect_stderr
                 .push(parse_alternatives(value).map_err(at)?),
+            "refuses" => {
+                dup(meta.refuses.is_some())?;
+                meta.refuses = Some(parse_sets(value).map_err(at)?);
+            }
+            "refusal" => {
+                dup(meta.refusal.is_some())?;
+                meta.refusal = Some(value.to_string());
+            }
             _ => return Err(at(format!("unknown key '{key}'"))),
         }
     }
@@ -624,6 +637,9 @@ fn read_source(sub: &str, name: &str) -> (String, String) {
 struct ProgramSpec {
     args: Vec<Vec<String>>,
     options: Vec<Vec<String>>,
+    /// Option sets flextile refuses, and the text of the refusal.
+    refuses: Vec<Vec<String>>,
+    refusal: String,
 }
 
 fn program_spec(rel: &str, text: &str) -> ProgramSpec {
@@ -635,7 +651,58 @@ fn program_spec(rel: &str, text: &str) -> ProgramSpec {
         meta.expect_exit.is_none() && meta.expect_error.is_none() && meta.expect_stderr.is_empty(),
         "{rel}: expect-* keys belong to error cases (testsuite/errors)"
     );
-    ProgramSpec { args, options }
+    assert!(
+        meta.refuses.is_some() == meta.refusal.is_some(),
+        "{rel}: 'refuses:' and 'refusal:' go together"
+    );
+    ProgramSpec {
+        args,
+        options,
+        refuses: meta.refuses.unwrap_or_default(),
+        refusal: meta.refusal.unwrap_or_default(),
+    }
+}
+
+/// The option sets of `spec` that ask for overlapped tiling of `shape`
+/// (`--rectangle` or `--scalene`), compiled or refused.
+fn shape_covered(spec: &ProgramSpec, shape: &str) -> bool {
+    spec.options
+        .iter()
+        .chain(&spec.refuses)
+        .any(|o| o.iter().any(|w| w == shape))
+}
+
+/// A refused option set: exit code 1, a compiler-form error that contains
+/// the refusal, and no output file (written atomically, never in part).
+fn check_refusal(rel: &str, opts: &[String], refusal: &str, dir: &Path) -> Option<String> {
+    let context = format!("{rel} with refused options [{}]", show_set(opts, "default"));
+    let out_c = dir.join("out.c");
+    let ran = match run_flextile(opts, rel, &out_c) {
+        Ok(r) => r,
+        Err(e) => return Some(format!("{context}: {e}")),
+    };
+    let stderr = ran.stderr_text();
+    if ran.code() != Some(1) {
+        return Some(format!(
+            "{context}: expected exit code 1, got {}:\n{}",
+            ran.describe_status(),
+            first_lines(&stderr, 30)
+        ));
+    }
+    let located = format!("{rel}:");
+    let error = stderr
+        .lines()
+        .any(|l| l.starts_with(&located) && l.contains(": error: ") && l.contains(refusal));
+    if !error {
+        return Some(format!(
+            "{context}: no '{rel}:LINE:COL: error: ...{refusal}...' line in stderr:\n{}",
+            first_lines(&stderr, 30)
+        ));
+    }
+    let files = list_dir(dir);
+    (!files.is_empty()).then(|| {
+        format!("{context}: a refused compilation left files in the output folder: {files:?}")
+    })
 }
 
 fn show_set(set: &[String], empty: &str) -> String {
@@ -751,6 +818,11 @@ fn run_program_test(name: &str) {
     let shim = build_shim(&work).unwrap_or_else(|e| panic!("{e}"));
 
     let mut failures = Vec::new();
+    for (k, opts) in spec.refuses.iter().enumerate() {
+        let dir = work.join(format!("refused{k}"));
+        fs::create_dir_all(&dir).expect("create refused options dir");
+        failures.extend(check_refusal(&rel, opts, &spec.refusal, &dir));
+    }
     let mut runs = 0;
     for (k, opts) in spec.options.iter().enumerate() {
         let context = format!("{rel} with options [{}]", show_set(opts, "default"));
@@ -1030,6 +1102,27 @@ fn harness_metadata_parser() {
     let missing =
         std::panic::catch_unwind(|| program_spec("x.c", "int main(void) { return 0; }\n"));
     assert!(missing.is_err());
+}
+
+/// A refusal check fails when flextile compiles the program, or refuses it
+/// with another message.
+#[test]
+fn harness_refusal_checks_exit_and_message() {
+    let rel = "testsuite/programs/chain_gs5_wavefront.c";
+    let work = fresh_work_dir("harness-refusal");
+    let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    let dir = |k: &str| {
+        let d = work.join(k);
+        fs::create_dir_all(&d).expect("create dir");
+        d
+    };
+    let right = check_refusal(rel, &words("--scalene"), "(a recurrence)", &dir("a"));
+    assert_eq!(right, None);
+    let wrong = check_refusal(rel, &words("--scalene"), "an unrelated reason", &dir("b"));
+    assert!(wrong.is_some_and(|e| e.contains("no 'testsuite")));
+    let compiled = check_refusal(rel, &words("--tile"), "(a recurrence)", &dir("c"));
+    assert!(compiled.is_some_and(|e| e.contains("expected exit code 1")));
+    let _ = fs::remove_dir_all(&work);
 }
 
 #[test]
@@ -1349,6 +1442,28 @@ mod errors {
 
 /// Every `.c` file of `testsuite/programs` and `testsuite/errors` has its test, and
 /// every listed test has its file.
+/// Issue 4's bar: every program is compiled under both trapezoid shapes and
+/// compared, or its refusal under them is checked (programs where
+/// overlapped tiling cannot apply say why, see `refuses:`).
+#[test]
+fn every_program_is_tested_under_both_shapes() {
+    let mut missing = Vec::new();
+    for name in programs::LISTED {
+        let (rel, text) = read_source("programs", name);
+        let spec = program_spec(&rel, &text);
+        for shape in ["--rectangle", "--scalene"] {
+            if !shape_covered(&spec, shape) {
+                missing.push(format!("{rel}: {shape}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "programs with neither 'options:' nor 'refuses:' for a shape:\n{}",
+        missing.join("\n")
+    );
+}
+
 #[test]
 fn every_file_is_listed() {
     for (sub, listed) in [("programs", programs::LISTED), ("errors", errors::LISTED)] {
