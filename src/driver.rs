@@ -380,6 +380,7 @@ fn lower(
             if let Some(r) = &t.report {
                 print!("{r}");
             }
+            warnings.extend(t.warnings);
             return Ok(Lowered {
                 code,
                 summary: t.summary,
@@ -627,6 +628,9 @@ struct Transformed {
     report: Option<String>,
     /// Whether rectangle tiles isolated the guard-free part of their point loops.
     isolate_points: bool,
+    /// What the user should know about the result (stages overlapped tiling
+    /// left in their original loops).
+    warnings: Vec<Diagnostic>,
 }
 
 /// The transformation passes, in order: overlapped tiling, or the loop
@@ -652,6 +656,7 @@ fn transform(
     let mut largest_group = 0;
     let mut wavefronts = false;
     let mut report_text = None;
+    let mut notes = Vec::new();
 
     if let Some(shape) = opts.overlap {
         // Overlapped tiling decides shifts and tiles itself: it overrides the pragma's schedule.
@@ -689,6 +694,13 @@ fn transform(
         if opts.report {
             let (line, _) = program.file.line_col(region.pragma_span.start);
             report_text = Some(report(&program.file.path, line, shape, &o.footprints));
+        }
+        for (k, why) in &o.untiled {
+            let s = &region.stages[*k];
+            notes.push(Diagnostic::warning(
+                s.span,
+                format!("{} keeps its original loops: {why}", s.label),
+            ));
         }
         schedule = o.schedule;
         storage = Some(o.storage);
@@ -768,6 +780,7 @@ fn transform(
         wavefronts,
         report: report_text,
         isolate_points: opts.overlap == Some(Shape::Rectangle) && !simpler.atomic_points,
+        warnings: notes,
     })
 }
 
@@ -814,7 +827,12 @@ fn report(path: &str, line: usize, shape: Shape, footprints: &[Footprint]) -> St
         let dims: Vec<String> = f
             .dims
             .iter()
-            .map(|(n, l, r)| format!("{n} (-{l}/+{r})"))
+            .map(|d| match d {
+                // Signed movements of the box's faces from the tile's:
+                // `-2/+2` expanded by 2 on each side, `+2/-3` shrunk.
+                Some((n, l, r)) => format!("{n} ({})", faces(*l, *r)),
+                None => "all".to_string(),
+            })
             .collect();
         s.push_str(&format!(
             "  {}: per tile {} of {}, redundant {:.1}%\n",
@@ -822,13 +840,28 @@ fn report(path: &str, line: usize, shape: Shape, footprints: &[Footprint]) -> St
             dims.join(" x "),
             f.tile
                 .iter()
-                .map(|t| t.to_string())
+                .zip(&f.dims)
+                .map(|(t, d)| match d {
+                    Some(_) => t.to_string(),
+                    None => "all".to_string(),
+                })
                 .collect::<Vec<_>>()
                 .join(" x "),
             100.0 * f.redundancy()
         ));
     }
     s
+}
+
+/// The face movements of `--report`, signed, for a box `l` before the tile's
+/// left face and `r` after its right one (`-0/+0` when neither moves).
+fn faces(l: i64, r: i64) -> String {
+    let left = if l == 0 {
+        "-0".to_string()
+    } else {
+        format!("{:+}", -l)
+    };
+    format!("{left}/{r:+}")
 }
 
 /// Replaces each region's span of `text` by its generated code.

@@ -150,3 +150,33 @@ fn fig3_rectangle_fuses_the_point_loops_and_scalene_does_not() {
         "scalene tile with a fused point loop"
     );
 }
+
+/// A tile larger than a loop's extent is reported with the faces moved in
+/// (`+2/-3`) and counted in the redundancy only where the box leaves the
+/// tile; a loop that is not tiled and has a parametric extent is `all`.
+#[test]
+fn bilateral_grid_reports_clipped_faces_and_untiled_loops() {
+    let r = report(
+        "benchmarks/bilateral-grid.c",
+        &[
+            "-I",
+            "benchmarks",
+            "--scalene",
+            "--tile-sizes",
+            "16,16,16",
+            "--report",
+        ],
+    );
+    // blurz: 20x20 of 16x16 in (i, j) is 36% recomputation; z spans 2..12.
+    assert!(
+        r.contains(
+            "nest 3 (line 69): per tile 2 (-0/+0) x 20 (-2/+2) x 20 (-2/+2) x 11 (+2/-3) of 2 x 16 x 16 x 16, redundant 36.0%"
+        ),
+        "{r}"
+    );
+    // interp: the i loop is not tiled (sizes align on the innermost loops).
+    assert!(
+        r.contains("nest 6 (line 102): per tile 2 (-0/+0) x all x 8 (-0/-8) x 16 (-0/+0) x 8 (-0/-8) of 2 x all x 16 x 16 x 16, redundant 0.0%"),
+        "{r}"
+    );
+}

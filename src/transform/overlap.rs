@@ -45,7 +45,8 @@
 //! diagnostic): one classically tiled loop under `--overlap-dims`, nests of
 //! equal depth,
 //! no output dependences inside the group (accumulations), no in-place update
-//! of data read from before the group, and analysable bodies for every stage
+//! of data read from before the group (a stage tiled alone may update in
+//! place element by element), and analysable bodies for every stage
 //! whose data lives in scratchpads (a body that is not analysable keeps its
 //! data in the original arrays when no tile computes what another computes
 //! of it; see [`crate::transform::storage`]).
@@ -84,17 +85,29 @@ pub enum Shape {
 pub struct Footprint {
     /// Stage label.
     pub stage: String,
-    /// Per dimension: iterations computed per tile, expansion on the left and on the right.
-    pub dims: Vec<(i64, i64, i64)>,
-    /// Tile size per dimension.
+    /// Per dimension: iterations computed per tile, and how far the left and
+    /// the right face of the computed box lie outside the tile (negative:
+    /// inside it, where the stage's domain is smaller than the tile). `None`
+    /// for a loop that is not tiled and whose extent depends on the
+    /// parameters (one tile spans all of it).
+    pub dims: Vec<Option<(i64, i64, i64)>>,
+    /// Tile size per dimension (the loop's extent for a loop that is not
+    /// tiled; 0 with `dims` `None`).
     pub tile: Vec<i64>,
 }
 
 impl Footprint {
-    /// Fraction of a full tile's work that is recomputation.
+    /// Fraction of a full tile's work that is recomputation: of the box a
+    /// tile computes (over the loops with a constant extent per tile), the
+    /// part outside the tile.
     pub fn redundancy(&self) -> f64 {
-        let computed: f64 = self.dims.iter().map(|d| d.0 as f64).product();
-        let own: f64 = self.tile.iter().map(|t| *t as f64).product();
+        let computed: f64 = self.dims.iter().flatten().map(|d| d.0 as f64).product();
+        let own: f64 = self
+            .dims
+            .iter()
+            .flatten()
+            .map(|(n, l, r)| (n - l.max(&0) - r.max(&0)) as f64)
+            .product();
         if computed <= 0.0 {
             0.0
         } else {
@@ -113,6 +126,9 @@ pub struct Overlapped {
     pub footprints: Vec<Footprint>,
     /// Stages of the largest group.
     pub largest_group: usize,
+    /// Stages that keep their original loops (groups of one stage that
+    /// cannot be tiled alone), each with the reason.
+    pub untiled: Vec<(usize, String)>,
 }
 
 /// Builds overlapped tiles of `shape` and `sizes` for the chain `region`.
@@ -196,6 +212,7 @@ pub fn overlapped_tiling(
     // A group of one stage is tiled alone (its tile computes just its own
     // part) when that is race-free; otherwise its loops stay as they are.
     let mut tiled = Vec::new();
+    let mut untiled = Vec::new();
     for g in &groups {
         let alone = match g[..] {
             [k] => group_is_overlappable(region, names, model, deps, spec, g, span)
@@ -204,6 +221,7 @@ pub fn overlapped_tiling(
                     if first_reason.is_none() {
                         first_reason = Some(format!("{}: {why}", region.stages[k].label));
                     }
+                    untiled.push((k, why));
                 })
                 .is_ok(),
             _ => true,
@@ -247,6 +265,7 @@ pub fn overlapped_tiling(
         storage,
         footprints,
         largest_group: groups.iter().map(Vec::len).max().unwrap_or(0),
+        untiled,
     })
 }
 
@@ -357,7 +376,10 @@ fn group_is_overlappable(
             // PolyMage's greedy grouping: the overlap (redundant computation
             // per loop, a fraction of the tile size) stays within the tolerance.
             for f in &footprints {
-                for (d, ((_, left, right), tile)) in f.dims.iter().zip(&f.tile).enumerate() {
+                for (d, (dim, tile)) in f.dims.iter().zip(&f.tile).enumerate() {
+                    let Some((_, left, right)) = dim else {
+                        continue;
+                    };
                     let overlap = (left + right) as f64 / *tile as f64;
                     if overlap > tolerance {
                         return Err(Error::internal(format!(
@@ -786,6 +808,12 @@ fn check_race_free(
     deps: &Dependences,
     span: Span,
 ) -> Result<()> {
+    // A stage tiled alone computes just its own part per tile (nothing is
+    // expanded): with no dependence between its instances (an update in
+    // place, element by element), no two tiles touch the same element.
+    if region.stages.len() == 1 && deps.all()?.is_empty().map_err(isl_err)? {
+        return Ok(());
+    }
     // A stage that reads its own results (a recurrence) would need its whole
     // history inside every tile: its region is not bounded by the tile.
     let list = deps.flow.get_map_list().map_err(isl_err)?;
@@ -887,36 +915,46 @@ fn footprints(
     let mut out = Vec::new();
     for (k, r) in regions.iter().enumerate() {
         let per_tile = r.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
-        let bx = per_tile
-            .get_range_simple_fixed_box_hull()
-            .map_err(isl_err)?;
+        let n = sizes.len() as u32;
         let mut dims = Vec::new();
         let mut tile = Vec::new();
-        if bx.is_valid().map_err(isl_err)? {
-            let off = bx.get_offset().map_err(isl_err)?;
-            let size = bx.get_size().map_err(isl_err)?;
-            for d in 0..sizes.len() {
-                let extent = size
-                    .get_at(d as i32)
-                    .and_then(|v| v.get_num_si())
-                    .map_err(isl_err)?;
-                // Offset relative to the tile origin size*T - shift.
-                let aff = off.get_at(d as i32).map_err(isl_err)?;
-                let c = aff
-                    .get_constant_val()
-                    .and_then(|v| v.get_num_si())
-                    .map_err(isl_err)?;
-                // In the stage's own coordinates: a tile spans size/scale of them.
-                let a = scales[k][d];
-                let (left, extent_tile) = if sizes[d] >= WHOLE {
-                    (0, extent)
-                } else {
-                    ((-shifts[k][d]).div_euclid(a) - c, sizes[d] / a)
-                };
-                let right = extent - extent_tile - left;
-                tile.push(extent_tile);
-                dims.push((extent, left, right));
+        for d in 0..sizes.len() {
+            // The box of this loop alone: a loop that is not tiled may have an
+            // extent that depends on the parameters, which the others do not.
+            let d32 = d as u32;
+            let bx = per_tile
+                .copy()
+                .and_then(|m| m.project_out(DimType::Out, d32 + 1, n - d32 - 1))
+                .and_then(|m| m.project_out(DimType::Out, 0, d32))
+                .and_then(|m| m.get_range_simple_fixed_box_hull())
+                .map_err(isl_err)?;
+            if !bx.is_valid().map_err(isl_err)? {
+                dims.push(None);
+                tile.push(0);
+                continue;
             }
+            let extent = bx
+                .get_size()
+                .and_then(|s| s.get_at(0))
+                .and_then(|v| v.get_num_si())
+                .map_err(isl_err)?;
+            // Offset relative to the tile origin size*T - shift.
+            let c = bx
+                .get_offset()
+                .and_then(|o| o.get_at(0))
+                .and_then(|a| a.get_constant_val())
+                .and_then(|v| v.get_num_si())
+                .map_err(isl_err)?;
+            // In the stage's own coordinates: a tile spans size/scale of them.
+            let a = scales[k][d];
+            let (left, extent_tile) = if sizes[d] >= WHOLE {
+                (0, extent)
+            } else {
+                ((-shifts[k][d]).div_euclid(a) - c, sizes[d] / a)
+            };
+            let right = extent - extent_tile - left;
+            tile.push(extent_tile);
+            dims.push(Some((extent, left, right)));
         }
         out.push(Footprint {
             stage: region.stages[k].label.clone(),
