@@ -41,9 +41,14 @@
 //! tile-local storage (§3.7) is planned by [`crate::transform::storage`].
 //! The top-level nests of a scop are tiled like a chain's; time-iterated
 //! scops (one outer loop) reach this pass as chains of time steps (see
-//! [`crate::transform::time_blocks`]). Restrictions (each refused with a
+//! [`crate::transform::time_blocks`]). Multi-statement stages (§3.6,
+//! Fig. 15): the statements of one scop nest ([`nest_units`]) get one shift
+//! and tile, one expansion node maps each statement's token to its own
+//! per-tile region, and they share their point loops, where a sequence keeps
+//! their order. Restrictions (each refused with a
 //! diagnostic): one classically tiled loop under `--overlap-dims`, nests of
-//! equal depth,
+//! equal depth, the statements of a nest all in its innermost loop and
+//! reading only what the statements before them compute,
 //! no output dependences inside the group (accumulations), no in-place update
 //! of data read from before the group (a stage tiled alone may update in
 //! place element by element), and analysable bodies for every stage
@@ -147,18 +152,10 @@ pub fn overlapped_tiling(
     spec: &OverlapSpec,
     span: Span,
 ) -> Result<Overlapped> {
-    // Stages are tiled as separate nests: statements sharing a loop nest (in
-    // a scop) would be distributed, which can change what they read.
-    if let Some(k) = shared_nest(&region.tree) {
-        let s = &region.stages[k];
-        return Err(Error::user(
-            Diagnostic::error(
-                span,
-                "overlapped tiling needs every top-level loop nest of a scop to hold one statement: statements sharing a nest would be split into separate loops, which can change what they read; use --tile",
-            )
-            .with_note(s.span, format!("{} shares its loop nest", s.label)),
-        ));
-    }
+    // Statements sharing a loop nest (in a scop) form one multi-statement
+    // stage (§3.6): they are grouped, shifted and strip-mined together.
+    let (units, imperfect): (Vec<Vec<usize>>, Vec<Option<String>>) =
+        nest_units(region).into_iter().unzip();
     // A malformed --overlap-dims is the user's error, not a reason to split.
     let deepest = region
         .stages
@@ -172,12 +169,21 @@ pub fn overlapped_tiling(
             format!("--overlap-dims names loop {d}, but the deepest nest has {deepest} loops (numbered from 0, outermost first)"),
         ));
     }
+    // Groups of units (indices into `units`), formed greedily in order.
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut first_reason: Option<String> = None;
     let mut current: Vec<usize> = Vec::new();
-    for k in 0..region.stages.len() {
+    let label = |u: usize| region.stages[units[u][0]].label.clone();
+    for (u, why_not) in imperfect.iter().enumerate() {
+        if why_not.is_some() {
+            // Tiled with no other nest, and not at all (below).
+            if !current.is_empty() {
+                groups.push(std::mem::take(&mut current));
+            }
+            groups.push(vec![u]);
+            continue;
+        }
         let mut cand = current.clone();
-        cand.push(k);
+        cand.push(u);
         if current.is_empty() {
             current = cand;
             continue;
@@ -185,24 +191,18 @@ pub fn overlapped_tiling(
         if spec.max_group.is_some_and(|m| current.len() >= m) {
             info!(
                 "overlap: {} starts a new group: groups have at most {} stages",
-                region.stages[k].label,
+                label(u),
                 current.len()
             );
-            groups.push(std::mem::replace(&mut current, vec![k]));
+            groups.push(std::mem::replace(&mut current, vec![u]));
             continue;
         }
-        match group_is_overlappable(region, names, model, deps, spec, &cand, span) {
+        match group_is_overlappable(region, names, model, deps, spec, &units, &cand, span) {
             Ok(()) => current = cand,
             Err(why) => {
-                info!(
-                    "overlap: {} starts a new group: {}",
-                    region.stages[k].label, why
-                );
-                if first_reason.is_none() {
-                    first_reason = Some(format!("{}: {why}", region.stages[k].label));
-                }
+                info!("overlap: {} starts a new group: {}", label(u), why);
                 groups.push(std::mem::take(&mut current));
-                current = vec![k];
+                current = vec![u];
             }
         }
     }
@@ -215,13 +215,15 @@ pub fn overlapped_tiling(
     let mut untiled = Vec::new();
     for g in &groups {
         let alone = match g[..] {
-            [k] => group_is_overlappable(region, names, model, deps, spec, g, span)
+            [u] => imperfect[u]
+                .clone()
+                .map_or_else(
+                    || group_is_overlappable(region, names, model, deps, spec, &units, g, span),
+                    Err,
+                )
                 .map_err(|why| {
-                    info!("overlap: {} is not tiled: {why}", region.stages[k].label);
-                    if first_reason.is_none() {
-                        first_reason = Some(format!("{}: {why}", region.stages[k].label));
-                    }
-                    untiled.push((k, why));
+                    info!("overlap: {} is not tiled: {why}", label(u));
+                    untiled.extend(units[u].iter().map(|k| (*k, why.clone())));
                 })
                 .is_ok(),
             _ => true,
@@ -229,12 +231,14 @@ pub fn overlapped_tiling(
         tiled.push(alone);
     }
     if !tiled.contains(&true) {
+        // Every group is one stage that cannot be tiled: the first one's reason.
+        let first = untiled
+            .first()
+            .map(|(k, why)| format!("{}: {why}", region.stages[*k].label))
+            .unwrap_or_default();
         return Err(Error::at(
             span,
-            format!(
-                "overlapped tiling found no nest it can tile ({}; -v lists every reason)",
-                first_reason.unwrap_or_default()
-            ),
+            format!("overlapped tiling found no nest it can tile ({first}; -v lists every reason)"),
         ));
     }
 
@@ -242,12 +246,18 @@ pub fn overlapped_tiling(
     let mut storage = TileStorage::default();
     let mut footprints = Vec::new();
     for (group, tile) in groups.iter().zip(tiled) {
-        let (sub, sub_model, sub_deps) = restrict(region, model, deps, group)?;
+        let (stages, sub_units) = flatten(&units, group);
+        let (sub, sub_model, sub_deps) = restrict(region, model, deps, &stages)?;
         let part = if tile {
             let mark = format!("{MARK_TILE_STORAGE}_{}", storage.groups.len());
-            let (sched, st, fp) =
-                tile_group(&sub, names, &sub_model, &sub_deps, spec, span, &mark)?;
-            info!("overlap: group of {} stages tiled", group.len());
+            let (sched, st, fp) = tile_group(
+                &sub, names, &sub_model, &sub_deps, &sub_units, spec, span, &mark,
+            )?;
+            info!(
+                "overlap: group of {} stages ({} statements) tiled",
+                group.len(),
+                stages.len()
+            );
             storage.groups.push(st);
             footprints.extend(fp);
             sched
@@ -264,7 +274,11 @@ pub fn overlapped_tiling(
         schedule,
         storage,
         footprints,
-        largest_group: groups.iter().map(Vec::len).max().unwrap_or(0),
+        largest_group: groups
+            .iter()
+            .map(|g| flatten(&units, g).0.len())
+            .max()
+            .unwrap_or(0),
         untiled,
     })
 }
@@ -276,6 +290,60 @@ pub(crate) fn shared_nest(tree: &[OrigNode]) -> Option<usize> {
         stages_under(std::slice::from_ref(n), &mut ks);
         (ks.len() > 1).then(|| ks[1])
     })
+}
+
+/// The multi-statement stages of a region (§3.6, Fig. 15): the statements
+/// of each top-level loop nest, in textual order (a chain's nests hold one
+/// statement each). Statements sharing a nest are shifted, strip-mined and
+/// grouped together, as if they formed one macro statement, and keep their
+/// order inside their common point loops; so they must all sit in the
+/// nest's innermost loop (a perfect nest). A nest where they do not comes
+/// with the reason it cannot be tiled.
+pub(crate) fn nest_units(region: &Region) -> Vec<(Vec<usize>, Option<String>)> {
+    if region.tree.is_empty() {
+        return (0..region.stages.len()).map(|k| (vec![k], None)).collect();
+    }
+    let mut units = Vec::new();
+    for node in &region.tree {
+        let mut ks = Vec::new();
+        stages_under(std::slice::from_ref(node), &mut ks);
+        let mut body = std::slice::from_ref(node);
+        let mut loops = 0;
+        while let [OrigNode::Loop { body: b, .. }] = body {
+            loops += 1;
+            body = b;
+        }
+        let stray = body.iter().find_map(|n| {
+            let mut under = Vec::new();
+            stages_under(std::slice::from_ref(n), &mut under);
+            match n {
+                OrigNode::Stage(k) if region.stages[*k].iterators.len() == loops => None,
+                _ => under.first().copied(),
+            }
+        });
+        let why = stray.filter(|_| ks.len() > 1).map(|k| {
+            format!(
+                "its nest is not a multi-statement stage: overlapped tiling needs the statements that share a loop nest to sit together in its innermost loop, and {} sits in a loop of its own",
+                region.stages[k].label
+            )
+        });
+        if !ks.is_empty() {
+            units.push((ks, why));
+        }
+    }
+    units
+}
+
+/// The statements of the units `group` (indices into `units`), in order, and
+/// the units renumbered into positions in that list.
+fn flatten(units: &[Vec<usize>], group: &[usize]) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let mut stages = Vec::new();
+    let mut sub = Vec::new();
+    for u in group {
+        sub.push((stages.len()..stages.len() + units[*u].len()).collect());
+        stages.extend(&units[*u]);
+    }
+    (stages, sub)
 }
 
 /// The stages `group` of `region` as a region of their own, with the model and
@@ -341,11 +409,13 @@ fn group_is_overlappable(
     model: &RegionModel,
     deps: &Dependences,
     spec: &OverlapSpec,
+    units: &[Vec<usize>],
     cand: &[usize],
     span: Span,
 ) -> std::result::Result<(), String> {
-    let depth = region.stages[cand[0]].iterators.len();
-    if let Some(k) = cand
+    let (stages, sub_units) = flatten(units, cand);
+    let depth = region.stages[stages[0]].iterators.len();
+    if let Some(k) = stages
         .iter()
         .find(|k| region.stages[**k].iterators.len() != depth)
     {
@@ -358,7 +428,7 @@ fn group_is_overlappable(
         Error::User(d) => d.first().map(|d| d.message.clone()).unwrap_or_default(),
         Error::Internal(m) => m,
     };
-    let (sub, sub_model, sub_deps) = restrict(region, model, deps, cand).map_err(describe)?;
+    let (sub, sub_model, sub_deps) = restrict(region, model, deps, &stages).map_err(describe)?;
     let ctx = model.schedule.get_ctx();
     // Bound isl's work: a group whose relations explode is split instead.
     ctx.set_max_operations(20_000_000);
@@ -368,6 +438,7 @@ fn group_is_overlappable(
             names,
             &sub_model,
             &sub_deps,
+            &sub_units,
             spec,
             span,
             MARK_TILE_STORAGE,
@@ -398,15 +469,17 @@ fn group_is_overlappable(
     result.map_err(describe)
 }
 
-/// Overlapped tiles for one group (a region of equal-depth stages): the
-/// schedule, its storage plan and the stages' footprints. `mark` names the
-/// mark above the expansion node.
+/// Overlapped tiles for one group (a region of equal-depth statements, in
+/// `units`: the multi-statement stages, see [`nest_units`]): the schedule,
+/// its storage plan and the statements' footprints. `mark` names the mark
+/// above the expansion node.
 #[allow(clippy::too_many_arguments)]
 fn tile_group(
     region: &Region,
     names: &Names,
     model: &RegionModel,
     deps: &Dependences,
+    units: &[Vec<usize>],
     spec: &OverlapSpec,
     span: Span,
     mark: &str,
@@ -432,7 +505,7 @@ fn tile_group(
     let sizes = aligned_sizes(&spec.sizes, depth);
     let classic = classic_dim(spec.overlap_dims.as_deref(), depth, &sizes, span)?;
     let ctx = model.schedule.get_ctx();
-    check_race_free(region, model, deps, span)?;
+    check_race_free(region, model, deps, units, span)?;
 
     // Alignment and scaling (§3.7): up- and down-sampling stages are tiled in
     // scaled coordinates where every dependence distance is constant.
@@ -448,16 +521,29 @@ fn tile_group(
             ));
         }
     }
+    // The statements of a multi-statement stage share its loops: one scale.
+    for unit in units {
+        if let Some(k) = unit.iter().find(|k| scales[**k] != scales[unit[0]]) {
+            return Err(Error::at(
+                span,
+                format!(
+                    "{} and {} share a loop nest but would need different scale factors ({:?}, {:?}) to align their dependences",
+                    region.stages[unit[0]].label, region.stages[*k].label, scales[unit[0]], scales[*k]
+                ),
+            ));
+        }
+    }
     if scales.iter().flatten().any(|a| *a != 1) {
         info!("overlap: stages scaled by {scales:?}");
     }
     let scaled_deps = scale_deps(&deps.all()?, region, &scales)?;
+    let shift_deps = || unit_shift_deps(region, units, &scaled_deps, depth);
     let shifts = match (shape, classic) {
-        (Shape::Rectangle, _) => minimal_shifts(region, &scaled_deps, depth, span)?,
+        (Shape::Rectangle, _) => minimal_shifts(region, &shift_deps()?, depth, span)?,
         (Shape::Scalene, None) => vec![vec![0; depth]; n_stages],
         (Shape::Scalene, Some(c)) => {
             // Only the classically tiled loop is shifted (its tiles run in order).
-            let mut m = minimal_shifts(region, &scaled_deps, depth, span)?;
+            let mut m = minimal_shifts(region, &shift_deps()?, depth, span)?;
             for row in &mut m {
                 for (d, v) in row.iter_mut().enumerate() {
                     if d != c {
@@ -522,6 +608,7 @@ fn tile_group(
         region,
         names,
         model,
+        units,
         &consumers,
         &regions,
         &live_in,
@@ -532,6 +619,7 @@ fn tile_group(
     let schedule = build_tree(
         &ctx,
         region,
+        units,
         &own,
         &regions,
         &loads,
@@ -781,6 +869,53 @@ fn tile_map(
     Ok(m)
 }
 
+/// The dependences that constrain the shifts of a group whose statements
+/// form `units`: those between units, and a zero-distance tie both ways
+/// between the statements of one unit, which therefore get one shift and
+/// keep their original order inside their common point loops (the
+/// dependences between them need no shift).
+fn unit_shift_deps(
+    region: &Region,
+    units: &[Vec<usize>],
+    deps: &UnionMap,
+    depth: usize,
+) -> Result<UnionMap> {
+    let unit_of = |name: &str| {
+        units
+            .iter()
+            .position(|u| u.iter().any(|k| region.stages[*k].name == name))
+    };
+    let ctx = deps.get_ctx();
+    let mut out = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    let list = deps.get_map_list().map_err(isl_err)?;
+    for i in 0..list.size().map_err(isl_err)? {
+        let m = list.get_at(i).map_err(isl_err)?;
+        let a = unit_of(m.get_tuple_name(DimType::In).map_err(isl_err)?);
+        let b = unit_of(m.get_tuple_name(DimType::Out).map_err(isl_err)?);
+        let src = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+        let dst = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+        if a != b || src == dst {
+            out = out
+                .union(UnionMap::from_map(m).map_err(isl_err)?)
+                .map_err(isl_err)?;
+        }
+    }
+    let its: Vec<String> = (0..depth).map(|d| format!("i{d}")).collect();
+    let its = its.join(", ");
+    for unit in units {
+        for k in &unit[1..] {
+            let (a, b) = (&region.stages[unit[0]].name, &region.stages[*k].name);
+            let tie = UnionMap::read_from_str(
+                &ctx,
+                &format!("{{ {a}[{its}] -> {b}[{its}]; {b}[{its}] -> {a}[{its}] }}"),
+            )
+            .map_err(isl_err)?;
+            out = out.union(tie).map_err(isl_err)?;
+        }
+    }
+    Ok(out)
+}
+
 /// For every stage, the set of stages consuming its values (value-based flow).
 fn consumer_sets(region: &Region, flow: &UnionMap) -> Result<Vec<BTreeSet<usize>>> {
     let mut out = vec![BTreeSet::new(); region.stages.len()];
@@ -806,6 +941,7 @@ fn check_race_free(
     region: &Region,
     model: &RegionModel,
     deps: &Dependences,
+    units: &[Vec<usize>],
     span: Span,
 ) -> Result<()> {
     // A stage tiled alone computes just its own part per tile (nothing is
@@ -829,6 +965,28 @@ fn check_race_free(
                 d = d.with_note(s.span, format!("{} depends on itself", s.label));
             }
             return Err(Error::user(d));
+        }
+        // Inside a multi-statement stage, values flow forward in textual
+        // order (a statement reads what the statements before it computed,
+        // in this iteration or an earlier one): each statement's region is
+        // then propagated from the later ones'. A statement reading what a
+        // later one computed in an earlier iteration closes a recurrence.
+        let dst = m.get_tuple_name(DimType::Out).map_err(isl_err)?;
+        let pos = |name: &str| region.stages.iter().position(|s| s.name == name);
+        if let (Some(a), Some(b)) = (pos(&src), pos(dst)) {
+            if b < a && units.iter().any(|u| u.contains(&a) && u.contains(&b)) {
+                let (sa, sb) = (&region.stages[a], &region.stages[b]);
+                return Err(Error::user(
+                    Diagnostic::error(
+                        span,
+                        "overlapped tiling needs the statements that share a loop nest to read only what the statements before them compute: a statement that reads what a later one computed in an earlier iteration is not supported",
+                    )
+                    .with_note(
+                        sb.span,
+                        format!("{} reads what {} computed in an earlier iteration", sb.label, sa.label),
+                    ),
+                ));
+            }
         }
     }
     if !deps.output.is_empty().map_err(isl_err)? {

@@ -21,6 +21,7 @@ use isl_rs::{
 pub(crate) fn build_tree(
     ctx: &Context,
     region: &Region,
+    units: &[Vec<usize>],
     own: &[Map],
     regions: &[Map],
     loads: &[(String, Map)],
@@ -349,23 +350,55 @@ pub(crate) fn build_tree(
             }
         }
         Shape::Scalene => {
-            if stmts.len() > 1 {
-                node = node
-                    .insert_sequence(filter_list(ctx, &stmts, &filter)?)
-                    .map_err(isl_err)?;
-                for (i, s) in stmts.iter().enumerate() {
-                    let mupa = MultiUnionPwAff::read_from_str(ctx, &point(std::slice::from_ref(s)))
+            // One point loop nest after another (Fig. 13): per stage, then
+            // per store. The statements of a multi-statement stage share
+            // theirs, with a sequence in it (Fig. 15); their stores follow.
+            let mut parts: Vec<Vec<(String, usize)>> = Vec::new();
+            for unit in units {
+                let members: Vec<(String, usize)> = unit
+                    .iter()
+                    .map(|k| (region.stages[*k].name.clone(), *k))
+                    .collect();
+                let stores: Vec<(String, usize)> = unit
+                    .iter()
+                    .filter_map(|k| store_of(*k).map(|n| (n, *k)))
+                    .collect();
+                if let [single] = members.as_slice() {
+                    parts.push(vec![single.clone()]);
+                } else {
+                    parts.push(members);
+                }
+                parts.extend(stores.into_iter().map(|s| vec![s]));
+            }
+            let band_at = |node: isl_rs::ScheduleNode, part: &[(String, usize)]| {
+                let mupa = MultiUnionPwAff::read_from_str(ctx, &point(part)).map_err(isl_err)?;
+                let mut band = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+                if part.len() > 1 {
+                    let list = filter_list(ctx, part, &filter)?;
+                    band = band
+                        .child(0)
+                        .and_then(|n| n.insert_sequence(list))
+                        .and_then(|n| n.parent())
                         .map_err(isl_err)?;
+                }
+                Ok::<_, Error>(band)
+            };
+            if parts.len() > 1 {
+                let mut list = UnionSetList::alloc(ctx, parts.len() as i32).map_err(isl_err)?;
+                for part in &parts {
+                    list = list.add(filter(part)?).map_err(isl_err)?;
+                }
+                node = node.insert_sequence(list).map_err(isl_err)?;
+                for (i, part) in parts.iter().enumerate() {
                     node = node
                         .child(i as i32)
                         .and_then(|n| n.child(0))
                         .map_err(isl_err)?;
-                    node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+                    node = band_at(node, part)?;
                     node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
                 }
             } else {
-                let mupa = MultiUnionPwAff::read_from_str(ctx, &point(&stmts)).map_err(isl_err)?;
-                node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+                node = band_at(node, &stmts)?;
             }
         }
     }

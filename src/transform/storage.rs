@@ -133,6 +133,7 @@ const MAX_SCRATCHPAD_ELEMENTS: i64 = 1 << 18;
 
 /// Chooses the data sets that live in scratchpads and sizes them; returns the
 /// storage plan and the per-tile loads (`[T] -> D[x]`) of data read from before the chain.
+/// `units`: the group's multi-statement stages (statement indices).
 /// `classic`: the loop tiled classically under partial overlapped tiling and
 /// its tile size; scratchpads then also hold what a tile reads from the tile
 /// before it along that loop, and slide (see [`Slide`]).
@@ -141,6 +142,7 @@ pub(crate) fn plan_storage(
     region: &Region,
     names: &Names,
     model: &RegionModel,
+    units: &[Vec<usize>],
     consumers: &[BTreeSet<usize>],
     regions: &[Map],
     live_in: &UnionMap,
@@ -149,9 +151,16 @@ pub(crate) fn plan_storage(
     span: Span,
 ) -> Result<(GroupStorage, Vec<(String, Map)>)> {
     // Data produced by stages that other stages consume (their regions overlap).
+    // Values a statement passes only to the statements of its own
+    // multi-statement stage (§3.6), computing each iteration in one tile,
+    // stay in their array: every tile reads what it wrote itself.
     let mut scratch: BTreeSet<String> = BTreeSet::new();
     for (k, stage) in region.stages.iter().enumerate() {
-        if consumers[k].is_empty() {
+        let own_unit = units.iter().find(|u| u.contains(&k));
+        let internal = own_unit.is_some_and(|u| consumers[k].iter().all(|c| u.contains(c)));
+        if consumers[k].is_empty()
+            || (internal && regions[k].is_single_valued().map_err(isl_err)?)
+        {
             continue;
         }
         for a in stage

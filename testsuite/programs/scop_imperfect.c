@@ -20,10 +20,11 @@
  *
  * flextile-test: args: 20 7 | 5 1 | 1 1 | 3 40 | 64 33 | 2 3
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,4 | --tile --tile-sizes 5,3 | --no-openmp
- * Overlapped tiling refuses it: statements share loop nests (not supported in
- * scops; the scalar sum and the strided recurrence would serialise them anyway).
+ * Overlapped tiling refuses it: no nest can be tiled (the statements outside
+ * loops; the i nest is not a multi-statement stage, its statements sit at
+ * different depths, and the scalar sum serialises it; the strided recurrence).
  * flextile-test: refuses: --rectangle | --scalene --tile-sizes 4
- * flextile-test: refusal: every top-level loop nest of a scop to hold one statement
+ * flextile-test: refusal: overlapped tiling found no nest it can tile
  */
 #include <stdio.h>
 #include <stdlib.h>
