@@ -211,20 +211,21 @@ fn compile_region(
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
-    // A scop whose loop nests all sit in one outer loop that indexes no
-    // array is a time-iterated stencil; the top-level nests of any other
-    // scop (one nest over an image with several statements, too) are tiled
-    // like a loop chain's.
+    // A scop whose loop nests all sit in one outer loop is a time-iterated
+    // stencil, unless that loop holds one nest and indexes arrays (one
+    // nest over an image, with several statements); the top-level nests of
+    // any other scop are tiled like a loop chain's.
     let time_loop = match region.tree.as_slice() {
         [OrigNode::Loop { iter, body }] => {
             body.iter().all(|n| matches!(n, OrigNode::Loop { .. }))
-                && !region.stages.iter().any(|s| {
-                    s.accesses.iter().flat_map(|a| &a.index).any(|e| {
-                        let mut vars = BTreeSet::new();
-                        e.collect_vars(&mut vars);
-                        vars.contains(iter.as_str())
-                    })
-                })
+                && (body.len() > 1
+                    || !region.stages.iter().any(|s| {
+                        s.accesses.iter().flat_map(|a| &a.index).any(|e| {
+                            let mut vars = BTreeSet::new();
+                            e.collect_vars(&mut vars);
+                            vars.contains(iter.as_str())
+                        })
+                    }))
         }
         _ => false,
     };

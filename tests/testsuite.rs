@@ -1428,6 +1428,7 @@ mod errors {
         overlap_scop_imperfect_nest,
         overlap_scop_inplace_time,
         overlap_scop_nest_backward,
+        overlap_time_subscript,
         overlap_tolerance_negative,
         overlap_two_shapes,
         parallel_illegal,
