@@ -22,7 +22,7 @@ use crate::model::program::{
 };
 use crate::transform::overlap::{overlapped_tiling, Footprint, OverlapSpec, Shape, TileStorage};
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
-use crate::transform::time_blocks::time_blocks;
+use crate::transform::time_blocks::{mentions, time_blocks};
 use crate::transform::{fuse, parallel, tile};
 use isl_rs::Schedule;
 use log::info;
@@ -220,11 +220,10 @@ fn compile_region(
             body.iter().all(|n| matches!(n, OrigNode::Loop { .. }))
                 && (body.len() > 1
                     || !region.stages.iter().any(|s| {
-                        s.accesses.iter().flat_map(|a| &a.index).any(|e| {
-                            let mut vars = BTreeSet::new();
-                            e.collect_vars(&mut vars);
-                            vars.contains(iter.as_str())
-                        })
+                        s.accesses
+                            .iter()
+                            .flat_map(|a| &a.index)
+                            .any(|e| mentions(e, iter))
                     }))
         }
         _ => false,

@@ -215,17 +215,15 @@ pub fn overlapped_tiling(
     let mut untiled = Vec::new();
     for g in &groups {
         let alone = match g[..] {
-            [u] => imperfect[u]
-                .clone()
-                .map_or_else(
-                    || group_is_overlappable(region, names, model, deps, spec, &units, g, span),
-                    Err,
-                )
-                .map_err(|why| {
-                    info!("overlap: {} is not tiled: {why}", label(u));
-                    untiled.extend(units[u].iter().map(|k| (*k, why.clone())));
-                })
-                .is_ok(),
+            [u] => match &imperfect[u] {
+                Some(why) => Err(why.clone()),
+                None => group_is_overlappable(region, names, model, deps, spec, &units, g, span),
+            }
+            .map_err(|why| {
+                info!("overlap: {} is not tiled: {why}", label(u));
+                untiled.extend(units[u].iter().map(|k| (*k, why.clone())));
+            })
+            .is_ok(),
             _ => true,
         };
         tiled.push(alone);
@@ -276,7 +274,7 @@ pub fn overlapped_tiling(
         footprints,
         largest_group: groups
             .iter()
-            .map(|g| flatten(&units, g).0.len())
+            .map(|g| g.iter().map(|u| units[*u].len()).sum())
             .max()
             .unwrap_or(0),
         untiled,
@@ -313,12 +311,13 @@ pub(crate) fn nest_units(region: &Region) -> Vec<(Vec<usize>, Option<String>)> {
             loops += 1;
             body = b;
         }
-        let stray = body.iter().find_map(|n| {
-            let mut under = Vec::new();
-            stages_under(std::slice::from_ref(n), &mut under);
-            match n {
-                OrigNode::Stage(k) if region.stages[*k].iterators.len() == loops => None,
-                _ => under.first().copied(),
+        // The first statement that is not directly in the innermost loop.
+        let stray = body.iter().find_map(|n| match n {
+            OrigNode::Stage(k) if region.stages[*k].iterators.len() == loops => None,
+            _ => {
+                let mut under = Vec::new();
+                stages_under(std::slice::from_ref(n), &mut under);
+                under.first().copied()
             }
         });
         let why = stray.filter(|_| ks.len() > 1).map(|k| {
@@ -890,11 +889,9 @@ fn unit_shift_deps(
     let list = deps.get_map_list().map_err(isl_err)?;
     for i in 0..list.size().map_err(isl_err)? {
         let m = list.get_at(i).map_err(isl_err)?;
-        let a = unit_of(m.get_tuple_name(DimType::In).map_err(isl_err)?);
-        let b = unit_of(m.get_tuple_name(DimType::Out).map_err(isl_err)?);
         let src = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
         let dst = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
-        if a != b || src == dst {
+        if src == dst || unit_of(&src) != unit_of(&dst) {
             out = out
                 .union(UnionMap::from_map(m).map_err(isl_err)?)
                 .map_err(isl_err)?;
@@ -952,11 +949,13 @@ fn check_race_free(
     }
     // A stage that reads its own results (a recurrence) would need its whole
     // history inside every tile: its region is not bounded by the tile.
+    let pos = |name: &str| region.stages.iter().position(|s| s.name == name);
     let list = deps.flow.get_map_list().map_err(isl_err)?;
     for i in 0..list.size().map_err(isl_err)? {
         let m = list.get_at(i).map_err(isl_err)?;
         let src = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
-        if src == m.get_tuple_name(DimType::Out).map_err(isl_err)? {
+        let dst = m.get_tuple_name(DimType::Out).map_err(isl_err)?;
+        if src == dst {
             let mut d = Diagnostic::error(
                 span,
                 "overlapped tiling cannot handle a nest that reads values it computes itself (a recurrence): its per-tile region is unbounded",
@@ -971,8 +970,6 @@ fn check_race_free(
         // in this iteration or an earlier one): each statement's region is
         // then propagated from the later ones'. A statement reading what a
         // later one computed in an earlier iteration closes a recurrence.
-        let dst = m.get_tuple_name(DimType::Out).map_err(isl_err)?;
-        let pos = |name: &str| region.stages.iter().position(|s| s.name == name);
         if let (Some(a), Some(b)) = (pos(&src), pos(dst)) {
             if b < a && units.iter().any(|u| u.contains(&a) && u.contains(&b)) {
                 let (sa, sb) = (&region.stages[a], &region.stages[b]);

@@ -311,6 +311,16 @@ pub(crate) fn build_tree(
                     _ => layers.push(vec![s.clone()]),
                 }
             }
+            // A chain's stages in one fused loop (Fig. 14): its innermost
+            // loop is not isolated, since on unsharp-mask (8x512 tiles) isl's
+            // AST build fails on the isolated fused loop ("cannot handle void
+            // expression"); it is left to isl's default, which splits it where
+            // that is cheap.
+            let mode = match (isolate_points, layers.len() > 1) {
+                (false, _) => PointLoops::Atomic,
+                (true, true) => PointLoops::Isolated,
+                (true, false) => PointLoops::DefaultInnermost,
+            };
             if layers.len() > 1 {
                 let mut list = UnionSetList::alloc(ctx, layers.len() as i32).map_err(isl_err)?;
                 for layer in &layers {
@@ -322,31 +332,11 @@ pub(crate) fn build_tree(
                         .child(i as i32)
                         .and_then(|n| n.child(0))
                         .map_err(isl_err)?;
-                    node = fused_points(ctx, node, layer, &point, &filter, isolate_points)?;
+                    node = fused_points(ctx, node, layer, &point, &filter, mode)?;
                     node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
                 }
             } else {
-                // A chain's stages in one fused loop (Fig. 14). Not isolated:
-                // on unsharp-mask (8x512 tiles) isl's AST build fails on the
-                // isolated fused loop ("cannot handle void expression"). The
-                // innermost loop is left to isl's default, which splits it
-                // where that is cheap; the others are atomic.
-                let mupa = MultiUnionPwAff::read_from_str(ctx, &point(&stmts)).map_err(isl_err)?;
-                let band = node.insert_partial_schedule(mupa).map_err(isl_err)?;
-                let n = band.band_n_member().map_err(isl_err)? as usize;
-                let count = if isolate_points {
-                    n.saturating_sub(1)
-                } else {
-                    n
-                };
-                node = crate::transform::band::atomic_loops(band, count)?;
-                if stmts.len() > 1 {
-                    let list = filter_list(ctx, &stmts, &filter)?;
-                    node = node
-                        .child(0)
-                        .and_then(|n| n.insert_sequence(list))
-                        .map_err(isl_err)?;
-                }
+                node = fused_points(ctx, node, &stmts, &point, &filter, mode)?;
             }
         }
         Shape::Scalene => {
@@ -363,11 +353,7 @@ pub(crate) fn build_tree(
                     .iter()
                     .filter_map(|k| store_of(*k).map(|n| (n, *k)))
                     .collect();
-                if let [single] = members.as_slice() {
-                    parts.push(vec![single.clone()]);
-                } else {
-                    parts.push(members);
-                }
+                parts.push(members);
                 parts.extend(stores.into_iter().map(|s| vec![s]));
             }
             let band_at = |node: isl_rs::ScheduleNode, part: &[(String, usize)]| {
@@ -405,17 +391,28 @@ pub(crate) fn build_tree(
     node.get_schedule().map_err(isl_err)
 }
 
+/// How the fused point loops of rectangle tiles are generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PointLoops {
+    /// The innermost one isolated ([`isolate_full_points`]), the outer ones
+    /// atomic (the steps of time blocks).
+    Isolated,
+    /// The innermost one left to isl's default, the outer ones atomic (chains).
+    DefaultInnermost,
+    /// All atomic (after isl's code generation ran past its budget).
+    Atomic,
+}
+
 /// One fused point loop nest of rectangle tiles over `stmts`, inserted at
-/// `node`; returns the node where it was inserted. The innermost point loop
-/// is isolated ([`isolate_full_points`]) unless `isolate` is false (after
-/// isl's code generation ran past its budget), then atomic like the others.
+/// `node` and generated as `mode` says; returns the node where it was
+/// inserted.
 fn fused_points(
     ctx: &Context,
     node: isl_rs::ScheduleNode,
     stmts: &[(String, usize)],
     point: &PointFn,
     filter: &FilterFn,
-    isolate: bool,
+    mode: PointLoops,
 ) -> Result<isl_rs::ScheduleNode> {
     let mupa = MultiUnionPwAff::read_from_str(ctx, &point(stmts)).map_err(isl_err)?;
     let mut band = node.insert_partial_schedule(mupa).map_err(isl_err)?;
@@ -424,16 +421,18 @@ fn fused_points(
     // (a statement's guard per row, not per point). Isolating every level
     // multiplies the pieces isl separates per level (gigabytes on 3-D
     // chains of time steps) for no gain in the inner loop.
-    let split = isolate && n > 1;
+    let split = mode == PointLoops::Isolated && n > 1;
     if split {
         band = atomic(band.band_split(n - 1).map_err(isl_err)?)?
             .child(0)
             .map_err(isl_err)?;
     }
-    band = if isolate {
-        isolate_full_points(band, stmts, filter)?
-    } else {
-        atomic(band)?
+    band = match mode {
+        PointLoops::Isolated => isolate_full_points(band, stmts, filter)?,
+        PointLoops::DefaultInnermost => {
+            crate::transform::band::atomic_loops(band, (n as usize).saturating_sub(1))?
+        }
+        PointLoops::Atomic => atomic(band)?,
     };
     if stmts.len() > 1 {
         let list = filter_list(ctx, stmts, filter)?;

@@ -422,7 +422,7 @@ pub fn time_blocks(
 }
 
 /// Whether `e` uses variable `v`.
-fn mentions(e: &Expr, v: &str) -> bool {
+pub(crate) fn mentions(e: &Expr, v: &str) -> bool {
     let mut vars = BTreeSet::new();
     e.collect_vars(&mut vars);
     vars.contains(v)
