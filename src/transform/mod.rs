@@ -12,6 +12,7 @@ pub mod band;
 pub mod fuse;
 pub mod legality;
 pub mod overlap;
+pub mod overlap_groups;
 pub mod overlap_tree;
 pub mod parallel;
 pub mod shadow;

@@ -26,7 +26,8 @@ use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::{
     Access, AccessKind, BodyTemplate, Constraint, OrigNode, Piece, Region, Stage,
 };
-use crate::transform::overlap::{shared_nest, stage_universe};
+use crate::transform::overlap::stage_universe;
+use crate::transform::overlap_groups::shared_nest;
 use isl_rs::{DimType, UnionMap, UnionSet};
 use log::info;
 use std::collections::BTreeMap;

@@ -90,7 +90,7 @@ pub fn time_blocks(
         ));
     };
     let stages = &region.stages;
-    if let Some(k) = crate::transform::overlap::shared_nest(body) {
+    if let Some(k) = crate::transform::overlap_groups::shared_nest(body) {
         return Err(Error::at(
             stages[k].span,
             format!(

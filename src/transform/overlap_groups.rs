@@ -1,0 +1,310 @@
+//! Groups of overlapped tiles: which nests of a region are tiled together
+//! (Zhao & Cohen §3.6 for nests of several statements; the greedy grouping
+//! of PolyMage that the paper follows, §4).
+//!
+//! The statements of each top-level nest form one stage (`nest_units`).
+//! The stages are grouped greedily, in order: a stage joins the current
+//! group when the group stays overlappable (equal depth, analysable bodies,
+//! constant dependence distances, race-free, within `--overlap-tolerance`;
+//! checked by tiling it, see `overlap::tile_group`);
+//! otherwise it starts a new group, and the reason is logged. A group of one
+//! stage is tiled alone when that is race-free, else keeps its original
+//! loops (the driver warns with the reason).
+
+use crate::diag::{Error, Result, Span};
+use crate::model::deps::Dependences;
+use crate::model::isl_ext::isl_err;
+use crate::model::polyhedral::{stages_under, Names, RegionModel};
+use crate::model::program::{OrigNode, Region};
+use crate::transform::overlap::{stage_universe, tile_group, OverlapSpec, MARK_TILE_STORAGE};
+use isl_rs::{UnionMap, UnionSet};
+use log::info;
+
+/// A region's nests split into groups of overlapped tiles.
+pub(crate) struct Groups {
+    /// The multi-statement stages: the statements of each nest (`nest_units`).
+    pub units: Vec<Vec<usize>>,
+    /// Groups of stages (indices into `units`), in order, each with whether
+    /// it is tiled (a group of one stage that cannot be tiled keeps its loops).
+    pub groups: Vec<(Vec<usize>, bool)>,
+    /// Statements that keep their original loops, each with the reason.
+    pub untiled: Vec<(usize, String)>,
+}
+
+/// Splits the nests of `region` into groups (see the module documentation);
+/// refused when no group can be tiled.
+pub(crate) fn form_groups(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    deps: &Dependences,
+    spec: &OverlapSpec,
+    span: Span,
+) -> Result<Groups> {
+    // Statements sharing a loop nest (in a scop) form one multi-statement
+    // stage (§3.6): they are grouped, shifted and strip-mined together.
+    let (units, imperfect): (Vec<Vec<usize>>, Vec<Option<String>>) =
+        nest_units(region).into_iter().unzip();
+    // Groups of units (indices into `units`), formed greedily in order.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    let label = |u: usize| region.stages[units[u][0]].label.clone();
+    for (u, why_not) in imperfect.iter().enumerate() {
+        if why_not.is_some() {
+            // Tiled with no other nest, and not at all (below).
+            if !current.is_empty() {
+                groups.push(std::mem::take(&mut current));
+            }
+            groups.push(vec![u]);
+            continue;
+        }
+        let mut cand = current.clone();
+        cand.push(u);
+        if current.is_empty() {
+            current = cand;
+            continue;
+        }
+        if spec.max_group.is_some_and(|m| current.len() >= m) {
+            info!(
+                "overlap: {} starts a new group: groups have at most {} stages",
+                label(u),
+                current.len()
+            );
+            groups.push(std::mem::replace(&mut current, vec![u]));
+            continue;
+        }
+        match group_is_overlappable(region, names, model, deps, spec, &units, &cand, span) {
+            Ok(()) => current = cand,
+            Err(why) => {
+                info!("overlap: {} starts a new group: {}", label(u), why);
+                groups.push(std::mem::take(&mut current));
+                current = vec![u];
+            }
+        }
+    }
+    if !current.is_empty() {
+        groups.push(current);
+    }
+    // A group of one stage is tiled alone (its tile computes just its own
+    // part) when that is race-free; otherwise its loops stay as they are.
+    let mut tiled = Vec::new();
+    let mut untiled = Vec::new();
+    for g in &groups {
+        let alone = match g[..] {
+            [u] => match &imperfect[u] {
+                Some(why) => Err(why.clone()),
+                None => group_is_overlappable(region, names, model, deps, spec, &units, g, span),
+            }
+            .map_err(|why| {
+                info!("overlap: {} is not tiled: {why}", label(u));
+                untiled.extend(units[u].iter().map(|k| (*k, why.clone())));
+            })
+            .is_ok(),
+            _ => true,
+        };
+        tiled.push(alone);
+    }
+    if !tiled.contains(&true) {
+        // Every group is one stage that cannot be tiled: the first one's reason.
+        let first = untiled
+            .first()
+            .map(|(k, why)| format!("{}: {why}", region.stages[*k].label))
+            .unwrap_or_default();
+        return Err(Error::at(
+            span,
+            format!("overlapped tiling found no nest it can tile ({first}; -v lists every reason)"),
+        ));
+    }
+    Ok(Groups {
+        units,
+        groups: groups.into_iter().zip(tiled).collect(),
+        untiled,
+    })
+}
+
+/// A stage that shares its top-level loop nest with another, if any.
+pub(crate) fn shared_nest(tree: &[OrigNode]) -> Option<usize> {
+    tree.iter().find_map(|n| {
+        let mut ks = Vec::new();
+        stages_under(std::slice::from_ref(n), &mut ks);
+        (ks.len() > 1).then(|| ks[1])
+    })
+}
+
+/// The multi-statement stages of a region (§3.6, Fig. 15): the statements
+/// of each top-level loop nest, in textual order (a chain's nests hold one
+/// statement each). Statements sharing a nest are shifted, strip-mined and
+/// grouped together, as if they formed one macro statement, and keep their
+/// order inside their common point loops; so they must all sit in the
+/// nest's innermost loop (a perfect nest). A nest where they do not comes
+/// with the reason it cannot be tiled.
+pub(crate) fn nest_units(region: &Region) -> Vec<(Vec<usize>, Option<String>)> {
+    if region.tree.is_empty() {
+        return (0..region.stages.len()).map(|k| (vec![k], None)).collect();
+    }
+    let mut units = Vec::new();
+    for node in &region.tree {
+        let mut ks = Vec::new();
+        stages_under(std::slice::from_ref(node), &mut ks);
+        let mut body = std::slice::from_ref(node);
+        let mut loops = 0;
+        while let [OrigNode::Loop { body: b, .. }] = body {
+            loops += 1;
+            body = b;
+        }
+        // The first statement that is not directly in the innermost loop.
+        let stray = body.iter().find_map(|n| match n {
+            OrigNode::Stage(k) if region.stages[*k].iterators.len() == loops => None,
+            _ => {
+                let mut under = Vec::new();
+                stages_under(std::slice::from_ref(n), &mut under);
+                under.first().copied()
+            }
+        });
+        let why = stray.filter(|_| ks.len() > 1).map(|k| {
+            format!(
+                "its nest is not a multi-statement stage: overlapped tiling needs the statements that share a loop nest to sit together in its innermost loop, and {} sits in a loop of its own",
+                region.stages[k].label
+            )
+        });
+        if !ks.is_empty() {
+            units.push((ks, why));
+        }
+    }
+    units
+}
+
+/// The statements of the units `group` (indices into `units`), in order, and
+/// the units renumbered into positions in that list.
+pub(crate) fn flatten(units: &[Vec<usize>], group: &[usize]) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let mut stages = Vec::new();
+    let mut sub = Vec::new();
+    for u in group {
+        sub.push((stages.len()..stages.len() + units[*u].len()).collect());
+        stages.extend(&units[*u]);
+    }
+    (stages, sub)
+}
+
+/// The stages `group` of `region` as a region of their own, with the model and
+/// dependences restricted to them.
+pub(crate) fn restrict(
+    region: &Region,
+    model: &RegionModel,
+    deps: &Dependences,
+    group: &[usize],
+) -> Result<(Region, RegionModel, Dependences)> {
+    let ctx = model.schedule.get_ctx();
+    let mut universe = UnionSet::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    for k in group {
+        universe = universe
+            .union(stage_universe(&ctx, region, *k)?)
+            .map_err(isl_err)?;
+    }
+    let dom = |m: &UnionMap| {
+        m.copy()
+            .and_then(|m| m.intersect_domain(universe.copy()?))
+            .map_err(isl_err)
+    };
+    let both = |m: &UnionMap| {
+        m.copy()
+            .and_then(|m| m.intersect_domain(universe.copy()?))
+            .and_then(|m| m.intersect_range(universe.copy()?))
+            .map_err(isl_err)
+    };
+    let sub_model = RegionModel {
+        domain: model
+            .domain
+            .copy()
+            .and_then(|d| d.intersect(universe.copy()?))
+            .map_err(isl_err)?,
+        reads: dom(&model.reads)?,
+        must_writes: dom(&model.must_writes)?,
+        may_writes: dom(&model.may_writes)?,
+        schedule: model
+            .schedule
+            .copy()
+            .and_then(|s| s.intersect_domain(universe.copy()?))
+            .map_err(isl_err)?,
+        context: model.context.copy().map_err(isl_err)?,
+    };
+    let sub_deps = Dependences {
+        flow: both(&deps.flow)?,
+        anti: both(&deps.anti)?,
+        output: both(&deps.output)?,
+    };
+    let sub = Region {
+        stages: group.iter().map(|k| region.stages[*k].clone()).collect(),
+        tree: Vec::new(),
+        ..region.clone()
+    };
+    Ok((sub, sub_model, sub_deps))
+}
+
+/// Whether the stages `cand` can be overlapped together; the reason when not.
+#[allow(clippy::too_many_arguments)]
+fn group_is_overlappable(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    deps: &Dependences,
+    spec: &OverlapSpec,
+    units: &[Vec<usize>],
+    cand: &[usize],
+    span: Span,
+) -> std::result::Result<(), String> {
+    let (stages, sub_units) = flatten(units, cand);
+    let depth = region.stages[stages[0]].iterators.len();
+    if let Some(k) = stages
+        .iter()
+        .find(|k| region.stages[**k].iterators.len() != depth)
+    {
+        return Err(format!(
+            "its depth differs from the group's ({} loops)",
+            depth.max(region.stages[*k].iterators.len())
+        ));
+    }
+    let describe = |e: Error| match e {
+        Error::User(d) => d.first().map(|d| d.message.clone()).unwrap_or_default(),
+        Error::Internal(m) => m,
+    };
+    let (sub, sub_model, sub_deps) = restrict(region, model, deps, &stages).map_err(describe)?;
+    let ctx = model.schedule.get_ctx();
+    // Bound isl's work: a group whose relations explode is split instead.
+    ctx.set_max_operations(20_000_000);
+    let result = (|| -> Result<()> {
+        let (_, _, footprints) = tile_group(
+            &sub,
+            names,
+            &sub_model,
+            &sub_deps,
+            &sub_units,
+            spec,
+            span,
+            MARK_TILE_STORAGE,
+        )?;
+        if let Some(tolerance) = spec.overlap_tolerance {
+            // PolyMage's greedy grouping: the overlap (redundant computation
+            // per loop, a fraction of the tile size) stays within the tolerance.
+            for f in &footprints {
+                for (d, (dim, tile)) in f.dims.iter().zip(&f.tile).enumerate() {
+                    let Some((_, left, right)) = dim else {
+                        continue;
+                    };
+                    let overlap = (left + right) as f64 / *tile as f64;
+                    if overlap > tolerance {
+                        return Err(Error::internal(format!(
+                            "{} would overlap by {overlap:.2} of a tile along loop {d}, over the tolerance {tolerance}",
+                            f.stage
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    })();
+    ctx.set_max_operations(0);
+    ctx.reset_operations();
+    ctx.reset_error();
+    result.map_err(describe)
+}
