@@ -3,6 +3,7 @@
 
 pub mod ast;
 pub mod c;
+pub mod output;
 
 use crate::backend::ast::{AstReader, Helper};
 use crate::backend::c::CPrinter;

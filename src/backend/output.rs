@@ -1,0 +1,177 @@
+//! What flextile writes besides the loops: the `--report` table of
+//! overlapped tiles, and the output file: each region's generated code
+//! spliced into the input's text, generated names that avoid the input's
+//! identifiers, and the atomic write (never a half-written output).
+
+use crate::diag::{Diagnostic, Error, Result, Span};
+use crate::transform::overlap::{Footprint, Shape};
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+
+/// The `--report` text of one region: per stage, the box it computes per
+/// tile, its expansion on each side, and the fraction of recomputation.
+pub(crate) fn report(path: &str, line: usize, shape: Shape, footprints: &[Footprint]) -> String {
+    let mut s = format!("{path}:{line}: overlapped tiling, {shape:?} trapezoids\n");
+    for f in footprints {
+        let dims: Vec<String> = f
+            .dims
+            .iter()
+            .map(|d| match d {
+                // Signed movements of the box's faces from the tile's:
+                // `-2/+2` expanded by 2 on each side, `+2/-3` shrunk.
+                Some((n, l, r)) => format!("{n} ({})", faces(*l, *r)),
+                None => "all".to_string(),
+            })
+            .collect();
+        s.push_str(&format!(
+            "  {}: per tile {} of {}, redundant {:.1}%\n",
+            f.stage,
+            dims.join(" x "),
+            f.tile
+                .iter()
+                .zip(&f.dims)
+                .map(|(t, d)| match d {
+                    Some(_) => t.to_string(),
+                    None => "all".to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" x "),
+            100.0 * f.redundancy()
+        ));
+    }
+    s
+}
+
+/// The face movements of `--report`, signed, for a box `l` before the tile's
+/// left face and `r` after its right one (`-0/+0` when neither moves).
+fn faces(l: i64, r: i64) -> String {
+    let left = if l == 0 {
+        "-0".to_string()
+    } else {
+        format!("{:+}", -l)
+    };
+    format!("{left}/{r:+}")
+}
+
+/// Replaces each region's span of `text` by its generated code.
+pub(crate) fn splice(text: &str, generated: &[(Span, String)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    for (span, code) in generated {
+        out.push_str(&text[pos..span.start]);
+        out.push_str(code);
+        pos = span.end;
+    }
+    out.push_str(&text[pos..]);
+    out
+}
+
+/// A prefix for helper functions and scratchpads that no identifier of the
+/// input starts with (`ft_`, else `flextile_`, ...).
+pub(crate) fn helper_prefix(text: &str) -> String {
+    let idents = identifiers(text);
+    for prefix in ["ft_", "flextile_", "flextile_gen_"] {
+        if !idents.iter().any(|id| id.starts_with(prefix)) {
+            return prefix.to_string();
+        }
+    }
+    "flextile_generated_".to_string()
+}
+
+/// Every identifier-like word of `text`.
+fn identifiers(text: &str) -> BTreeSet<&str> {
+    let mut idents = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            idents.insert(&text[start..i]);
+        } else {
+            i += 1;
+        }
+    }
+    idents
+}
+
+/// A prefix for generated loop counters that no identifier of the input uses
+/// with a number after it (`c`, else `ft_c`, ...).
+pub(crate) fn counter_prefix(text: &str) -> String {
+    let idents = identifiers(text);
+    for prefix in ["c", "ft_c", "flextile_c"] {
+        let clash = idents.iter().any(|id| {
+            id.strip_prefix(prefix)
+                .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if !clash {
+            return prefix.to_string();
+        }
+    }
+    "flextile_generated_c".to_string()
+}
+
+/// Writes `text` to `path` through a temporary file in the same directory and
+/// a rename, so that `path` is never left half-written.
+pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.flextile-{}.tmp", std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::user(Diagnostic::error_global(format!(
+            "cannot write '{}': {e}",
+            path.display()
+        )))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counter_prefix_avoids_user_names() {
+        assert_eq!(counter_prefix("int a; int b1;"), "c");
+        assert_eq!(counter_prefix("double c0 = 1;"), "ft_c");
+        assert_eq!(counter_prefix("int cx;"), "c");
+        assert_eq!(helper_prefix("int a;"), "ft_");
+        assert_eq!(helper_prefix("double *ft_min;"), "flextile_");
+    }
+
+    #[test]
+    fn splices_regions() {
+        let t = "aaXXbbYYcc";
+        let g = vec![
+            (Span::new(2, 4), "1".to_string()),
+            (Span::new(6, 8), "2".to_string()),
+        ];
+        assert_eq!(splice(t, &g), "aa1bb2cc");
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("flextile-aw-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let p = dir.join("out.c");
+        write_atomically(&p, "x").expect("write");
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "x");
+        assert_eq!(std::fs::read_dir(&dir).expect("ls").count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
