@@ -321,23 +321,9 @@ pub(crate) fn build_tree(
                 (true, true) => PointLoops::Isolated,
                 (true, false) => PointLoops::DefaultInnermost,
             };
-            if layers.len() > 1 {
-                let mut list = UnionSetList::alloc(ctx, layers.len() as i32).map_err(isl_err)?;
-                for layer in &layers {
-                    list = list.add(filter(layer)?).map_err(isl_err)?;
-                }
-                node = node.insert_sequence(list).map_err(isl_err)?;
-                for (i, layer) in layers.iter().enumerate() {
-                    node = node
-                        .child(i as i32)
-                        .and_then(|n| n.child(0))
-                        .map_err(isl_err)?;
-                    node = fused_points(ctx, node, layer, &point, &filter, mode)?;
-                    node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
-                }
-            } else {
-                node = fused_points(ctx, node, &stmts, &point, &filter, mode)?;
-            }
+            node = per_part(ctx, node, &layers, &filter, |n, layer| {
+                fused_points(ctx, n, layer, &point, &filter, mode)
+            })?;
         }
         Shape::Scalene => {
             // One point loop nest after another (Fig. 13): per stage, then
@@ -369,26 +355,38 @@ pub(crate) fn build_tree(
                 }
                 Ok::<_, Error>(band)
             };
-            if parts.len() > 1 {
-                let mut list = UnionSetList::alloc(ctx, parts.len() as i32).map_err(isl_err)?;
-                for part in &parts {
-                    list = list.add(filter(part)?).map_err(isl_err)?;
-                }
-                node = node.insert_sequence(list).map_err(isl_err)?;
-                for (i, part) in parts.iter().enumerate() {
-                    node = node
-                        .child(i as i32)
-                        .and_then(|n| n.child(0))
-                        .map_err(isl_err)?;
-                    node = band_at(node, part)?;
-                    node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
-                }
-            } else {
-                node = band_at(node, &stmts)?;
-            }
+            node = per_part(ctx, node, &parts, &filter, band_at)?;
         }
     }
     node.get_schedule().map_err(isl_err)
+}
+
+/// Builds one subtree per statement list of `parts` at `node` with `build`:
+/// in place for a single list, else below a sequence with a filter per list.
+fn per_part(
+    ctx: &Context,
+    node: isl_rs::ScheduleNode,
+    parts: &[Vec<(String, usize)>],
+    filter: &FilterFn,
+    build: impl Fn(isl_rs::ScheduleNode, &[(String, usize)]) -> Result<isl_rs::ScheduleNode>,
+) -> Result<isl_rs::ScheduleNode> {
+    if let [only] = parts {
+        return build(node, only);
+    }
+    let mut list = UnionSetList::alloc(ctx, parts.len() as i32).map_err(isl_err)?;
+    for part in parts {
+        list = list.add(filter(part)?).map_err(isl_err)?;
+    }
+    let mut node = node.insert_sequence(list).map_err(isl_err)?;
+    for (i, part) in parts.iter().enumerate() {
+        node = node
+            .child(i as i32)
+            .and_then(|n| n.child(0))
+            .map_err(isl_err)?;
+        node = build(node, part)?;
+        node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
+    }
+    Ok(node)
 }
 
 /// How the fused point loops of rectangle tiles are generated.
