@@ -46,6 +46,12 @@ struct Cli {
     /// within this fraction (PolyMage's overlap tolerance; default: no limit).
     #[arg(long, value_name = "F")]
     overlap_tolerance: Option<f64>,
+    /// Rectangle tiles: strip-mine the innermost fused point loop into
+    /// chunks of N points, the stages one after another inside a chunk, so
+    /// that the loops vectorise (0: fused point by point, as in the paper's
+    /// Fig. 14; default 64).
+    #[arg(long, value_name = "N")]
+    point_chunk: Option<i64>,
     /// Budget of isl operations (allocations) per statement for generating
     /// a region's code; past it the region's schedule is made simpler, with
     /// a warning, or refused. 0: no limit.
@@ -165,6 +171,14 @@ fn options(cli: &Cli) -> Result<Options, String> {
             ));
         }
     }
+    if cli.point_chunk.is_some() && !cli.rectangle {
+        return Err("--point-chunk needs --rectangle (scalene tiles run their stages one after another already)".into());
+    }
+    if let Some(c) = cli.point_chunk.filter(|c| *c < 0) {
+        return Err(format!(
+            "invalid point chunk {c}: it must be a positive number of points, or 0"
+        ));
+    }
     if cli.report && !(cli.rectangle || cli.scalene) {
         return Err("--report needs --rectangle or --scalene".into());
     }
@@ -209,7 +223,15 @@ fn options(cli: &Cli) -> Result<Options, String> {
                 args.next();
             }
             "--dump-schedule" | "--report" | "-v" | "-vv" => {}
-            "--tile-sizes" | "--assume" | "--target" | "-I" | "-D" => {
+            "--tile-sizes"
+            | "--assume"
+            | "--target"
+            | "--overlap-dims"
+            | "--overlap-tolerance"
+            | "--point-chunk"
+            | "--max-isl-operations"
+            | "-I"
+            | "-D" => {
                 let value = args.next().unwrap_or_default();
                 summary.push(format!("{a} {value}"));
             }
@@ -236,6 +258,9 @@ fn options(cli: &Cli) -> Result<Options, String> {
         },
         overlap_dims: cli.overlap_dims.clone(),
         overlap_tolerance: cli.overlap_tolerance,
+        point_chunk: cli
+            .point_chunk
+            .unwrap_or(flextile::driver::DEFAULT_POINT_CHUNK),
         max_isl_operations: cli.max_isl_operations,
         report: cli.report,
         summary: summary.join(" "),

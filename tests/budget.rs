@@ -9,13 +9,29 @@ use std::process::{Command, Output};
 
 const PROGRAM: &str = "testsuite/programs/overlap_blowup_2d.c";
 
-fn flextile(out: &std::path::Path, budget: &str) -> Output {
+fn flextile_with(out: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_flextile"))
         .args([PROGRAM, "-o"])
         .arg(out)
-        .args(["--rectangle", "--max-isl-operations", budget])
+        .args(args)
         .output()
         .expect("run flextile")
+}
+
+/// Rectangle tiles whose point loops are fused point by point
+/// (`--point-chunk 0`): isl's `isolate` option, whose code the first
+/// fallback makes atomic, is used only there.
+fn flextile(out: &std::path::Path, budget: &str) -> Output {
+    flextile_with(
+        out,
+        &[
+            "--rectangle",
+            "--point-chunk",
+            "0",
+            "--max-isl-operations",
+            budget,
+        ],
+    )
 }
 
 fn out_path(tag: &str) -> std::path::PathBuf {
@@ -60,15 +76,28 @@ fn past_the_budget_point_loops_become_atomic_first() {
     assert!(!text.contains("groups of at most"), "{text}");
 }
 
+/// Strip-mined point loops (the default) have no isolated part: past the
+/// budget, the groups are halved first.
+#[test]
+fn past_the_budget_chunked_point_loops_split_groups_first() {
+    let out = out_path("chunked");
+    let o = flextile_with(&out, &["--rectangle", "--max-isl-operations", "60000"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_file(&out);
+    assert!(o.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("overlapped groups now have at most 2 stages"),
+        "{stderr}"
+    );
+    assert!(!text.contains("atomic point loops"), "{text}");
+}
+
 #[test]
 fn with_the_default_budget_nothing_is_said() {
     let out = out_path("default");
-    let o = Command::new(env!("CARGO_BIN_EXE_flextile"))
-        .args([PROGRAM, "-o"])
-        .arg(&out)
-        .arg("--rectangle")
-        .output()
-        .expect("run flextile");
+    let o = flextile_with(&out, &["--rectangle"]);
     let _ = std::fs::remove_file(&out);
     assert!(o.status.success());
     assert!(

@@ -117,12 +117,12 @@ fn fig3_overlap_tolerance_splits_the_group() {
 }
 
 /// The generated code of the Fig. 3 pipeline under `shape`.
-fn generated(shape: &str, tag: &str) -> String {
+fn generated(args: &[&str], tag: &str) -> String {
     let out = std::env::temp_dir().join(format!("flextile-code-{tag}-{}.c", std::process::id()));
     let o = Command::new(env!("CARGO_BIN_EXE_flextile"))
         .args(["testsuite/programs/fig3_pipeline.c", "-o"])
         .arg(&out)
-        .arg(shape)
+        .args(args)
         .output()
         .expect("run flextile");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -145,13 +145,38 @@ fn some_loop_computes_all_stages(code: &str) -> bool {
 fn fig3_rectangle_fuses_the_point_loops_and_scalene_does_not() {
     // Fig. 14: one fused point loop per tile; Fig. 13: one loop per stage.
     assert!(
-        some_loop_computes_all_stages(&generated("--rectangle", "rect")),
+        some_loop_computes_all_stages(&generated(&["--rectangle", "--point-chunk", "0"], "rect")),
         "rectangle tile without a fused point loop"
     );
     assert!(
-        !some_loop_computes_all_stages(&generated("--scalene", "scal")),
+        !some_loop_computes_all_stages(&generated(&["--scalene"], "scal")),
         "scalene tile with a fused point loop"
     );
+}
+
+/// Rectangle tiles strip-mine the fused point loop (`--point-chunk`): a
+/// chunk loop `c1` over the tile, and inside it each stage's own loop `c2`
+/// over its points of the chunk, A before B before C.
+#[test]
+fn fig3_rectangle_chunks_run_the_stages_one_after_another() {
+    let code = generated(
+        &["--rectangle", "--tile-sizes", "32", "--point-chunk", "8"],
+        "chunk",
+    );
+    let chunk = code.split("for (int c1 = ").nth(1).expect("a chunk loop");
+    assert!(
+        chunk.contains("c1 <= ft_min(3, "),
+        "chunks of 8 in a tile of 32: {chunk}"
+    );
+    let a = chunk.find("ft_A[c2 - (32 * c0 - 6)] =");
+    let b = chunk.find("ft_B[(c2 - 1) - (32 * c0 - 5)] =");
+    let c = chunk.find("C[(c2 - 3)] =");
+    assert!(
+        matches!((a, b, c), (Some(a), Some(b), Some(c)) if a < b && b < c),
+        "{chunk}"
+    );
+    assert!(chunk.matches("for (int c2 = ").count() >= 3, "{chunk}");
+    assert!(chunk.contains("32 * c0 + 8 * c1 + 7"), "{chunk}");
 }
 
 /// A tile larger than a loop's extent is reported with the faces moved in

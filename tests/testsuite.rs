@@ -1433,6 +1433,8 @@ mod errors {
         overlap_two_shapes,
         parallel_illegal,
         parallel_then_serial_tile,
+        point_chunk_negative,
+        point_chunk_scalene,
         pragma_missing_paren,
         pragma_unknown_access_kind,
         pragma_unknown_schedule_item,

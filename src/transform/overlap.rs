@@ -372,6 +372,8 @@ pub(crate) fn tile_group(
         classic,
         mark,
         spec.isolate_points,
+        spec.point_chunk,
+        &sizes,
     )?;
     Ok((schedule, storage, footprints))
 }
@@ -499,6 +501,10 @@ pub struct OverlapSpec {
     /// false: atomic point loops, the driver's first fallback when isl runs
     /// past its budget).
     pub isolate_points: bool,
+    /// Rectangle tiles: the innermost fused point loop is strip-mined into
+    /// chunks of this many points, the statements one after another inside
+    /// a chunk (0: fused point by point, as in Fig. 14).
+    pub point_chunk: i64,
 }
 
 /// The loop tiled classically under partial overlapped tiling (`None`: every
@@ -541,7 +547,7 @@ fn classic_dim(
 }
 
 /// Tile size of a loop that is not tiled: one tile spans it.
-const WHOLE: i64 = 1 << 40;
+pub(crate) const WHOLE: i64 = 1 << 40;
 
 /// Tile sizes for a group of `depth` loops: aligned on the innermost loops
 /// (the last `depth` sizes); outer loops without a size are not tiled (one

@@ -15,7 +15,7 @@
  * domains. Output: every array.
  *
  * flextile-test: args: 20 30 | 5 3 | 3 3 | 1 1 | 2 9 | 37 41
- * flextile-test: options: default | --tile --tile-sizes 4,6 | --rectangle | --scalene | --scalene --tile-sizes 3,5 | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 6,2 | --rectangle --tile-sizes 2,2 | --rectangle --overlap-dims 1 --tile-sizes 4,8 | --scalene --overlap-dims 0 --tile-sizes 6,4
+ * flextile-test: options: default | --tile --tile-sizes 4,6 | --rectangle | --scalene | --scalene --tile-sizes 3,5 | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 6,2 | --rectangle --tile-sizes 2,2 | --rectangle --overlap-dims 1 --tile-sizes 4,8 | --scalene --overlap-dims 0 --tile-sizes 6,4 | --rectangle --tile-sizes 4,8 --point-chunk 0 | --rectangle --tile-sizes 4,16 --point-chunk 3
  */
 #include <stdio.h>
 #include <stdlib.h>
