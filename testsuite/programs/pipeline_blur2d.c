@@ -19,7 +19,7 @@
  * Output: BX, BY and OUT in full (hashed above 4096 elements), as doubles.
  *
  * flextile-test: args: 20 30 | 5 3 | 3 3 | 1 1 | 2 9 | 47 33 | 64 100
- * flextile-test: options: default | --tile | --tile --tile-sizes 4,8 | --tile --tile-sizes 5,3 | --no-openmp | --rectangle | --scalene | --rectangle --tile-sizes 7,5,3 | --scalene --tile-sizes 5,3,2 | --rectangle --overlap-dims 1 --tile-sizes 4,8 | --scalene --overlap-dims 0 --tile-sizes 5,3 | --rectangle --overlap-dims 0 --tile-sizes 3,2
+ * flextile-test: options: default | --tile | --tile --tile-sizes 4,8 | --tile --tile-sizes 5,3 | --no-openmp | --rectangle | --scalene | --rectangle --tile-sizes 7,5,3 | --scalene --tile-sizes 5,3,2 | --rectangle --overlap-dims 1 --tile-sizes 4,8 | --scalene --overlap-dims 0 --tile-sizes 5,3 | --rectangle --overlap-dims 0 --tile-sizes 3,2 | --rectangle --overlap-dims 0 --tile-sizes 4,16 --point-chunk 3 | --rectangle --overlap-dims 1 --tile-sizes 4,8 --point-chunk 2
  */
 #include <stdio.h>
 #include <stdlib.h>
