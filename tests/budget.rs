@@ -81,7 +81,7 @@ fn past_the_budget_point_loops_become_atomic_first() {
 #[test]
 fn past_the_budget_chunked_point_loops_split_groups_first() {
     let out = out_path("chunked");
-    let o = flextile_with(&out, &["--rectangle", "--max-isl-operations", "60000"]);
+    let o = flextile_with(&out, &["--rectangle", "--max-isl-operations", "40000"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     let text = std::fs::read_to_string(&out).unwrap_or_default();
     let _ = std::fs::remove_file(&out);
