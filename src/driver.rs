@@ -60,8 +60,10 @@ pub const DEFAULT_MAX_ISL_OPERATIONS: u64 = 1_000_000;
 /// (`--point-chunk`): long enough that the distributed loops of a chunk run
 /// as vector loops with little overhead, short enough that what a stage
 /// computed for a chunk (2 KiB of doubles) is still in the L1 cache when the
-/// next stage reads it. Measured against 64, 128 and 1024 on the benchmarks
-/// (bench/results.md): 256 was as fast or faster on all but heat-1d.
+/// next stage reads it. Measured at one thread against 64, 128 and 1024:
+/// 256 was as fast or faster on unsharp-mask, harris, camera-pipeline,
+/// multiscale-interp, pyramid-blend and heat-2d; only heat-1d (1-D tiles of
+/// 4096 points) was faster with 1024.
 pub const DEFAULT_POINT_CHUNK: i64 = 256;
 
 /// Everything the command line decides.

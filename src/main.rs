@@ -49,7 +49,7 @@ struct Cli {
     /// Rectangle tiles: strip-mine the innermost fused point loop into
     /// chunks of N points, the stages one after another inside a chunk, so
     /// that the loops vectorise (0: fused point by point, as in the paper's
-    /// Fig. 14; default 64).
+    /// Fig. 14; default 256).
     #[arg(long, value_name = "N")]
     point_chunk: Option<i64>,
     /// Budget of isl operations (allocations) per statement for generating
