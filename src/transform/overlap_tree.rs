@@ -319,7 +319,8 @@ pub(crate) fn build_tree(
                     _ => layers.push(vec![s.clone()]),
                 }
             }
-            // A chain's stages in one fused loop (Fig. 14): its innermost
+            // Chunked by default ([`chunked_points`]). With `--point-chunk
+            // 0`, a chain's stages in one fused loop (Fig. 14): its innermost
             // loop is not isolated, since on unsharp-mask (8x512 tiles) isl's
             // AST build fails on the isolated fused loop ("cannot handle void
             // expression"); it is left to isl's default, which splits it where
