@@ -111,6 +111,14 @@ impl Diagnostic {
         }
     }
 
+    /// The same diagnostic, and its notes, with the main message at `severity`
+    /// and `suffix` appended to it.
+    pub fn restated(mut self, severity: Severity, suffix: &str) -> Diagnostic {
+        self.severity = severity;
+        self.message.push_str(suffix);
+        self
+    }
+
     /// Attaches a note pointing at `span`.
     pub fn with_note(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
         self.notes.push(Diagnostic {
@@ -130,6 +138,11 @@ pub enum Error {
     User(Vec<Diagnostic>),
     /// flextile itself failed (an isl error, a broken invariant): exit code 2.
     Internal(String),
+    /// The transformation asked for does not apply to a region, by a
+    /// property of the program rather than a mistake in it (overlapped
+    /// tiling of a recurrence): the driver compiles the region without it
+    /// and warns. Exit code 1 if it reaches the user as an error.
+    Inapplicable(Vec<Diagnostic>),
 }
 
 impl Error {
@@ -146,6 +159,26 @@ impl Error {
     /// An internal error.
     pub fn internal(message: impl Into<String>) -> Error {
         Error::Internal(message.into())
+    }
+
+    /// The transformation asked for does not apply, with a single diagnostic.
+    pub fn inapplicable(d: Diagnostic) -> Error {
+        Error::Inapplicable(vec![d])
+    }
+
+    /// The transformation asked for does not apply, at `span`, because of `message`.
+    pub fn inapplicable_at(span: Span, message: impl Into<String>) -> Error {
+        Error::inapplicable(Diagnostic::error(span, message))
+    }
+
+    /// The first message of the error (its diagnostics' or the internal one).
+    pub fn first_message(&self) -> String {
+        match self {
+            Error::User(d) | Error::Inapplicable(d) => {
+                d.first().map(|d| d.message.clone()).unwrap_or_default()
+            }
+            Error::Internal(m) => m.clone(),
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use crate::backend::output::{counter_prefix, helper_prefix, report, splice, writ
 use crate::backend::{
     generate_loops, FileParts, Naming, RegionParts, ShadowParts, Templates, TimeBlockParts,
 };
-use crate::diag::{Diagnostic, Error, Result, SourceFile, Span};
+use crate::diag::{Diagnostic, Error, Result, Severity, SourceFile, Span};
 use crate::frontend;
 use crate::model::deps;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
@@ -101,6 +101,10 @@ pub struct Options {
     /// isl's operation budget for the code generation of a region, per
     /// statement of the region (0: none).
     pub max_isl_operations: u64,
+    /// Turn every warning into an error (exit code 1, no output): a region
+    /// overlapped tiling does not apply to is refused instead of compiled
+    /// with its original loops.
+    pub fatal_warnings: bool,
     /// The options as typed, for the output's banner.
     pub summary: String,
 }
@@ -117,7 +121,7 @@ impl Failure {
     /// The diagnostics in compiler form.
     pub fn render(&self) -> String {
         match &self.error {
-            Error::User(diags) => {
+            Error::User(diags) | Error::Inapplicable(diags) => {
                 let file = self
                     .file
                     .clone()
@@ -182,21 +186,26 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         counter: counter_prefix(&program.file.text),
         helper: helper_prefix(&program.file.text),
     };
+    let shared = Shared {
+        program,
+        names: &names,
+        templates: &templates,
+        naming: &naming,
+    };
     let mut helpers = BTreeSet::new();
     let mut generated = Vec::new();
     let mut warnings = Vec::new();
     for region in &program.regions {
-        let code = compile_region(
-            opts,
-            program,
-            region,
-            &names,
-            &templates,
-            &naming,
-            &mut helpers,
-            &mut warnings,
-        )?;
+        let code = compile_region(opts, &shared, region, &mut helpers, &mut warnings)?;
         generated.push((region.span, code));
+    }
+    if opts.fatal_warnings && !warnings.is_empty() {
+        return Err(Error::User(
+            warnings
+                .into_iter()
+                .map(|w| w.restated(Severity::Error, " [--fatal-warnings]"))
+                .collect(),
+        ));
     }
     let body = splice(&program.file.text, &generated);
     let text = templates.file(&FileParts {
@@ -210,20 +219,92 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
     Ok(Compiled { text, warnings })
 }
 
-/// Runs the model, dependence and transformation passes on one region and
-/// prints it (a time-iterated scop under overlapped tiling: see
-/// [`compile_time_blocked`]).
-#[allow(clippy::too_many_arguments)]
+/// What every region of a program is compiled with.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    /// The program.
+    program: &'a Program,
+    /// The C names of the program's isl identifiers.
+    names: &'a Names,
+    /// The output templates.
+    templates: &'a Templates,
+    /// Prefixes of generated names.
+    naming: &'a Naming,
+}
+
+/// Compiles one region as the options ask. When overlapped tiling does not
+/// apply to it ([`Error::Inapplicable`]: a recurrence, no nest it can tile,
+/// a time loop it cannot block), the region is compiled again as without
+/// `--rectangle`/`--scalene` (original loops, or the loop chain's own
+/// schedule; OpenMP still marks the parallel loops), and a warning says
+/// why; `--fatal-warnings` refuses it.
 fn compile_region(
     opts: &Options,
-    program: &Program,
+    shared: &Shared,
     region: &Region,
-    names: &Names,
-    templates: &Templates,
-    naming: &Naming,
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
+    let as_asked = |o: &Options, h: &mut BTreeSet<Helper>, w: &mut Vec<Diagnostic>, banner| {
+        compile_region_as_asked(o, shared, region, h, w, banner)
+    };
+    let program = shared.program;
+    let Some(shape) = opts.overlap else {
+        return as_asked(opts, helpers, warnings, &[]);
+    };
+    // What a failed attempt added is dropped with it.
+    let mut tried_helpers = helpers.clone();
+    let mut tried_warnings = Vec::new();
+    let tried = as_asked(opts, &mut tried_helpers, &mut tried_warnings, &[]);
+    let Err(Error::Inapplicable(why)) = tried else {
+        *helpers = tried_helpers;
+        warnings.append(&mut tried_warnings);
+        return tried;
+    };
+    info!("overlapped tiling does not apply to the region: compiled without it");
+    let flag = match shape {
+        Shape::Rectangle => "--rectangle",
+        Shape::Scalene => "--scalene",
+    };
+    let suffix = format!("; the region is compiled without overlapped tiling, as without {flag}");
+    warnings.extend(
+        why.into_iter()
+            .map(|d| d.restated(Severity::Warning, &suffix)),
+    );
+    if opts.report {
+        let (line, _) = program.file.line_col(region.pragma_span.start);
+        println!(
+            "{}:{line}: overlapped tiling does not apply (see the warning)",
+            program.file.path
+        );
+    }
+    let plain = Options {
+        overlap: None,
+        overlap_dims: None,
+        overlap_tolerance: None,
+        ..opts.clone()
+    };
+    let banner = ["overlapped tiling does not apply (see the warning)".to_string()];
+    as_asked(&plain, helpers, warnings, &banner)
+}
+
+/// Runs the model, dependence and transformation passes on one region and
+/// prints it (a time-iterated scop under overlapped tiling: see
+/// [`compile_time_blocked`]). `banner` goes first in the region's summary.
+fn compile_region_as_asked(
+    opts: &Options,
+    shared: &Shared,
+    region: &Region,
+    helpers: &mut BTreeSet<Helper>,
+    warnings: &mut Vec<Diagnostic>,
+    banner: &[String],
+) -> Result<String> {
+    let Shared {
+        program,
+        names,
+        templates,
+        naming,
+    } = *shared;
     // A scop whose loop nests all sit in one outer loop is a time-iterated
     // stencil, unless that loop holds one nest and indexes arrays (one
     // nest over an image, with several statements); the top-level nests of
@@ -242,9 +323,7 @@ fn compile_region(
         _ => false,
     };
     if opts.overlap.is_some() && matches!(region.kind, RegionKind::Scop) && time_loop {
-        return compile_time_blocked(
-            opts, program, region, names, templates, naming, helpers, warnings,
-        );
+        return compile_time_blocked(opts, shared, region, helpers, warnings);
     }
     // Overlapping tiles must not overwrite what their neighbours still read:
     // arrays updated in place get shadow copies where that is exact.
@@ -273,7 +352,8 @@ fn compile_region(
         warnings,
         &format!("{}  ", region.indent),
     )?;
-    let mut schedule = lowered.summary;
+    let mut schedule = banner.to_vec();
+    schedule.extend(lowered.summary);
     if !shadows.is_empty() {
         let arrays: Vec<String> = shadows.iter().map(|s| format!("'{}'", s.array)).collect();
         schedule.push(format!(
@@ -308,7 +388,7 @@ fn shadow_parts(
     let mut parts = Vec::new();
     for sh in shadows {
         let rows = shadow_rows(model, names, &sh.array)?.ok_or_else(|| {
-            Error::at(
+            Error::inapplicable_at(
                 span,
                 format!(
                     "overlapped tiling: cannot bound the first subscript of the writes to '{}', to size its copy",
@@ -460,17 +540,19 @@ fn check_versions_in_scratchpads(region: &Region, storage: &TileStorage) -> Resu
 /// schedule. The time loop's tile size is the number of steps per block
 /// ([`DEFAULT_TIME_STEPS`] or [`DEFAULT_TIME_STEPS_3D`] when `--tile-sizes`
 /// gives it none).
-#[allow(clippy::too_many_arguments)]
 fn compile_time_blocked(
     opts: &Options,
-    program: &Program,
+    shared: &Shared,
     region: &Region,
-    names: &Names,
-    templates: &Templates,
-    naming: &Naming,
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
+    let Shared {
+        program,
+        names,
+        templates,
+        naming,
+    } = *shared;
     let depth = max_depth(region);
     let default_steps = if depth >= 4 {
         DEFAULT_TIME_STEPS_3D
@@ -488,6 +570,11 @@ fn compile_time_blocked(
         ),
     };
     let tb = time_blocks(region, names, steps, &naming.helper)?;
+    // Before any block is lowered (and its --report printed): a shadow that
+    // cannot be sized makes overlapped tiling inapplicable.
+    let ctx = new_context();
+    let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+    let shadows = shadow_parts(&model, names, &tb.shadows, region.pragma_span)?;
     info!(
         "time blocks: {steps} steps per block, {} stages in a block",
         tb.blocks.stages.len()
@@ -536,9 +623,6 @@ fn compile_time_blocked(
         warnings,
         &indent,
     )?;
-    let ctx = new_context();
-    let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
-    let shadows = shadow_parts(&model, names, &tb.shadows, region.pragma_span)?;
     let (line, _) = program.file.line_col(region.pragma_span.start);
     let mut summary = vec![format!(
         "time blocks of {steps} steps, each a chain of {} stages (steps and copies back)",
@@ -944,6 +1028,15 @@ mod pipeline_tests {
         }
     }
 
+    /// The diagnostics of compiling `p`, which must fail with a user error.
+    fn user_error(o: &Options, p: &Program) -> Vec<Diagnostic> {
+        match compile_program(o, p) {
+            Err(Error::User(d)) => d,
+            Err(e) => panic!("not a user error: {}", e.first_message()),
+            Ok(out) => panic!("compiled:\n{}", out.text),
+        }
+    }
+
     fn opts() -> Options {
         Options {
             input: "t.c".into(),
@@ -960,6 +1053,7 @@ mod pipeline_tests {
             overlap_tolerance: None,
             point_chunk: DEFAULT_POINT_CHUNK,
             report: false,
+            fatal_warnings: false,
             max_isl_operations: DEFAULT_MAX_ISL_OPERATIONS,
             summary: String::new(),
         }
@@ -998,30 +1092,80 @@ mod pipeline_tests {
             shifts: Some(vec![vec![0], vec![0]]),
             span: Span::default(),
         }];
-        match compile_program(&opts(), &chain(items)) {
-            Err(Error::User(d)) => assert!(d[0].message.contains("violates"), "{}", d[0].message),
-            Err(Error::Internal(m)) => panic!("internal error {m}"),
-            Ok(out) => panic!("accepted illegal shifts:\n{}", out.text),
-        }
+        let d = user_error(&opts(), &chain(items));
+        assert!(d[0].message.contains("violates"), "{}", d[0].message);
     }
 
     #[test]
     fn code_generation_past_its_budget_is_a_diagnostic() {
         let mut o = opts();
         o.max_isl_operations = 1;
-        match compile_program(&o, &chain(vec![])) {
-            Err(Error::User(d)) => assert!(
-                d[0].message
-                    .contains("ran past its budget of 2 operations on this region;"),
-                "{}",
-                d[0].message
-            ),
-            Err(Error::Internal(m)) => panic!("internal error {m}"),
-            Ok(out) => panic!("no budget error:\n{}", out.text),
-        }
+        let d = user_error(&o, &chain(vec![]));
+        assert!(
+            d[0].message
+                .contains("ran past its budget of 2 operations on this region;"),
+            "{}",
+            d[0].message
+        );
         // The default budget leaves room, and says nothing.
         let out = compile_program(&opts(), &chain(vec![])).expect("compile");
         assert!(out.warnings.is_empty());
+    }
+
+    /// One nest that reads what it computed (B[i] from B[i-1]).
+    fn recurrence() -> Program {
+        let mut p = chain(vec![]);
+        let r = &mut p.regions[0];
+        r.stages.truncate(1);
+        r.stages[0].accesses.push(access(AccessKind::Read, "B", -1));
+        r.tree.truncate(1);
+        p
+    }
+
+    /// Overlapped tiling of `shape` with tiles of 8.
+    fn overlapped(shape: Shape) -> Options {
+        Options {
+            overlap: Some(shape),
+            tile_sizes: Some(vec![8]),
+            ..opts()
+        }
+    }
+
+    /// Asserts that `text` contains `part`.
+    fn assert_contains(text: &str, part: &str) {
+        assert!(text.contains(part), "no {part:?} in:\n{text}");
+    }
+
+    #[test]
+    fn overlapped_tiling_of_a_recurrence_falls_back_with_a_warning() {
+        let mut o = overlapped(Shape::Scalene);
+        let out = compile_program(&o, &recurrence()).expect("compile");
+        let [w] = &out.warnings[..] else {
+            panic!("expected one warning: {:?}", out.warnings);
+        };
+        assert_eq!(w.severity, Severity::Warning);
+        assert_contains(&w.message, "(a recurrence)");
+        assert!(w
+            .message
+            .ends_with("compiled without overlapped tiling, as without --scalene"));
+        assert_contains(&out.text, "overlapped tiling does not apply");
+        assert!(!out.text.contains("c0 += 8"), "{}", out.text);
+        // --fatal-warnings turns the warning into an error.
+        o.fatal_warnings = true;
+        let d = user_error(&o, &recurrence());
+        assert_eq!(d[0].severity, Severity::Error);
+        assert_contains(&d[0].message, "(a recurrence)");
+        assert!(d[0].message.ends_with(" [--fatal-warnings]"));
+    }
+
+    #[test]
+    fn an_option_that_leaves_no_nest_to_tile_is_an_error_not_a_fallback() {
+        let o = Options {
+            overlap_dims: Some(vec![]),
+            ..overlapped(Shape::Rectangle)
+        };
+        let d = user_error(&o, &recurrence());
+        assert_contains(&d[0].message, "--overlap-dims leaves no loop");
     }
 
     #[test]

@@ -60,6 +60,11 @@ struct Cli {
     /// Print the per-tile footprint of every stage (overlapped tiling).
     #[arg(long)]
     report: bool,
+    /// Treat warnings as errors (exit code 1, no output): in particular,
+    /// refuse a region overlapped tiling does not apply to instead of
+    /// compiling it with its original loops.
+    #[arg(long)]
+    fatal_warnings: bool,
     /// Add a directory to clang's include path.
     #[arg(short = 'I', value_name = "DIR", action = ArgAction::Append)]
     include: Vec<String>,
@@ -139,7 +144,7 @@ fn main() -> ExitCode {
         Ok(Err(failure)) => {
             eprint!("{}", failure.render());
             ExitCode::from(match failure.error {
-                flextile::diag::Error::User(_) => 1,
+                flextile::diag::Error::User(_) | flextile::diag::Error::Inapplicable(_) => 1,
                 flextile::diag::Error::Internal(_) => 2,
             })
         }
@@ -222,7 +227,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             "-o" => {
                 args.next();
             }
-            "--dump-schedule" | "--report" | "-v" | "-vv" => {}
+            "--dump-schedule" | "--report" | "--fatal-warnings" | "-v" | "-vv" => {}
             "--tile-sizes"
             | "--assume"
             | "--target"
@@ -263,6 +268,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             .unwrap_or(flextile::driver::DEFAULT_POINT_CHUNK),
         max_isl_operations: cli.max_isl_operations,
         report: cli.report,
+        fatal_warnings: cli.fatal_warnings,
         summary: summary.join(" "),
     })
 }

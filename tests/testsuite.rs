@@ -457,11 +457,13 @@ struct Meta {
     expect_error: Option<ExpectError>,
     /// `expect-stderr:` lines: each needs one of its alternatives in stderr.
     expect_stderr: Vec<Vec<String>>,
-    /// Programs: option sets flextile must refuse (`refuses:`), with exit
-    /// code 1, an error that contains `refusal:`, and no output file.
-    refuses: Option<Vec<Vec<String>>>,
-    /// Programs: `refusal:`, the text of the refused option sets' error.
-    refusal: Option<String>,
+    /// Programs: option sets under which overlapped tiling does not apply
+    /// (`falls-back:`): compiled and compared like `options:`, with a warning
+    /// that contains `fallback-warning:`; with `--fatal-warnings` added,
+    /// refused (exit code 1, that text as an error, no output file).
+    falls_back: Option<Vec<Vec<String>>>,
+    /// Programs: `fallback-warning:`, the text of the falling-back sets' warning.
+    fallback_warning: Option<String>,
 }
 
 /// `expect-error: LOC: SUBSTR`.
@@ -609,13 +611,13 @@ fn parse_meta(text: &str) -> Result<Meta, String> {
             "expect-stderr" => meta
                 .expect_stderr
                 .push(parse_alternatives(value).map_err(at)?),
-            "refuses" => {
-                dup(meta.refuses.is_some())?;
-                meta.refuses = Some(parse_sets(value).map_err(at)?);
+            "falls-back" => {
+                dup(meta.falls_back.is_some())?;
+                meta.falls_back = Some(parse_sets(value).map_err(at)?);
             }
-            "refusal" => {
-                dup(meta.refusal.is_some())?;
-                meta.refusal = Some(value.to_string());
+            "fallback-warning" => {
+                dup(meta.fallback_warning.is_some())?;
+                meta.fallback_warning = Some(value.to_string());
             }
             _ => return Err(at(format!("unknown key '{key}'"))),
         }
@@ -637,9 +639,10 @@ fn read_source(sub: &str, name: &str) -> (String, String) {
 struct ProgramSpec {
     args: Vec<Vec<String>>,
     options: Vec<Vec<String>>,
-    /// Option sets flextile refuses, and the text of the refusal.
-    refuses: Vec<Vec<String>>,
-    refusal: String,
+    /// Option sets under which overlapped tiling does not apply, and the
+    /// text of their warning.
+    falls_back: Vec<Vec<String>>,
+    fallback_warning: String,
 }
 
 fn program_spec(rel: &str, text: &str) -> ProgramSpec {
@@ -652,28 +655,29 @@ fn program_spec(rel: &str, text: &str) -> ProgramSpec {
         "{rel}: expect-* keys belong to error cases (testsuite/errors)"
     );
     assert!(
-        meta.refuses.is_some() == meta.refusal.is_some(),
-        "{rel}: 'refuses:' and 'refusal:' go together"
+        meta.falls_back.is_some() == meta.fallback_warning.is_some(),
+        "{rel}: 'falls-back:' and 'fallback-warning:' go together"
     );
     ProgramSpec {
         args,
         options,
-        refuses: meta.refuses.unwrap_or_default(),
-        refusal: meta.refusal.unwrap_or_default(),
+        falls_back: meta.falls_back.unwrap_or_default(),
+        fallback_warning: meta.fallback_warning.unwrap_or_default(),
     }
 }
 
 /// The option sets of `spec` that ask for overlapped tiling of `shape`
-/// (`--rectangle` or `--scalene`), compiled or refused.
+/// (`--rectangle` or `--scalene`), applied or falling back.
 fn shape_covered(spec: &ProgramSpec, shape: &str) -> bool {
     spec.options
         .iter()
-        .chain(&spec.refuses)
+        .chain(&spec.falls_back)
         .any(|o| o.iter().any(|w| w == shape))
 }
 
 /// A refused option set: exit code 1, a compiler-form error that contains
 /// the refusal, and no output file (written atomically, never in part).
+/// Returns the problem, if any.
 fn check_refusal(rel: &str, opts: &[String], refusal: &str, dir: &Path) -> Option<String> {
     let context = format!("{rel} with refused options [{}]", show_set(opts, "default"));
     let out_c = dir.join("out.c");
@@ -801,6 +805,85 @@ fn leftover_region_pragmas(text: &str) -> Vec<usize> {
         .collect()
 }
 
+/// A falling-back option set printed a compiler-form warning that contains
+/// `text`; returns the problem, if any.
+fn check_fallback_warning(rel: &str, opts: &[String], text: &str, stderr: &str) -> Option<String> {
+    let located = format!("{rel}:");
+    let warned = stderr
+        .lines()
+        .any(|l| l.starts_with(&located) && l.contains(": warning: ") && l.contains(text));
+    (!warned).then(|| {
+        format!(
+            "{rel} with options [{}] (overlapped tiling does not apply): no '{rel}:LINE:COL: warning: ...{text}...' line in stderr:\n{}",
+            show_set(opts, "default"),
+            first_lines(stderr, 30)
+        )
+    })
+}
+
+/// Compiles `rel` with the option set `opts` in `dir`, then compiles the
+/// output and compares its runs (every argument set and run mode, and under
+/// the sanitizers) with the original's outputs `expected`. Returns the
+/// failures, the number of comparisons run and flextile's stderr.
+fn check_option_set(
+    rel: &str,
+    opts: &[String],
+    dir: &Path,
+    args: &[Vec<String>],
+    expected: &[Vec<u8>],
+    shim: &Path,
+) -> (Vec<String>, usize, String) {
+    let context = format!("{rel} with options [{}]", show_set(opts, "default"));
+    fs::create_dir_all(dir).expect("create options dir");
+    let out_c = dir.join("out.c");
+    let ran = match run_flextile(opts, rel, &out_c) {
+        Ok(r) => r,
+        Err(e) => return (vec![format!("{context}: {e}")], 0, String::new()),
+    };
+    let stderr = ran.stderr_text();
+    if !ran.ok() {
+        let f = format!(
+            "{context}: flextile failed ({}):\n{}",
+            ran.describe_status(),
+            first_lines(&stderr, 30)
+        );
+        return (vec![f], 0, stderr);
+    }
+    let mut failures = Vec::new();
+    let files = list_dir(dir);
+    if files != ["out.c"] {
+        failures.push(format!(
+            "{context}: after flextile the output folder holds {files:?}, expected just [\"out.c\"]"
+        ));
+        if !out_c.exists() {
+            return (failures, 0, stderr);
+        }
+    }
+    match fs::read_to_string(&out_c) {
+        Ok(generated) => {
+            let left = leftover_region_pragmas(&generated);
+            if !left.is_empty() {
+                failures.push(format!(
+                    "{context}: the generated file still holds region pragmas (lines {left:?}): a region was not replaced"
+                ));
+            }
+        }
+        Err(e) => {
+            failures.push(format!("{context}: cannot read the generated file: {e}"));
+            return (failures, 0, stderr);
+        }
+    }
+    let exe = dir.join("out");
+    if let Err(e) = compile(&out_c, &exe) {
+        failures.push(format!("{context}: the generated C does not compile:\n{e}"));
+        return (failures, 0, stderr);
+    }
+    let (f, runs) = check_against(&exe, args, expected, shim, &context);
+    failures.extend(f);
+    failures.extend(check_sanitized(&out_c, dir, args, expected, &context));
+    (failures, runs, stderr)
+}
+
 fn run_program_test(name: &str) {
     require_gcc();
     let (rel, text) = read_source("programs", name);
@@ -818,66 +901,32 @@ fn run_program_test(name: &str) {
     let shim = build_shim(&work).unwrap_or_else(|e| panic!("{e}"));
 
     let mut failures = Vec::new();
-    for (k, opts) in spec.refuses.iter().enumerate() {
-        let dir = work.join(format!("refused{k}"));
-        fs::create_dir_all(&dir).expect("create refused options dir");
-        failures.extend(check_refusal(&rel, opts, &spec.refusal, &dir));
-    }
     let mut runs = 0;
     for (k, opts) in spec.options.iter().enumerate() {
-        let context = format!("{rel} with options [{}]", show_set(opts, "default"));
         let dir = work.join(format!("options{k}"));
-        fs::create_dir_all(&dir).expect("create options dir");
-        let out_c = dir.join("out.c");
-        let ran = match run_flextile(opts, &rel, &out_c) {
-            Ok(r) => r,
-            Err(e) => {
-                failures.push(format!("{context}: {e}"));
-                continue;
-            }
-        };
-        if !ran.ok() {
-            failures.push(format!(
-                "{context}: flextile failed ({}):\n{}",
-                ran.describe_status(),
-                first_lines(&ran.stderr_text(), 30)
-            ));
-            continue;
-        }
-        let files = list_dir(&dir);
-        if files != ["out.c"] {
-            failures.push(format!(
-                "{context}: after flextile the output folder holds {files:?}, expected just [\"out.c\"]"
-            ));
-            if !out_c.exists() {
-                continue;
-            }
-        }
-        match fs::read_to_string(&out_c) {
-            Ok(generated) => {
-                let left = leftover_region_pragmas(&generated);
-                if !left.is_empty() {
-                    failures.push(format!(
-                        "{context}: the generated file still holds region pragmas (lines {left:?}): a region was not replaced"
-                    ));
-                }
-            }
-            Err(e) => {
-                failures.push(format!("{context}: cannot read the generated file: {e}"));
-                continue;
-            }
-        }
-        let exe = dir.join("out");
-        if let Err(e) = compile(&out_c, &exe) {
-            failures.push(format!("{context}: the generated C does not compile:\n{e}"));
-            continue;
-        }
-        let (f, r) = check_against(&exe, &spec.args, &expected, &shim, &context);
+        let (f, r, _) = check_option_set(&rel, opts, &dir, &spec.args, &expected, &shim);
         failures.extend(f);
         runs += r;
-        failures.extend(check_sanitized(
-            &out_c, &dir, &spec.args, &expected, &context,
+    }
+    for (k, opts) in spec.falls_back.iter().enumerate() {
+        let dir = work.join(format!("fallback{k}"));
+        let (f, r, stderr) = check_option_set(&rel, opts, &dir, &spec.args, &expected, &shim);
+        failures.extend(f);
+        runs += r;
+        failures.extend(check_fallback_warning(
+            &rel,
+            opts,
+            &spec.fallback_warning,
+            &stderr,
         ));
+        let strict: Vec<String> = opts
+            .iter()
+            .cloned()
+            .chain(["--fatal-warnings".to_string()])
+            .collect();
+        let dir = work.join(format!("fallback{k}-fatal"));
+        fs::create_dir_all(&dir).expect("create fatal-warnings dir");
+        failures.extend(check_refusal(&rel, &strict, &spec.fallback_warning, &dir));
     }
 
     if !failures.is_empty() {
@@ -1116,13 +1165,31 @@ fn harness_refusal_checks_exit_and_message() {
         fs::create_dir_all(&d).expect("create dir");
         d
     };
-    let right = check_refusal(rel, &words("--scalene"), "(a recurrence)", &dir("a"));
+    let strict = "--scalene --fatal-warnings";
+    let right = check_refusal(rel, &words(strict), "(a recurrence)", &dir("a"));
     assert_eq!(right, None);
-    let wrong = check_refusal(rel, &words("--scalene"), "an unrelated reason", &dir("b"));
+    let wrong = check_refusal(rel, &words(strict), "an unrelated reason", &dir("b"));
     assert!(wrong.is_some_and(|e| e.contains("no 'testsuite")));
-    let compiled = check_refusal(rel, &words("--tile"), "(a recurrence)", &dir("c"));
+    // Without --fatal-warnings, the region is compiled (with a warning).
+    let compiled = check_refusal(rel, &words("--scalene"), "(a recurrence)", &dir("c"));
     assert!(compiled.is_some_and(|e| e.contains("expected exit code 1")));
     let _ = fs::remove_dir_all(&work);
+}
+
+/// A fallback check fails when stderr has no located warning with the text.
+#[test]
+fn harness_fallback_warning_needs_a_located_warning() {
+    let rel = "testsuite/programs/x.c";
+    let opts = ["--scalene".to_string()];
+    let good = "testsuite/programs/x.c:3:1: warning: a recurrence; the region is compiled without overlapped tiling\n";
+    assert_eq!(
+        check_fallback_warning(rel, &opts, "a recurrence", good),
+        None
+    );
+    let error = good.replace("warning:", "error:");
+    assert!(check_fallback_warning(rel, &opts, "a recurrence", &error).is_some());
+    assert!(check_fallback_warning(rel, &opts, "an unrelated reason", good).is_some());
+    assert!(check_fallback_warning(rel, &opts, "a recurrence", "").is_some());
 }
 
 #[test]
@@ -1449,8 +1516,8 @@ mod errors {
 /// Every `.c` file of `testsuite/programs` and `testsuite/errors` has its test, and
 /// every listed test has its file.
 /// Issue 4's bar: every program is compiled under both trapezoid shapes and
-/// compared, or its refusal under them is checked (programs where
-/// overlapped tiling cannot apply say why, see `refuses:`).
+/// compared, with the warning checked where overlapped tiling does not
+/// apply (`falls-back:`).
 #[test]
 fn every_program_is_tested_under_both_shapes() {
     let mut missing = Vec::new();
@@ -1465,7 +1532,7 @@ fn every_program_is_tested_under_both_shapes() {
     }
     assert!(
         missing.is_empty(),
-        "programs with neither 'options:' nor 'refuses:' for a shape:\n{}",
+        "programs with neither 'options:' nor 'falls-back:' for a shape:\n{}",
         missing.join("\n")
     );
 }

@@ -439,7 +439,7 @@ pub(crate) mod testutil {
     pub fn ok(src: &str) -> Program {
         match parse_str(src) {
             Ok(p) => p,
-            Err(Error::User(d)) => panic!("unexpected errors: {d:#?}"),
+            Err(Error::User(d) | Error::Inapplicable(d)) => panic!("unexpected errors: {d:#?}"),
             Err(Error::Internal(m)) => panic!("internal error: {m}"),
         }
     }
@@ -449,6 +449,7 @@ pub(crate) mod testutil {
         match parse_str(src) {
             Ok(p) => panic!("expected errors, got {} region(s)", p.regions.len()),
             Err(Error::Internal(m)) => panic!("internal error: {m}"),
+            Err(Error::Inapplicable(d)) => panic!("not a front-end error: {d:#?}"),
             Err(Error::User(ds)) => ds
                 .into_iter()
                 .map(|d| {

@@ -233,7 +233,7 @@ pub(crate) fn tile_group(
         .map(|s| s.iterators.len())
         .unwrap_or(0);
     if let Some(s) = region.stages.iter().find(|s| s.iterators.len() != depth) {
-        return Err(Error::user(
+        return Err(Error::inapplicable(
             Diagnostic::error(span, "overlapped tiling needs nests of equal depth").with_note(
                 s.span,
                 format!("{} has {} loops", s.label, s.iterators.len()),
@@ -241,7 +241,10 @@ pub(crate) fn tile_group(
         ));
     }
     if depth == 0 {
-        return Err(Error::at(span, "overlapped tiling needs loop nests"));
+        return Err(Error::inapplicable_at(
+            span,
+            "overlapped tiling needs loop nests",
+        ));
     }
     let sizes = aligned_sizes(&spec.sizes, depth);
     let classic = classic_dim(spec.overlap_dims.as_deref(), depth, &sizes, span)?;
@@ -265,7 +268,7 @@ pub(crate) fn tile_group(
     // The statements of a multi-statement stage share its loops: one scale.
     for unit in units {
         if let Some(k) = unit.iter().find(|k| scales[**k] != scales[unit[0]]) {
-            return Err(Error::at(
+            return Err(Error::inapplicable_at(
                 span,
                 format!(
                     "{} and {} share a loop nest but would need different scale factors ({:?}, {:?}) to align their dependences",
@@ -711,7 +714,7 @@ fn check_race_free(
             if let Some(s) = region.stages.iter().find(|s| s.name == src) {
                 d = d.with_note(s.span, format!("{} depends on itself", s.label));
             }
-            return Err(Error::user(d));
+            return Err(Error::inapplicable(d));
         }
         // Inside a multi-statement stage, values flow forward in textual
         // order (a statement reads what the statements before it computed,
@@ -721,7 +724,7 @@ fn check_race_free(
         if let (Some(a), Some(b)) = (pos(&src), pos(dst)) {
             if b < a && units.iter().any(|u| u.contains(&a) && u.contains(&b)) {
                 let (sa, sb) = (&region.stages[a], &region.stages[b]);
-                return Err(Error::user(
+                return Err(Error::inapplicable(
                     Diagnostic::error(
                         span,
                         "overlapped tiling needs the statements that share a loop nest to read only what the statements before them compute: a statement that reads what a later one computed in an earlier iteration is not supported",
@@ -752,7 +755,7 @@ fn check_race_free(
                 format!("{} writes data that is written before it", s.label),
             );
         }
-        return Err(Error::user(d));
+        return Err(Error::inapplicable(d));
     }
     // Reads whose value may come from before the chain, of data the chain writes.
     let no_source = UnionAccessInfo::from_sink(model.reads.copy().map_err(isl_err)?)
@@ -791,7 +794,7 @@ fn check_race_free(
         if let Some(s) = region.stages.iter().find(|s| s.name == stage) {
             d = d.with_note(s.span, format!("{} reads '{data}' here", s.label));
         }
-        return Err(Error::user(d));
+        return Err(Error::inapplicable(d));
     }
     Ok(())
 }

@@ -9,7 +9,8 @@
 //! checked by tiling it, see `overlap::tile_group`);
 //! otherwise it starts a new group, and the reason is logged. A group of one
 //! stage is tiled alone when that is race-free, else keeps its original
-//! loops (the driver warns with the reason).
+//! loops (the driver warns with the reason). When no stage can be tiled,
+//! overlapped tiling does not apply to the region ([`Error::Inapplicable`]).
 
 use crate::diag::{Error, Result, Span};
 use crate::model::deps::Dependences;
@@ -31,8 +32,30 @@ pub(crate) struct Groups {
     pub untiled: Vec<(usize, String)>,
 }
 
+/// Why stages cannot be overlapped together.
+#[derive(Clone, Debug)]
+struct Why {
+    /// The reason, in words.
+    text: String,
+    /// The options ask for what the stages cannot do (`--overlap-dims`,
+    /// tile sizes): an error when no stage can be tiled, not a property of
+    /// the program that makes overlapped tiling inapplicable.
+    options: bool,
+}
+
+impl Why {
+    /// The reason of `e`: the options' fault when it is a user error (an
+    /// [`Error::Inapplicable`] or an internal limit is the program's).
+    fn of(e: Error) -> Why {
+        Why {
+            options: matches!(e, Error::User(_)),
+            text: e.first_message(),
+        }
+    }
+}
+
 /// Splits the nests of `region` into groups (see the module documentation);
-/// refused when no group can be tiled.
+/// [`Error::Inapplicable`] when no group can be tiled.
 pub(crate) fn form_groups(
     region: &Region,
     names: &Names,
@@ -76,7 +99,7 @@ pub(crate) fn form_groups(
         match group_is_overlappable(region, names, model, deps, spec, &units, &cand, span) {
             Ok(()) => current = cand,
             Err(why) => {
-                info!("overlap: {} starts a new group: {}", label(u), why);
+                info!("overlap: {} starts a new group: {}", label(u), why.text);
                 groups.push(std::mem::take(&mut current));
                 current = vec![u];
             }
@@ -88,15 +111,18 @@ pub(crate) fn form_groups(
     // A group of one stage is tiled alone (its tile computes just its own
     // part) when that is race-free; otherwise its loops stay as they are.
     let mut tiled = Vec::new();
-    let mut untiled = Vec::new();
+    let mut untiled: Vec<(usize, Why)> = Vec::new();
     for g in &groups {
         let alone = match g[..] {
             [u] => match &imperfect[u] {
-                Some(why) => Err(why.clone()),
+                Some(why) => Err(Why {
+                    text: why.clone(),
+                    options: false,
+                }),
                 None => group_is_overlappable(region, names, model, deps, spec, &units, g, span),
             }
             .map_err(|why| {
-                info!("overlap: {} is not tiled: {why}", label(u));
+                info!("overlap: {} is not tiled: {}", label(u), why.text);
                 untiled.extend(units[u].iter().map(|k| (*k, why.clone())));
             })
             .is_ok(),
@@ -105,20 +131,27 @@ pub(crate) fn form_groups(
         tiled.push(alone);
     }
     if !tiled.contains(&true) {
-        // Every group is one stage that cannot be tiled: the first one's reason.
-        let first = untiled
-            .first()
-            .map(|(k, why)| format!("{}: {why}", region.stages[*k].label))
-            .unwrap_or_default();
-        return Err(Error::at(
-            span,
-            format!("overlapped tiling found no nest it can tile ({first}; -v lists every reason)"),
-        ));
+        // Every group is one stage that cannot be tiled: the first reason
+        // the options are to blame for (an error), else the first one.
+        let (k, why) = untiled
+            .iter()
+            .find(|(_, w)| w.options)
+            .or(untiled.first())
+            .ok_or_else(|| Error::internal("overlap: no group and no reason"))?;
+        let message = format!(
+            "overlapped tiling found no nest it can tile ({}: {}; -v lists every reason)",
+            region.stages[*k].label, why.text
+        );
+        return Err(if why.options {
+            Error::at(span, message)
+        } else {
+            Error::inapplicable_at(span, message)
+        });
     }
     Ok(Groups {
         units,
         groups: groups.into_iter().zip(tiled).collect(),
-        untiled,
+        untiled: untiled.into_iter().map(|(k, w)| (k, w.text)).collect(),
     })
 }
 
@@ -252,23 +285,22 @@ fn group_is_overlappable(
     units: &[Vec<usize>],
     cand: &[usize],
     span: Span,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), Why> {
     let (stages, sub_units) = flatten(units, cand);
     let depth = region.stages[stages[0]].iterators.len();
     if let Some(k) = stages
         .iter()
         .find(|k| region.stages[**k].iterators.len() != depth)
     {
-        return Err(format!(
-            "its depth differs from the group's ({} loops)",
-            depth.max(region.stages[*k].iterators.len())
-        ));
+        return Err(Why {
+            text: format!(
+                "its depth differs from the group's ({} loops)",
+                depth.max(region.stages[*k].iterators.len())
+            ),
+            options: false,
+        });
     }
-    let describe = |e: Error| match e {
-        Error::User(d) => d.first().map(|d| d.message.clone()).unwrap_or_default(),
-        Error::Internal(m) => m,
-    };
-    let (sub, sub_model, sub_deps) = restrict(region, model, deps, &stages).map_err(describe)?;
+    let (sub, sub_model, sub_deps) = restrict(region, model, deps, &stages).map_err(Why::of)?;
     let ctx = model.schedule.get_ctx();
     // Bound isl's work: a group whose relations explode is split instead.
     ctx.set_max_operations(20_000_000);
@@ -293,7 +325,7 @@ fn group_is_overlappable(
                     };
                     let overlap = (left + right) as f64 / *tile as f64;
                     if overlap > tolerance {
-                        return Err(Error::internal(format!(
+                        return Err(Error::at(span, format!(
                             "{} would overlap by {overlap:.2} of a tile along loop {d}, over the tolerance {tolerance}",
                             f.stage
                         )));
@@ -306,5 +338,5 @@ fn group_is_overlappable(
     ctx.set_max_operations(0);
     ctx.reset_operations();
     ctx.reset_error();
-    result.map_err(describe)
+    result.map_err(Why::of)
 }

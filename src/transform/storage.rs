@@ -202,7 +202,7 @@ pub(crate) fn plan_storage(
             continue;
         };
         if let Some(k) = redundant_writer(region, regions, &data)? {
-            return Err(Error::user(
+            return Err(Error::inapplicable(
                 Diagnostic::error(
                     span,
                     format!(
@@ -230,7 +230,7 @@ pub(crate) fn plan_storage(
                 .iter()
                 .find(|a| &a.data == data && a.kind == AccessKind::Write && a.conditional)
             {
-                return Err(Error::user(
+                return Err(Error::inapplicable(
                     Diagnostic::error(
                         span,
                         format!(
@@ -243,7 +243,7 @@ pub(crate) fn plan_storage(
             }
         }
         let elem_type = region.data_types.get(data).cloned().ok_or_else(|| {
-            Error::at(
+            Error::inapplicable_at(
                 span,
                 format!(
                     "overlapped tiling: the element type of '{data}' is unknown (not a C array?)"

@@ -21,7 +21,9 @@
 //! the array after the block (overlapping tiles would otherwise overwrite
 //! values their neighbours still load).
 //!
-//! Restrictions, each refused with a diagnostic: one statement per loop nest
+//! Restrictions, each an [`Error::Inapplicable`] with the reason (the
+//! driver then compiles the region without overlapped tiling and warns):
+//! one statement per loop nest
 //! of the body (in a shared nest, which step's values a statement reads
 //! depends on the nest's iteration order), statements analysable, each array
 //! written by one statement of the body, which does not read it; the time
@@ -91,7 +93,7 @@ pub fn time_blocks(
     };
     let stages = &region.stages;
     if let Some(k) = crate::transform::overlap_groups::shared_nest(body) {
-        return Err(Error::at(
+        return Err(Error::inapplicable_at(
             stages[k].span,
             format!(
                 "overlapped tiling of the time loop '{time}': {} shares its loop nest with another statement; each nest in the time loop must hold one statement (which step's values a statement reads depends on the order of its nest's iterations)",
@@ -100,13 +102,13 @@ pub fn time_blocks(
         ));
     }
     if stages.is_empty() {
-        return Err(Error::at(
+        return Err(Error::inapplicable_at(
             span,
             "overlapped tiling: the time loop has no statement",
         ));
     }
     let refuse = |at: Span, why: String| {
-        Err(Error::at(
+        Err(Error::inapplicable_at(
             at,
             format!("overlapped tiling of the time loop '{time}': {why}"),
         ))

@@ -6,7 +6,7 @@
 // copy of ft_max stands in for it (src/transform/shadow.rs): the nest, the only one of the
 // chain, is refused.
 // flextile-test: expect-exit: 1
-// flextile-test: options: --rectangle
+// flextile-test: options: --rectangle --fatal-warnings
 // flextile-test: expect-error: 13:1: 'ft_max'
 void f(int N, double *A, double *ft_max, double *C)
 {

@@ -1,6 +1,6 @@
 // overlap_recurrence.c -- nest 1 is a recurrence (it reads what it computes), so its per-tile region is unbounded: overlapped tiling refuses it, and the chain, which has no other nest (found by tools/difftest).
 // flextile-test: expect-exit: 1
-// flextile-test: options: --rectangle --tile-sizes 2,4
+// flextile-test: options: --rectangle --tile-sizes 2,4 --fatal-warnings
 // flextile-test: expect-error: 7:1: recurrence
 void f(int N, int M, double C[N + 16][M + 16], double A[N + 16][M + 16])
 {

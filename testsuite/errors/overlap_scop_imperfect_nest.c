@@ -2,7 +2,7 @@
 // depths (an initialisation and a reduction in an inner loop): not a multi-statement stage,
 // whose statements sit together in the nest's innermost loop.
 // flextile-test: expect-exit: 1
-// flextile-test: options: --rectangle --tile-sizes 4
+// flextile-test: options: --rectangle --tile-sizes 4 --fatal-warnings
 // flextile-test: expect-error: 10:1: overlapped tiling found no nest it can tile (statement 's[i] = 0.0;' (line 12): its nest is not a multi-statement stage: overlapped tiling needs the statements that share a loop nest to sit together in its innermost loop
 void f(int N, int M, double A[N][M], double *x, double *s)
 {

@@ -3,7 +3,7 @@
 // overlapped tiling blocks the time loop and refuses the subscript, which would make each copy
 // of the body in a time block read a different element.
 // flextile-test: expect-exit: 1
-// flextile-test: options: --scalene --tile-sizes 2,8
+// flextile-test: options: --scalene --tile-sizes 2,8 --fatal-warnings
 // flextile-test: expect-error: 13:24: overlapped tiling of the time loop 't': statement 'ey[0][j] = fict[t];' (line 13) subscripts an array with 't'
 void f(int T, int N, double *fict, double ey[N][N], double hz[N][N])
 {

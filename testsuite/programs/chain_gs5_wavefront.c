@@ -20,9 +20,10 @@
  * flextile-test: args: 20 3 | 5 2 | 3 1 | 2 1 | 37 2 | 70 1 | 9 0
  * flextile-test: options: default | --no-openmp | --tile | --tile --tile-sizes 3,5 | --tile --tile-sizes 1
  * Overlapped tiling cannot apply: every nest reads what it computed itself (a
- * recurrence), so no tile can run independently of its neighbours.
- * flextile-test: refuses: --rectangle | --scalene --tile-sizes 3,5
- * flextile-test: refusal: reads values it computes itself (a recurrence)
+ * recurrence), so no tile can run independently of its neighbours; flextile
+ * warns and compiles each region as without the shape option.
+ * flextile-test: falls-back: --rectangle | --scalene --tile-sizes 3,5
+ * flextile-test: fallback-warning: reads values it computes itself (a recurrence)
  */
 #include <stdio.h>
 #include <stdlib.h>

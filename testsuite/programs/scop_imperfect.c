@@ -20,11 +20,12 @@
  *
  * flextile-test: args: 20 7 | 5 1 | 1 1 | 3 40 | 64 33 | 2 3
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,4 | --tile --tile-sizes 5,3 | --no-openmp
- * Overlapped tiling refuses it: no nest can be tiled (the statements outside
+ * Overlapped tiling does not apply: no nest can be tiled (the statements outside
  * loops; the i nest is not a multi-statement stage, its statements sit at
  * different depths, and the scalar sum serialises it; the strided recurrence).
- * flextile-test: refuses: --rectangle | --scalene --tile-sizes 4
- * flextile-test: refusal: overlapped tiling found no nest it can tile
+ * flextile warns and keeps the original loops.
+ * flextile-test: falls-back: --rectangle | --scalene --tile-sizes 4
+ * flextile-test: fallback-warning: overlapped tiling found no nest it can tile
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,9 +18,10 @@
  * flextile-test: args: 20 5 | 5 2 | 1 1 | 3 3 | 37 4 | 64 2 | 10 0
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,4,4 | --tile --tile-sizes 2,7,5 | --tile --no-openmp | --tile --tile-sizes 1,1,1
  * Overlapped tiling cannot apply: the Gauss-Seidel update reads, in place, values
- * of the same time step, so no tile can run independently of its neighbours.
- * flextile-test: refuses: --rectangle | --scalene --tile-sizes 2,4,8
- * flextile-test: refusal: (an in-place update in time)
+ * of the same time step, so no tile can run independently of its neighbours;
+ * flextile warns and keeps the original loops.
+ * flextile-test: falls-back: --rectangle | --scalene --tile-sizes 2,4,8
+ * flextile-test: fallback-warning: (an in-place update in time)
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -24,10 +24,11 @@
  * budget without a warning).
  * flextile-test: args: 1 2 1 2 | 4 5 7 2 | 11 10 5 2 | 2 1 3 1
  * flextile-test: options: default | --no-openmp
- * Overlapped tiling refuses it: in the scop's time loop two statements share a
- * loop nest (not supported in time-iterated scops).
- * flextile-test: refuses: --rectangle | --scalene --tile-sizes 2,3,4
- * flextile-test: refusal: shares its loop nest with another statement
+ * Overlapped tiling does not apply to the scop: in its time loop two statements
+ * share a loop nest (not supported in time-iterated scops); flextile warns and
+ * keeps the scop's original loops (the loop chains are tiled).
+ * flextile-test: falls-back: --rectangle | --scalene --tile-sizes 2,3,4
+ * flextile-test: fallback-warning: shares its loop nest with another statement
  */
 
 #include <stdio.h>
