@@ -17,7 +17,7 @@ use isl_rs::{DimType, Map, UnionMap};
 /// (`Sb` reads `2*x` of `Sa`: `Sb` is scaled by twice `Sa`'s factor). The
 /// ratio of each dependence is found among small integer ratios, propagated
 /// over the group, and the factors made integral (1 for the finest stage).
-/// Groups without such factors are refused with the reason.
+/// Groups without such factors are split, with the reason.
 pub fn stage_scales(region: &Region, flow: &UnionMap, depth: usize) -> Result<Vec<Vec<i64>>> {
     let n = region.stages.len();
     let index_of = |name: &str| region.stages.iter().position(|s| s.name == name);

@@ -46,8 +46,11 @@
 //! Multi-statement stages (§3.6, Fig. 15): the statements of one scop nest
 //! get one shift and tile, one expansion node maps each statement's token to its own
 //! per-tile region, and they share their point loops, where a sequence keeps
-//! their order. Restrictions (each refused with a
-//! diagnostic): one classically tiled loop under `--overlap-dims`, nests of
+//! their order. Restrictions (the options' one, `--overlap-dims` leaving
+//! more than one tiled loop, is an error; the program's are an
+//! [`Error::Inapplicable`]: the group is split, a stage that cannot be tiled
+//! alone keeps its loops, and a region with no stage left to tile is
+//! compiled without overlapped tiling): one classically tiled loop under `--overlap-dims`, nests of
 //! equal depth, the statements of a nest all in its innermost loop and
 //! reading only what the statements before them compute,
 //! no output dependences inside the group (accumulations), no in-place update

@@ -14,7 +14,7 @@
 //! writes several arrays reads none of the renamed one), writes
 //! unconditionally, and every element a later stage reads of the array is
 //! one it writes; otherwise the region is left as it is (and overlapped
-//! tiling refuses it with its own diagnostic). Time blocks
+//! tiling leaves the writer in its loops, with its own diagnostic). Time blocks
 //! ([`crate::transform::time_blocks`]) use the same shadows for the last step
 //! of a block.
 
