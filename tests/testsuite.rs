@@ -1457,6 +1457,7 @@ mod programs {
         pipeline_blur2d_supertile_points_wavefront,
         pipeline_blur2d_supertile_wavefront,
         pipeline_sampling2d,
+        polybench_seidel2d,
         regress_296_1,
         scop_imperfect,
         scop_minmax_guard,

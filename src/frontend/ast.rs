@@ -12,7 +12,7 @@
 
 use crate::diag::Span;
 use crate::frontend::clang::{
-    Cursor, CursorKind, MacroExpansion, Token, TokenKind, TranslationUnit,
+    invocation_args, Cursor, CursorKind, MacroExpansion, Token, TokenKind, TranslationUnit,
 };
 
 /// The main file's AST, tokens and macro invocations.
@@ -169,38 +169,7 @@ impl<'tu> Unit<'tu> {
 
     /// Argument ranges of a function-like macro invocation at `span`.
     fn macro_args(&self, span: Span) -> Vec<Span> {
-        let toks = self.tokens_in(span);
-        let mut args = Vec::new();
-        let mut depth = 0usize;
-        let mut start = None;
-        for t in toks.iter().skip(1) {
-            match t.text.as_str() {
-                "(" | "[" | "{" if t.kind == TokenKind::Punctuation => {
-                    depth += 1;
-                    if depth == 1 {
-                        start = Some(t.span.end);
-                        continue;
-                    }
-                }
-                ")" | "]" | "}" if t.kind == TokenKind::Punctuation => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        if let Some(s) = start {
-                            args.push(Span::new(s, t.span.start));
-                        }
-                        break;
-                    }
-                }
-                "," if depth == 1 => {
-                    if let Some(s) = start {
-                        args.push(Span::new(s, t.span.start));
-                    }
-                    start = Some(t.span.end);
-                }
-                _ => {}
-            }
-        }
-        args
+        invocation_args(self.tokens_in(span))
     }
 
     /// Macro invocations overlapping `span`.
@@ -558,9 +527,9 @@ void f(int n, int *p, double *A) {
             assert_eq!(u.slice(u.with_semicolon(body)), "A[i] = -A[i] + j--;");
             let p = u.for_parts(fors[1]).unwrap();
             assert_eq!(text(p.init), "int k = 0;");
-            // A node of a macro body whose ends are arguments spans from one
-            // argument to the other.
-            assert_eq!(text(p.cond), "k, n");
+            // A node of a macro body whose ends are arguments spans the
+            // whole invocation.
+            assert_eq!(text(p.cond), "LT(k, n)");
             let p = u.for_parts(fors[2]).unwrap();
             assert!(p.init.is_none() && p.cond.is_none() && p.inc.is_none());
             assert_eq!(text(Some(p.body)), "break");

@@ -9,6 +9,11 @@
 //!   the argument's bytes, a node of a macro body gets the whole invocation.
 //!   (libclang 14's `clang_getSpellingLocation` returns the same as the file
 //!   location, so macro bodies cannot be looked into; see `frontend::ast`.)
+//!   clang's own extent of a node that ends (or starts) with a token of a
+//!   macro argument stops at that argument (`x = SCALAR_VAL(0.0)` ends after
+//!   `0.0`); [`Cursor::span`] widens such an end or start to the whole
+//!   invocation, from a table of the main file's invocations built once per
+//!   translation unit.
 //! * [`TranslationUnit::tokens`] tokenizes a byte range of the main file
 //!   (raw tokens: not macro-expanded), [`TranslationUnit::diagnostics`]
 //!   returns clang's messages, [`TranslationUnit::macro_expansions`] the macro
@@ -19,6 +24,7 @@
 
 #![allow(non_upper_case_globals)]
 
+use std::cell::OnceCell;
 use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int, c_uint, c_ulong, c_void};
@@ -63,7 +69,93 @@ impl Drop for Index {
 pub struct TranslationUnit<'i> {
     raw: CXTranslationUnit,
     file: CXFile,
+    /// The main file's macro invocations, built on first use.
+    invocations: OnceCell<Invocations>,
     _index: PhantomData<&'i Index>,
+}
+
+/// The macro invocations of the main file, by start, with the argument
+/// ranges of each, for widening node extents ([`Cursor::span`]).
+#[derive(Default)]
+struct Invocations {
+    /// `(invocation, its arguments)`, sorted by start.
+    list: Vec<(Span, Vec<Span>)>,
+    /// `max_end[k]`: the largest end among `list[..=k]`.
+    max_end: Vec<usize>,
+}
+
+impl Invocations {
+    /// `span` widened so that neither end lies strictly inside an invocation
+    /// unless both lie in the same argument of it: an end inside moves to the
+    /// invocation's end, a start inside to its start (repeated, since the
+    /// wider span may reach into another invocation).
+    fn widen(&self, mut span: Span) -> Span {
+        // Each round moves an end outwards to an invocation boundary; the
+        // invocations are finitely many, so this ends.
+        loop {
+            let before = span;
+            for pos in [span.start, span.end] {
+                let k = self.list.partition_point(|(m, _)| m.start < pos);
+                for j in (0..k).rev() {
+                    if self.max_end[j] <= pos {
+                        break;
+                    }
+                    let (m, args) = &self.list[j];
+                    if !(m.start < pos && pos < m.end) {
+                        continue;
+                    }
+                    let one_arg = args
+                        .iter()
+                        .any(|a| a.start <= span.start && span.end <= a.end);
+                    if one_arg {
+                        continue;
+                    }
+                    span = Span::new(span.start.min(m.start), span.end.max(m.end));
+                }
+            }
+            if span == before {
+                return span;
+            }
+        }
+    }
+}
+
+/// The argument ranges of a function-like macro invocation, from its tokens
+/// (the name, `(`, arguments split at top-level commas, `)`).
+pub(crate) fn invocation_args(tokens: &[Token]) -> Vec<Span> {
+    let mut args = Vec::new();
+    let mut depth = 0usize;
+    let mut start = None;
+    for t in tokens.iter().skip(1) {
+        if t.kind != TokenKind::Punctuation {
+            continue;
+        }
+        match t.text.as_str() {
+            "(" | "[" | "{" => {
+                depth += 1;
+                if depth == 1 {
+                    start = Some(t.span.end);
+                }
+            }
+            ")" | "]" | "}" => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    if let Some(s) = start {
+                        args.push(Span::new(s, t.span.start));
+                    }
+                    break;
+                }
+            }
+            "," if depth == 1 => {
+                if let Some(s) = start {
+                    args.push(Span::new(s, t.span.start));
+                }
+                start = Some(t.span.end);
+            }
+            _ => {}
+        }
+    }
+    args
 }
 
 /// Severity of a clang diagnostic.
@@ -397,6 +489,7 @@ impl<'i> TranslationUnit<'i> {
         Ok(TranslationUnit {
             raw,
             file,
+            invocations: OnceCell::new(),
             _index: PhantomData,
         })
     }
@@ -427,6 +520,28 @@ impl<'i> TranslationUnit<'i> {
             }
         }
         usize::try_from(offset).ok()
+    }
+
+    /// The invocation table ([`Invocations`]), built on first use.
+    fn invocations(&self) -> &Invocations {
+        self.invocations.get_or_init(|| {
+            let mut list: Vec<(Span, Vec<Span>)> = self
+                .root()
+                .children()
+                .into_iter()
+                .filter(|c| c.kind() == CursorKind::MacroExpansion)
+                .filter_map(|c| c.raw_span())
+                .map(|sp| (sp, invocation_args(&self.tokens(sp))))
+                .collect();
+            list.sort_by_key(|(m, _)| (m.start, m.end));
+            let mut max_end = Vec::with_capacity(list.len());
+            let mut end = 0;
+            for (m, _) in &list {
+                end = end.max(m.end);
+                max_end.push(end);
+            }
+            Invocations { list, max_end }
+        })
     }
 
     /// The main-file span of a source range, if both ends are in the main file.
@@ -601,7 +716,7 @@ impl<'i> TranslationUnit<'i> {
             if c.kind() != CursorKind::MacroExpansion {
                 continue;
             }
-            let Some(span) = c.span() else { continue };
+            let Some(span) = c.raw_span() else { continue };
             let def = c.referenced();
             let function_like = def.map(|d| d.is_macro_function_like()).unwrap_or(false);
             let definition = def
@@ -685,8 +800,19 @@ impl<'tu> Cursor<'tu> {
         take_string(unsafe { clang_getCursorSpelling(self.raw) })
     }
 
-    /// The node's bytes in the main file (file locations), if it is there.
+    /// The node's bytes in the main file (file locations), if it is there,
+    /// widened over the macro invocations it starts or ends inside (see the
+    /// module comment).
     pub fn span(&self) -> Option<Span> {
+        let sp = self.raw_span()?;
+        if self.kind() == CursorKind::MacroExpansion {
+            return Some(sp);
+        }
+        Some(self.tu.invocations().widen(sp))
+    }
+
+    /// clang's extent of the node in the main file, not widened.
+    fn raw_span(&self) -> Option<Span> {
         // SAFETY: valid cursor.
         let range = unsafe { clang_getCursorExtent(self.raw) };
         self.tu.main_span(range)
@@ -965,6 +1091,51 @@ mod tests {
             macros[0].definition.last().map(|t| t.1.as_str()),
             Some("10")
         );
+        std::fs::remove_file(&p).ok();
+    }
+
+    #[test]
+    fn extents_cover_the_macro_invocations_they_end_or_start_in() {
+        let src = "\
+#define V(x) x
+#define AT(a, i, j) a[i][j]
+#define ADD(a, b) (a + b)
+void f(int n, double A[n][n], double *t) {
+  t[0] = V(0.0);
+  AT(A, 1, 2) = V(t[1] * 2) + ADD(t[2], 3);
+  t[3] = V(t[4]);
+}
+";
+        let p = write_temp("widen", src);
+        let index = Index::new().unwrap();
+        let tu = TranslationUnit::parse(&index, &p, &args(), &[]).unwrap();
+        let mut spans = Vec::new();
+        let mut stack = vec![tu.root()];
+        while let Some(c) = stack.pop() {
+            if c.kind().is_expression() {
+                if let Some(sp) = c.span() {
+                    spans.push(&src[sp.start..sp.end]);
+                }
+            }
+            stack.extend(c.children());
+        }
+        for whole in [
+            "t[0] = V(0.0)",
+            "AT(A, 1, 2) = V(t[1] * 2) + ADD(t[2], 3)",
+            "AT(A, 1, 2)",
+            "ADD(t[2], 3)",
+            "t[3] = V(t[4])",
+        ] {
+            assert!(spans.contains(&whole), "{whole}: {spans:?}");
+        }
+        // Nodes inside one argument keep the argument's bytes.
+        for inner in ["t[1] * 2", "t[4]", "t[2]"] {
+            assert!(spans.contains(&inner), "{inner}: {spans:?}");
+        }
+        // Cut extents would end inside an invocation or start after its name.
+        for sp in &spans {
+            assert!(!sp.ends_with("V(0.0") && !sp.starts_with("A, 1"), "{sp}");
+        }
         std::fs::remove_file(&p).ok();
     }
 
