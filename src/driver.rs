@@ -249,13 +249,33 @@ fn compile_region(
         compile_region_as_asked(o, shared, region, h, w, banner)
     };
     let program = shared.program;
+    let ctx = new_context();
+    for k in polyhedral::empty_stages(&ctx, region, shared.names, opts.assume.as_deref())? {
+        let s = &region.stages[k];
+        warnings.push(Diagnostic::warning(
+            s.span,
+            format!(
+                "the iteration domain of {} is empty (no value of its iterators satisfies its bounds): it never runs",
+                s.label
+            ),
+        ));
+    }
     let Some(shape) = opts.overlap else {
         return as_asked(opts, helpers, warnings, &[]);
     };
     // What a failed attempt added is dropped with it.
     let mut tried_helpers = helpers.clone();
     let mut tried_warnings = Vec::new();
-    let tried = as_asked(opts, &mut tried_helpers, &mut tried_warnings, &[]);
+    let tried = match down_loop_stage(&region.tree) {
+        Some(k) => Err(Error::inapplicable(Diagnostic::error(
+            region.stages[k].span,
+            format!(
+                "overlapped tiling does not support loops that count down, as the one around {}",
+                region.stages[k].label
+            ),
+        ))),
+        None => as_asked(opts, &mut tried_helpers, &mut tried_warnings, &[]),
+    };
     let Err(Error::Inapplicable(why)) = tried else {
         *helpers = tried_helpers;
         warnings.append(&mut tried_warnings);
@@ -288,6 +308,21 @@ fn compile_region(
     as_asked(&plain, helpers, warnings, &banner)
 }
 
+/// The first stage inside a loop that counts down, if any.
+fn down_loop_stage(nodes: &[OrigNode]) -> Option<usize> {
+    nodes.iter().find_map(|n| match n {
+        OrigNode::Stage(_) => None,
+        OrigNode::Loop {
+            down: true, body, ..
+        } => {
+            let mut ks = Vec::new();
+            polyhedral::stages_under(body, &mut ks);
+            ks.first().copied()
+        }
+        OrigNode::Loop { body, .. } => down_loop_stage(body),
+    })
+}
+
 /// Runs the model, dependence and transformation passes on one region and
 /// prints it (a time-iterated scop under overlapped tiling: see
 /// [`compile_time_blocked`]). `banner` goes first in the region's summary.
@@ -310,7 +345,7 @@ fn compile_region_as_asked(
     // nest over an image, with several statements); the top-level nests of
     // any other scop are tiled like a loop chain's.
     let time_loop = match region.tree.as_slice() {
-        [OrigNode::Loop { iter, body }] => {
+        [OrigNode::Loop { iter, body, .. }] => {
             body.iter().all(|n| matches!(n, OrigNode::Loop { .. }))
                 && (body.len() > 1
                     || !region.stages.iter().any(|s| {

@@ -1457,6 +1457,8 @@ mod programs {
         pipeline_blur2d_supertile_points_wavefront,
         pipeline_blur2d_supertile_wavefront,
         pipeline_sampling2d,
+        polybench_const_bounds,
+        polybench_countdown,
         polybench_seidel2d,
         regress_296_1,
         scop_imperfect,

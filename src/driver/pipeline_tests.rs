@@ -82,6 +82,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
     let lp = |k| OrigNode::Loop {
         iter: "i".into(),
         body: vec![OrigNode::Stage(k)],
+        down: false,
     };
     Program {
         file: SourceFile::new("t.c", text),

@@ -58,6 +58,7 @@ pub fn build<'tu>(
                         node = OrigNode::Loop {
                             iter: it.clone(),
                             body: vec![node],
+                            down: false,
                         };
                     }
                     tree.push(node);

@@ -516,7 +516,10 @@ pub(crate) mod testutil {
         nodes
             .iter()
             .map(|n| match n {
-                OrigNode::Loop { iter, body } => format!("{iter}({})", tree(body)),
+                OrigNode::Loop { iter, body, down } => {
+                    let arrow = if *down { "-" } else { "" };
+                    format!("{arrow}{iter}({})", tree(body))
+                }
                 OrigNode::Stage(k) => format!("#{k}"),
             })
             .collect::<Vec<_>>()

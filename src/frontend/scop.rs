@@ -5,7 +5,9 @@
 //!
 //! Loops: `for (i = lb; i < ub; i++)` (or `int i = lb`, `<=`, `ub > i`,
 //! `ub >= i`, `++i`, `i += c`, `i = i + c` with a positive constant `c`; a step
-//! `c > 1` adds `(i - lb) mod c = 0`); bounds affine in the outer iterators
+//! `c > 1` adds `(i - lb) mod c = 0`), and loops that count down,
+//! `for (i = ub; i >= lb; i--)` (or `>`, `lb <= i`, `--i`, `i -= c`,
+//! `i = i - c`), whose original schedule runs `-i`; bounds affine in the outer iterators
 //! and in loop-invariant variables, with `min`/`max` as calls, macros or
 //! conditional expressions, and `&&` of several upper bounds. Conditions:
 //! `if` with an `&&` of affine comparisons and no `else`.
@@ -95,7 +97,8 @@ struct Builder<'a, 'tu> {
 
 /// A loop's bound or step could not be read.
 const LOOP_FORM: &str = "unsupported loop form in scop: expected 'for (i = lb; i < ub; i++)' \
-     (or '<=', '++i', 'i += c' with a positive constant c)";
+     (or '<=', '++i', 'i += c' with a positive constant c) or 'for (i = ub; i >= lb; i--)' \
+     (or '>', '--i', 'i -= c')";
 
 impl<'tu> Builder<'_, 'tu> {
     fn error(&mut self, span: Option<Span>, msg: impl Into<String>) {
@@ -251,16 +254,24 @@ impl<'tu> Builder<'_, 'tu> {
             self.error(header, LOOP_FORM);
             return Vec::new();
         };
-        let Some(lb) = self.bound(init_value, iters, "loop bound") else {
+        let Some(start) = self.bound(init_value, iters, "loop bound") else {
             return Vec::new();
         };
+        // Step: its sign says whether the loop counts up or down.
+        let Some(step) = parts.inc.and_then(|i| self.step(i, &var)) else {
+            self.error(parts.inc.and_then(|i| i.span()).or(header), LOOP_FORM);
+            return Vec::new();
+        };
+        let down = step < 0;
         let v = Expr::Var(var.clone());
+        // The initial value is the lower bound of an up loop, the upper bound
+        // of a down loop.
         let mut new = vec![Constraint {
             lhs: v.clone(),
-            op: CmpOp::Ge,
-            rhs: lb.clone(),
+            op: if down { CmpOp::Le } else { CmpOp::Ge },
+            rhs: start.clone(),
         }];
-        // Upper bounds: the condition.
+        // The other bounds: the condition.
         let Some(cond) = parts.cond else {
             self.error(header, LOOP_FORM);
             return Vec::new();
@@ -273,11 +284,15 @@ impl<'tu> Builder<'_, 'tu> {
             } else {
                 None
             };
-            let (bound, op) = match (op.as_deref(), kids.as_slice()) {
-                (Some("<"), [l, r]) if self.is_var(*l, &var) => (*r, CmpOp::Lt),
-                (Some("<="), [l, r]) if self.is_var(*l, &var) => (*r, CmpOp::Le),
-                (Some(">"), [l, r]) if self.is_var(*r, &var) => (*l, CmpOp::Lt),
-                (Some(">="), [l, r]) if self.is_var(*r, &var) => (*l, CmpOp::Le),
+            let (bound, op) = match (op.as_deref(), kids.as_slice(), down) {
+                (Some("<"), [l, r], false) if self.is_var(*l, &var) => (*r, CmpOp::Lt),
+                (Some("<="), [l, r], false) if self.is_var(*l, &var) => (*r, CmpOp::Le),
+                (Some(">"), [l, r], false) if self.is_var(*r, &var) => (*l, CmpOp::Lt),
+                (Some(">="), [l, r], false) if self.is_var(*r, &var) => (*l, CmpOp::Le),
+                (Some(">"), [l, r], true) if self.is_var(*l, &var) => (*r, CmpOp::Gt),
+                (Some(">="), [l, r], true) if self.is_var(*l, &var) => (*r, CmpOp::Ge),
+                (Some("<"), [l, r], true) if self.is_var(*r, &var) => (*l, CmpOp::Gt),
+                (Some("<="), [l, r], true) if self.is_var(*r, &var) => (*l, CmpOp::Ge),
                 _ => {
                     self.error(part.span(), LOOP_FORM);
                     return Vec::new();
@@ -296,17 +311,15 @@ impl<'tu> Builder<'_, 'tu> {
                 rhs: ub,
             });
         }
-        // Step.
-        let Some(step) = parts.inc.and_then(|i| self.step(i, &var)) else {
-            self.error(parts.inc.and_then(|i| i.span()).or(header), LOOP_FORM);
-            return Vec::new();
-        };
-        if step > 1 {
+        let stride = step.unsigned_abs();
+        if stride > 1 {
+            let from_start = if down {
+                Expr::difference(start, v.clone())
+            } else {
+                Expr::difference(v.clone(), start)
+            };
             new.push(Constraint {
-                lhs: Expr::Mod(
-                    Box::new(Expr::difference(v.clone(), lb)),
-                    Box::new(Expr::Int(step)),
-                ),
+                lhs: Expr::Mod(Box::new(from_start), Box::new(Expr::Int(stride as i64))),
                 op: CmpOp::Eq,
                 rhs: Expr::Int(0),
             });
@@ -320,7 +333,11 @@ impl<'tu> Builder<'_, 'tu> {
             // A loop without statements does nothing: leave it out of the tree.
             return Vec::new();
         }
-        vec![OrigNode::Loop { iter: var, body }]
+        vec![OrigNode::Loop {
+            iter: var,
+            body,
+            down,
+        }]
     }
 
     /// True when `c` is a plain use of variable `var`.
@@ -329,23 +346,33 @@ impl<'tu> Builder<'_, 'tu> {
         c.kind() == CursorKind::DeclRefExpr && c.referenced().is_some_and(|d| d.spelling() == var)
     }
 
-    /// The step of an increment of `var`: `i++`, `++i`, `i += c`, `i = i + c`, `i = c + i`.
+    /// The step of an increment or decrement of `var`: `i++`, `++i`,
+    /// `i += c`, `i = i + c`, `i = c + i` (positive), `i--`, `--i`, `i -= c`,
+    /// `i = i - c` (negative), for a positive constant `c`.
     fn step(&self, inc: Cursor<'tu>, var: &str) -> Option<i64> {
         let inc = strip(inc);
         let kids = inc.children();
         let positive = |c: Cursor<'tu>| {
             to_expr(self.unit, c)
                 .and_then(|e| e.constant())
-                .filter(|k| *k > 0)
+                .filter(|k| *k > 0 && *k < i64::from(i32::MAX))
         };
         match inc.kind() {
             CursorKind::UnaryOperator => {
                 let (op, _) = self.unit.unary_op(inc)?;
-                (op == "++" && self.is_var(*kids.first()?, var)).then_some(1)
+                if !self.is_var(*kids.first()?, var) {
+                    return None;
+                }
+                match op.as_str() {
+                    "++" => Some(1),
+                    "--" => Some(-1),
+                    _ => None,
+                }
             }
             CursorKind::CompoundAssignOperator => {
                 match (self.unit.binary_op(inc).as_deref(), kids.as_slice()) {
                     (Some("+="), [l, r]) if self.is_var(*l, var) => positive(*r),
+                    (Some("-="), [l, r]) if self.is_var(*l, var) => positive(*r).map(|k| -k),
                     _ => None,
                 }
             }
@@ -357,6 +384,7 @@ impl<'tu> Builder<'_, 'tu> {
                         match (self.unit.binary_op(r).as_deref(), rk.as_slice()) {
                             (Some("+"), [a, b]) if self.is_var(*a, var) => positive(*b),
                             (Some("+"), [a, b]) if self.is_var(*b, var) => positive(*a),
+                            (Some("-"), [a, b]) if self.is_var(*a, var) => positive(*b).map(|k| -k),
                             _ => None,
                         }
                     }
@@ -660,6 +688,39 @@ void kernel(int n, int tsteps, double A[N][N], double B[N][N], double alpha) {
     }
 
     #[test]
+    fn loops_counting_down() {
+        let src = "\
+void f(int T, int N, double *A) {
+  int t, i, j;
+#pragma scop
+  for (t = T - 1; t >= 0; t--)
+    for (i = N - 1; 0 < i; i -= 2)
+      for (j = i; j > 1; j = j - 3)
+        A[i + j] = A[i + j + 1];
+  for (i = N; i >= 2; --i) A[i] = A[i - 1];
+#pragma endscop
+}
+";
+        let p = ok(src);
+        let r = &p.regions[0];
+        assert_eq!(tree(&r.tree), "-t(-i(-j(#0))) -i(#1)");
+        assert_eq!(
+            domain(&r.stages[0]),
+            [
+                "t <= (T - 1)",
+                "t >= 0",
+                "i <= (N - 1)",
+                "i > 0",
+                "(((N - 1) - i) % 2) = 0",
+                "j <= i",
+                "j > 1",
+                "((i - j) % 3) = 0",
+            ]
+        );
+        assert_eq!(domain(&r.stages[1]), ["i <= N", "i >= 2"]);
+    }
+
+    #[test]
     fn scop_errors() {
         let err = |from: &str, to: &str| {
             let src = HEAT.replace(from, to);
@@ -671,9 +732,13 @@ void kernel(int n, int tsteps, double A[N][N], double B[N][N], double alpha) {
             err("i < N - 1", "i < N * T"),
             ("non-affine loop bound 'N * T'".into(), "N * T".into())
         );
+        // A loop counting down needs a lower bound, not an upper one.
         let (m, t) = err("++i)", "i--)");
         assert!(m.starts_with("unsupported loop form in scop"), "{m}");
-        assert_eq!(t, "i--");
+        assert_eq!(t, "i <= N - 2");
+        let (m, t) = err("++i)", "i -= 0)");
+        assert!(m.starts_with("unsupported loop form in scop"), "{m}");
+        assert_eq!(t, "i -= 0");
         assert_eq!(
             err("A[i] = B[i];", "if (i < 3 || i > 5) A[i] = B[i];"),
             (

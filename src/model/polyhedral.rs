@@ -39,10 +39,21 @@ pub struct Names {
 }
 
 impl Names {
-    /// The isl parameter list `[N, M]`.
+    /// The isl parameter list `[N, M]` (`[]` when there is none), for messages.
     pub fn param_list(&self) -> String {
         let v: Vec<&str> = self.params.keys().map(String::as_str).collect();
         format!("[{}]", v.join(", "))
+    }
+
+    /// What precedes a set, map or affine expression in isl text: `[N, M] -> `,
+    /// or nothing when the region has no parameter (isl's parser rejects
+    /// `[] -> [{ ... }]`).
+    pub fn params_prefix(&self) -> String {
+        if self.params.is_empty() {
+            String::new()
+        } else {
+            format!("{} -> ", self.param_list())
+        }
     }
 
     /// The C spelling of an isl identifier that is a parameter, if it is one.
@@ -136,8 +147,8 @@ impl StageText<'_> {
 
     fn domain(&self) -> String {
         format!(
-            "{} -> {{ {}{} }}",
-            self.names.param_list(),
+            "{}{{ {}{} }}",
+            self.names.params_prefix(),
             self.tuple(),
             self.conditions()
         )
@@ -157,8 +168,8 @@ impl StageText<'_> {
             })
             .collect();
         format!(
-            "{} -> {{ {} -> {}[{}]{} }}",
-            self.names.param_list(),
+            "{}{{ {} -> {}[{}]{} }}",
+            self.names.params_prefix(),
             self.tuple(),
             isl_name(data),
             idx.join(", "),
@@ -208,8 +219,8 @@ pub fn build(
         }
     }
     let context_text = format!(
-        "{} -> {{ : {} }}",
-        names.param_list(),
+        "{}{{ : {} }}",
+        names.params_prefix(),
         assume.unwrap_or("true")
     );
     let context = Set::read_from_str(ctx, &context_text).map_err(|e| {
@@ -230,6 +241,36 @@ pub fn build(
         schedule,
         context,
     })
+}
+
+/// The stages of `region` whose iteration domain is empty for every
+/// parameter value the context (`--assume`) allows: they never run. An
+/// `--assume` isl cannot read is reported by [`build`]; here it counts as
+/// no assumption.
+pub fn empty_stages(
+    ctx: &Context,
+    region: &Region,
+    names: &Names,
+    assume: Option<&str>,
+) -> Result<Vec<usize>> {
+    let context = assume.and_then(|a| {
+        Set::read_from_str(ctx, &format!("{}{{ : {a} }}", names.params_prefix())).ok()
+    });
+    let mut out = Vec::new();
+    for (k, stage) in region.stages.iter().enumerate() {
+        let text = StageText { stage, names }.domain();
+        let mut dom = Set::read_from_str(ctx, &text)
+            .map_err(|e| Error::internal(format!("isl cannot read '{text}': {e}")))?;
+        if let Some(c) = &context {
+            dom = dom
+                .intersect_params(c.copy().map_err(isl_err)?)
+                .map_err(isl_err)?;
+        }
+        if dom.is_empty().map_err(isl_err)? {
+            out.push(k);
+        }
+    }
+    Ok(out)
 }
 
 /// Checks, for every stage whose body was analysed, that the accesses the body
@@ -360,17 +401,19 @@ fn node_yaml(
     let OrigNode::Loop { body, .. } = node else {
         return Ok(None);
     };
-    // Merge perfectly nested loops into one band.
-    let mut members = 1;
+    // Merge perfectly nested loops into one band; a loop that counts down
+    // schedules `-i`.
+    let mut downs = vec![matches!(node, OrigNode::Loop { down: true, .. })];
     let mut inner = body;
-    while let [OrigNode::Loop { body: b, .. }] = inner.as_slice() {
-        members += 1;
+    while let [OrigNode::Loop { body: b, down, .. }] = inner.as_slice() {
+        downs.push(*down);
         inner = b;
     }
+    let members = downs.len();
     let mut ks = Vec::new();
     stages_under(std::slice::from_ref(node), &mut ks);
     let mut parts = Vec::new();
-    for m in 0..members {
+    for (m, down) in downs.iter().enumerate() {
         let pieces: Vec<String> = ks
             .iter()
             .map(|k| {
@@ -381,12 +424,13 @@ fn node_yaml(
                     .get(depth + m)
                     .map(|i| t.var(i))
                     .unwrap_or_default();
-                format!("{} -> [({})]", t.tuple(), it)
+                let sign = if *down { "-" } else { "" };
+                format!("{} -> [({sign}{})]", t.tuple(), it)
             })
             .collect();
         parts.push(format!("{{ {} }}", pieces.join("; ")));
     }
-    let band = format!("{} -> [{}]", names.param_list(), parts.join(", "));
+    let band = format!("{}[{}]", names.params_prefix(), parts.join(", "));
     let child = nodes_yaml(region, names, inner, depth + members)?;
     Ok(Some(match child {
         Some(c) => format!("{{ schedule: {}, child: {} }}", quote(&band), c),

@@ -78,6 +78,9 @@ pub enum OrigNode {
         iter: String,
         /// Children in textual order.
         body: Vec<OrigNode>,
+        /// The loop counts down (`i--`, `i -= c`): its instances run in
+        /// decreasing order of `iter`.
+        down: bool,
     },
     /// A stage (index into `Region::stages`).
     Stage(usize),

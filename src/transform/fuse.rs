@@ -160,11 +160,7 @@ fn fused_band(region: &Region, names: &Names, shifts: &[Vec<i64>]) -> Result<Str
             .collect();
         members.push(format!("{{ {} }}", parts.join("; ")));
     }
-    Ok(format!(
-        "{} -> [{}]",
-        names.param_list(),
-        members.join(", ")
-    ))
+    Ok(format!("{}[{}]", names.params_prefix(), members.join(", ")))
 }
 
 /// The smallest non-negative shifts making every dependence distance

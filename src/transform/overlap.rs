@@ -470,8 +470,8 @@ fn box_region(
         bounds.push(format!("{origin} + {lo} <= {a}*i{d} <= {origin} + {hi}"));
     }
     let text = format!(
-        "{} -> {{ {}[{}] -> [{}] : {} }}",
-        names.param_list(),
+        "{}{{ {}[{}] -> [{}] : {} }}",
+        names.params_prefix(),
         s.name,
         its.join(", "),
         ts.join(", "),
@@ -608,8 +608,8 @@ fn tile_map(
         })
         .collect();
     let text = format!(
-        "{} -> {{ {}[{}] -> [{}] : {} }}",
-        names.param_list(),
+        "{}{{ {}[{}] -> [{}] : {} }}",
+        names.params_prefix(),
         s.name,
         its.join(", "),
         ts.join(", "),

@@ -403,6 +403,7 @@ pub(crate) fn copy_back_stage(
         node = OrigNode::Loop {
             iter: it.clone(),
             body: vec![node],
+            down: false,
         };
     }
     let stage = Stage {

@@ -86,7 +86,10 @@ pub fn time_blocks(
             format!("overlapped tiling of a time loop: {steps} time steps per block; give the time loop a tile size from 1 to {MAX_STEPS} (--tile-sizes, outermost first)"),
         ));
     }
-    let [OrigNode::Loop { iter: time, body }] = region.tree.as_slice() else {
+    let [OrigNode::Loop {
+        iter: time, body, ..
+    }] = region.tree.as_slice()
+    else {
         return Err(Error::internal(
             "time blocks of a scop without one outer loop",
         ));
@@ -464,9 +467,10 @@ fn shift_piece(p: &Piece, when: &str, rename: &dyn Fn(usize) -> Option<(String, 
 fn renumber(node: &OrigNode, by: usize) -> OrigNode {
     match node {
         OrigNode::Stage(k) => OrigNode::Stage(k + by),
-        OrigNode::Loop { iter, body } => OrigNode::Loop {
+        OrigNode::Loop { iter, body, down } => OrigNode::Loop {
             iter: iter.clone(),
             body: body.iter().map(|n| renumber(n, by)).collect(),
+            down: *down,
         },
     }
 }
