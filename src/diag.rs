@@ -264,14 +264,17 @@ impl SourceFile {
         match &diag.location {
             Location::Span(span) => {
                 let (line, col) = self.line_col(span.start);
+                let text = self.line_text(line);
+                let len = span.end.saturating_sub(span.start);
                 out.push_str(&format!(
                     "{}:{}:{}: {}: {}\n",
-                    self.path, line, col, diag.severity, diag.message
+                    self.path,
+                    line,
+                    display_col(text, col),
+                    diag.severity,
+                    diag.message
                 ));
-                let text = self.line_text(line);
-                out.push_str(text);
-                out.push('\n');
-                out.push_str(&caret_line(text, col, span.end.saturating_sub(span.start)));
+                out.push_str(&excerpt(text, col, len));
             }
             Location::External {
                 path,
@@ -284,9 +287,7 @@ impl SourceFile {
                     path, line, col, diag.severity, diag.message
                 ));
                 if let Some(text) = source_line {
-                    out.push_str(text);
-                    out.push('\n');
-                    out.push_str(&caret_line(text, *col as usize, 1));
+                    out.push_str(&excerpt(text, *col as usize, 1));
                 }
             }
             Location::None => {
@@ -299,23 +300,79 @@ impl SourceFile {
     }
 }
 
-/// The caret line under `text` for a 1-based byte column and a length; tabs are kept
-/// so that the caret lines up in a terminal.
-fn caret_line(text: &str, col: usize, len: usize) -> String {
-    let mut s = String::new();
-    for (i, b) in text.bytes().enumerate() {
-        if i + 1 >= col {
-            break;
-        }
-        s.push(if b == b'\t' { '\t' } else { ' ' });
+/// UTF-8's byte-order mark, which editors do not show as a column.
+const BOM: &str = "\u{feff}";
+
+/// Characters of the echoed source line shown on each side of the caret
+/// when the line is longer than twice this.
+const EXCERPT_CONTEXT: usize = 100;
+
+/// The 1-based column, in characters as an editor counts them (a leading
+/// byte-order mark not counted), of the 1-based byte column `col` of `text`.
+fn display_col(text: &str, col: usize) -> usize {
+    let before = &text[..floor_boundary(text, col.saturating_sub(1))];
+    before.strip_prefix(BOM).unwrap_or(before).chars().count() + 1
+}
+
+/// The largest char boundary of `text` at or below `i`.
+fn floor_boundary(text: &str, i: usize) -> usize {
+    let mut i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
     }
-    s.push('^');
-    let avail = text.len().saturating_sub(col);
-    for _ in 1..len.min(avail + 1).min(80) {
-        s.push('~');
+    i
+}
+
+/// The smallest char boundary of `text` at or above `i`.
+fn ceil_boundary(text: &str, i: usize) -> usize {
+    let mut i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i += 1;
     }
-    s.push('\n');
-    s
+    i
+}
+
+/// The source line `text` and the caret line under the 1-based byte column
+/// `col` (`len` bytes underlined); a long line is cut to
+/// [`EXCERPT_CONTEXT`] characters on each side of the caret, with `...`
+/// where it was cut. Control characters (which stand for bytes that are not
+/// UTF-8) are shown as `?`, a byte-order mark not at all.
+fn excerpt(text: &str, col: usize, len: usize) -> String {
+    let at = floor_boundary(text, col.saturating_sub(1));
+    let start = text.strip_prefix(BOM).map_or(0, |_| BOM.len()).min(at);
+    let from = text[start..at]
+        .char_indices()
+        .rev()
+        .nth(EXCERPT_CONTEXT - 1)
+        .map_or(start, |(i, _)| start + i);
+    let to = text[at..]
+        .char_indices()
+        .nth(EXCERPT_CONTEXT)
+        .map_or(text.len(), |(i, _)| at + i);
+    let (head, tail) = (from > start, to < text.len());
+    let show = |s: &str| -> String {
+        s.chars()
+            .map(|c| if c.is_control() && c != '\t' { '?' } else { c })
+            .collect()
+    };
+    let mut line = String::new();
+    let mut pad = String::new();
+    if head {
+        line.push_str("...");
+        pad.push_str("   ");
+    }
+    line.push_str(&show(&text[from..to]));
+    if tail {
+        line.push_str("...");
+    }
+    pad.extend(
+        text[from..at]
+            .chars()
+            .map(|c| if c == '\t' { '\t' } else { ' ' }),
+    );
+    let end = ceil_boundary(text, at + len.max(1)).min(to);
+    let width = text[at..end.max(at)].chars().count().clamp(1, 80);
+    format!("{line}\n{pad}^{}\n", "~".repeat(width - 1))
 }
 
 #[cfg(test)]
@@ -328,6 +385,31 @@ mod tests {
         assert_eq!(f.line_col(0), (1, 1));
         assert_eq!(f.line_col(9), (2, 3));
         assert_eq!(f.line_text(2), "  foo bar");
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_caret() {
+        let long = format!("int x = {}y;", "1 + ".repeat(1000));
+        let f = SourceFile::new("a.c", format!("{long}\n"));
+        let at = long.find('y').unwrap_or(0);
+        let r = f.render(&Diagnostic::error(Span::new(at, at + 1), "bad y"));
+        let lines: Vec<&str> = r.lines().collect();
+        assert_eq!(lines[0], format!("a.c:1:{}: error: bad y", at + 1));
+        assert!(
+            lines[1].starts_with("...") && lines[1].ends_with("y;"),
+            "{}",
+            lines[1]
+        );
+        assert_eq!(lines[1].len(), 3 + EXCERPT_CONTEXT + 2);
+        assert_eq!(lines[2].find('^'), lines[1].find('y'));
+    }
+
+    #[test]
+    fn bom_and_wide_characters_do_not_shift_the_caret() {
+        let f = SourceFile::new("a.c", "\u{feff}int \u{e9}x = y;\n");
+        let at = f.text.find('y').unwrap_or(0);
+        let r = f.render(&Diagnostic::error(Span::new(at, at + 1), "bad y"));
+        assert_eq!(r, "a.c:1:10: error: bad y\nint \u{e9}x = y;\n         ^\n");
     }
 
     #[test]

@@ -9,11 +9,12 @@
 //! 6. the output is written atomically ([`crate::backend::output`]).
 
 use crate::backend::ast::Helper;
-use crate::backend::output::{counter_prefix, helper_prefix, report, splice, write_atomically};
+use crate::backend::output::{counter_prefix, helper_prefix, report, splice};
 use crate::backend::{
     generate_loops, FileParts, Naming, RegionParts, ShadowParts, Templates, TimeBlockParts,
 };
 use crate::diag::{Diagnostic, Error, Result, Severity, SourceFile, Span};
+use crate::files::{self, Input};
 use crate::frontend;
 use crate::model::deps;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
@@ -107,6 +108,8 @@ pub struct Options {
     pub fatal_warnings: bool,
     /// The options as typed, for the output's banner.
     pub summary: String,
+    /// `-MD`/`-MF`: where to write the Make dependency file.
+    pub dep_file: Option<PathBuf>,
 }
 
 /// A failed compilation: the error and the file its spans point into.
@@ -133,28 +136,28 @@ impl Failure {
     }
 }
 
-/// Compiles `opts.input` and writes `opts.output` atomically.
-pub fn run(opts: &Options) -> std::result::Result<(), Failure> {
-    let text = std::fs::read(&opts.input).map_err(|e| Failure {
-        error: Error::user(Diagnostic::error_global(format!(
-            "cannot read '{}': {e}",
-            opts.input.display()
-        ))),
-        file: None,
-    })?;
-    let file = SourceFile::new(
-        opts.input.display().to_string(),
-        String::from_utf8_lossy(&text).into_owned(),
-    );
+/// Compiles `opts.input` (read once) and writes `opts.output`
+/// ([`files::write_output`]: atomically, never over the input), then the
+/// dependency file if asked. Returns the input as read.
+pub fn run(opts: &Options) -> std::result::Result<Input, Failure> {
+    let no_file = |error: Error| Failure { error, file: None };
+    files::check_output(&opts.input, &opts.output).map_err(no_file)?;
+    let input = Input::read(&opts.input).map_err(no_file)?;
+    let file = SourceFile::new(opts.input.display().to_string(), input.text.clone());
     let fail = |error: Error| Failure {
         error,
         file: Some(file.clone()),
     };
-    let out = compile(opts).map_err(fail)?;
+    let (out, includes) = compile_input(opts, &input).map_err(fail)?;
     for w in &out.warnings {
         eprint!("{}", file.render(w));
     }
-    write_atomically(&opts.output, &out.text).map_err(fail)
+    files::write_output(&opts.output, &input.restore(&out.text)).map_err(fail)?;
+    if let Some(dep) = &opts.dep_file {
+        let rule = files::dependency_rule(&opts.output, &opts.input, &includes);
+        files::write_output(dep, rule.as_bytes()).map_err(fail)?;
+    }
+    Ok(input)
 }
 
 /// The output of a compilation that succeeded.
@@ -166,16 +169,22 @@ pub struct Compiled {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Compiles `opts.input` to the output text.
+/// Compiles `opts.input` to the output text (its non-UTF-8 bytes as
+/// [`Input::text`] holds them).
 pub fn compile(opts: &Options) -> Result<Compiled> {
+    Ok(compile_input(opts, &Input::read(&opts.input)?)?.0)
+}
+
+/// Compiles an input already read; also returns the files it includes.
+fn compile_input(opts: &Options, input: &Input) -> Result<(Compiled, Vec<String>)> {
     if opts.target == Target::Cuda {
         return Err(Error::user(Diagnostic::error_global(
             "the CUDA target is not supported yet; write a .c output (or pass --target c)",
         )));
     }
-    let program = frontend::parse_file(&opts.input, &opts.clang_args)?;
-    info!("front end: {} region(s)", program.regions.len());
-    compile_program(opts, &program)
+    let parsed = frontend::parse_input(input, &opts.clang_args)?;
+    info!("front end: {} region(s)", parsed.program.regions.len());
+    Ok((compile_program(opts, &parsed.program)?, parsed.includes))
 }
 
 /// Runs every pass after the front end on `program` and returns the output text.

@@ -7,6 +7,8 @@
 pub mod backend;
 pub mod diag;
 pub mod driver;
+pub mod files;
 pub mod frontend;
 pub mod model;
 pub mod transform;
+pub mod verify;

@@ -4,21 +4,61 @@
 use clap::{ArgAction, Parser, ValueEnum};
 use flextile::driver::{self, Options, Target};
 use flextile::transform::overlap::Shape;
-use std::path::PathBuf;
+use flextile::verify::{self, Outcome, Verify};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// flextile: a polyhedral source-to-source compiler for annotated C loop chains.
+/// flextile: a polyhedral source-to-source compiler for annotated C loop
+/// chains; it writes OpenMP C (CUDA output is not supported yet).
 #[derive(Parser, Debug)]
-#[command(name = "flextile", version, about, long_about = None)]
+#[command(
+    name = "flextile",
+    version,
+    about,
+    long_about = None,
+    after_help = "CUDA output (--target cuda, or an output named *.cu) is not supported yet: flextile refuses it."
+)]
 struct Cli {
-    /// Input C file (with `#pragma omplc` loop chains or `#pragma scop` regions).
+    /// Input C file (with `#pragma omplc` loop chains or `#pragma scop`
+    /// regions); it is read once, so a pipe or /dev/stdin works.
     input: PathBuf,
-    /// Output file (`.cu` selects the CUDA target, anything else C).
+    /// Output file (`-`: standard output); never the input. An output named
+    /// `*.cu` asks for CUDA, which is not supported yet.
     #[arg(short = 'o', value_name = "OUTPUT")]
     output: PathBuf,
-    /// Output language (default: from the output's extension).
+    /// Output language (default: from the output's extension); `cuda` is not
+    /// supported yet.
     #[arg(long, value_enum)]
     target: Option<TargetArg>,
+    /// Write a Make dependency file (the output depends on the input and
+    /// every header it includes), named after the output with `.d`, like
+    /// gcc (written `-MD`).
+    #[arg(long = "MD")]
+    md: bool,
+    /// Write the dependency file to FILE (implies -MD; written `-MF FILE`).
+    #[arg(long = "MF", value_name = "FILE")]
+    mf: Option<PathBuf>,
+    /// After compiling, build the input and the output with the same
+    /// compiler and flags, run both (with the arguments after `--`) and
+    /// compare their standard output byte for byte: exit 1 if they differ.
+    #[arg(long)]
+    verify: bool,
+    /// --verify: the C compiler (default gcc).
+    #[arg(long, value_name = "CC", requires = "verify")]
+    cc: Option<String>,
+    /// --verify: the compiler's flags (default: the testsuite's, -O2
+    /// -std=gnu99 -fopenmp -ffp-contract=off -fno-fast-math); -I, -D and
+    /// -std given to flextile are passed on too.
+    #[arg(
+        long,
+        value_name = "FLAGS",
+        requires = "verify",
+        allow_hyphen_values = true
+    )]
+    cflags: Option<String>,
+    /// --verify: the arguments both programs run with.
+    #[arg(last = true, value_name = "ARGS")]
+    run_args: Vec<String>,
     /// Mark parallel loops with `#pragma omp parallel for` (default).
     #[arg(long, overrides_with = "no_openmp")]
     openmp: bool,
@@ -112,12 +152,46 @@ impl log::Log for StderrLogger {
 
 static LOGGER: StderrLogger = StderrLogger;
 
+/// The arguments as clap reads them: `-std=c99`, `-MD` and `-MF FILE` are
+/// spelled like gcc's flags; clap wants `--std=c99`, `--MD`, `--MF FILE`.
+fn clap_args() -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    let mut rest = false;
+    for a in std::env::args_os() {
+        let a = match a.to_str() {
+            _ if rest => a,
+            Some("--") => {
+                rest = true;
+                a
+            }
+            Some(s) if s.starts_with("-std=") || s == "-MD" || s == "-MF" => format!("-{s}").into(),
+            Some(s) if s.starts_with("-MF") => format!("--MF={}", &s[3..]).into(),
+            _ => a,
+        };
+        out.push(a);
+    }
+    out
+}
+
+/// `--version`: the commit it was built from and the isl and libclang it uses.
+fn version_text() -> String {
+    format!(
+        "flextile {} (commit {})\nisl {} (built by isl-rs {})\nlibclang {}\n",
+        env!("CARGO_PKG_VERSION"),
+        env!("FLEXTILE_COMMIT"),
+        flextile::model::isl_ext::isl_version().trim(),
+        env!("FLEXTILE_ISL_RS"),
+        flextile::frontend::clang::clang_version()
+    )
+}
+
 fn main() -> ExitCode {
-    // `-std=c99` is spelled like clang's flag; clap wants `--std=c99`.
-    let args = std::env::args_os().map(|a| match a.to_str() {
-        Some(s) if s.starts_with("-std=") => format!("-{s}").into(),
-        _ => a,
-    });
+    let args = clap_args();
+    let before_rest = args.iter().take_while(|a| *a != "--");
+    if before_rest.skip(1).any(|a| a == "--version" || a == "-V") {
+        print!("{}", version_text());
+        return ExitCode::SUCCESS;
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -140,7 +214,8 @@ fn main() -> ExitCode {
         }
     };
     match std::panic::catch_unwind(|| driver::run(&opts)) {
-        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Ok(input)) if cli.verify => run_verify(&cli, &opts, &input.bytes),
+        Ok(Ok(_)) => ExitCode::SUCCESS,
         Ok(Err(failure)) => {
             eprint!("{}", failure.render());
             ExitCode::from(match failure.error {
@@ -151,6 +226,49 @@ fn main() -> ExitCode {
         Err(_) => {
             eprintln!("flextile: internal error: the compiler crashed (please report this input)");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// `--verify` after a successful compilation: builds and runs the input
+/// (`source`: its bytes as flextile read them) and the output, and says
+/// whether they print the same.
+fn run_verify(cli: &Cli, opts: &Options, source: &[u8]) -> ExitCode {
+    let flags = cli.cflags.as_deref().unwrap_or(verify::DEFAULT_CFLAGS);
+    let v = Verify {
+        cc: cli
+            .cc
+            .clone()
+            .unwrap_or_else(|| verify::DEFAULT_CC.to_string()),
+        cflags: flags.split_whitespace().map(str::to_string).collect(),
+        clang_flags: opts.clang_args.clone(),
+        args: cli.run_args.clone(),
+    };
+    let with = if v.args.is_empty() {
+        "no arguments".to_string()
+    } else {
+        format!("arguments '{}'", v.args.join(" "))
+    };
+    match verify::verify(&opts.input, source, &opts.output, &v) {
+        Ok(Outcome::Identical(n)) => {
+            println!(
+                "flextile: verify: identical: the input and '{}' built with {} {}, run with {with}, print the same {n} bytes and exit alike",
+                opts.output.display(),
+                v.cc,
+                v.cflags.join(" ")
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(Outcome::Different(why)) => {
+            println!(
+                "flextile: verify: DIFFERENT: the input and '{}' (run with {with}): {why}",
+                opts.output.display()
+            );
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("flextile: error: --verify: {e}");
+            ExitCode::from(1)
         }
     }
 }
@@ -197,16 +315,40 @@ fn options(cli: &Cli) -> Result<Options, String> {
             return Err("--tile-sizes needs at least one tile size".into());
         }
     }
+    let stdout = cli.output == Path::new("-");
+    if cli.verify && stdout {
+        return Err("--verify needs an output file to build (not -o -)".into());
+    }
+    if !cli.run_args.is_empty() && !cli.verify {
+        return Err(format!(
+            "the arguments after -- ('{}') are for the programs --verify runs; add --verify",
+            cli.run_args.join(" ")
+        ));
+    }
+    let dep_file = match (&cli.mf, cli.md) {
+        (Some(f), _) => Some(f.clone()),
+        (None, true) if stdout => {
+            return Err("-MD with -o - needs -MF FILE to name the dependency file".into())
+        }
+        (None, true) => Some(flextile::files::default_dependency_file(&cli.output)),
+        (None, false) => None,
+    };
     let target = match cli.target {
         Some(TargetArg::C) => Target::C,
         Some(TargetArg::Cuda) => Target::Cuda,
         None if cli.output.extension().is_some_and(|e| e == "cu") => Target::Cuda,
+        None if stdout => Target::C,
         None => Target::C,
     };
     let mut clang_args: Vec<String> = cli.include.iter().map(|i| format!("-I{i}")).collect();
     clang_args.extend(cli.define.iter().map(|d| format!("-D{d}")));
     if let Some(std) = &cli.std {
         clang_args.push(format!("-std={std}"));
+    }
+    for a in &cli.assume {
+        if let Some(why) = flextile::model::polyhedral::assume_syntax_error(a) {
+            return Err(format!("cannot read --assume '{a}': {why}"));
+        }
     }
     let assume = if cli.assume.is_empty() {
         None
@@ -224,10 +366,13 @@ fn options(cli: &Cli) -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "-o" => {
+            "--" => break,
+            "-o" | "-MF" | "--cc" | "--cflags" => {
                 args.next();
             }
-            "--dump-schedule" | "--report" | "--fatal-warnings" | "-v" | "-vv" => {}
+            "--dump-schedule" | "--report" | "--fatal-warnings" | "-v" | "-vv" | "-MD"
+            | "--verify" => {}
+            _ if a.starts_with("-MF") || a.starts_with("--cc=") || a.starts_with("--cflags=") => {}
             "--tile-sizes"
             | "--assume"
             | "--target"
@@ -270,5 +415,6 @@ fn options(cli: &Cli) -> Result<Options, String> {
         report: cli.report,
         fatal_warnings: cli.fatal_warnings,
         summary: summary.join(" "),
+        dep_file,
     })
 }

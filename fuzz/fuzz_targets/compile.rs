@@ -66,6 +66,7 @@ fn options(selector: u8) -> Options {
         report: false,
         max_isl_operations: driver::DEFAULT_MAX_ISL_OPERATIONS,
         summary: String::new(),
+        dep_file: None,
     }
 }
 

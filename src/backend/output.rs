@@ -1,13 +1,11 @@
 //! What flextile writes besides the loops: the `--report` table of
 //! overlapped tiles, and the output file: each region's generated code
 //! spliced into the input's text, generated names that avoid the input's
-//! identifiers, and the atomic write (never a half-written output).
+//! identifiers (the file itself is written by [`crate::files`]).
 
-use crate::diag::{Diagnostic, Error, Result, Span};
+use crate::diag::Span;
 use crate::transform::overlap::{Footprint, Shape};
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::path::Path;
 
 /// The `--report` text of one region: per stage, the box it computes per
 /// tile, its expansion on each side, and the fraction of recomputation.
@@ -114,33 +112,6 @@ pub(crate) fn counter_prefix(text: &str) -> String {
     "flextile_generated_c".to_string()
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory and
-/// a rename, so that `path` is never left half-written.
-pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.flextile-{}.tmp", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::user(Diagnostic::error_global(format!(
-            "cannot write '{}': {e}",
-            path.display()
-        )))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,16 +133,5 @@ mod tests {
             (Span::new(6, 8), "2".to_string()),
         ];
         assert_eq!(splice(t, &g), "aa1bb2cc");
-    }
-
-    #[test]
-    fn atomic_write_leaves_no_temporary() {
-        let dir = std::env::temp_dir().join(format!("flextile-aw-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let p = dir.join("out.c");
-        write_atomically(&p, "x").expect("write");
-        assert_eq!(std::fs::read_to_string(&p).expect("read"), "x");
-        assert_eq!(std::fs::read_dir(&dir).expect("ls").count(), 1);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

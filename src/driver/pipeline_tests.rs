@@ -127,6 +127,7 @@ fn opts() -> Options {
         fatal_warnings: false,
         max_isl_operations: DEFAULT_MAX_ISL_OPERATIONS,
         summary: String::new(),
+        dep_file: None,
     }
 }
 

@@ -158,6 +158,16 @@ pub(crate) fn invocation_args(tokens: &[Token]) -> Vec<Span> {
     args
 }
 
+/// Why [`TranslationUnit::parse`] produced no translation unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    /// libclang's error code (`CXError_*`); 4 (`ASTReadError`) is what an
+    /// argument clang rejects (`-std=c1492`) gives.
+    Code(CXErrorCode),
+    /// A name or size libclang cannot be given.
+    Other(String),
+}
+
 /// Severity of a clang diagnostic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DiagLevel {
@@ -419,44 +429,46 @@ fn take_string(s: CXString) -> String {
 
 impl<'i> TranslationUnit<'i> {
     /// Parses `path` with `args` (plain clang driver arguments) and in-memory
-    /// files `virtual_files` (path, contents), which clang reads instead of
-    /// the disk. Returns a message when libclang could not produce a
-    /// translation unit at all.
+    /// files `virtual_files` (path, bytes), which clang reads instead of
+    /// the disk (the main file among them: read once, pipes included).
+    /// Returns libclang's error code when it could not produce a translation
+    /// unit at all, or a message for names it cannot take.
     pub fn parse(
         index: &'i Index,
         path: &Path,
         args: &[String],
-        virtual_files: &[(String, String)],
-    ) -> Result<TranslationUnit<'i>, String> {
+        virtual_files: &[(String, Vec<u8>)],
+    ) -> Result<TranslationUnit<'i>, ParseError> {
         let cpath = CString::new(path.to_string_lossy().as_bytes())
-            .map_err(|_| format!("invalid file name '{}'", path.display()))?;
+            .map_err(|_| ParseError::Other(format!("invalid file name '{}'", path.display())))?;
         let mut cargs = Vec::with_capacity(args.len());
         for a in args {
             cargs.push(
-                CString::new(a.as_bytes()).map_err(|_| format!("invalid clang argument '{a}'"))?,
+                CString::new(a.as_bytes())
+                    .map_err(|_| ParseError::Other(format!("invalid clang argument '{a}'")))?,
             );
         }
         let ptrs: Vec<*const c_char> = cargs.iter().map(|a| a.as_ptr()).collect();
         let mut vnames = Vec::with_capacity(virtual_files.len());
         for (name, contents) in virtual_files {
             let n = CString::new(name.as_bytes())
-                .map_err(|_| format!("invalid virtual file name '{name}'"))?;
+                .map_err(|_| ParseError::Other(format!("invalid virtual file name '{name}'")))?;
             vnames.push((n, contents));
         }
         let mut unsaved: Vec<CXUnsavedFile> = Vec::with_capacity(vnames.len());
         for (n, contents) in &vnames {
             let length = c_ulong::try_from(contents.len())
-                .map_err(|_| "virtual file too large".to_string())?;
+                .map_err(|_| ParseError::Other("file too large".to_string()))?;
             unsaved.push(CXUnsavedFile {
                 Filename: n.as_ptr(),
                 Contents: contents.as_ptr() as *const c_char,
                 Length: length,
             });
         }
-        let n_unsaved =
-            c_uint::try_from(unsaved.len()).map_err(|_| "too many virtual files".to_string())?;
-        let n_args =
-            c_int::try_from(ptrs.len()).map_err(|_| "too many clang arguments".to_string())?;
+        let n_unsaved = c_uint::try_from(unsaved.len())
+            .map_err(|_| ParseError::Other("too many virtual files".to_string()))?;
+        let n_args = c_int::try_from(ptrs.len())
+            .map_err(|_| ParseError::Other("too many clang arguments".to_string()))?;
         let mut raw: CXTranslationUnit = std::ptr::null_mut();
         // SAFETY: every pointer passed (arguments, virtual file names and
         // contents, with their lengths) lives until the call returns; the
@@ -474,17 +486,17 @@ impl<'i> TranslationUnit<'i> {
             )
         };
         if code != CXError_Success || raw.is_null() {
-            return Err(format!(
-                "libclang could not parse '{}' (error code {code})",
-                path.display()
-            ));
+            return Err(ParseError::Code(code));
         }
         // SAFETY: `raw` is a valid translation unit; the name is a valid C string.
         let file = unsafe { clang_getFile(raw, cpath.as_ptr()) };
         if file.is_null() {
             // SAFETY: we own `raw`.
             unsafe { clang_disposeTranslationUnit(raw) };
-            return Err(format!("libclang lost track of '{}'", path.display()));
+            return Err(ParseError::Other(format!(
+                "libclang lost track of '{}'",
+                path.display()
+            )));
         }
         Ok(TranslationUnit {
             raw,
@@ -683,6 +695,31 @@ impl<'i> TranslationUnit<'i> {
         }
         // SAFETY: disposing exactly what clang_tokenize returned.
         unsafe { clang_disposeTokens(self.raw, toks, n) };
+        out
+    }
+
+    /// The paths of every file the translation unit includes (directly or
+    /// not; the main file excluded), in the order clang reports them.
+    pub fn included_files(&self) -> Vec<String> {
+        extern "C" fn visit(
+            file: CXFile,
+            _stack: *mut CXSourceLocation,
+            depth: c_uint,
+            data: CXClientData,
+        ) {
+            // SAFETY: `data` is the `&mut Vec<String>` passed below, alive
+            // during the visit; `file` is a file of the unit.
+            let out = unsafe { &mut *(data as *mut Vec<String>) };
+            if depth > 0 && !file.is_null() {
+                // SAFETY: valid file handle; the string is taken over.
+                out.push(take_string(unsafe { clang_getFileName(file) }));
+            }
+        }
+        let mut out: Vec<String> = Vec::new();
+        // SAFETY: the visitor only pushes into `out`, which outlives the call.
+        unsafe {
+            clang_getInclusions(self.raw, visit, &mut out as *mut Vec<String> as *mut c_void);
+        }
         out
     }
 

@@ -21,9 +21,10 @@ pub mod scop;
 use std::path::Path;
 
 use crate::diag::{Diagnostic, Error, Location, Result, Severity, SourceFile, Span};
+use crate::files::Input;
 use crate::model::program::{Program, Region};
 use ast::Unit;
-use clang::{DiagLevel, DiagPlace, Index, TranslationUnit};
+use clang::{DiagLevel, DiagPlace, Index, ParseError, TranslationUnit};
 use pragma::{PragmaKind, PragmaLine};
 
 /// A directory that exists only for clang (unsaved files), searched last.
@@ -74,32 +75,59 @@ extern double omp_get_wtick(void);
 ";
 
 /// The in-memory files clang sees in [`VIRTUAL_INCLUDE`].
-fn virtual_files() -> Vec<(String, String)> {
-    vec![(format!("{VIRTUAL_INCLUDE}/omp.h"), OMP_H.to_string())]
+fn virtual_files() -> Vec<(String, Vec<u8>)> {
+    vec![(
+        format!("{VIRTUAL_INCLUDE}/omp.h"),
+        OMP_H.as_bytes().to_vec(),
+    )]
+}
+
+/// A parsed input: its program and the files it includes.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    /// The regions to rewrite, and the input's text.
+    pub program: Program,
+    /// Every file the input includes, directly or not (for `-MD`).
+    pub includes: Vec<String>,
 }
 
 /// Parses `path` with the user's clang flags (`-I`, `-D`, `-std=`) and returns
 /// the regions flextile will rewrite, in source order. Stages are named `S0`,
 /// `S1`, ... across the whole file.
 pub fn parse_file(path: &Path, clang_args: &[String]) -> Result<Program> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::user(Diagnostic::error_global(format!(
-            "cannot read '{}': {e}",
-            path.display()
-        )))
-    })?;
-    let file = SourceFile::new(path.display().to_string(), text);
+    Ok(parse_input(&Input::read(path)?, clang_args)?.program)
+}
+
+/// [`parse_file`] on an input already read: clang parses its bytes from
+/// memory (the file is not read again).
+pub fn parse_input(input: &Input, clang_args: &[String]) -> Result<Parsed> {
+    let path = input.path.as_path();
+    let file = SourceFile::new(path.display().to_string(), input.text.clone());
     let (pragmas, mut errors) = pragma::scan(&file.text);
+    let (pragmas, mut errors) = non_utf8_in_pragmas(input, &file, pragmas, &mut errors);
+    if errors.iter().any(|d| d.message.contains(NOT_UTF8)) {
+        // The pragma may not have parsed at all: no region is built from it.
+        return Err(Error::User(errors));
+    }
 
     let index = Index::new().map_err(Error::internal)?;
     let mut args = clang_arguments(clang_args);
     let is_c = path.extension().is_some_and(|e| e == "c");
     if !is_c && !clang_args.iter().any(|a| a.starts_with("-x")) {
-        // Other names (a '.txt', no extension) are still C to flextile.
+        // Other names (a '.txt', no extension, /dev/stdin) are still C to flextile.
         args.insert(0, "-xc".to_string());
     }
-    let tu = TranslationUnit::parse(&index, path, &args, &virtual_files())
-        .map_err(|m| Error::user(Diagnostic::error_global(m)))?;
+    let mut files = virtual_files();
+    files.push((path.to_string_lossy().into_owned(), input.bytes.clone()));
+    let tu = match TranslationUnit::parse(&index, path, &args, &files) {
+        Ok(tu) => tu,
+        Err(e) => return Err(parse_failure(&index, path, clang_args, e)),
+    };
+    let includes = tu
+        .included_files()
+        .into_iter()
+        .filter(|f| !f.starts_with(VIRTUAL_INCLUDE))
+        .collect();
     let clang_errors = clang_diagnostics(&tu, &file);
     if !clang_errors.is_empty() {
         let mut all = clang_errors;
@@ -139,7 +167,113 @@ pub fn parse_file(path: &Path, clang_args: &[String]) -> Result<Program> {
             k += 1;
         }
     }
-    Ok(Program { file, regions })
+    Ok(Parsed {
+        program: Program { file, regions },
+        includes,
+    })
+}
+
+/// What the error for a pragma byte that is not UTF-8 says.
+const NOT_UTF8: &str = "is not UTF-8";
+
+/// Pragmas holding bytes that are not UTF-8 get one located error each (the
+/// first such byte), instead of the errors the pragma parser gave their lines.
+fn non_utf8_in_pragmas(
+    input: &Input,
+    file: &SourceFile,
+    pragmas: Vec<PragmaLine>,
+    errors: &mut Vec<Diagnostic>,
+) -> (Vec<PragmaLine>, Vec<Diagnostic>) {
+    let escaped = input.escaped_offsets();
+    let mut errors = std::mem::take(errors);
+    if escaped.is_empty() {
+        return (pragmas, errors);
+    }
+    let mut found = Vec::new();
+    let report = |at: usize, found: &mut Vec<usize>| {
+        if !found.contains(&at) {
+            found.push(at);
+        }
+    };
+    // The physical line around `offset`.
+    let line_of = |offset: usize| {
+        let (line, _) = file.line_col(offset);
+        let start = file.line_start(line).unwrap_or(0);
+        let end = file.line_start(line + 1).unwrap_or(file.text.len());
+        (start, end)
+    };
+    let pragmas = pragmas
+        .into_iter()
+        .filter(|p| {
+            match escaped
+                .iter()
+                .find(|&&e| p.line_start <= e && e < p.line_end)
+            {
+                Some(&e) => {
+                    report(e, &mut found);
+                    false
+                }
+                None => true,
+            }
+        })
+        .collect();
+    errors.retain(|d| {
+        let Location::Span(sp) = d.location else {
+            return true;
+        };
+        let (start, end) = line_of(sp.start);
+        match escaped.iter().find(|&&e| start <= e && e < end) {
+            Some(&e) => {
+                report(e, &mut found);
+                false
+            }
+            None => true,
+        }
+    });
+    for at in found {
+        let byte = input.escaped_at(at).unwrap_or(0);
+        errors.push(Diagnostic::error(
+            Span::new(at, at + 1),
+            format!("byte 0x{byte:02X} in a pragma {NOT_UTF8}: flextile reads its pragmas as UTF-8 text (bytes that are not UTF-8 are kept only outside pragmas)"),
+        ));
+    }
+    (pragmas, errors)
+}
+
+/// The error for a file libclang produced no translation unit for: when one
+/// of the user's flags alone makes libclang fail (on an empty file), that
+/// flag is named.
+fn parse_failure(index: &Index, path: &Path, user: &[String], e: ParseError) -> Error {
+    let code = match e {
+        ParseError::Other(m) => return Error::user(Diagnostic::error_global(m)),
+        ParseError::Code(code) => code,
+    };
+    let probe = "/flextile-probe.c";
+    let empty = vec![(probe.to_string(), Vec::new())];
+    let bad = user.iter().find(|flag| {
+        let mut one = clang_arguments(std::slice::from_ref(*flag));
+        one.insert(0, "-xc".to_string());
+        TranslationUnit::parse(index, Path::new(probe), &one, &empty).is_err()
+    });
+    Error::user(Diagnostic::error_global(match bad {
+        Some(flag) => format!(
+            "clang does not accept the option '{flag}' (libclang error code {code}){}",
+            if flag.starts_with("-std=") {
+                ": -std names a C standard, such as c99, c11, gnu99 or gnu11"
+            } else {
+                ""
+            }
+        ),
+        None => format!(
+            "libclang could not parse '{}' (error code {code}); the clang flags were: {}",
+            path.display(),
+            if user.is_empty() {
+                "none".to_string()
+            } else {
+                user.join(" ")
+            }
+        ),
+    }))
 }
 
 /// The user's flags, plus clang's resource directory (unless given), the
@@ -162,9 +296,12 @@ fn clang_arguments(user: &[String]) -> Vec<String> {
     args
 }
 
-/// clang's errors as diagnostics (warnings and notes are dropped).
+/// clang's errors as diagnostics (warnings and notes are dropped), the
+/// first of each line only: what follows an error on its line is most often
+/// a consequence of it, and clang reports some errors twice.
 fn clang_diagnostics(tu: &TranslationUnit<'_>, file: &SourceFile) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let mut lines: Vec<(Option<String>, usize)> = Vec::new();
     for d in tu.diagnostics() {
         if d.level == DiagLevel::Minor {
             continue;
@@ -194,6 +331,24 @@ fn clang_diagnostics(tu: &TranslationUnit<'_>, file: &SourceFile) -> Vec<Diagnos
             }
             DiagPlace::Unknown => Location::None,
         };
+        let line = match &location {
+            Location::Span(sp) => Some((None, file.line_col(sp.start).0)),
+            Location::External { path, line, .. } => {
+                Some((Some(path.clone()), usize::try_from(*line).unwrap_or(0)))
+            }
+            Location::None => None,
+        };
+        if let Some(line) = line {
+            if lines.contains(&line) {
+                continue;
+            }
+            lines.push(line);
+        } else if out
+            .iter()
+            .any(|o: &Diagnostic| o.location == Location::None && o.message == d.message)
+        {
+            continue;
+        }
         out.push(Diagnostic {
             severity: Severity::Error,
             location,

@@ -52,6 +52,19 @@ extern "C" {
     fn isl_union_set_to_str(uset: Ptr) -> *mut c_char;
     fn isl_set_to_str(set: Ptr) -> *mut c_char;
     fn isl_map_to_str(map: Ptr) -> *mut c_char;
+    #[link_name = "isl_version"]
+    fn isl_version_string() -> *const c_char;
+}
+
+/// The version string of the isl flextile is linked with (`--version`).
+pub fn isl_version() -> String {
+    // SAFETY: isl returns a pointer to a static, NUL-terminated string.
+    let p = unsafe { isl_version_string() };
+    if p.is_null() {
+        return "unknown".to_string();
+    }
+    // SAFETY: checked non-null above; static storage.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
 
 /// `ISL_ON_ERROR_CONTINUE`: errors are recorded in the context, not printed.

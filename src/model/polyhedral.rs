@@ -218,18 +218,7 @@ pub fn build(
             }
         }
     }
-    let context_text = format!(
-        "{}{{ : {} }}",
-        names.params_prefix(),
-        assume.unwrap_or("true")
-    );
-    let context = Set::read_from_str(ctx, &context_text).map_err(|e| {
-        Error::user(Diagnostic::error_global(format!(
-            "cannot read --assume '{}' as constraints on the parameters {}: {e}",
-            assume.unwrap_or(""),
-            names.param_list()
-        )))
-    })?;
+    let context = assume_context(ctx, names, assume)?;
     let yaml = schedule_yaml(region, names, &domain.text()?)?;
     let schedule = Schedule::read_from_str(ctx, &yaml)
         .map_err(|e| Error::internal(format!("isl cannot read schedule '{yaml}': {e}")))?;
@@ -253,9 +242,7 @@ pub fn empty_stages(
     names: &Names,
     assume: Option<&str>,
 ) -> Result<Vec<usize>> {
-    let context = assume.and_then(|a| {
-        Set::read_from_str(ctx, &format!("{}{{ : {a} }}", names.params_prefix())).ok()
-    });
+    let context = assume.and_then(|_| assume_context(ctx, names, assume).ok());
     let mut out = Vec::new();
     for (k, stage) in region.stages.iter().enumerate() {
         let text = StageText { stage, names }.domain();
@@ -271,6 +258,81 @@ pub fn empty_stages(
         }
     }
     Ok(out)
+}
+
+/// The identifiers of an `--assume` text that are not isl keywords: their
+/// byte ranges.
+fn assume_words(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            if !ISL_KEYWORDS.contains(&&text[start..i]) {
+                out.push((start, i));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Why one `--assume` text (as typed) is not a set of constraints isl can
+/// read, whatever the parameters: `None` when it is one.
+pub fn assume_syntax_error(text: &str) -> Option<String> {
+    let mut words: Vec<&str> = assume_words(text)
+        .into_iter()
+        .map(|(a, b)| &text[a..b])
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    let ctx = crate::model::isl_ext::new_context();
+    let probe = format!("[{}] -> {{ : {text} }}", words.join(", "));
+    Set::read_from_str(&ctx, &probe).err().map(|_| {
+        "it is not a constraint on the parameters isl can read; write comparisons of affine expressions joined with 'and' / 'or', such as 'N >= 1 and M <= 2*N'".to_string()
+    })
+}
+
+/// The parameter context of a region: the `--assume` constraints (C names of
+/// the parameters), or none. An identifier that is not a parameter of the
+/// program's regions is named.
+fn assume_context(ctx: &Context, names: &Names, assume: Option<&str>) -> Result<Set> {
+    let user = assume.unwrap_or("true");
+    let mut text = String::new();
+    let mut unknown = Vec::new();
+    let mut pos = 0;
+    for (a, b) in assume_words(user) {
+        text.push_str(&user[pos..a]);
+        let isl = isl_name(&user[a..b]);
+        if !names.params.contains_key(&isl) && !unknown.contains(&&user[a..b]) {
+            unknown.push(&user[a..b]);
+        }
+        text.push_str(&isl);
+        pos = b;
+    }
+    text.push_str(&user[pos..]);
+    let known: Vec<&str> = names.params.values().map(String::as_str).collect();
+    let known = if known.is_empty() {
+        "they have none".to_string()
+    } else {
+        format!("they are {}", known.join(", "))
+    };
+    if let Some(u) = unknown.first() {
+        return Err(Error::user(Diagnostic::error_global(format!(
+            "--assume names '{u}', which is not a parameter of the program's regions ({known})"
+        ))));
+    }
+    let context_text = format!("{}{{ : {text} }}", names.params_prefix());
+    Set::read_from_str(ctx, &context_text).map_err(|_| {
+        Error::user(Diagnostic::error_global(format!(
+            "cannot read --assume '{user}' as constraints on the parameters ({known})"
+        )))
+    })
 }
 
 /// Checks, for every stage whose body was analysed, that the accesses the body

@@ -1,0 +1,176 @@
+//! `--verify`: builds the input and flextile's output with the same C
+//! compiler and flags, runs both with the same arguments and compares their
+//! standard output byte for byte.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The C compiler `--verify` uses by default (the testsuite's).
+pub const DEFAULT_CC: &str = "gcc";
+
+/// The flags `--verify` uses by default: the testsuite's command (see
+/// `testsuite/README.md`).
+pub const DEFAULT_CFLAGS: &str =
+    "-O2 -std=gnu99 -fopenmp -ffp-contract=off -fno-fast-math -Wno-unknown-pragmas";
+
+/// How to build and run the two programs.
+#[derive(Clone, Debug)]
+pub struct Verify {
+    /// The C compiler.
+    pub cc: String,
+    /// Its flags, split at blanks (`-lm` is added last).
+    pub cflags: Vec<String>,
+    /// flextile's own `-I`, `-D` and `-std=` flags, passed on after `cflags`.
+    pub clang_flags: Vec<String>,
+    /// The arguments both programs run with.
+    pub args: Vec<String>,
+}
+
+/// What the comparison found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Same standard output and exit status; the number of bytes printed.
+    Identical(usize),
+    /// They differ: where, in words.
+    Different(String),
+}
+
+/// Builds `input` (its bytes as read: `source`) and `output`, runs both and
+/// compares them. `Err` when something could not be built or run.
+pub fn verify(input: &Path, source: &[u8], output: &Path, v: &Verify) -> Result<Outcome, String> {
+    let dir = std::env::temp_dir().join(format!("flextile-verify-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+    let result = build_and_compare(input, source, output, v, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn build_and_compare(
+    input: &Path,
+    source: &[u8],
+    output: &Path,
+    v: &Verify,
+    dir: &Path,
+) -> Result<Outcome, String> {
+    // The input is built from the bytes flextile read (a pipe can be read
+    // only once); quoted includes are searched in its folder, for both.
+    let src_dir = input
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let original_src = dir.join("original.c");
+    std::fs::write(&original_src, source)
+        .map_err(|e| format!("cannot write '{}': {e}", original_src.display()))?;
+    let original = build(v, &original_src, &src_dir, &dir.join("original"))
+        .map_err(|e| format!("cannot build the input '{}': {e}", input.display()))?;
+    let generated = build(v, output, &src_dir, &dir.join("flextile")).map_err(|e| {
+        format!(
+            "the input builds but flextile's output '{}' does not (a flextile bug; please report it): {e}",
+            output.display()
+        )
+    })?;
+    let a = run(&original, &v.args)?;
+    let b = run(&generated, &v.args)?;
+    Ok(compare(&a, &b))
+}
+
+/// Compiles `src` to `exe`; the compiler's command and messages on failure.
+fn build(v: &Verify, src: &Path, include_dir: &PathBuf, exe: &Path) -> Result<PathBuf, String> {
+    let mut cmd = Command::new(&v.cc);
+    cmd.args(&v.cflags)
+        .args(&v.clang_flags)
+        .arg("-iquote")
+        .arg(include_dir)
+        .arg("-o")
+        .arg(exe)
+        .arg(src)
+        .arg("-lm");
+    let line = format!("{cmd:?}").replace('"', "");
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run '{}': {e}", v.cc))?;
+    if !out.status.success() {
+        let msg = String::from_utf8_lossy(&out.stderr);
+        let head: Vec<&str> = msg.lines().take(20).collect();
+        return Err(format!(
+            "{line} failed ({})\n{}",
+            out.status,
+            head.join("\n")
+        ));
+    }
+    Ok(exe.to_path_buf())
+}
+
+/// Runs `exe` with `args`.
+fn run(exe: &Path, args: &[String]) -> Result<Output, String> {
+    Command::new(exe)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run '{}': {e}", exe.display()))
+}
+
+/// Compares the original's run `a` with the output's `b`.
+fn compare(a: &Output, b: &Output) -> Outcome {
+    if a.stdout == b.stdout && a.status.code() == b.status.code() {
+        return Outcome::Identical(a.stdout.len());
+    }
+    if a.stdout == b.stdout {
+        return Outcome::Different(format!(
+            "same standard output, but the original exits with {} and the output with {}",
+            a.status, b.status
+        ));
+    }
+    let (la, lb): (Vec<&[u8]>, Vec<&[u8]>) = (
+        a.stdout.split(|c| *c == b'\n').collect(),
+        b.stdout.split(|c| *c == b'\n').collect(),
+    );
+    let k = la
+        .iter()
+        .zip(&lb)
+        .position(|(x, y)| x != y)
+        .unwrap_or(la.len().min(lb.len()));
+    let show = |l: &[&[u8]]| match l.get(k) {
+        Some(s) => format!("'{}'", String::from_utf8_lossy(s)),
+        None => "(no such line)".to_string(),
+    };
+    Outcome::Different(format!(
+        "standard output differs first at line {}:\n  original: {}\n  flextile: {}",
+        k + 1,
+        show(&la),
+        show(&lb)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+
+    fn out(text: &str, code: i32) -> Output {
+        Output {
+            status: std::process::ExitStatus::from_raw(code << 8),
+            stdout: text.as_bytes().to_vec(),
+            stderr: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn first_differing_line() {
+        assert_eq!(
+            compare(&out("a\nb\n", 0), &out("a\nb\n", 0)),
+            Outcome::Identical(4)
+        );
+        let Outcome::Different(d) = compare(&out("a\nb\nc\n", 0), &out("a\nx\nc\n", 0)) else {
+            panic!("same");
+        };
+        assert!(
+            d.contains("line 2") && d.contains("'b'") && d.contains("'x'"),
+            "{d}"
+        );
+        assert!(matches!(
+            compare(&out("a\n", 0), &out("a\n", 3)),
+            Outcome::Different(_)
+        ));
+    }
+}

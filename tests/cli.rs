@@ -1,0 +1,447 @@
+//! The command line as a user meets it (issue 17, findings 8, 9, 13, 15 and
+//! 21): `-MD`/`-MF`, `--verify`, the input read once, outputs that are the
+//! input, a symlink, a FIFO or standard output, bytes that are not UTF-8,
+//! how diagnostics echo the source, `--assume` and clang flag errors, and
+//! `--version`. Every error case checks that an existing output is untouched.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Content of the pre-existing output file in error cases.
+const SENTINEL: &[u8] = b"/* pre-existing output: flextile must not touch this file */\n";
+
+/// A small program with one scop, a header and a `main` that prints.
+const PROGRAM: &str = r#"#include <stdio.h>
+#include "defs.h"
+void f(int N, double *A, double *B)
+{
+#pragma scop
+  for (int i = 1; i < N; i++)
+    B[i] = A[i-1] + SCALE * A[i];
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  double A[64], B[64];
+  for (int i = 0; i < 64; i++) { A[i] = i * 0.5; B[i] = 0; }
+  f(64, A, B);
+  for (int i = 0; i < 64; i += 9) printf("%d %.17g\n", i, B[i]);
+  if (argc > 1) printf("arg %s\n", argv[1]);
+  return 0;
+}
+"#;
+
+/// The same region without includes (for inputs read from a pipe).
+const PLAIN: &str = "void f(int N, double *A, double *B)\n{\n#pragma scop\n  for (int i = 1; i < N; i++)\n    B[i] = A[i-1] + A[i];\n#pragma endscop\n}\n";
+
+/// A fresh folder for one test.
+fn dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flextile-cli-{test}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).expect("test folder");
+    d
+}
+
+/// Writes the program and its headers into `d`; the input's path.
+fn program(d: &Path) -> PathBuf {
+    fs::write(
+        d.join("defs.h"),
+        "#include \"inner.h\"\n#define SCALE 2.0\n",
+    )
+    .expect("defs.h");
+    fs::write(d.join("inner.h"), "/* nothing */\n").expect("inner.h");
+    let p = d.join("in.c");
+    fs::write(&p, PROGRAM).expect("in.c");
+    p
+}
+
+fn flextile(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flextile"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run flextile")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Runs flextile on `input_bytes` (as `in.c`) with `-o out.c` naming an
+/// existing file; expects exit 1 and the output untouched; returns stderr.
+fn fails(test: &str, input_bytes: &[u8], extra: &[&str]) -> String {
+    let d = dir(test);
+    fs::write(d.join("in.c"), input_bytes).expect("in.c");
+    fs::write(d.join("out.c"), SENTINEL).expect("out.c");
+    let mut args = vec!["in.c", "-o", "out.c"];
+    args.extend_from_slice(extra);
+    let o = flextile(&d, &args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(fs::read(d.join("out.c")).expect("out.c"), SENTINEL, "{err}");
+    assert_eq!(fs::read(d.join("in.c")).expect("in.c"), input_bytes);
+    let names: Vec<String> = fs::read_dir(&d)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "files left: {names:?}");
+    let _ = fs::remove_dir_all(&d);
+    err
+}
+
+#[test]
+fn md_writes_a_make_rule_with_every_header() {
+    let d = dir("md");
+    program(&d);
+    let o = flextile(&d, &["in.c", "-o", "out.flex.c", "-MD"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rule = fs::read_to_string(d.join("out.flex.d")).expect("out.flex.d");
+    let (head, phony) = rule.split_once("\n\n").expect("phony targets");
+    let deps: Vec<&str> = head
+        .trim_start_matches("out.flex.c:")
+        .split(['\\', '\n', ' '])
+        .filter(|w| !w.is_empty())
+        .collect();
+    assert!(head.starts_with("out.flex.c:"), "{rule}");
+    assert_eq!(deps[0], "in.c", "{rule}");
+    for h in ["defs.h", "inner.h", "stdio.h"] {
+        assert!(deps.iter().any(|d| d.ends_with(h)), "{h} missing: {rule}");
+        assert!(
+            phony
+                .lines()
+                .any(|l| l.ends_with(&format!("{h}:")) && !l.contains(' ')),
+            "no phony target for {h}: {rule}"
+        );
+    }
+    // -MF names the file; the rule's target is still the output.
+    let o = flextile(&d, &["in.c", "-o", "x.c", "-MF", "deps/x.dep"]);
+    assert!(!o.status.success(), "a missing folder must fail");
+    fs::create_dir(d.join("deps")).expect("deps");
+    let o = flextile(&d, &["in.c", "-o", "x.c", "-MF", "deps/x.dep"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rule = fs::read_to_string(d.join("deps/x.dep")).expect("x.dep");
+    assert!(
+        rule.starts_with("x.c:") && rule.contains("defs.h"),
+        "{rule}"
+    );
+    assert!(!d.join("x.d").exists());
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn md_with_stdout_needs_mf() {
+    let d = dir("md_stdout");
+    fs::write(d.join("in.c"), PLAIN).expect("in.c");
+    let o = flextile(&d, &["in.c", "-o", "-", "-MD"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("-MF"), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert_eq!(fs::read_dir(&d).expect("ls").count(), 1);
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn verify_reports_identical_output() {
+    let d = dir("verify_same");
+    program(&d);
+    let o = flextile(&d, &["in.c", "-o", "out.c", "--verify", "--", "hello"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("identical") && out.contains("'hello'"),
+        "{out}"
+    );
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn verify_reports_the_first_differing_line() {
+    let d = dir("verify_diff");
+    program(&d);
+    // The executables are named after what they were built from: a program
+    // that prints its own name prints differently.
+    let src = PROGRAM.replace(
+        "  return 0;\n}",
+        "  printf(\"%s\\n\", strstr(argv[0], \"original\") ? \"A\" : \"B\");\n  return 0;\n}",
+    );
+    fs::write(d.join("in.c"), format!("#include <string.h>\n{src}")).expect("in.c");
+    let o = flextile(&d, &["in.c", "-o", "out.c", "--verify"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(out.contains("DIFFERENT") && out.contains("line 9"), "{out}");
+    assert!(out.contains("'A'") && out.contains("'B'"), "{out}");
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn verify_says_when_the_input_does_not_build() {
+    let d = dir("verify_build");
+    program(&d);
+    let o = flextile(
+        &d,
+        &[
+            "in.c",
+            "-o",
+            "out.c",
+            "--verify",
+            "--cflags",
+            "-O1 -include no-such.h",
+        ],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot build the input"), "{err}");
+    let o = flextile(&d, &["in.c", "-o", "out.c", "--", "x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--verify"), "{}", stderr(&o));
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn output_naming_the_input_is_refused() {
+    let d = dir("same_file");
+    fs::write(d.join("in.c"), PLAIN).expect("in.c");
+    std::os::unix::fs::symlink("in.c", d.join("link.c")).expect("symlink");
+    fs::hard_link(d.join("in.c"), d.join("hard.c")).expect("hard link");
+    for out in ["in.c", "./in.c", "link.c", "hard.c"] {
+        let o = flextile(&d, &["in.c", "-o", out]);
+        assert_eq!(o.status.code(), Some(1), "-o {out}");
+        assert!(
+            stderr(&o).contains("input file is the same as output file"),
+            "-o {out}: {}",
+            stderr(&o)
+        );
+        assert_eq!(fs::read_to_string(d.join("in.c")).expect("in.c"), PLAIN);
+    }
+    let o = flextile(&d, &["link.c", "-o", "in.c"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(fs::read_to_string(d.join("in.c")).expect("in.c"), PLAIN);
+    assert!(fs::symlink_metadata(d.join("link.c"))
+        .expect("link")
+        .file_type()
+        .is_symlink());
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn input_from_a_pipe_is_read_once() {
+    let d = dir("pipe");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flextile"))
+        .current_dir(&d)
+        .args(["/dev/stdin", "-o", "out.c"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(PLAIN.as_bytes())
+        .expect("write");
+    let o = child.wait_with_output().expect("wait");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = fs::read_to_string(d.join("out.c")).expect("out.c");
+    assert!(out.contains("Regions rewritten: 1"), "{out}");
+    assert!(out.contains("#pragma omp parallel for"), "{out}");
+    assert!(out.contains("void f(int N, double *A, double *B)"), "{out}");
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn dash_writes_to_standard_output() {
+    let d = dir("stdout");
+    fs::write(d.join("in.c"), PLAIN).expect("in.c");
+    let o = flextile(&d, &["in.c", "-o", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("/* Generated by flextile"), "{out}");
+    assert!(out.contains("#pragma omp parallel for"), "{out}");
+    assert!(!d.join("-").exists());
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn output_through_a_symlink_keeps_the_link() {
+    let d = dir("symlink_out");
+    fs::write(d.join("in.c"), PLAIN).expect("in.c");
+    fs::create_dir(d.join("real")).expect("real");
+    fs::write(d.join("real/target.c"), "old").expect("target");
+    std::os::unix::fs::symlink("real/target.c", d.join("out.c")).expect("symlink");
+    let o = flextile(&d, &["in.c", "-o", "out.c"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(fs::symlink_metadata(d.join("out.c"))
+        .expect("out.c")
+        .file_type()
+        .is_symlink());
+    let written = fs::read_to_string(d.join("real/target.c")).expect("target");
+    assert!(written.contains("#pragma omp parallel for"), "{written}");
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn output_into_a_fifo_keeps_the_fifo() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = dir("fifo_out");
+    fs::write(d.join("in.c"), PLAIN).expect("in.c");
+    let fifo = d.join("out.c");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read_to_string(fifo).expect("read fifo"))
+    };
+    let o = flextile(&d, &["in.c", "-o", "out.c"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = reader.join().expect("reader");
+    assert!(text.contains("#pragma omp parallel for"), "{text}");
+    assert!(fs::symlink_metadata(&fifo)
+        .expect("fifo")
+        .file_type()
+        .is_fifo());
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn latin1_outside_pragmas_is_kept_byte_for_byte() {
+    let d = dir("latin1");
+    let src =
+        format!("/* caf\u{1} r\u{2}sum\u{1} */\n{PLAIN}int g(void) {{ return 1; }} /* \u{2} */\n")
+            .into_bytes()
+            .into_iter()
+            .map(|b| match b {
+                1 => 0xe9,
+                2 => 0xff,
+                b => b,
+            })
+            .collect::<Vec<u8>>();
+    fs::write(d.join("in.c"), &src).expect("in.c");
+    let o = flextile(&d, &["in.c", "-o", "out.c"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = fs::read(d.join("out.c")).expect("out.c");
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+    assert!(
+        find(&out, b"/* caf\xe9 r\xffsum\xe9 */\n"),
+        "comment not kept"
+    );
+    assert!(find(&out, b"/* \xff */\n"), "trailing comment not kept");
+    assert!(find(&out, b"#pragma omp parallel for"));
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn latin1_in_a_pragma_is_a_located_error() {
+    let src = PLAIN
+        .replace("#pragma scop", "#pragma scop /* caf\u{1} */")
+        .into_bytes()
+        .into_iter()
+        .map(|b| if b == 1 { 0xe9 } else { b })
+        .collect::<Vec<u8>>();
+    let err = fails("latin1_pragma", &src, &[]);
+    assert!(err.starts_with("in.c:3:20: error: byte 0xE9"), "{err}");
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+}
+
+#[test]
+fn bom_does_not_shift_the_caret() {
+    let err = fails("bom", b"\xef\xbb\xbfint x = y;\n", &[]);
+    assert!(
+        err.starts_with("in.c:1:9: error: use of undeclared identifier 'y'"),
+        "{err}"
+    );
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines[1], "int x = y;", "{err}");
+    assert_eq!(lines[2], "        ^", "{err}");
+}
+
+#[test]
+fn long_lines_are_cut_around_the_caret() {
+    let src = format!("int f(void) {{\n  return {}y;\n}}\n", "1 + ".repeat(50_000));
+    let err = fails("long_line", src.as_bytes(), &[]);
+    assert!(err.len() < 600, "{} bytes of diagnostics", err.len());
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("in.c:2:200010: error:"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("...1 + ") && lines[1].ends_with("+ y;"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[2].find('^'), lines[1].find('y'), "{err}");
+}
+
+#[test]
+fn one_bad_line_gives_one_error() {
+    let src = PLAIN.replace("A[i-1] + A[i];", "A[i-1] +* 2 + ;");
+    let err = fails("dedup", src.as_bytes(), &[]);
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    assert!(err.starts_with("in.c:5:"), "{err}");
+}
+
+#[test]
+fn assume_errors_name_what_is_wrong() {
+    let err = fails("assume_param", PLAIN.as_bytes(), &["--assume", "M >= 1"]);
+    assert!(
+        err.contains("'M'") && err.contains("not a parameter"),
+        "{err}"
+    );
+    assert!(err.contains("they are N"), "{err}");
+    assert!(!err.contains("Invalid"), "{err}");
+    let err = fails(
+        "assume_syntax",
+        PLAIN.as_bytes(),
+        &["--assume", "N >= 1", "--assume", "N <= 5 and"],
+    );
+    assert!(err.contains("--assume 'N <= 5 and'"), "{err}");
+    assert!(
+        !err.contains("Invalid") && !err.contains("'N >= 1'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_clang_flag_is_named() {
+    let err = fails("bad_std", PLAIN.as_bytes(), &["-std=c1492"]);
+    assert!(err.contains("'-std=c1492'"), "{err}");
+    assert!(!err.contains("could not parse"), "{err}");
+}
+
+#[test]
+fn version_names_commit_isl_and_libclang() {
+    let o = flextile(Path::new("."), &["--version"]);
+    assert!(o.status.success());
+    let v = stdout(&o);
+    assert!(
+        v.starts_with(&format!("flextile {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "{v}"
+    );
+    assert!(v.contains("\nisl ") && v.contains("\nlibclang "), "{v}");
+    assert!(v.contains("clang version"), "{v}");
+    let head = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output();
+    if let Some(h) = head.ok().filter(|h| h.status.success()) {
+        let h = String::from_utf8_lossy(&h.stdout).trim().to_string();
+        assert!(v.contains(&format!("(commit {h})")), "{v} vs HEAD {h}");
+    }
+}
+
+#[test]
+fn help_says_cuda_is_not_supported() {
+    let o = flextile(Path::new("."), &["--help"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("CUDA output"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("not supported yet"), "{}", stdout(&o));
+    let err = fails("cuda", PLAIN.as_bytes(), &["--target", "cuda"]);
+    assert!(err.contains("not supported yet"), "{err}");
+}
