@@ -2,7 +2,7 @@
 //! `flextile::driver`.
 
 use clap::{ArgAction, Parser, ValueEnum};
-use flextile::driver::{self, Options, Target};
+use flextile::driver::{self, Options, Target, MAX_SIZE};
 use flextile::transform::overlap::Shape;
 use flextile::verify::{self, Outcome, Verify};
 use std::path::{Path, PathBuf};
@@ -302,6 +302,11 @@ fn options(cli: &Cli) -> Result<Options, String> {
             "invalid point chunk {c}: it must be a positive number of points, or 0"
         ));
     }
+    if let Some(c) = cli.point_chunk.filter(|c| *c > MAX_SIZE) {
+        return Err(format!(
+            "point chunk {c} is too large: at most {MAX_SIZE} (2^40), so that the generated loop counters cannot overflow"
+        ));
+    }
     if cli.report && !(cli.rectangle || cli.scalene) {
         return Err("--report needs --rectangle or --scalene".into());
     }
@@ -313,6 +318,11 @@ fn options(cli: &Cli) -> Result<Options, String> {
         }
         if sizes.is_empty() {
             return Err("--tile-sizes needs at least one tile size".into());
+        }
+        if let Some(big) = sizes.iter().find(|s| **s > MAX_SIZE) {
+            return Err(format!(
+                "tile size {big} is too large: at most {MAX_SIZE} (2^40), so that the generated loop counters cannot overflow"
+            ));
         }
     }
     let stdout = cli.output == Path::new("-");

@@ -62,6 +62,12 @@ pub enum Helper {
     Max,
     /// `ft_floord(n, d)`: floor division by a positive constant.
     Floord,
+    /// `ft_min_ll(a, b)`: [`Helper::Min`] on `long long`.
+    MinLL,
+    /// `ft_max_ll(a, b)`: [`Helper::Max`] on `long long`.
+    MaxLL,
+    /// `ft_floord_ll(n, d)`: [`Helper::Floord`] on `long long`.
+    FloordLL,
 }
 
 /// Converts an isl AST to [`CNode`]s.
@@ -73,6 +79,8 @@ pub struct AstReader<'a> {
     helper_prefix: String,
     /// Helpers used so far.
     pub helpers: BTreeSet<Helper>,
+    /// `long long` helpers, parameters cast to `long long` (see [`crate::backend::Naming::wide`]).
+    wide: bool,
 }
 
 /// C operator precedence levels (higher binds tighter).
@@ -94,6 +102,7 @@ impl<'a> AstReader<'a> {
             counter_prefix: naming.counter.clone(),
             helper_prefix: naming.helper.clone(),
             helpers: BTreeSet::new(),
+            wide: naming.wide,
         }
     }
 
@@ -189,6 +198,11 @@ impl<'a> AstReader<'a> {
             ASTExprType::Id => {
                 let id = e.get_id().map_err(isl_err)?;
                 let name = id.get_name().map_err(isl_err)?;
+                // With wide counters, `int` parameters are widened before any
+                // arithmetic: `N + T - 1` must not overflow in `int`.
+                if self.wide && self.names.c_param(name).is_some() {
+                    return Ok((format!("(long long){}", self.id_name(name)), P_UNARY));
+                }
                 Ok((self.id_name(name), P_PRIMARY))
             }
             ASTExprType::Op => self.op(e),
@@ -243,10 +257,11 @@ impl<'a> AstReader<'a> {
                 Ok((format!("-{}", paren(a, pa, P_UNARY)), P_UNARY))
             }
             ASTExprOpType::Min | ASTExprOpType::Max => {
-                let (helper, name) = if matches!(ty, ASTExprOpType::Min) {
-                    (Helper::Min, "min")
-                } else {
-                    (Helper::Max, "max")
+                let (helper, name) = match (matches!(ty, ASTExprOpType::Min), self.wide) {
+                    (true, false) => (Helper::Min, "min"),
+                    (false, false) => (Helper::Max, "max"),
+                    (true, true) => (Helper::MinLL, "min_ll"),
+                    (false, true) => (Helper::MaxLL, "max_ll"),
                 };
                 self.helpers.insert(helper);
                 let mut acc = self.arg(e, 0)?.0;
@@ -257,10 +272,15 @@ impl<'a> AstReader<'a> {
                 Ok((acc, P_PRIMARY))
             }
             ASTExprOpType::FdivQ => {
-                self.helpers.insert(Helper::Floord);
+                let (helper, name) = if self.wide {
+                    (Helper::FloordLL, "floord_ll")
+                } else {
+                    (Helper::Floord, "floord")
+                };
+                self.helpers.insert(helper);
                 let a = self.arg(e, 0)?.0;
                 let b = self.arg(e, 1)?.0;
-                Ok((format!("{}floord({a}, {b})", self.helper_prefix), P_PRIMARY))
+                Ok((format!("{}{name}({a}, {b})", self.helper_prefix), P_PRIMARY))
             }
             ASTExprOpType::Cond | ASTExprOpType::Select => {
                 let (c, pc) = self.arg(e, 0)?;

@@ -20,6 +20,8 @@ pub struct CPrinter<'a> {
     storage: Option<&'a TileStorage>,
     /// Prefix of scratchpad names.
     prefix: String,
+    /// C type of loop counters.
+    counter_type: &'static str,
 }
 
 impl<'a> CPrinter<'a> {
@@ -29,12 +31,14 @@ impl<'a> CPrinter<'a> {
         parallel_for: &str,
         storage: Option<&'a TileStorage>,
         prefix: &str,
+        counter_type: &'static str,
     ) -> CPrinter<'a> {
         CPrinter {
             stages: stages.iter().map(|s| (s.name.as_str(), s)).collect(),
             parallel_for: parallel_for.trim_end().to_string(),
             storage,
             prefix: prefix.to_string(),
+            counter_type,
         }
     }
 
@@ -66,7 +70,8 @@ impl<'a> CPrinter<'a> {
                     format!("{iter} += {inc}")
                 };
                 out.push_str(&format!(
-                    "{indent}for (int {iter} = {init}; {cond}; {step}) {{\n"
+                    "{indent}for ({} {iter} = {init}; {cond}; {step}) {{\n",
+                    self.counter_type
                 ));
                 self.print(body, &inner, out)?;
                 out.push_str(&format!("{indent}}}\n"));

@@ -24,6 +24,22 @@ pub struct Naming {
     pub counter: String,
     /// Prefix of helper functions and scratchpads (`ft_` gives `ft_min`, `ft_A`).
     pub helper: String,
+    /// Loop counters, helpers and parameters in generated expressions are
+    /// `long long` instead of `int`: some parameter or iterator is declared
+    /// wider than `int`, or a tile size, shift or chunk is large enough for
+    /// `int` counters to overflow.
+    pub wide: bool,
+}
+
+impl Naming {
+    /// The C type of generated loop counters.
+    pub fn counter_type(&self) -> &'static str {
+        if self.wide {
+            "long long"
+        } else {
+            "int"
+        }
+    }
 }
 
 /// The output templates, compiled into the binary from `templates/c/`.
@@ -107,6 +123,8 @@ pub struct TimeBlockParts<'a> {
     pub indent: &'a str,
     /// C name of the variable holding a block's first time step.
     pub start: &'a str,
+    /// C type of the block's start and remainder variables (`int`, `long long`).
+    pub counter_type: &'a str,
     /// The time loop's first step (C).
     pub first: &'a str,
     /// The condition (C) under which a block of `steps` steps from `start` runs.
@@ -164,6 +182,9 @@ impl Templates {
                     Helper::Min => "min",
                     Helper::Max => "max",
                     Helper::Floord => "floord",
+                    Helper::MinLL => "min_ll",
+                    Helper::MaxLL => "max_ll",
+                    Helper::FloordLL => "floord_ll",
                 },
             );
             helpers.push(
@@ -193,6 +214,7 @@ impl Templates {
         c.insert("schedule", &p.schedule);
         c.insert("indent", p.indent);
         c.insert("start", p.start);
+        c.insert("counter_type", p.counter_type);
         c.insert("first", p.first);
         c.insert("full", p.full);
         c.insert("steps", &p.steps);
@@ -257,7 +279,13 @@ pub fn generate_loops(
     let mut reader = AstReader::new(names, naming);
     let tree = ast::hoist_tile_storage(reader.read(&ast)?);
     helpers.extend(reader.helpers.iter().copied());
-    let printer = CPrinter::new(stages, &templates.parallel_for()?, storage, &naming.helper);
+    let printer = CPrinter::new(
+        stages,
+        &templates.parallel_for()?,
+        storage,
+        &naming.helper,
+        naming.counter_type(),
+    );
     let mut out = String::new();
     printer.print(&tree, indent, &mut out)?;
     Ok(Some(out))

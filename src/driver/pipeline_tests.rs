@@ -96,6 +96,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             data_types: Default::default(),
             versions: Default::default(),
         }],
+        wide_vars: Default::default(),
     }
 }
 

@@ -855,6 +855,11 @@ impl<'tu> Cursor<'tu> {
         self.tu.main_span(range)
     }
 
+    /// The translation unit's root (its file-scope declarations are its children).
+    pub fn translation_root(&self) -> Cursor<'tu> {
+        self.tu.root()
+    }
+
     /// The direct children, in order.
     pub fn children(&self) -> Vec<Cursor<'tu>> {
         let mut raw: Vec<CXCursor> = Vec::new();
@@ -917,6 +922,23 @@ impl<'tu> Cursor<'tu> {
         }
         // SAFETY: valid enumerator cursor.
         Some(unsafe { clang_getEnumConstantDeclValue(self.raw) })
+    }
+
+    /// True when the node's type is an integer type whose values need not fit
+    /// in an `int` (`unsigned`, `long`, `long long`, `size_t`, `int64_t`...).
+    pub fn is_wide_integer(&self) -> bool {
+        // SAFETY: valid cursor; types are plain values.
+        let kind = unsafe { clang_getCanonicalType(clang_getCursorType(self.raw)).kind };
+        matches!(
+            kind,
+            CXType_UInt
+                | CXType_ULong
+                | CXType_ULongLong
+                | CXType_UInt128
+                | CXType_Long
+                | CXType_LongLong
+                | CXType_Int128
+        )
     }
 
     /// The canonical type class of the node.

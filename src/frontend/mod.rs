@@ -6,7 +6,8 @@
 //!
 //! Files: [`clang`] (the only unsafe code: libclang wrapper), [`pragma`]
 //! (pragma scanner and parser), [`ast`] (queries over clang's AST and the raw
-//! tokens), [`cexpr`] (C expressions to model expressions), [`body`] (body
+//! tokens), [`depth`] (nesting bound), [`params`] (integer types of
+//! variables), [`cexpr`] (C expressions to model expressions), [`body`] (body
 //! templates and access analysis), [`chain`] (loop chains), [`scop`]
 //! (`#pragma scop` regions).
 
@@ -15,6 +16,8 @@ pub mod body;
 pub mod cexpr;
 pub mod chain;
 pub mod clang;
+pub mod depth;
+pub mod params;
 pub mod pragma;
 pub mod scop;
 
@@ -151,6 +154,13 @@ pub fn parse_input(input: &Input, clang_args: &[String]) -> Result<Parsed> {
         _ => true,
     });
 
+    let region_pragmas: Vec<usize> = pragmas.iter().map(|p| p.span.start).collect();
+    let mut too_deep = depth::check(&unit, &region_pragmas);
+    if !too_deep.is_empty() {
+        errors.append(&mut too_deep);
+        return Err(Error::User(errors));
+    }
+    let wide_vars = params::wide_variables(&unit, tu.root(), &region_pragmas);
     let mut regions = build_regions(&unit, &pragmas, &mut errors);
     if !errors.is_empty() {
         errors.sort_by_key(|d| match d.location {
@@ -168,7 +178,11 @@ pub fn parse_input(input: &Input, clang_args: &[String]) -> Result<Parsed> {
         }
     }
     Ok(Parsed {
-        program: Program { file, regions },
+        program: Program {
+            file,
+            regions,
+            wide_vars,
+        },
         includes,
     })
 }

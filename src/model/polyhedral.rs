@@ -10,7 +10,7 @@ use crate::model::expr::Expr;
 use crate::model::isl_ext::{isl_err, IslText};
 use crate::model::program::{AccessKind, Constraint, OrigNode, Region, Stage};
 use isl_rs::{Context, Schedule, Set, UnionMap, UnionSet};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Words isl's parser reserves; C names equal to one are renamed.
 const ISL_KEYWORDS: &[&str] = &[
@@ -188,6 +188,51 @@ fn read_union_map(ctx: &Context, s: &str) -> Result<UnionMap> {
         .map_err(|e| Error::internal(format!("isl cannot read '{s}': {e}")))
 }
 
+/// Above this many access relations of one kind, a stage's relations are
+/// joined pairwise (see [`union_all`]).
+const PAIRWISE_ABOVE: usize = 256;
+
+/// The union of `maps`. Joined in order (the order decides how isl lists the
+/// disjuncts, and so the generated code); but a union copies the disjuncts
+/// of its space, so a stage that declares thousands of accesses to one array
+/// would take quadratic time: each run of more than [`PAIRWISE_ABOVE`]
+/// relations of one stage (each comes with its stage's index) is first
+/// joined pairwise, as a balanced tree.
+fn union_all(ctx: &Context, maps: Vec<(usize, UnionMap)>) -> Result<UnionMap> {
+    let mut runs: Vec<(usize, Vec<UnionMap>)> = Vec::new();
+    for (stage, m) in maps {
+        match runs.last_mut() {
+            Some((s, run)) if *s == stage => run.push(m),
+            _ => runs.push((stage, vec![m])),
+        }
+    }
+    let mut u = read_union_map(ctx, "{ }")?;
+    for (_, run) in runs {
+        if run.len() <= PAIRWISE_ABOVE {
+            for m in run {
+                u = u.union(m).map_err(isl_err)?;
+            }
+            continue;
+        }
+        let mut level = run;
+        while level.len() > 1 {
+            let mut next = Vec::with_capacity(level.len().div_ceil(2));
+            let mut it = level.into_iter();
+            while let Some(a) = it.next() {
+                next.push(match it.next() {
+                    Some(b) => a.union(b).map_err(isl_err)?,
+                    None => a,
+                });
+            }
+            level = next;
+        }
+        for m in level {
+            u = u.union(m).map_err(isl_err)?;
+        }
+    }
+    Ok(u)
+}
+
 /// Builds the isl model of `region`. `assume` holds the user's parameter
 /// constraints in isl syntax (`N >= 1 and M >= 2`), if any.
 pub fn build(
@@ -196,28 +241,35 @@ pub fn build(
     names: &Names,
     assume: Option<&str>,
 ) -> Result<RegionModel> {
-    let empty = || read_union_map(ctx, "{ }");
     let mut domain = read_union_set(ctx, "{ }")?;
-    let (mut reads, mut must_writes, mut may_writes) = (empty()?, empty()?, empty()?);
-    for stage in &region.stages {
+    let (mut reads, mut must_writes, mut may_writes) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, stage) in region.stages.iter().enumerate() {
         let t = StageText { stage, names };
         let dom = read_union_set(ctx, &t.domain())?;
         domain = domain.union(dom).map_err(isl_err)?;
+        let mut seen = HashSet::new();
         for a in &stage.accesses {
-            let m = read_union_map(ctx, &t.access(&a.data, &a.index))?;
+            let text = t.access(&a.data, &a.index);
+            if !seen.insert((a.kind == AccessKind::Read, text.clone())) {
+                continue;
+            }
+            let m = read_union_map(ctx, &text)?;
             match a.kind {
-                AccessKind::Read => reads = reads.union(m).map_err(isl_err)?,
+                AccessKind::Read => reads.push((k, m)),
                 AccessKind::Write => {
                     if !a.index.iter().any(Expr::has_any) {
-                        must_writes = must_writes
-                            .union(m.copy().map_err(isl_err)?)
-                            .map_err(isl_err)?;
+                        must_writes.push((k, m.copy().map_err(isl_err)?));
                     }
-                    may_writes = may_writes.union(m).map_err(isl_err)?;
+                    may_writes.push((k, m));
                 }
             }
         }
     }
+    let (reads, must_writes, may_writes) = (
+        union_all(ctx, reads)?,
+        union_all(ctx, must_writes)?,
+        union_all(ctx, may_writes)?,
+    );
     let context = assume_context(ctx, names, assume)?;
     let yaml = schedule_yaml(region, names, &domain.text()?)?;
     let schedule = Schedule::read_from_str(ctx, &yaml)
@@ -345,13 +397,15 @@ pub fn check_declared_accesses(ctx: &Context, region: &Region, names: &Names) ->
         };
         let t = StageText { stage, names };
         let declared = |kinds: &[AccessKind]| -> Result<UnionMap> {
-            let mut u = read_union_map(ctx, "{ }")?;
+            let mut seen = HashSet::new();
+            let mut maps = Vec::new();
             for a in stage.accesses.iter().filter(|a| kinds.contains(&a.kind)) {
-                u = u
-                    .union(read_union_map(ctx, &t.access(&a.data, &a.index))?)
-                    .map_err(isl_err)?;
+                let text = t.access(&a.data, &a.index);
+                if seen.insert(text.clone()) {
+                    maps.push((0, read_union_map(ctx, &text)?));
+                }
             }
-            Ok(u)
+            union_all(ctx, maps)
         };
         let writes = declared(&[AccessKind::Write])?;
         // A read of an element the same instance writes is ordered by the write's

@@ -6,7 +6,7 @@
 //! (`#pragma scop`); its iterators are the loops that enclose it inside the
 //! region, outermost first.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{SourceFile, Span};
 use crate::model::expr::Expr;
@@ -18,6 +18,11 @@ pub struct Program {
     pub file: SourceFile,
     /// Regions in source order; they do not overlap.
     pub regions: Vec<Region>,
+    /// Integer variables declared wider than `int` (`long`, `unsigned`,
+    /// `size_t`...) at file scope or in a function holding a region: a
+    /// region whose parameters or iterators include one gets `long long`
+    /// loop counters.
+    pub wide_vars: BTreeSet<String>,
 }
 
 /// One region of the file that flextile replaces with generated code.

@@ -1,0 +1,114 @@
+//! Inputs far larger than hand-written code (issue 17, finding 14): flextile
+//! must neither crash nor take time that grows faster than the input.
+//! Each input is generated here; the time limits are generous for a loaded
+//! 2-core machine and far below what the quadratic or recursive code took.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn work(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("flextile-scale-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("work dir");
+    dir
+}
+
+/// Runs flextile on `src` (written to a fresh folder) with `args`; returns
+/// its output, the generated file (if any) and the time it took.
+fn run(tag: &str, src: &str, args: &[&str]) -> (Output, Option<String>, Duration) {
+    let dir = work(tag);
+    let input = dir.join("in.c");
+    let out = dir.join("out.c");
+    std::fs::write(&input, src).expect("write input");
+    let start = Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_flextile"))
+        .args(args)
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("run flextile");
+    let took = start.elapsed();
+    let text = std::fs::read_to_string(&out).ok();
+    let _ = std::fs::remove_dir_all(&dir);
+    (o, text, took)
+}
+
+fn stderr_head(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr)
+        .chars()
+        .take(2000)
+        .collect()
+}
+
+/// `B[i] = A[i + 0 + ... + 0]` with `terms` terms: a binary operator nested
+/// `terms` deep.
+fn long_subscript(terms: usize) -> String {
+    let sum = vec!["0"; terms - 1].join(" + ");
+    format!(
+        "void f(int N, double *A, double *B)\n{{\n#pragma scop\n  for (int i = 0; i < N; i++)\n    B[i] = A[i + {sum}];\n#pragma endscop\n}}\n"
+    )
+}
+
+/// A subscript of 20 000 terms overflowed the stack of the recursive body
+/// walkers (a segfault); it is now refused with a located error.
+#[test]
+fn subscript_of_20000_terms_is_a_located_error() {
+    let (o, text, _) = run("subscript", &long_subscript(20_000), &[]);
+    let stderr = stderr_head(&o);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("in.c:5:") && stderr.contains("error: expression nested too deeply"),
+        "{stderr}"
+    );
+    assert!(text.is_none(), "no output may be written");
+}
+
+/// Below the limit, a long subscript compiles (and keeps all its terms).
+#[test]
+fn subscript_of_900_terms_compiles() {
+    let (o, text, _) = run("subscript900", &long_subscript(900), &[]);
+    assert!(o.status.success(), "{}", stderr_head(&o));
+    let text = text.expect("output");
+    assert!(
+        text.contains(&format!("A[{}", "c0 + 0 + 0")),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+}
+
+/// A chain of one nest whose pragma declares `reads` reads of `A`, offsets
+/// `offset(k)`, `k` = 0, 1, ...
+fn long_pragma(reads: usize, offset: impl Fn(usize) -> i64) -> String {
+    let tuples: Vec<String> = (0..reads).map(|k| format!("(i+{})", offset(k))).collect();
+    format!(
+        "void chain(int N, double *A, double *B)\n{{\n#pragma omplc loopchain schedule(fuse())\n  {{\n\
+         #pragma omplc for domain(0:N-1) with (i) read A {{ {} }}, write B {{ (i) }}\n\
+         \x20   for (int i = 0; i <= N-1; i += 1) {{ B[i] = A[i]; }}\n  }}\n}}\n",
+        tuples.join(", ")
+    )
+}
+
+/// A 3 MB pragma (450 000 reads, 7 distinct ones) took minutes: every
+/// declared read was parsed by isl and joined to the union one by one.
+#[test]
+fn pragma_of_3_megabytes_compiles_in_seconds() {
+    let src = long_pragma(450_000, |k| (k % 7) as i64);
+    assert!(src.len() > 3_000_000);
+    let (o, text, took) = run("pragma3mb", &src, &[]);
+    assert!(o.status.success(), "{}", stderr_head(&o));
+    assert!(text.is_some_and(|t| t.contains("B[c0] = A[c0];")));
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+}
+
+/// 10 000 distinct reads of one array (a 100 KB pragma) took over two
+/// minutes: joining them one by one copies the growing relation each time.
+#[test]
+fn pragma_with_10000_distinct_reads_compiles_in_seconds() {
+    let src = long_pragma(10_000, |k| k as i64);
+    let (o, text, took) = run("pragma10k", &src, &[]);
+    assert!(o.status.success(), "{}", stderr_head(&o));
+    assert!(text.is_some());
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+}
