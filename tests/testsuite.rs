@@ -1460,6 +1460,7 @@ mod programs {
         pipeline_blur2d_supertile_wavefront,
         pipeline_sampling2d,
         polybench_const_bounds,
+        polybench_const_stencils,
         polybench_countdown,
         polybench_seidel2d,
         regress_296_1,

@@ -114,7 +114,7 @@ impl<'a> AstReader<'a> {
                 let init = self.expr(&node.for_get_init().map_err(isl_err)?)?;
                 let cond = self.expr(&node.for_get_cond().map_err(isl_err)?)?;
                 let inc = self.expr(&node.for_get_inc().map_err(isl_err)?)?;
-                let body = hoist_tile_storage(self.read(&node.for_get_body().map_err(isl_err)?)?);
+                let body = hoist_tile_storage(self.read(&node.for_get_body().map_err(isl_err)?)?)?;
                 vec![CNode::For {
                     iter,
                     init,
@@ -316,22 +316,120 @@ fn paren(s: String, prec: u8, min: u8) -> String {
 /// may split that iteration's body (at the tile's sequence, under guards) into
 /// several copies of the storage mark. Each copy would declare its own
 /// scratchpads, and a consumer would read a fresh, uninitialised one. This
-/// gathers the copies into one scope at the top of the body (of a loop, or of
-/// the region when no tile loop is left).
-pub fn hoist_tile_storage(body: Vec<CNode>) -> Vec<CNode> {
-    let mut marks = Vec::new();
-    collect_marks(&body, &mut marks);
-    marks.dedup();
-    match marks.as_slice() {
-        [mark] if !matches!(body.as_slice(), [CNode::TileStorage { .. }]) => {
-            let mark = mark.clone();
-            vec![CNode::TileStorage {
+/// gathers the copies of each mark into one scope (of a loop's body, or of
+/// the region when no tile loop is left, as with constant bounds smaller than
+/// a tile). Several groups' marks in one body are gathered one by one, each
+/// over the run of nodes holding its copies; where the copies of two marks
+/// interleave, no scope can hold both and compilation stops with an internal
+/// error instead of printing a program whose stages lose their scratchpads.
+pub fn hoist_tile_storage(body: Vec<CNode>) -> Result<Vec<CNode>> {
+    let sets: Vec<Vec<String>> = body
+        .iter()
+        .map(|n| {
+            let mut v = Vec::new();
+            collect_marks(std::slice::from_ref(n), &mut v);
+            v.sort();
+            v.dedup();
+            v
+        })
+        .collect();
+    let mut ranges: Vec<(String, usize, usize)> = Vec::new();
+    for (i, set) in sets.iter().enumerate() {
+        for m in set {
+            match ranges.iter_mut().find(|r| &r.0 == m) {
+                Some(r) => r.2 = i,
+                None => ranges.push((m.clone(), i, i)),
+            }
+        }
+    }
+    match ranges.len() {
+        0 => return Ok(body),
+        1 => {
+            if matches!(body.as_slice(), [CNode::TileStorage { .. }]) {
+                return Ok(body);
+            }
+            let mark = ranges[0].0.clone();
+            return Ok(vec![CNode::TileStorage {
                 mark,
                 body: strip_marks(body),
-            }]
+            }]);
         }
-        _ => body,
+        _ => {}
     }
+    // several marks: each run of nodes must hold one mark only, except a
+    // single node holding every copy of its marks, which is gathered inside
+    let mut owner: Vec<Option<usize>> = vec![None; body.len()];
+    for (k, (mark, a, b)) in ranges.iter().enumerate() {
+        if a == b && sets[*a].len() > 1 {
+            if ranges
+                .iter()
+                .filter(|r| sets[*a].contains(&r.0))
+                .any(|r| r.1 != *a || r.2 != *a)
+            {
+                return Err(interleaved(mark));
+            }
+            continue;
+        }
+        for slot in owner.iter_mut().take(b + 1).skip(*a) {
+            if slot.is_some() {
+                return Err(interleaved(mark));
+            }
+            *slot = Some(k);
+        }
+        if (*a..=*b).any(|i| sets[i].len() > 1) {
+            return Err(interleaved(mark));
+        }
+    }
+    let mut out = Vec::new();
+    let mut run: Vec<CNode> = Vec::new();
+    let mut run_owner: Option<usize> = None;
+    let flush = |run: &mut Vec<CNode>, k: Option<usize>, out: &mut Vec<CNode>| {
+        if let Some(k) = k {
+            let nodes = std::mem::take(run);
+            match nodes.as_slice() {
+                [CNode::TileStorage { .. }] => out.extend(nodes),
+                _ => out.push(CNode::TileStorage {
+                    mark: ranges[k].0.clone(),
+                    body: strip_marks(nodes),
+                }),
+            }
+        }
+    };
+    for (i, node) in body.into_iter().enumerate() {
+        if owner[i] != run_owner {
+            flush(&mut run, run_owner, &mut out);
+            run_owner = owner[i];
+        }
+        match owner[i] {
+            Some(_) => run.push(node),
+            None if sets[i].len() > 1 => out.push(hoist_inside(node)?),
+            None => out.push(node),
+        }
+    }
+    flush(&mut run, run_owner, &mut out);
+    Ok(out)
+}
+
+/// Gathers the storage marks inside the branches of a conditional that holds
+/// the copies of several marks.
+fn hoist_inside(node: CNode) -> Result<CNode> {
+    match node {
+        CNode::If { cond, then, els } => Ok(CNode::If {
+            cond,
+            then: hoist_tile_storage(then)?,
+            els: els.map(hoist_tile_storage).transpose()?,
+        }),
+        CNode::TileStorage { mark, .. } => Err(interleaved(&mark)),
+        other => Ok(other),
+    }
+}
+
+fn interleaved(mark: &str) -> Error {
+    Error::internal(format!(
+        "the generated code splits overlapped tile storage '{mark}' into copies that \
+         interleave with another group's; refusing to print a program whose stages \
+         would lose their scratchpads"
+    ))
 }
 
 /// Storage marks reachable without entering a loop.
@@ -385,5 +483,50 @@ fn set_parallel(node: &mut CNode, iters: &[String]) {
             }
         }
         CNode::Stmt { .. } | CNode::TileStorage { .. } => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy(mark: &str, stage: &str) -> CNode {
+        CNode::TileStorage {
+            mark: mark.into(),
+            body: vec![CNode::Stmt {
+                stage: stage.into(),
+                args: vec![],
+            }],
+        }
+    }
+
+    fn marks_of(nodes: &[CNode]) -> Vec<(String, usize)> {
+        nodes
+            .iter()
+            .filter_map(|n| match n {
+                CNode::TileStorage { mark, body } => Some((mark.clone(), body.len())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn copies_of_two_groups_are_gathered_per_group() {
+        let body = vec![CNode::If {
+            cond: "c".into(),
+            then: vec![copy("m0", "S0"), copy("m0", "S1"), copy("m1", "S2")],
+            els: None,
+        }];
+        let out = hoist_tile_storage(body).unwrap();
+        let [CNode::If { then, .. }] = out.as_slice() else {
+            panic!("{out:?}")
+        };
+        assert_eq!(marks_of(then), vec![("m0".into(), 2), ("m1".into(), 1)]);
+    }
+
+    #[test]
+    fn interleaved_copies_are_an_internal_error() {
+        let body = vec![copy("m0", "S0"), copy("m1", "S1"), copy("m0", "S2")];
+        assert!(hoist_tile_storage(body).is_err());
     }
 }

@@ -277,7 +277,7 @@ pub fn generate_loops(
         return Ok(None);
     };
     let mut reader = AstReader::new(names, naming);
-    let tree = ast::hoist_tile_storage(reader.read(&ast)?);
+    let tree = ast::hoist_tile_storage(reader.read(&ast)?)?;
     helpers.extend(reader.helpers.iter().copied());
     let printer = CPrinter::new(
         stages,
