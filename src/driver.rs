@@ -4,7 +4,9 @@
 //! 2. model: isl domains, accesses and the original schedule tree of each
 //!    region; declared accesses checked against analysed bodies;
 //! 3. dependences (isl dataflow);
-//! 4. transform passes, in order: fusion → tiling → parallel loops;
+//! 4. transform passes, in order: fusion → tiling → parallel loops; the
+//!    final schedule is checked against the dependences once more
+//!    ([`crate::transform::validity`]) and refused if it fails;
 //! 5. back end: isl AST → C, regions spliced into the file, file template;
 //! 6. the output is written atomically ([`crate::backend::output`]).
 
@@ -26,7 +28,7 @@ use crate::model::program::{
 use crate::transform::overlap::{overlapped_tiling, OverlapSpec, Shape, TileStorage};
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::{mentions, time_blocks};
-use crate::transform::{fuse, parallel, tile};
+use crate::transform::{fuse, parallel, tile, validity};
 use isl_rs::Schedule;
 use log::info;
 use std::collections::BTreeSet;
@@ -612,14 +614,40 @@ fn lower(
             t.storage.as_ref(),
             budget,
         )? {
+            let label = |name: &str| {
+                region
+                    .stages
+                    .iter()
+                    .find(|s| s.name == name)
+                    .map_or_else(|| name.to_string(), |s| s.label.clone())
+            };
+            let checked = validity::check(
+                &validity::Subject {
+                    schedule: &t.schedule,
+                    domain: &model.domain,
+                    context: &model.context,
+                    deps: &deps,
+                    label: &label,
+                },
+                budget,
+            )
+            .map_err(|e| match e {
+                Error::Internal(m) => {
+                    let (line, _) = program.file.line_col(region.pragma_span.start);
+                    Error::Internal(format!("{}:{line}: {m}", program.file.path))
+                }
+                e => e,
+            })?;
+            let mut summary = t.summary;
+            if checked == validity::Outcome::NotCompleted {
+                info!("validity check: ran past the budget of {budget} operations");
+                summary.push("validity check not completed (isl operation budget)".to_string());
+            }
             if let Some(r) = &t.report {
                 print!("{r}");
             }
             warnings.extend(t.warnings);
-            return Ok(Lowered {
-                code,
-                summary: t.summary,
-            });
+            return Ok(Lowered { code, summary });
         }
         info!("codegen: isl ran past its budget of {budget} operations");
         let next = simpler.next(&t);

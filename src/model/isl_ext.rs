@@ -171,6 +171,33 @@ pub fn ast_from_schedule(
     }))
 }
 
+/// Runs `f` with isl's operation counter bounded by `max_operations` (0:
+/// no bound) on `ctx`. `Ok(None)`: an isl operation inside `f` ran past the
+/// bound (any error `f` returns then is that one, and is dropped).
+pub fn with_operation_budget<T>(
+    ctx: &Context,
+    max_operations: u64,
+    f: impl FnOnce() -> Result<T>,
+) -> Result<Option<T>> {
+    ctx.reset_operations();
+    ctx.set_max_operations(max_operations);
+    let out = f();
+    ctx.set_max_operations(0);
+    ctx.reset_operations();
+    match out {
+        Ok(v) => Ok(Some(v)),
+        // isl-rs turns the quota error into a value and clears it; a raw
+        // call leaves it in the context.
+        Err(Error::Internal(m)) if m.starts_with("isl: [Quota]") => Ok(None),
+        Err(_) if unsafe { isl_ctx_last_error(ctx.ptr) } == ISL_ERROR_QUOTA => {
+            // SAFETY: clearing the error of a live context.
+            unsafe { isl_ctx_reset_error(ctx.ptr) };
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// The kind of an isl AST node.
 ///
 /// isl-rs's `ASTNodeType::from_i32` is off by one against isl's

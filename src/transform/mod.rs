@@ -5,7 +5,8 @@
 //! [`storage`] for tile-local scratchpads, and [`time_blocks`] for time-iterated
 //! stencils, [`shadow`] for arrays updated in place), then the choice of parallel loops
 //! ([`parallel`]). [`legality`] checks a schedule against the dependences;
-//! [`band`] holds the tree-walking helpers.
+//! [`band`] holds the tree-walking helpers. [`validity`] checks every final
+//! schedule against the dependences before it is printed.
 
 pub mod align;
 pub mod band;
@@ -19,3 +20,4 @@ pub mod shadow;
 pub mod storage;
 pub mod tile;
 pub mod time_blocks;
+pub mod validity;

@@ -1,0 +1,768 @@
+//! The safety net after the transformation passes: the final schedule tree
+//! of a region is checked against the region's dependences once more, and a
+//! schedule that fails is refused (an internal error, exit 2) instead of
+//! printed. It runs on every compilation, whatever the options.
+//!
+//! What is checked, on the instances the tree executes (`isl_schedule_get_map`,
+//! which is expressed in the expanded domains below expansion nodes: under
+//! overlapped tiling a statement instance `S[i]` is executed as `S[T, i]`, once
+//! per tile `T` that computes it; copies, loads and stores of tile-local
+//! storage are not original statements and are not checked):
+//!
+//! 1. **coverage**: every instance of the region's domain (under the
+//!    `--assume` context) is executed at least once;
+//! 2. **order**: every flow, anti and output dependence between two executed
+//!    instances is respected by the final (flattened) order, except between
+//!    two tiles of one overlapped group (they recompute instead of
+//!    communicating, see 3). Tiled, skewed and shifted bands are checked
+//!    through this order: a tiled band that was not permutable shows up as
+//!    a violated dependence;
+//! 3. **recomputation** (overlapped groups whose loops are all overlapped):
+//!    a tile that computes an instance also computes, itself, every instance
+//!    of its group that the instance reads through a flow dependence;
+//! 4. **parallel loops**: no dependence of 2 is carried by a loop marked
+//!    `parallel` (at its depth, the loops outside it fixed).
+//!
+//! Not checked: the time-block decomposition of time-iterated scops (each
+//! block's chain and the remaining steps are checked as regions of their
+//! own), and, under `--overlap-dims`, what passes from one classically tiled
+//! tile to the next through the sliding scratchpads.
+//!
+//! The check's isl operations share the region's operation budget
+//! (`--max-isl-operations`); when they run past it the result is
+//! [`Outcome::NotCompleted`] and the region's banner says so.
+
+use crate::diag::{Error, Result};
+use crate::model::deps::Dependences;
+use crate::model::isl_ext::{isl_err, with_operation_budget};
+use crate::transform::band::{mark_name, vectors, MARK_PARALLEL, MARK_PARALLEL_REQUEST};
+use isl_rs::{DimType, Map, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
+use std::collections::BTreeMap;
+
+/// What the check found, when it did not find the schedule invalid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every check passed.
+    Valid,
+    /// The checks ran past the isl operation budget.
+    NotCompleted,
+}
+
+/// What the check is given about a region.
+pub struct Subject<'a> {
+    /// The final schedule tree.
+    pub schedule: &'a Schedule,
+    /// Instances of the region's statements.
+    pub domain: &'a UnionSet,
+    /// Constraints on the parameters.
+    pub context: &'a Set,
+    /// The region's dependences (original instances).
+    pub deps: &'a Dependences,
+    /// A statement's name in diagnostics (`S0` → `nest 1`).
+    pub label: &'a dyn Fn(&str) -> String,
+}
+
+/// Checks `s.schedule`; an invalid schedule is an [`Error::Internal`] that
+/// says which check failed for which statements. `budget` bounds the isl
+/// operations (0: no bound).
+pub fn check(s: &Subject, budget: u64) -> Result<Outcome> {
+    let ctx = s.schedule.get_ctx();
+    match with_operation_budget(&ctx, budget, || run(s))? {
+        None => Ok(Outcome::NotCompleted),
+        Some(Ok(())) => Ok(Outcome::Valid),
+        Some(Err(why)) => Err(Error::internal(format!(
+            "the final schedule fails the validity check ({why}); the region is refused rather than compiled to a wrong program"
+        ))),
+    }
+}
+
+/// Shorthand for the many isl calls.
+type R<T> = Result<T>;
+
+/// The checks; `Ok(Err(why))` when one fails.
+fn run(s: &Subject) -> R<std::result::Result<(), String>> {
+    let ctx = s.schedule.get_ctx();
+    // isl's map is not restricted to the domain (bands are affine over the
+    // universe): the executed instances are the expansion of the domain.
+    let executed = s
+        .schedule
+        .get_domain()
+        .and_then(|d| d.apply(s.schedule.get_root()?.child(0)?.get_subtree_expansion()?))
+        .map_err(isl_err)?;
+    let exec = s
+        .schedule
+        .get_map()
+        .and_then(|m| m.intersect_domain(executed.copy()?))
+        .map_err(isl_err)?;
+    let dims = stage_dims(s.domain)?;
+    let proj = match projection(&exec, &dims)? {
+        Ok(p) => p,
+        Err(why) => return Ok(Err(why)),
+    };
+    let tiles = Tiles::of(s.schedule)?;
+
+    // 1. Coverage.
+    let want = s
+        .domain
+        .copy()
+        .and_then(|d| d.intersect_params(s.context.copy()?))
+        .map_err(isl_err)?;
+    let done = proj.copy().and_then(|p| p.range()).map_err(isl_err)?;
+    let missing = want.subtract(done).map_err(isl_err)?;
+    if !missing.is_empty().map_err(isl_err)? {
+        return Ok(Err(format!(
+            "coverage: some instances of {} are never executed",
+            set_names(&missing, s.label)?
+        )));
+    }
+
+    // 2. Order.
+    let flat = pad(&exec)?;
+    let n = flat_dims(&flat)?;
+    let kinds = [
+        ("flow", &s.deps.flow),
+        ("anti", &s.deps.anti),
+        ("output", &s.deps.output),
+    ];
+    let mut lifted = Vec::new();
+    for (kind, dep) in kinds {
+        let l = proj
+            .copy()
+            .and_then(|p| p.apply_range(dep.copy()?))
+            .and_then(|p| p.apply_range(proj.copy()?.reverse()?))
+            .map_err(isl_err)?;
+        let l = tiles.within_tiles(l)?;
+        if n > 0 {
+            let positive = lex_positive(&ctx, n)?;
+            let bad = |m: UnionMap| -> R<bool> {
+                let d = m
+                    .apply_domain(flat.copy().map_err(isl_err)?)
+                    .and_then(|m| m.apply_range(flat.copy()?))
+                    .and_then(|m| m.deltas())
+                    .map_err(isl_err)?;
+                Ok(!d.is_subset(&positive).map_err(isl_err)?)
+            };
+            if bad(l.copy().map_err(isl_err)?)? {
+                let pair = first_pair(&l, &bad, s.label)?;
+                return Ok(Err(format!(
+                    "order: a {kind} dependence{pair} is not respected by the final order"
+                )));
+            }
+        }
+        lifted.push((kind, l));
+    }
+
+    // 3. Recomputation inside overlapped tiles.
+    if let Some(why) = tiles.check_recomputation(&executed, &proj, &s.deps.flow, s.label)? {
+        return Ok(Err(why));
+    }
+
+    // 4. Parallel loops.
+    let root = s.schedule.get_root().map_err(isl_err)?;
+    let mut marks = Vec::new();
+    collect(&root, &mut |node| {
+        if matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
+            let name = mark_name(node)?;
+            // A request the parallel pass did not turn into a mark (no
+            // OpenMP) prints no pragma.
+            if name == MARK_PARALLEL_REQUEST {
+                return Ok(());
+            }
+            if let Some(depths) = name.strip_prefix(&format!("{MARK_PARALLEL}_")) {
+                marks.push((node.copy().map_err(isl_err)?, depths.to_string()));
+            }
+        }
+        Ok(())
+    })?;
+    for (mark, depths) in marks {
+        let band = mark.get_child(0).map_err(isl_err)?;
+        if !matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
+            return Ok(Err(
+                "parallel loops: a parallel mark is not above a loop band".to_string(),
+            ));
+        }
+        for d in depths.split('_') {
+            let Ok(d) = d.parse::<usize>() else {
+                return Ok(Err(format!(
+                    "parallel loops: cannot read the depths of mark '{MARK_PARALLEL}_{depths}'"
+                )));
+            };
+            if let Some(why) = parallel_violation(&band, d, &lifted, s.label)? {
+                return Ok(Err(why));
+            }
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// The number of loops of each statement of `domain`.
+fn stage_dims(domain: &UnionSet) -> R<BTreeMap<String, usize>> {
+    let list = domain.get_set_list().map_err(isl_err)?;
+    let mut dims = BTreeMap::new();
+    for i in 0..list.size().map_err(isl_err)? {
+        let set = list.get_at(i).map_err(isl_err)?;
+        let name = set.get_tuple_name().map_err(isl_err)?.to_string();
+        dims.insert(name, set.tuple_dim().map_err(isl_err)? as usize);
+    }
+    Ok(dims)
+}
+
+/// Executed instance → original instance: `S[i] -> S[i]`, and
+/// `S[T, i] -> S[i]` for an instance computed by tile `T`. Executed
+/// instances of other names (copies, loads, stores) are left out.
+fn projection(
+    exec: &UnionMap,
+    dims: &BTreeMap<String, usize>,
+) -> R<std::result::Result<UnionMap, String>> {
+    let ctx = exec.get_ctx();
+    let mut proj = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    let list = exec.get_map_list().map_err(isl_err)?;
+    for i in 0..list.size().map_err(isl_err)? {
+        let m = list.get_at(i).map_err(isl_err)?;
+        let name = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+        let Some(&n) = dims.get(&name) else {
+            continue;
+        };
+        let have = m.domain_tuple_dim().map_err(isl_err)? as usize;
+        if have < n {
+            return Ok(Err(format!(
+                "coverage: {name} is executed with {have} coordinates for its {n} loops"
+            )));
+        }
+        let t: Vec<String> = (0..have - n).map(|k| format!("t{k}")).collect();
+        let i: Vec<String> = (0..n).map(|k| format!("i{k}")).collect();
+        let all: Vec<String> = t.iter().chain(&i).cloned().collect();
+        let p = UnionMap::read_from_str(
+            &ctx,
+            &format!(
+                "{{ {name}[{}] -> {name}[{}] }}",
+                all.join(", "),
+                i.join(", ")
+            ),
+        )
+        .and_then(|p| p.intersect_domain(UnionSet::from_set(m.domain()?)?))
+        .map_err(isl_err)?;
+        proj = proj.union(p).map_err(isl_err)?;
+    }
+    Ok(Ok(proj))
+}
+
+/// `exec` with every range padded with zeros to the longest one, so that
+/// all instances are ordered in one space.
+fn pad(exec: &UnionMap) -> R<UnionMap> {
+    let list = exec.get_map_list().map_err(isl_err)?;
+    let n = list.size().map_err(isl_err)?;
+    let mut maps: Vec<Map> = Vec::new();
+    for i in 0..n {
+        maps.push(list.get_at(i).map_err(isl_err)?);
+    }
+    let mut longest = 0;
+    for m in &maps {
+        longest = longest.max(m.range_tuple_dim().map_err(isl_err)? as usize);
+    }
+    let ctx = exec.get_ctx();
+    let mut out = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    for m in maps {
+        let d = m.range_tuple_dim().map_err(isl_err)? as usize;
+        let mut m = m
+            .reset_tuple_id(DimType::Out)
+            .and_then(|m| m.add_dims(DimType::Out, (longest - d) as u32))
+            .map_err(isl_err)?;
+        for k in d..longest {
+            m = m.fix_si(DimType::Out, k as u32, 0).map_err(isl_err)?;
+        }
+        out = out.add_map(m).map_err(isl_err)?;
+    }
+    Ok(out)
+}
+
+/// The common range dimension of a padded schedule (0 when empty).
+fn flat_dims(flat: &UnionMap) -> R<usize> {
+    let list = flat.get_map_list().map_err(isl_err)?;
+    if list.size().map_err(isl_err)? == 0 {
+        return Ok(0);
+    }
+    Ok(list
+        .get_at(0)
+        .and_then(|m| m.range_tuple_dim())
+        .map_err(isl_err)? as usize)
+}
+
+/// `{ [d] : d >> 0 }` in `n` dimensions.
+fn lex_positive(ctx: &isl_rs::Context, n: usize) -> R<UnionSet> {
+    let alts: Vec<String> = (0..n)
+        .map(|k| {
+            let mut c: Vec<String> = (0..k).map(|i| format!("d{i} = 0")).collect();
+            c.push(format!("d{k} > 0"));
+            format!("({})", c.join(" and "))
+        })
+        .collect();
+    vectors(ctx, n, &alts.join(" or "))
+}
+
+/// The first statement pair of `deps` (one map per pair) for which `bad`
+/// holds, as " from A to B" (empty when none is found alone).
+fn first_pair(
+    deps: &UnionMap,
+    bad: &dyn Fn(UnionMap) -> R<bool>,
+    label: &dyn Fn(&str) -> String,
+) -> R<String> {
+    let list = deps.get_map_list().map_err(isl_err)?;
+    for i in 0..list.size().map_err(isl_err)? {
+        let m = list.get_at(i).map_err(isl_err)?;
+        let src = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+        let dst = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+        if bad(UnionMap::from_map(m).map_err(isl_err)?)? {
+            return Ok(format!(" from {} to {}", label(&src), label(&dst)));
+        }
+    }
+    Ok(String::new())
+}
+
+/// The statements of `set`, for a message.
+fn set_names(set: &UnionSet, label: &dyn Fn(&str) -> String) -> R<String> {
+    let list = set.get_set_list().map_err(isl_err)?;
+    let mut names = Vec::new();
+    for i in 0..list.size().map_err(isl_err)? {
+        let s = list.get_at(i).map_err(isl_err)?;
+        let l = label(s.get_tuple_name().map_err(isl_err)?);
+        if !names.contains(&l) {
+            names.push(l);
+        }
+    }
+    Ok(names.join(", "))
+}
+
+/// Calls `f` on every node of the tree below `node`, in pre-order.
+fn collect(node: &ScheduleNode, f: &mut dyn FnMut(&ScheduleNode) -> R<()>) -> R<()> {
+    f(node)?;
+    for i in 0..node.n_children().map_err(isl_err)? {
+        collect(&node.get_child(i).map_err(isl_err)?, f)?;
+    }
+    Ok(())
+}
+
+/// The tiles of overlapped tiling: the statements each expansion node
+/// (overlapped group) executes once per tile.
+struct Tiles {
+    /// Executed statement name → (group, number of tile coordinates before
+    /// its loops, whether all the group's loops are overlapped).
+    groups: BTreeMap<String, (usize, usize, bool)>,
+}
+
+impl Tiles {
+    /// Reads the expansion nodes of `schedule`.
+    fn of(schedule: &Schedule) -> R<Tiles> {
+        let root = schedule.get_root().map_err(isl_err)?;
+        let mut groups = BTreeMap::new();
+        let mut g = 0;
+        collect(&root, &mut |node| {
+            if !matches!(
+                node.get_type().map_err(isl_err)?,
+                ScheduleNodeType::Expansion
+            ) {
+                return Ok(());
+            }
+            // Under --overlap-dims, a classically tiled band lies right above
+            // the expansion; its tiles pass values on through sliding copies.
+            let classic = matches!(
+                node.copy()
+                    .and_then(|n| n.parent())
+                    .and_then(|p| p.get_type())
+                    .map_err(isl_err)?,
+                ScheduleNodeType::Band
+            );
+            let e = node.expansion_get_expansion().map_err(isl_err)?;
+            let list = e.get_map_list().map_err(isl_err)?;
+            for i in 0..list.size().map_err(isl_err)? {
+                let m = list.get_at(i).map_err(isl_err)?;
+                let name = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+                let nt = m.domain_tuple_dim().map_err(isl_err)? as usize;
+                groups.insert(name, (g, nt, !classic));
+            }
+            g += 1;
+            Ok(())
+        })?;
+        Ok(Tiles { groups })
+    }
+
+    /// The group and tile coordinates of two statements executed in one
+    /// group, `None` otherwise.
+    fn same_group(&self, a: &str, b: &str) -> Option<(usize, bool)> {
+        let (ga, ta, all) = self.groups.get(a)?;
+        let (gb, tb, _) = self.groups.get(b)?;
+        (ga == gb && ta == tb).then_some((*ta, *all))
+    }
+
+    /// `{ a[T, x] -> b[T, y] }`: pairs computed by one tile (`nt` tile
+    /// coordinates, `na`/`nb` executed coordinates).
+    fn one_tile(
+        ctx: &isl_rs::Context,
+        a: (&str, usize),
+        b: (&str, usize),
+        nt: usize,
+    ) -> R<UnionMap> {
+        let t: Vec<String> = (0..nt).map(|k| format!("t{k}")).collect();
+        let side = |p: &str, n: usize| -> String {
+            let mut v = t.clone();
+            v.extend((nt..n).map(|k| format!("{p}{k}")));
+            v.join(", ")
+        };
+        UnionMap::read_from_str(
+            ctx,
+            &format!(
+                "{{ {}[{}] -> {}[{}] }}",
+                a.0,
+                side("x", a.1),
+                b.0,
+                side("y", b.1)
+            ),
+        )
+        .map_err(isl_err)
+    }
+
+    /// `deps` (between executed instances) without the pairs computed by
+    /// different tiles of one group.
+    fn within_tiles(&self, deps: UnionMap) -> R<UnionMap> {
+        if self.groups.is_empty() {
+            return Ok(deps);
+        }
+        let ctx = deps.get_ctx();
+        let list = deps.get_map_list().map_err(isl_err)?;
+        let mut out = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+        for i in 0..list.size().map_err(isl_err)? {
+            let m = list.get_at(i).map_err(isl_err)?;
+            let a = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+            let b = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+            let mut m = UnionMap::from_map(m).map_err(isl_err)?;
+            if let Some((nt, _)) = self.same_group(&a, &b) {
+                let na = m_dims(&m, DimType::In)?;
+                let nb = m_dims(&m, DimType::Out)?;
+                m = m
+                    .intersect(Tiles::one_tile(&ctx, (&a, na), (&b, nb), nt)?)
+                    .map_err(isl_err)?;
+            }
+            out = out.union(m).map_err(isl_err)?;
+        }
+        Ok(out)
+    }
+
+    /// Check 3: a tile computes itself what its instances read from its
+    /// group. `Some(why)` when it does not.
+    fn check_recomputation(
+        &self,
+        exec: &UnionSet,
+        proj: &UnionMap,
+        flow: &UnionMap,
+        label: &dyn Fn(&str) -> String,
+    ) -> R<Option<String>> {
+        if self.groups.is_empty() {
+            return Ok(None);
+        }
+        let ctx = proj.get_ctx();
+        // Executed consumer → the original instances it reads from.
+        let reads = proj
+            .copy()
+            .and_then(|p| p.apply_range(flow.copy()?.reverse()?))
+            .map_err(isl_err)?;
+        let list = reads.get_map_list().map_err(isl_err)?;
+        for i in 0..list.size().map_err(isl_err)? {
+            let m = list.get_at(i).map_err(isl_err)?;
+            let y = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+            let x = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+            let Some((nt, true)) = self.same_group(&y, &x) else {
+                continue;
+            };
+            let ny = m.domain_tuple_dim().map_err(isl_err)? as usize;
+            let n = m.range_tuple_dim().map_err(isl_err)? as usize;
+            // The source instance in the consumer's own tile.
+            let lift = {
+                let t: Vec<String> = (0..nt).map(|k| format!("t{k}")).collect();
+                let i: Vec<String> = (0..n).map(|k| format!("i{k}")).collect();
+                UnionMap::read_from_str(
+                    &ctx,
+                    &format!(
+                        "{{ {x}[{}] -> {x}[{}] }}",
+                        i.join(", "),
+                        t.iter().chain(&i).cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                )
+                .map_err(isl_err)?
+            };
+            let same = Tiles::one_tile(&ctx, (&y, ny), (&x, nt + n), nt)?;
+            let need = UnionMap::from_map(m)
+                .and_then(|m| m.apply_range(lift))
+                .and_then(|m| m.intersect(same))
+                .and_then(|m| m.range())
+                .map_err(isl_err)?;
+            if !need.is_subset(exec).map_err(isl_err)? {
+                return Ok(Some(format!(
+                    "recomputation: a tile computing {} does not compute the values of {} it reads",
+                    label(&y),
+                    label(&x)
+                )));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The number of `t` coordinates of the single map of `m`.
+fn m_dims(m: &UnionMap, t: DimType) -> R<usize> {
+    let one = m
+        .get_map_list()
+        .and_then(|l| l.get_at(0))
+        .map_err(isl_err)?;
+    Ok(match t {
+        DimType::In => one.domain_tuple_dim(),
+        _ => one.range_tuple_dim(),
+    }
+    .map_err(isl_err)? as usize)
+}
+
+/// Check 4 for the loop at schedule depth `depth` of the band at `band`:
+/// `Some(why)` when a dependence of `lifted` is carried by it.
+fn parallel_violation(
+    band: &ScheduleNode,
+    depth: usize,
+    lifted: &[(&str, UnionMap)],
+    label: &dyn Fn(&str) -> String,
+) -> R<Option<String>> {
+    let outer = band.get_schedule_depth().map_err(isl_err)? as usize;
+    let n = band.band_n_member().map_err(isl_err)? as usize;
+    if depth < outer || depth >= outer + n {
+        return Ok(Some(format!(
+            "parallel loops: a parallel mark names depth {depth}, outside its band (depths {outer} to {})",
+            outer + n - 1
+        )));
+    }
+    // Executed instance → (outer loops, this band and below).
+    let prefix = band.get_prefix_schedule_union_map().map_err(isl_err)?;
+    let expansion = band.get_subtree_expansion().map_err(isl_err)?;
+    let sub = band.get_subtree_schedule_union_map().map_err(isl_err)?;
+    let full = expansion
+        .reverse()
+        .and_then(|e| e.apply_range(prefix))
+        .and_then(|p| p.flat_range_product(sub.copy()?))
+        .map_err(isl_err)?;
+    // Truncated after the loop at `depth`.
+    let len = depth + 1;
+    let list = full.get_map_list().map_err(isl_err)?;
+    let ctx = band.get_ctx();
+    let mut upto = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    for i in 0..list.size().map_err(isl_err)? {
+        let m = list.get_at(i).map_err(isl_err)?;
+        let d = m.range_tuple_dim().map_err(isl_err)? as usize;
+        let m = if d > len {
+            m.project_out(DimType::Out, len as u32, (d - len) as u32)
+        } else {
+            Ok(m)
+        }
+        .and_then(|m| m.reset_tuple_id(DimType::Out))
+        .map_err(isl_err)?;
+        upto = upto.add_map(m).map_err(isl_err)?;
+    }
+    let here = band
+        .get_domain()
+        .and_then(|d| d.apply(band.get_subtree_expansion()?))
+        .map_err(isl_err)?;
+    let fixed: Vec<String> = (0..depth).map(|k| format!("d{k} = 0")).collect();
+    let outer_fixed = vectors(
+        &ctx,
+        len,
+        &if fixed.is_empty() {
+            "true".to_string()
+        } else {
+            fixed.join(" and ")
+        },
+    )?;
+    let not_carried = vectors(&ctx, len, &format!("d{depth} = 0"))?;
+    for (kind, deps) in lifted {
+        let carried = |m: UnionMap| -> R<bool> {
+            let d = m
+                .intersect_domain(here.copy().map_err(isl_err)?)
+                .and_then(|m| m.intersect_range(here.copy()?))
+                .and_then(|m| m.apply_domain(upto.copy()?))
+                .and_then(|m| m.apply_range(upto.copy()?))
+                .and_then(|m| m.deltas())
+                .and_then(|d| d.intersect(outer_fixed.copy()?))
+                .map_err(isl_err)?;
+            Ok(!d.is_subset(&not_carried).map_err(isl_err)?)
+        };
+        if carried(deps.copy().map_err(isl_err)?)? {
+            let pair = first_pair(deps, &carried, label)?;
+            return Ok(Some(format!(
+                "parallel loops: the loop at depth {depth} is marked parallel but carries a {kind} dependence{pair}"
+            )));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::isl_ext::new_context;
+    use crate::transform::band::insert_mark;
+
+    /// In-place Gauss–Seidel in 1-D, `for t for i: A[i] = A[i-1] + A[i+1]`.
+    const DOMAIN: &str = "[N, T] -> { S0[t, i] : 0 <= t < T and 1 <= i < N - 1 }";
+    const FLOW: &str =
+        "[N, T] -> { S0[t, i] -> S0[t, i + 1] : 0 <= t < T and 1 <= i < N - 2; S0[t, i] -> S0[t + 1, i - 1] : 0 <= t < T - 1 and 2 <= i < N - 1 }";
+    const ANTI: &str =
+        "[N, T] -> { S0[t, i] -> S0[t + 1, i - 1] : 0 <= t < T - 1 and 2 <= i < N - 1 }";
+
+    fn deps(ctx: &isl_rs::Context) -> Dependences {
+        let read = |s: &str| UnionMap::read_from_str(ctx, s).unwrap();
+        Dependences {
+            flow: read(FLOW),
+            anti: read(ANTI),
+            output: read("{ }"),
+        }
+    }
+
+    fn schedule(ctx: &isl_rs::Context, domain: &str, band: &str) -> Schedule {
+        let dom = UnionSet::read_from_str(ctx, domain).unwrap();
+        let node = Schedule::from_domain(dom)
+            .unwrap()
+            .get_root()
+            .unwrap()
+            .child(0)
+            .unwrap();
+        let band = isl_rs::MultiUnionPwAff::read_from_str(ctx, band).unwrap();
+        node.insert_partial_schedule(band)
+            .unwrap()
+            .get_schedule()
+            .unwrap()
+    }
+
+    /// The check of `sched` against the whole of [`DOMAIN`].
+    fn outcome(ctx: &isl_rs::Context, sched: &Schedule) -> Result<Outcome> {
+        let dom = UnionSet::read_from_str(ctx, DOMAIN).unwrap();
+        let context = Set::read_from_str(ctx, "[N, T] -> { : N >= 3 and T >= 1 }").unwrap();
+        let deps = deps(ctx);
+        let label = |s: &str| format!("stage {s}");
+        check(
+            &Subject {
+                schedule: sched,
+                domain: &dom,
+                context: &context,
+                deps: &deps,
+                label: &label,
+            },
+            0,
+        )
+    }
+
+    fn message(r: Result<Outcome>) -> String {
+        match r {
+            Err(Error::Internal(m)) => m,
+            Err(_) => "another error".to_string(),
+            Ok(o) => format!("{o:?}"),
+        }
+    }
+
+    const ORIGINAL: &str = "[{ S0[t, i] -> [(t)] }, { S0[t, i] -> [(i)] }]";
+
+    #[test]
+    fn the_original_order_passes() {
+        let ctx = new_context();
+        let s = schedule(&ctx, DOMAIN, ORIGINAL);
+        assert_eq!(outcome(&ctx, &s).ok(), Some(Outcome::Valid));
+    }
+
+    #[test]
+    fn a_skewed_schedule_with_a_parallel_inner_loop_passes() {
+        let ctx = new_context();
+        // Skewed (t, t + i), then the inner loop over a wavefront is parallel.
+        let s = schedule(
+            &ctx,
+            DOMAIN,
+            "[{ S0[t, i] -> [(2*t + i)] }, { S0[t, i] -> [(t)] }]",
+        );
+        let band = s.get_root().unwrap().child(0).unwrap();
+        let band = band.band_split(1).unwrap().child(0).unwrap();
+        let s = insert_mark(band, "parallel_1")
+            .unwrap()
+            .get_schedule()
+            .unwrap();
+        assert_eq!(outcome(&ctx, &s).ok(), Some(Outcome::Valid));
+    }
+
+    #[test]
+    fn a_wrong_parallel_mark_fails() {
+        let ctx = new_context();
+        for (depth, node) in [("0", 0), ("1", 1)] {
+            let s = schedule(&ctx, DOMAIN, ORIGINAL);
+            let mut band = s.get_root().unwrap().child(0).unwrap();
+            if node == 1 {
+                band = band.band_split(1).unwrap().child(0).unwrap();
+            }
+            let s = insert_mark(band, &format!("parallel_{depth}"))
+                .unwrap()
+                .get_schedule()
+                .unwrap();
+            let m = message(outcome(&ctx, &s));
+            assert!(
+                m.contains(&format!("the loop at depth {depth} is marked parallel but carries a flow dependence from stage S0 to stage S0")),
+                "{m}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_wrong_order_fails() {
+        let ctx = new_context();
+        // The space loop runs backwards.
+        let s = schedule(
+            &ctx,
+            DOMAIN,
+            "[{ S0[t, i] -> [(t)] }, { S0[t, i] -> [(-i)] }]",
+        );
+        let m = message(outcome(&ctx, &s));
+        assert!(
+            m.contains("order: a flow dependence from stage S0 to stage S0"),
+            "{m}"
+        );
+        // Tiled without skewing (not permutable): the tiles break the order.
+        let s = schedule(
+            &ctx,
+            DOMAIN,
+            "[{ S0[t, i] -> [(i - i mod 4)] }, { S0[t, i] -> [(t)] }, { S0[t, i] -> [(i)] }]",
+        );
+        let m = message(outcome(&ctx, &s));
+        assert!(m.contains("order: a "), "{m}");
+    }
+
+    #[test]
+    fn missing_instances_fail() {
+        let ctx = new_context();
+        let small = "[N, T] -> { S0[t, i] : 0 <= t < T and 1 <= i < N - 2 }";
+        let s = schedule(&ctx, small, ORIGINAL);
+        let m = message(outcome(&ctx, &s));
+        assert!(
+            m.contains("coverage: some instances of stage S0 are never executed"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn a_tiny_budget_does_not_complete() {
+        let ctx = new_context();
+        let s = schedule(&ctx, DOMAIN, ORIGINAL);
+        let dom = UnionSet::read_from_str(&ctx, DOMAIN).unwrap();
+        let context = Set::read_from_str(&ctx, "[N, T] -> { : N >= 3 }").unwrap();
+        let deps = deps(&ctx);
+        let label = |s: &str| s.to_string();
+        let subject = Subject {
+            schedule: &s,
+            domain: &dom,
+            context: &context,
+            deps: &deps,
+            label: &label,
+        };
+        let r = check(&subject, 1);
+        assert!(matches!(r, Ok(Outcome::NotCompleted)), "{}", message(r));
+        assert_eq!(check(&subject, 0).ok(), Some(Outcome::Valid));
+    }
+}
