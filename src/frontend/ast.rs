@@ -34,6 +34,56 @@ pub struct MacroUse {
     pub expansion: MacroExpansion,
     /// The argument texts (between the parentheses, split at top-level commas).
     pub args: Vec<Span>,
+    /// The tokens the expansion may contain besides its arguments: the
+    /// body's tokens other than parameters, and those of every macro named
+    /// in it, transitively (by name, every definition of that name).
+    pub expanded: Vec<(TokenKind, String)>,
+}
+
+/// Body tokens (name and parameters dropped) of a macro definition's tokens,
+/// without the parameters' uses; and whether it is function-like.
+fn own_body(def: &[(TokenKind, String)], function_like: bool) -> Vec<(TokenKind, String)> {
+    let mut k = 1;
+    let mut params = Vec::new();
+    if function_like {
+        k = 2;
+        while k < def.len() && def[k].1 != ")" {
+            if def[k].0 == TokenKind::Identifier {
+                params.push(def[k].1.as_str());
+            }
+            k += 1;
+        }
+        k += 1;
+    }
+    def.get(k..)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|(kind, t)| !(*kind == TokenKind::Identifier && params.contains(&t.as_str())))
+        .cloned()
+        .collect()
+}
+
+/// Every macro definition of the translation unit, by name: `(tokens,
+/// function-like)` for each definition of the name.
+type MacroTable = std::collections::HashMap<String, Vec<(Vec<(TokenKind, String)>, bool)>>;
+
+/// The non-parameter body tokens of `body` and of every macro named in it,
+/// transitively ([`MacroUse::expanded`]).
+fn expand_closure(body: Vec<(TokenKind, String)>, table: &MacroTable) -> Vec<(TokenKind, String)> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut todo = vec![body];
+    while let Some(toks) = todo.pop() {
+        for (kind, t) in toks {
+            if kind == TokenKind::Identifier && seen.insert(t.clone()) {
+                for (def, fl) in table.get(&t).into_iter().flatten() {
+                    todo.push(own_body(def, *fl));
+                }
+            }
+            out.push((kind, t));
+        }
+    }
+    out
 }
 
 impl MacroUse {
@@ -133,8 +183,19 @@ impl<'tu> Unit<'tu> {
             macros: Vec::new(),
             functions,
         };
-        let macros = tu
-            .macro_expansions()
+        let mut table = MacroTable::new();
+        let expansions = tu.macro_expansions();
+        if !expansions.is_empty() {
+            for c in tu.root().children() {
+                if c.kind() == CursorKind::MacroDefinition {
+                    table
+                        .entry(c.spelling())
+                        .or_default()
+                        .push((c.definition_tokens(), c.is_macro_function_like()));
+                }
+            }
+        }
+        let macros = expansions
             .into_iter()
             .map(|expansion| {
                 let args = if expansion.function_like {
@@ -142,7 +203,13 @@ impl<'tu> Unit<'tu> {
                 } else {
                     Vec::new()
                 };
-                MacroUse { expansion, args }
+                let body = own_body(&expansion.definition, expansion.function_like);
+                let expanded = expand_closure(body, &table);
+                MacroUse {
+                    expansion,
+                    args,
+                    expanded,
+                }
             })
             .collect();
         unit.macros = macros;
@@ -198,14 +265,25 @@ impl<'tu> Unit<'tu> {
         })
     }
 
-    /// True when a macro overlapping `span` has an assignment, `++` or `--` in its
-    /// body: an operator of that body that cannot be read may be a write.
+    /// True when one of `ops` may be among the tokens of the node at `span`:
+    /// its own tokens in the file, or the expansion of a macro overlapping it
+    /// ([`MacroUse::expanded`]).
+    fn may_hold(&self, span: Span, ops: &[&str]) -> bool {
+        let punct = |k: &TokenKind, t: &str| *k == TokenKind::Punctuation && ops.contains(&t);
+        self.tokens_in(span).iter().any(|t| punct(&t.kind, &t.text))
+            || self
+                .macros_in(span)
+                .any(|m| m.expanded.iter().any(|(k, t)| punct(k, t)))
+    }
+
+    /// True when the node at `span`, an operator that cannot be read, may be
+    /// an assignment, `++` or `--` (fail closed: any such token in the node's
+    /// text or in the expansion of a macro overlapping it).
     pub fn macro_may_assign(&self, span: Span) -> bool {
         const ASSIGN: &[&str] = &[
             "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--",
         ];
-        self.macros_in(span)
-            .any(|m| m.body().iter().any(|(_, t)| ASSIGN.contains(&t.as_str())))
+        self.may_hold(span, ASSIGN)
     }
 
     /// True when the token at `span`, an argument of the macro invocations
@@ -258,13 +336,12 @@ impl<'tu> Unit<'tu> {
         !in_arg
     }
 
-    /// True when a macro overlapping `span` has `++`, `--`, `*` or `&` in its
-    /// body: a unary operator of that body that cannot be read may write or
-    /// reach memory through a pointer.
+    /// True when the node at `span`, a unary operator that cannot be read,
+    /// may be `++`, `--`, `*` or `&` (it may then write or reach memory
+    /// through a pointer): as [`Unit::macro_may_assign`].
     pub fn macro_may_touch_memory(&self, span: Span) -> bool {
         const OPS: &[&str] = &["++", "--", "*", "&"];
-        self.macros_in(span)
-            .any(|m| m.body().iter().any(|(_, t)| OPS.contains(&t.as_str())))
+        self.may_hold(span, OPS)
     }
 
     /// The spelling of a binary (or compound assignment) operator, when it can be read.

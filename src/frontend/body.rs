@@ -5,11 +5,17 @@
 //! assignments (`=` writes; `+=`, `++`, ... write and read), arithmetic,
 //! literals, local variables, and calls to pure math functions. It gives up
 //! ("not analysable") on calls to other functions, pointer dereferences,
-//! address-of, member accesses, operators it cannot read, and on macro
-//! invocations in the body (other than constants such as `#define N 100`).
+//! address-of, member accesses, and operators it cannot read that may write
+//! (an operator of a macro body may be an assignment when an assignment token
+//! appears in the node's text or in the macros it expands, transitively: its
+//! left operand is then taken as written). Macro invocations are analysed
+//! through clang's expanded AST (`SCALAR_VAL(9.0)`, `SQRT_FUN(x)`); an access
+//! that a macro body spells (`AT(A, i, j)` for `A[i][j]`) is exact but makes
+//! the body not analysable, since its text cannot be redirected.
 //! A subscript that is not affine in the iterators and loop-invariant
-//! variables becomes [`Expr::Any`] in that dimension (and the body is then
-//! not analysable).
+//! variables, or that converts a value in a way that may change it
+//! (`(unsigned char)(i - 100)`), becomes [`Expr::Any`] in that dimension (and
+//! the body is then not analysable).
 //!
 //! Scalars: a variable declared outside the body and written in it is a
 //! 0-dimensional data set (written; read too where the body reads it).
@@ -235,9 +241,14 @@ pub fn template(unit: &Unit<'_>, span: Span, iterators: &[String]) -> BodyTempla
 /// `c`: array names for subscripted targets, variable names otherwise.
 pub fn assigned_vars(unit: &Unit<'_>, c: Cursor<'_>, out: &mut BTreeSet<String>) {
     let target = match c.kind() {
-        CursorKind::BinaryOperator if unit.binary_op(c).as_deref() == Some("=") => {
-            c.children().into_iter().next()
-        }
+        CursorKind::BinaryOperator => match unit.binary_op(c).as_deref() {
+            Some("=") => c.children().into_iter().next(),
+            Some(_) => None,
+            None if unit.macro_may_assign(c.span().unwrap_or_default()) => {
+                c.children().into_iter().next()
+            }
+            None => None,
+        },
         CursorKind::CompoundAssignOperator => c.children().into_iter().next(),
         CursorKind::UnaryOperator => match unit.unary_op(c) {
             Some((op, _)) if op == "++" || op == "--" => c.children().into_iter().next(),
@@ -406,18 +417,18 @@ impl<'tu> Walker<'_, 'tu> {
         write.or(read).unwrap_or_default()
     }
 
-    /// Macro invocations in the body: an iterator hidden in a macro body is an
-    /// error (the template could not rename it); any macro but a constant makes
-    /// the body not analysable.
+    /// Macro invocations in the body: an iterator hidden in a macro body (or
+    /// in a macro it names) is an error (the template could not rename it).
+    /// The expansion itself is analysed through clang's AST like code written
+    /// in the file; what that AST does not tell (operators of a macro body)
+    /// is assumed to be the worst it may be (see [`Walker::walk`]).
     fn macros(&mut self, span: Span) {
         let unit = self.unit;
         for m in unit.macros_in(span) {
-            let params = m.params();
-            let hidden = m.body().iter().find(|(k, t)| {
-                *k == TokenKind::Identifier
-                    && self.scope.iterators.contains(t)
-                    && !params.contains(t)
-            });
+            let hidden = m
+                .expanded
+                .iter()
+                .find(|(k, t)| *k == TokenKind::Identifier && self.scope.iterators.contains(t));
             if let Some((_, it)) = hidden {
                 let msg = format!(
                     "macro '{}' uses the loop iterator '{it}' without taking it as an argument; \
@@ -425,9 +436,6 @@ impl<'tu> Walker<'_, 'tu> {
                     m.expansion.name
                 );
                 self.error(Some(m.expansion.span), msg);
-            }
-            if !m.is_constant() {
-                self.out.analysable = false;
             }
         }
     }
@@ -671,14 +679,26 @@ impl<'tu> Walker<'_, 'tu> {
             .entry(name.clone())
             .or_insert_with(|| unqualified(&c.type_spelling()));
         let access = self.record(role, name, index, span);
-        if affine && c.span().is_some() {
+        // A hole is replaced by other text (a scratchpad, a renamed array):
+        // only an access whose text is its own (written in the file, or in
+        // one macro argument) can be. One that a macro body writes
+        // (`AT(A, i, j)` for `A[i][j]`) is exact for the dependences, but the
+        // body cannot be redirected: not analysable.
+        if !self.unit.is_clean(span) {
+            self.out.analysable = false;
+        } else if affine && c.span().is_some() {
             self.out.holes.push(AccessHole { span, access });
         }
     }
 
     /// The subscript as an affine expression of the iterators and
-    /// loop-invariant variables, if it is one.
+    /// loop-invariant variables, if it is one. A conversion that may change
+    /// a value (`(unsigned char)(i - 100)`, `i + u` with `u` unsigned) makes
+    /// it none: the model's integers do not wrap.
     fn affine_subscript(&self, s: Cursor<'tu>) -> Option<Expr> {
+        if !preserves_values(s) {
+            return None;
+        }
         let e = to_expr(self.unit, s)?;
         if !e.is_affine() {
             return None;
@@ -702,6 +722,40 @@ impl<'tu> Walker<'_, 'tu> {
     fn written_in_body(&self, v: &str) -> bool {
         self.body_writes.contains(v)
     }
+}
+
+/// True when every conversion under `c` (explicit casts and clang's implicit
+/// ones) keeps every value of its operand: between integer types, to a type
+/// of the same signedness at least as wide, or to a wider signed type; any
+/// conversion involving other types only when the type does not change.
+fn preserves_values(c: Cursor<'_>) -> bool {
+    let mut stack = vec![c];
+    while let Some(c) = stack.pop() {
+        let kids = c.children();
+        if matches!(
+            c.kind(),
+            CursorKind::CStyleCastExpr | CursorKind::UnexposedExpr
+        ) {
+            let exprs: Vec<Cursor<'_>> = kids
+                .iter()
+                .copied()
+                .filter(|k| k.kind().is_expression())
+                .collect();
+            if let [from] = exprs.as_slice() {
+                let ok = match (from.int_type(), c.int_type()) {
+                    (Some((fs, fsize)), Some((ts, tsize))) => {
+                        (fs == ts && tsize >= fsize) || (ts && !fs && tsize > fsize)
+                    }
+                    _ => from.type_spelling() == c.type_spelling(),
+                };
+                if !ok {
+                    return false;
+                }
+            }
+        }
+        stack.extend(kids);
+    }
+    true
 }
 
 /// Calls `f` on the declaration of every variable referenced under `c`.
@@ -869,6 +923,67 @@ void f(int n, double *A, double *B) {
                 "{body}"
             );
         }
+    }
+
+    #[test]
+    fn macro_bodies_are_analysed_through_the_expansion() {
+        // Issue 17: macros expanding to arithmetic keep the body analysable;
+        // an operator of a macro body that cannot be read is assumed to be
+        // an assignment where one may hide (transitively through the macros
+        // it names); an access a macro body writes is exact but cannot be
+        // redirected (not analysable).
+        let src = "\
+double sqrt(double);
+#define V(x) x
+#define ROOT(x) sqrt(x)
+#define AVG(a, b) (((a) + (b)) / V(2.0))
+#define ASSIGN(a, v) a = v
+#define SET(a, v) ASSIGN(a, v)
+#define AT(a, i) a[i]
+void f(int n, double *A, double *B) {
+  for (int i = 1; i < n; i++) { BODY; }
+}
+";
+        let run = |body: &str| analyse_first_body(&src.replace("BODY", body), &["i"], Mode::Omplc);
+        let (acc, ok, errs) = run("A[i] = (A[i-1] + A[i+1]) / V(9.0)");
+        assert!(errs.is_empty() && ok, "{errs:?}");
+        assert_eq!(acc, ["W A[i]", "R A[(i - 1)]", "R A[(i + 1)]"]);
+        let (acc, ok, _) = run("V(B[i]) = ROOT(AVG(A[i-1], A[i+1]))");
+        assert!(ok);
+        assert_eq!(acc, ["W B[i]", "R A[(i - 1)]", "R A[(i + 1)]"]);
+        let (acc, ok, _) = run("SET(B[i], A[i])");
+        assert!(!ok);
+        assert!(acc.contains(&"W B[i]".to_string()), "{acc:?}");
+        let (acc, ok, _) = run("AT(B, i) = A[i] + 1");
+        assert!(!ok, "AT(B, i) has no text 'B[' to redirect");
+        assert_eq!(acc, ["W B[i]", "R A[i]"]);
+        let (_, _, errs) = run("SET(B[i], A[i])");
+        assert!(errs.is_empty(), "{errs:?}");
+        let (_, _, errs) =
+            analyse_first_body(&src.replace("BODY", "SET(B[i], A[i])"), &["i"], Mode::Scop);
+        assert!(
+            errs.iter().any(|e| e.contains("inside a macro")),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn value_changing_conversions_make_subscripts_non_affine() {
+        let src = "\
+void f(int n, unsigned u, double *A, double *B) {
+  for (int i = 1; i < n; i++) { BODY; }
+}
+";
+        let run = |body: &str| analyse_first_body(&src.replace("BODY", body), &["i"], Mode::Omplc);
+        let (acc, ok, _) = run("B[i] = A[(unsigned char)(i - 100)]");
+        assert!(!ok);
+        assert_eq!(acc, ["W B[i]", "R A[*]"]);
+        let (acc, ok, _) = run("B[i] = A[i + u]");
+        assert!(!ok);
+        assert_eq!(acc, ["W B[i]", "R A[*]"]);
+        let (acc, ok, _) = run("B[(long)i] = A[(int)i + (long)1]");
+        assert!(ok);
+        assert_eq!(acc, ["W B[i]", "R A[(i + 1)]"]);
     }
 
     #[test]

@@ -756,16 +756,7 @@ impl<'i> TranslationUnit<'i> {
             let Some(span) = c.raw_span() else { continue };
             let def = c.referenced();
             let function_like = def.map(|d| d.is_macro_function_like()).unwrap_or(false);
-            let definition = def
-                .map(|d| {
-                    // SAFETY: extent of a valid cursor.
-                    let range = unsafe { clang_getCursorExtent(d.raw) };
-                    self.tokenize(range)
-                        .into_iter()
-                        .map(|(k, t, _)| (k, t))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let definition = def.map(|d| d.definition_tokens()).unwrap_or_default();
             out.push(MacroExpansion {
                 name: c.spelling(),
                 span,
@@ -961,11 +952,41 @@ impl<'tu> Cursor<'tu> {
         }
     }
 
+    /// For an integer-typed node: whether its canonical type is signed, and
+    /// its size in bytes.
+    pub fn int_type(&self) -> Option<(bool, i64)> {
+        // SAFETY: valid cursor; types are plain values.
+        let ty = unsafe { clang_getCanonicalType(clang_getCursorType(self.raw)) };
+        let signed = match ty.kind {
+            CXType_Char_S | CXType_SChar | CXType_WChar | CXType_Short | CXType_Int
+            | CXType_Long | CXType_LongLong | CXType_Int128 => true,
+            CXType_Bool | CXType_Char_U | CXType_UChar | CXType_Char16 | CXType_Char32
+            | CXType_UShort | CXType_UInt | CXType_ULong | CXType_ULongLong | CXType_UInt128 => {
+                false
+            }
+            _ => return None,
+        };
+        // SAFETY: plain query on a type value; negative results are errors.
+        let size = unsafe { clang_Type_getSizeOf(ty) };
+        (size > 0).then_some((signed, size))
+    }
+
     /// clang's spelling of the node's type (as written, typedef names kept;
     /// an expression's type is that of its value: `double` for `A[i][j]`).
     pub fn type_spelling(&self) -> String {
         // SAFETY: valid cursor; types are plain values; the string is taken over.
         take_string(unsafe { clang_getTypeSpelling(clang_getCursorType(self.raw)) })
+    }
+
+    /// The tokens of a macro definition (name, parameters and body), as spellings.
+    pub fn definition_tokens(&self) -> Vec<(TokenKind, String)> {
+        // SAFETY: extent of a valid cursor.
+        let range = unsafe { clang_getCursorExtent(self.raw) };
+        self.tu
+            .tokenize(range)
+            .into_iter()
+            .map(|(k, t, _)| (k, t))
+            .collect()
     }
 
     /// True for a function-like macro definition.

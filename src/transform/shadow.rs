@@ -18,7 +18,7 @@
 //! ([`crate::transform::time_blocks`]) use the same shadows for the last step
 //! of a block.
 
-use crate::diag::Result;
+use crate::diag::{Error, Result};
 use crate::model::deps::Dependences;
 use crate::model::expr::Expr;
 use crate::model::isl_ext::isl_err;
@@ -270,9 +270,17 @@ pub fn rename_inplace(
             "shadow: {} writes '{data}' into a copy, {name}, copied back after the region",
             region.stages[w].label
         );
-        rename_stage(&mut out.stages[w], data, &name, AccessKind::Write);
+        let mut renamed = rename_stage(&mut out.stages[w], data, &name, AccessKind::Write);
         for k in &later {
-            rename_stage(&mut out.stages[*k], data, &name, AccessKind::Read);
+            renamed &= rename_stage(&mut out.stages[*k], data, &name, AccessKind::Read);
+        }
+        if !renamed {
+            return Err(Error::inapplicable_at(
+                region.stages[w].span,
+                format!(
+                    "overlapped tiling: an access to '{data}' is not written as '{data}[...]' (parentheses or a macro around the name), so it cannot be redirected to a copy of '{data}'"
+                ),
+            ));
         }
         if let Some(ty) = region.data_types.get(data).cloned() {
             out.data_types.insert(name.clone(), ty);
@@ -328,8 +336,10 @@ fn dims(n: usize) -> String {
 }
 
 /// Renames `data` to `to` in the accesses of `kind` of `stage`: declared,
-/// observed and in its body.
-fn rename_stage(stage: &mut Stage, data: &str, to: &str, kind: AccessKind) {
+/// observed and in its body. False when an access's text could not be
+/// renamed ([`rename_access_text`]).
+#[must_use]
+fn rename_stage(stage: &mut Stage, data: &str, to: &str, kind: AccessKind) -> bool {
     let renamed = |accesses: &mut Vec<Access>| -> Vec<usize> {
         let mut ks = Vec::new();
         for (k, a) in accesses.iter_mut().enumerate() {
@@ -345,24 +355,35 @@ fn rename_stage(stage: &mut Stage, data: &str, to: &str, kind: AccessKind) {
         Some(obs) => renamed(obs),
         None => declared,
     };
+    let mut all = true;
     for p in &mut stage.body.pieces {
         if let Piece::Access { access, text } = p {
             if holes.contains(access) {
-                rename_access_text(text, data, to);
+                all &= rename_access_text(text, data, to);
             }
         }
     }
+    all
 }
 
-/// Renames the array `old` at the start of an access's text (`old[...]`) to `new`.
-pub(crate) fn rename_access_text(text: &mut [Piece], old: &str, new: &str) {
+/// Renames the array `old` at the start of an access's text (`old[...]`) to
+/// `new`. False when the text does not start that way (`(A)[i]`, an
+/// object-like macro naming the array): the access is then left as it is,
+/// and the caller must not use the body.
+#[must_use]
+pub(crate) fn rename_access_text(text: &mut [Piece], old: &str, new: &str) -> bool {
+    if old == new {
+        return true;
+    }
     if let Some(Piece::Text(t)) = text.first_mut() {
         if let Some(after) = t.trim_start().strip_prefix(old) {
             if after.trim_start().starts_with('[') {
                 *t = format!("{new}{after}");
+                return true;
             }
         }
     }
+    false
 }
 
 /// The stage that copies a shadow back to its array after `w`, its writer:
@@ -422,4 +443,27 @@ pub(crate) fn copy_back_stage(
         time_step: None,
     };
     (stage, node)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn access_text_is_renamed_only_where_it_names_the_array() {
+        let mut text = vec![
+            Piece::Text("A[".into()),
+            Piece::Iter(0),
+            Piece::Text("]".into()),
+        ];
+        assert!(rename_access_text(&mut text, "A", "A_1"));
+        assert!(matches!(&text[0], Piece::Text(t) if t == "A_1["));
+        for spelled in ["(A)[", "ARR_A[", "AT(A, "] {
+            let mut text = vec![Piece::Text(spelled.into()), Piece::Iter(0)];
+            assert!(!rename_access_text(&mut text, "A", "A_1"), "{spelled}");
+            assert!(matches!(&text[0], Piece::Text(t) if t == spelled));
+        }
+        let mut text = vec![Piece::Text("(A)[".into())];
+        assert!(rename_access_text(&mut text, "A", "A"));
+    }
 }

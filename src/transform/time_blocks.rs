@@ -333,18 +333,26 @@ pub fn time_blocks(
                 })
                 .collect();
             let when = format!("({})", at(step));
-            let body = BodyTemplate {
-                pieces: s
-                    .body
-                    .pieces
-                    .iter()
-                    .map(|p| {
-                        shift_piece(p, &when, &|k| {
-                            s.accesses.get(k).map(|a| (a.data.clone(), rename(a)))
-                        })
+            let pieces: Option<Vec<Piece>> = s
+                .body
+                .pieces
+                .iter()
+                .map(|p| {
+                    shift_piece(p, &when, &|k| {
+                        s.accesses.get(k).map(|a| (a.data.clone(), rename(a)))
                     })
-                    .collect(),
+                })
+                .collect();
+            let Some(pieces) = pieces else {
+                return refuse(
+                    s.span,
+                    format!(
+                        "an array access of {} is not written as 'NAME[...]' (parentheses or a macro around the name), so it cannot be redirected to a time step's copy",
+                        s.label
+                    ),
+                );
             };
+            let body = BodyTemplate { pieces };
             let mut domain: Vec<Constraint> = s
                 .domain
                 .iter()
@@ -445,22 +453,32 @@ fn substitute(c: &Constraint, v: &str, by: &Expr) -> Constraint {
 /// A body piece of a time-loop statement in a block stage: the time
 /// iterator (0) becomes `when`, the others move down by one; an access's
 /// array name becomes its version (`rename(access)`: original and new name).
-fn shift_piece(p: &Piece, when: &str, rename: &dyn Fn(usize) -> Option<(String, String)>) -> Piece {
-    match p {
+/// `None` when an access's text cannot be renamed ([`rename_access_text`]).
+fn shift_piece(
+    p: &Piece,
+    when: &str,
+    rename: &dyn Fn(usize) -> Option<(String, String)>,
+) -> Option<Piece> {
+    Some(match p {
         Piece::Text(t) => Piece::Text(t.clone()),
         Piece::Iter(0) => Piece::Text(when.to_string()),
         Piece::Iter(k) => Piece::Iter(k - 1),
         Piece::Access { access, text } => {
-            let mut text: Vec<Piece> = text.iter().map(|p| shift_piece(p, when, rename)).collect();
+            let mut text: Vec<Piece> = text
+                .iter()
+                .map(|p| shift_piece(p, when, rename))
+                .collect::<Option<_>>()?;
             if let Some((old, new)) = rename(*access) {
-                rename_access_text(&mut text, &old, &new);
+                if !rename_access_text(&mut text, &old, &new) {
+                    return None;
+                }
             }
             Piece::Access {
                 access: *access,
                 text,
             }
         }
-    }
+    })
 }
 
 /// `node` with its stage numbers moved up by `by`.
