@@ -23,7 +23,7 @@ use crate::model::expr::Expr;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
 use crate::model::polyhedral::{self, Names, RegionModel};
 use crate::model::program::{
-    CmpOp, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, TileSpec,
+    AccessKind, CmpOp, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, TileSpec,
 };
 use crate::transform::overlap::{overlapped_tiling, OverlapSpec, Shape, TileStorage};
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
@@ -385,7 +385,12 @@ fn compile_region(
         Shape::Rectangle => "--rectangle",
         Shape::Scalene => "--scalene",
     };
-    let suffix = format!("; the region is compiled without overlapped tiling, as without {flag}");
+    // Under --fatal-warnings nothing is compiled: the warning says what would be.
+    let suffix = if opts.fatal_warnings {
+        format!("; overlapped tiling does not apply to the region ({flag})")
+    } else {
+        format!("; the region is compiled without overlapped tiling, as without {flag}")
+    };
     warnings.extend(
         why.into_iter()
             .map(|d| d.restated(Severity::Warning, &suffix)),
@@ -440,19 +445,25 @@ fn compile_region_as_asked(
         naming,
     } = *shared;
     // A scop whose loop nests all sit in one outer loop is a time-iterated
-    // stencil, unless that loop holds one nest and indexes arrays (one
-    // nest over an image, with several statements); the top-level nests of
-    // any other scop are tiled like a loop chain's.
+    // stencil, unless that loop's iterator subscripts an array the region
+    // writes (gemm's `i`: a loop over rows, not over time steps), or the
+    // loop holds one nest and its iterator subscripts any array (one nest
+    // over an image, with several statements); the top-level nests of any
+    // other scop are tiled like a loop chain's.
     let time_loop = match region.tree.as_slice() {
         [OrigNode::Loop { iter, body, .. }] => {
+            let subscripts = |writes_only: bool| {
+                region.stages.iter().any(|s| {
+                    s.accesses
+                        .iter()
+                        .filter(|a| !writes_only || a.kind == AccessKind::Write)
+                        .flat_map(|a| &a.index)
+                        .any(|e| mentions(e, iter))
+                })
+            };
             body.iter().all(|n| matches!(n, OrigNode::Loop { .. }))
-                && (body.len() > 1
-                    || !region.stages.iter().any(|s| {
-                        s.accesses
-                            .iter()
-                            .flat_map(|a| &a.index)
-                            .any(|e| mentions(e, iter))
-                    }))
+                && !subscripts(true)
+                && (body.len() > 1 || !subscripts(false))
         }
         _ => false,
     };

@@ -1499,6 +1499,7 @@ mod errors {
         overlap_dims_out_of_range,
         overlap_dims_time_only,
         overlap_dims_two_classic,
+        overlap_gemm_row_loop,
         overlap_inplace_prefixed_name,
         overlap_recurrence,
         overlap_scop_imperfect_nest,

@@ -228,6 +228,12 @@ fn overlapped_tiling_of_a_recurrence_falls_back_with_a_warning() {
     assert_eq!(d[0].severity, Severity::Error);
     assert_contains(&d[0].message, "(a recurrence)");
     assert!(d[0].message.ends_with(" [--fatal-warnings]"));
+    // Nothing is compiled: the refusal does not say the region is.
+    assert!(!d[0].message.contains("compiled"), "{}", d[0].message);
+    assert_contains(
+        &d[0].message,
+        "overlapped tiling does not apply to the region (--scalene)",
+    );
 }
 
 #[test]
