@@ -205,8 +205,8 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
     let names = polyhedral::collect_names(&program.regions);
     let templates = Templates::load()?;
     let naming = Naming {
-        counter: counter_prefix(&program.file.text),
-        helper: helper_prefix(&program.file.text),
+        counter: counter_prefix(&program.file.text, &program.reserved),
+        helper: helper_prefix(&program.file.text, &program.reserved),
         wide: wide_counters(opts, program, &names)?,
     };
     let shared = Shared {
@@ -217,10 +217,27 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
     };
     let mut helpers = BTreeSet::new();
     let mut generated = Vec::new();
-    let mut warnings = Vec::new();
+    let mut warnings = program.warnings.clone();
     for region in &program.regions {
         let code = compile_region(opts, &shared, region, &mut helpers, &mut warnings)?;
-        generated.push((region.span, code));
+        // The region's `#define` and `#undef` lines, kept around its code.
+        let (mut before, mut after) = (String::new(), String::new());
+        for &(d, is_after) in &program.directives {
+            if region.span.start <= d.start && d.end <= region.span.end {
+                let line = program.file.text[d.start..d.end].trim_end_matches('\r');
+                if is_after {
+                    after.push('\n');
+                    after.push_str(line);
+                } else {
+                    before.push_str(line);
+                    before.push('\n');
+                }
+            }
+        }
+        if !after.is_empty() {
+            after.push('\n');
+        }
+        generated.push((region.span, before + &code + &after));
     }
     if opts.fatal_warnings && !warnings.is_empty() {
         return Err(Error::User(

@@ -188,7 +188,11 @@ impl CPrinter<'_> {
             }),
             _ => s.body.instantiate(&iters),
         };
-        out.push_str(&format!("{indent}/* {}: {} */\n", s.name, s.label));
+        out.push_str(&format!(
+            "{indent}/* {}: {} */\n",
+            s.name,
+            super::comment_text(&s.label)
+        ));
         out.push_str(&reindent(&text, indent));
         Ok(())
     }

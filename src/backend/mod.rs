@@ -197,8 +197,8 @@ impl Templates {
         }
         let mut c = Context::new();
         c.insert("version", env!("CARGO_PKG_VERSION"));
-        c.insert("input", p.input);
-        c.insert("options", p.options);
+        c.insert("input", &comment_text(p.input));
+        c.insert("options", &comment_text(p.options));
         c.insert("regions", &p.regions);
         c.insert("helpers", &helpers);
         c.insert("body", p.body);
@@ -208,10 +208,10 @@ impl Templates {
     /// A time-blocked scop (without a trailing newline).
     pub fn time_blocks(&self, p: &TimeBlockParts) -> Result<String> {
         let mut c = Context::new();
-        c.insert("input", p.input);
+        c.insert("input", &comment_text(p.input));
         c.insert("line", &p.line);
-        c.insert("stages", &p.stages);
-        c.insert("schedule", &p.schedule);
+        c.insert("stages", &comment_texts(&p.stages));
+        c.insert("schedule", &comment_text(&p.schedule));
         c.insert("indent", p.indent);
         c.insert("start", p.start);
         c.insert("counter_type", p.counter_type);
@@ -229,17 +229,43 @@ impl Templates {
     /// One rewritten region (without a trailing newline: the file's own follows).
     pub fn region(&self, p: &RegionParts) -> Result<String> {
         let mut c = Context::new();
-        c.insert("kind", p.kind);
-        c.insert("input", p.input);
+        c.insert("kind", &comment_text(p.kind));
+        c.insert("input", &comment_text(p.input));
         c.insert("line", &p.line);
-        c.insert("stages", &p.stages);
-        c.insert("schedule", &p.schedule);
+        c.insert("stages", &comment_texts(&p.stages));
+        c.insert("schedule", &comment_text(&p.schedule));
         c.insert("indent", p.indent);
         c.insert("code", &p.code);
         c.insert("shadows", &shadow_values(&p.shadows));
         let s = self.tera.render("region", &c).map_err(tera_err)?;
         Ok(s.trim_end_matches('\n').to_string())
     }
+}
+
+/// `s` made safe to print inside a `/* ... */` comment on one line: no
+/// `*/` (which would end it: `* /`), no `/*` (`/ *`, which gcc warns
+/// about), no line breaks or other control characters (a space), and no
+/// backslash or trigraph `??/` at its end (a line continuation when a line
+/// break follows).
+pub fn comment_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let c = if c.is_control() { ' ' } else { c };
+        let prev = out.chars().last();
+        if (prev == Some('*') && c == '/') || (prev == Some('/') && c == '*') {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    if out.ends_with('\\') || out.ends_with("??/") {
+        out.push(' ');
+    }
+    out
+}
+
+/// [`comment_text`] of each string.
+fn comment_texts(v: &[String]) -> Vec<String> {
+    v.iter().map(|s| comment_text(s)).collect()
 }
 
 /// The shadows as template values.
@@ -289,4 +315,20 @@ pub fn generate_loops(
     let mut out = String::new();
     printer.print(&tree, indent, &mut out)?;
     Ok(Some(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::comment_text;
+
+    #[test]
+    fn comment_text_cannot_end_or_open_a_comment() {
+        assert_eq!(comment_text("a */ b"), "a * / b");
+        assert_eq!(comment_text("x/*y*/"), "x/ *y* /");
+        assert_eq!(comment_text("*/*/"), "* / * /");
+        assert_eq!(comment_text("line\nbreak\r"), "line break ");
+        assert_eq!(comment_text("ends in \\"), "ends in \\ ");
+        assert_eq!(comment_text("ends in ??/"), "ends in ??/ ");
+        assert_eq!(comment_text("plain -DN=4"), "plain -DN=4");
+    }
 }

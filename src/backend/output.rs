@@ -66,9 +66,11 @@ pub(crate) fn splice(text: &str, generated: &[(Span, String)]) -> String {
 }
 
 /// A prefix for helper functions and scratchpads that no identifier of the
-/// input starts with (`ft_`, else `flextile_`, ...).
-pub(crate) fn helper_prefix(text: &str) -> String {
-    let idents = identifiers(text);
+/// input and no name of `reserved` (macros and file-scope names of the
+/// headers, `-D`) starts with (`ft_`, else `flextile_`, ...).
+pub(crate) fn helper_prefix(text: &str, reserved: &BTreeSet<String>) -> String {
+    let mut idents = identifiers(text);
+    idents.extend(reserved.iter().map(String::as_str));
     for prefix in ["ft_", "flextile_", "flextile_gen_"] {
         if !idents.iter().any(|id| id.starts_with(prefix)) {
             return prefix.to_string();
@@ -96,10 +98,11 @@ fn identifiers(text: &str) -> BTreeSet<&str> {
     idents
 }
 
-/// A prefix for generated loop counters that no identifier of the input uses
-/// with a number after it (`c`, else `ft_c`, ...).
-pub(crate) fn counter_prefix(text: &str) -> String {
-    let idents = identifiers(text);
+/// A prefix for generated loop counters that no identifier of the input and
+/// no name of `reserved` uses with a number after it (`c`, else `ft_c`, ...).
+pub(crate) fn counter_prefix(text: &str, reserved: &BTreeSet<String>) -> String {
+    let mut idents = identifiers(text);
+    idents.extend(reserved.iter().map(String::as_str));
     for prefix in ["c", "ft_c", "flextile_c"] {
         let clash = idents.iter().any(|id| {
             id.strip_prefix(prefix)
@@ -118,11 +121,19 @@ mod tests {
 
     #[test]
     fn counter_prefix_avoids_user_names() {
-        assert_eq!(counter_prefix("int a; int b1;"), "c");
-        assert_eq!(counter_prefix("double c0 = 1;"), "ft_c");
-        assert_eq!(counter_prefix("int cx;"), "c");
-        assert_eq!(helper_prefix("int a;"), "ft_");
-        assert_eq!(helper_prefix("double *ft_min;"), "flextile_");
+        let none = BTreeSet::new();
+        assert_eq!(counter_prefix("int a; int b1;", &none), "c");
+        assert_eq!(counter_prefix("double c0 = 1;", &none), "ft_c");
+        assert_eq!(counter_prefix("int cx;", &none), "c");
+        assert_eq!(helper_prefix("int a;", &none), "ft_");
+        assert_eq!(helper_prefix("double *ft_min;", &none), "flextile_");
+        // Macros of headers and -D, which the main file's text does not show.
+        let macros: BTreeSet<String> = ["c1", "ft_max", "flextile_T0"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(counter_prefix("int a;", &macros), "ft_c");
+        assert_eq!(helper_prefix("int a;", &macros), "flextile_gen_");
     }
 
     #[test]

@@ -97,6 +97,9 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             versions: Default::default(),
         }],
         wide_vars: Default::default(),
+        reserved: Default::default(),
+        directives: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 

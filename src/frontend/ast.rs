@@ -496,9 +496,15 @@ impl<'tu> Unit<'tu> {
         Some(parts)
     }
 
-    /// `span` extended over the `;` token that follows it, if the next token is one.
+    /// `span` extended over the `;` token that follows it, if the next token
+    /// (comments aside) is one.
     pub fn with_semicolon(&self, span: Span) -> Span {
-        match self.token_at_or_after(span.end) {
+        let a = self.tokens.partition_point(|t| t.span.start < span.end);
+        let next = self.tokens.get(a..).and_then(|ts| {
+            ts.iter()
+                .find(|t| t.kind != crate::frontend::clang::TokenKind::Comment)
+        });
+        match next {
             Some(t) if t.text == ";" => Span::new(span.start, t.span.end),
             _ => span,
         }

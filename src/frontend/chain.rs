@@ -84,7 +84,11 @@ pub fn build<'tu>(
         errors.push(not_a_loop(p));
     }
     check_arity(&stages, &mut errors);
-    if stages.is_empty() && errors.is_empty() {
+    // A malformed nest pragma was reported already: it is the only error.
+    let malformed = inner
+        .iter()
+        .any(|p| matches!(p.kind, PragmaKind::Malformed { .. }));
+    if stages.is_empty() && errors.is_empty() && !malformed {
         errors.push(Diagnostic::error(
             pragma.span,
             "loop chain without any '#pragma omplc for' nest",
@@ -576,6 +580,10 @@ void f(int N, double *A, double *B) {
         assert!(t.starts_with("#pragma omplc loopchain"));
         let e = errors("void f(void) {\n#pragma omplc loopchain schedule()\n  { ; }\n}\n");
         assert_eq!(e[0].0, "loop chain without any '#pragma omplc for' nest");
+        // A syntax error in the only nest pragma is the only error.
+        let e = errors("void f(int N, double *B) {\n#pragma omplc loopchain schedule()\n  {\n#pragma omplc for domain(0:N-1) with (i) write B {(i)\n  for (int i = 0; i < N; i++) B[i] = 0;\n  }\n}\n");
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].0.starts_with("expected ',' or '}'"), "{e:?}");
         let (m, _) = err("#pragma omplc loopchain schedule()\n", "");
         assert_eq!(m, "'#pragma omplc for' outside a loop chain");
     }

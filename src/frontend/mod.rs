@@ -21,6 +21,7 @@ pub mod params;
 pub mod pragma;
 pub mod scop;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::diag::{Diagnostic, Error, Location, Result, Severity, SourceFile, Span};
@@ -106,7 +107,8 @@ pub fn parse_file(path: &Path, clang_args: &[String]) -> Result<Program> {
 pub fn parse_input(input: &Input, clang_args: &[String]) -> Result<Parsed> {
     let path = input.path.as_path();
     let file = SourceFile::new(path.display().to_string(), input.text.clone());
-    let (pragmas, mut errors) = pragma::scan(&file.text);
+    let mut macros = Vec::new();
+    let (pragmas, mut errors) = pragma::scan_with_macros(&file.text, &mut macros);
     let (pragmas, mut errors) = non_utf8_in_pragmas(input, &file, pragmas, &mut errors);
     if errors.iter().any(|d| d.message.contains(NOT_UTF8)) {
         // The pragma may not have parsed at all: no region is built from it.
@@ -126,7 +128,7 @@ pub fn parse_input(input: &Input, clang_args: &[String]) -> Result<Parsed> {
         Ok(tu) => tu,
         Err(e) => return Err(parse_failure(&index, path, clang_args, e)),
     };
-    let includes = tu
+    let includes: Vec<String> = tu
         .included_files()
         .into_iter()
         .filter(|f| !f.starts_with(VIRTUAL_INCLUDE))
@@ -162,6 +164,12 @@ pub fn parse_input(input: &Input, clang_args: &[String]) -> Result<Parsed> {
     }
     let wide_vars = params::wide_variables(&unit, tu.root(), &region_pragmas);
     let mut regions = build_regions(&unit, &pragmas, &mut errors);
+    macros.retain(|m| {
+        !skipped
+            .iter()
+            .any(|s| s.start <= m.line.start && m.line.start < s.end)
+    });
+    let directives = region_directives(&file.text, &regions, &macros, &mut errors);
     if !errors.is_empty() {
         errors.sort_by_key(|d| match d.location {
             Location::Span(s) => s.start,
@@ -177,11 +185,16 @@ pub fn parse_input(input: &Input, clang_args: &[String]) -> Result<Parsed> {
             k += 1;
         }
     }
+    let reserved = reserved_names(&tu);
+    let warnings = header_regions(&includes);
     Ok(Parsed {
         program: Program {
             file,
             regions,
             wide_vars,
+            reserved,
+            directives,
+            warnings,
         },
         includes,
     })
@@ -288,6 +301,145 @@ fn parse_failure(index: &Index, path: &Path, user: &[String], e: ParseError) -> 
             }
         ),
     }))
+}
+
+/// The `#define` and `#undef` lines inside regions, which the output keeps
+/// outside the region's generated code: before it (`false`) the lines that
+/// come before every use of their macro in the region, after it (`true`)
+/// those that come after every use, each group in source order. A line of a
+/// macro used in the region both before and after it is an error (located
+/// at the use before it): no place keeps the meaning of both.
+fn region_directives(
+    text: &str,
+    regions: &[Region],
+    macros: &[pragma::MacroDirective],
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<(Span, bool)> {
+    let mut out = Vec::new();
+    for r in regions {
+        let inside: Vec<&pragma::MacroDirective> = macros
+            .iter()
+            .filter(|m| r.span.start <= m.line.start && m.line.end <= r.span.end)
+            .collect();
+        let mut reported = BTreeSet::new();
+        for m in &inside {
+            let uses: Vec<usize> = word_uses(text, r.span, &m.name)
+                .filter(|&u| !inside.iter().any(|d| d.line.start <= u && u < d.line.end))
+                .collect();
+            let after = uses.last().is_some_and(|&u| u < m.line.start);
+            if let Some(&u) = uses.iter().find(|&&u| u < m.line.start) {
+                if uses.iter().any(|&v| v > m.line.start) && reported.insert(&m.name) {
+                    errors.push(
+                        Diagnostic::error(
+                            Span::new(u, u + m.name.len()),
+                            format!(
+                                "'{}' is used in this region both before and after a \
+                                 '#define' or '#undef' of it: flextile cannot keep that line \
+                                 at its place among the reordered statements; move it out of \
+                                 the region",
+                                m.name
+                            ),
+                        )
+                        .with_note(
+                            m.line,
+                            format!("'{}' is redefined or undefined here", m.name),
+                        ),
+                    );
+                }
+            }
+            out.push((m.line, after));
+        }
+    }
+    out
+}
+
+/// Offsets in `span` of `text` where the word `name` occurs (comments and
+/// literals included: more uses only make [`region_directives`] stricter).
+fn word_uses<'a>(text: &'a str, span: Span, name: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let hay = &text[span.start..span.end];
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    hay.match_indices(name).filter_map(move |(k, _)| {
+        let b = hay.as_bytes();
+        let before = k.checked_sub(1).map(|j| b[j]);
+        let after = b.get(k + name.len()).copied();
+        (!before.is_some_and(word) && !after.is_some_and(word)).then_some(span.start + k)
+    })
+}
+
+/// Every macro name (of any file, `-D` and predefined ones included) and
+/// every file-scope name (functions, variables, types, tags, enumerators)
+/// of the translation unit: generated names must avoid them.
+fn reserved_names(tu: &TranslationUnit<'_>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for c in tu.root().children() {
+        if c.kind() == clang::CursorKind::MacroExpansion {
+            continue;
+        }
+        out.insert(c.spelling());
+        if c.kind() == clang::CursorKind::Other {
+            for k in c.children() {
+                if k.kind() == clang::CursorKind::EnumConstantDecl {
+                    out.insert(k.spelling());
+                }
+            }
+        }
+    }
+    out.retain(|n| !n.is_empty());
+    out
+}
+
+/// A warning for each included file (flextile's virtual ones aside) that
+/// holds a loop chain or scop: only the main file is transformed.
+fn header_regions(includes: &[String]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    for path in includes {
+        if path.starts_with(VIRTUAL_INCLUDE) || !seen.insert(path) {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        if !text.contains("omplc") && !text.contains("scop") {
+            continue;
+        }
+        let (pragmas, _) = pragma::scan(&text);
+        let Some(p) = pragmas.iter().find(|p| {
+            matches!(
+                p.kind,
+                PragmaKind::Loopchain(_) | PragmaKind::Scop | PragmaKind::Malformed { .. }
+            )
+        }) else {
+            continue;
+        };
+        let before = &text[..p.span.start];
+        let line = before.matches('\n').count() + 1;
+        let col = p.span.start - before.rfind('\n').map_or(0, |k| k + 1) + 1;
+        let what = if matches!(p.kind, PragmaKind::Scop) {
+            "scop"
+        } else {
+            "loop chain"
+        };
+        out.push(Diagnostic {
+            severity: Severity::Warning,
+            location: Location::External {
+                path: path.clone(),
+                line: u32::try_from(line).unwrap_or(u32::MAX),
+                col: u32::try_from(col).unwrap_or(u32::MAX),
+                source_line: text[p.line_start..p.line_end]
+                    .trim_end_matches('\r')
+                    .to_string()
+                    .into(),
+            },
+            message: format!(
+                "this {what} is in an included file and is not transformed: flextile \
+                 rewrites only the main file (move the region into it)"
+            ),
+            notes: Vec::new(),
+        });
+    }
+    out
 }
 
 /// The user's flags, plus clang's resource directory (unless given), the

@@ -145,15 +145,46 @@ fn is_hspace(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
 }
 
-/// If a backslash line continuation starts at `i`, its length.
+/// If a backslash line continuation starts at `i`, its length. As gcc and
+/// clang do (with a warning), white space between the backslash and the
+/// newline is allowed.
 fn continuation_len(b: &[u8], i: usize) -> Option<usize> {
     if b.get(i) != Some(&b'\\') {
         return None;
     }
-    match (b.get(i + 1), b.get(i + 2)) {
-        (Some(b'\n'), _) => Some(2),
-        (Some(b'\r'), Some(b'\n')) => Some(3),
-        _ => None,
+    let mut j = i + 1;
+    while b.get(j).is_some_and(|&c| is_hspace(c)) {
+        j += 1;
+    }
+    (b.get(j) == Some(&b'\n')).then_some(j + 1 - i)
+}
+
+/// Skips the continuations at `i`; returns the offset after them.
+fn skip_continuations(b: &[u8], mut i: usize) -> usize {
+    while let Some(n) = continuation_len(b, i) {
+        i += n;
+    }
+    i
+}
+
+/// Reads a word (identifier or number) starting at `i` whose bytes satisfy
+/// `part`, joining the pieces of a word split by line continuations
+/// (`dom\<newline>ain` is `domain`, as in C). Returns its end and spelling.
+fn read_word(text: &str, mut i: usize, part: impl Fn(u8) -> bool) -> (usize, String) {
+    let b = text.as_bytes();
+    let mut word = String::new();
+    loop {
+        let s = i;
+        while i < b.len() && part(b[i]) {
+            i += 1;
+        }
+        word.push_str(&text[s..i]);
+        let next = skip_continuations(b, i);
+        if next > i && b.get(next).is_some_and(|&c| part(c)) {
+            i = next;
+        } else {
+            return (i, word);
+        }
     }
 }
 
@@ -223,10 +254,9 @@ pub fn lex_directive(text: &str, start: usize) -> (Vec<PTok>, usize) {
             i = skip_line_comment(b, i);
         } else if c.is_ascii_digit() {
             let s = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            let lit = &text[s..i];
+            let (e, lit) = read_word(text, i, |d| d.is_ascii_alphanumeric() || d == b'_');
+            i = e;
+            let lit = lit.as_str();
             let value = if let Some(hex) = lit.strip_prefix("0x").or_else(|| lit.strip_prefix("0X"))
             {
                 i64::from_str_radix(hex, 16).ok()
@@ -246,11 +276,10 @@ pub fn lex_directive(text: &str, start: usize) -> (Vec<PTok>, usize) {
             });
         } else if c.is_ascii_alphabetic() || c == b'_' {
             let s = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
+            let (e, word) = read_word(text, i, |d| d.is_ascii_alphanumeric() || d == b'_');
+            i = e;
             toks.push(PTok {
-                tok: Tok::Ident(text[s..i].to_string()),
+                tok: Tok::Ident(word),
                 span: Span::new(s, i),
             });
         } else if c == b'"' || c == b'\'' {
@@ -283,9 +312,31 @@ pub fn lex_directive(text: &str, start: usize) -> (Vec<PTok>, usize) {
 /// skipping comments and literals. Malformed `omplc` pragmas are reported in
 /// the second result and kept in the first as [`PragmaKind::Malformed`].
 pub fn scan(text: &str) -> (Vec<PragmaLine>, Vec<Diagnostic>) {
+    let mut macros = Vec::new();
+    scan_with_macros(text, &mut macros)
+}
+
+/// A `#define` or `#undef` line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MacroDirective {
+    /// The macro's name.
+    pub name: String,
+    /// From the start of the `#`'s line to the newline that ends the
+    /// directive (its continuation lines included; the newline excluded).
+    pub line: Span,
+}
+
+/// [`scan`], which also lists the `#define` and `#undef` lines in `macros`.
+pub fn scan_with_macros(
+    text: &str,
+    macros: &mut Vec<MacroDirective>,
+) -> (Vec<PragmaLine>, Vec<Diagnostic>) {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut errors = Vec::new();
+    if let Some(d) = cr_only_pragma(b) {
+        return (out, vec![d]);
+    }
     let mut i = 0;
     let mut line_start = 0;
     let mut at_line_start = true;
@@ -306,10 +357,37 @@ pub fn scan(text: &str) -> (Vec<PragmaLine>, Vec<Diagnostic>) {
         } else if c == b'"' || c == b'\'' {
             i = skip_literal(b, i);
             at_line_start = false;
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let (e, word) = read_word(text, i, |d| d.is_ascii_alphanumeric() || d == b'_');
+            if word == "_Pragma" {
+                errors.extend(underscore_pragma(text, Span::new(i, e)));
+            }
+            i = e;
+            at_line_start = false;
         } else if c == b'#' && at_line_start {
             let (toks, end) = lex_directive(text, i);
+            // `_Pragma` in a directive (`#define REGION _Pragma("scop")`).
+            for t in &toks {
+                if t.tok == Tok::Ident("_Pragma".to_string()) {
+                    errors.extend(underscore_pragma(text, t.span));
+                }
+            }
             if let Some(p) = pragma_from_tokens(text, &toks, line_start, end, &mut errors) {
                 out.push(p);
+            }
+            if let [_, PTok {
+                tok: Tok::Ident(d), ..
+            }, PTok {
+                tok: Tok::Ident(name),
+                ..
+            }, ..] = toks.as_slice()
+            {
+                if d == "define" || d == "undef" {
+                    macros.push(MacroDirective {
+                        name: name.clone(),
+                        line: Span::new(line_start, end),
+                    });
+                }
             }
             i = end.max(i + 1);
             at_line_start = false;
@@ -319,6 +397,98 @@ pub fn scan(text: &str) -> (Vec<PragmaLine>, Vec<Diagnostic>) {
         }
     }
     (out, errors)
+}
+
+/// A located error for a `#pragma` on a line that ends in a carriage return
+/// alone (old Mac line endings): clang reads such lines, but flextile's
+/// scanner would not find the pragma, and the region would pass through
+/// untransformed.
+fn cr_only_pragma(b: &[u8]) -> Option<Diagnostic> {
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\r' && b.get(i + 1) != Some(&b'\n') {
+            let mut j = i + 1;
+            while b.get(j).is_some_and(|&c| c == b' ' || c == b'\t') {
+                j += 1;
+            }
+            let hash = j;
+            if b.get(j) == Some(&b'#') {
+                j += 1;
+                while b.get(j).is_some_and(|&c| c == b' ' || c == b'\t') {
+                    j += 1;
+                }
+                if b.get(j..).is_some_and(|r| r.starts_with(b"pragma")) {
+                    return Some(Diagnostic::error(
+                        Span::new(hash, j + "pragma".len()),
+                        "this file ends its lines with a carriage return alone (old Mac line \
+                         endings), which flextile does not read: convert it to LF or CRLF line \
+                         endings",
+                    ));
+                }
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// If `_Pragma` at `name` is `_Pragma("omplc ...")`, `_Pragma("scop")` or
+/// `_Pragma("endscop")`, an error saying to write it as a `#pragma` line
+/// (flextile reads pragmas from the text; it would pass the region through
+/// untransformed).
+fn underscore_pragma(text: &str, name: Span) -> Option<Diagnostic> {
+    let b = text.as_bytes();
+    let skip_space = |mut j: usize| loop {
+        let k = skip_continuations(b, j);
+        if k > j {
+            j = k;
+        } else if b.get(j).is_some_and(|&c| is_hspace(c) || c == b'\n') {
+            j += 1;
+        } else {
+            return j;
+        }
+    };
+    let open = skip_space(name.end);
+    if b.get(open) != Some(&b'(') {
+        return None;
+    }
+    let quote = skip_space(open + 1);
+    if b.get(quote) != Some(&b'"') {
+        return None;
+    }
+    let lit_end = skip_literal(b, quote);
+    let body = text.get(quote + 1..lit_end.saturating_sub(1).max(quote + 1))?;
+    let first: String = body
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if !matches!(first.as_str(), "omplc" | "scop" | "endscop") {
+        return None;
+    }
+    let close = skip_space(lit_end);
+    let end = if b.get(close) == Some(&b')') {
+        close + 1
+    } else {
+        lit_end
+    };
+    let mut shown = body
+        .replace("\\\"", "\"")
+        .replace("\\\\", "\\")
+        .trim()
+        .to_string();
+    if let Some((k, _)) = shown.char_indices().nth(60) {
+        shown.truncate(k);
+        shown.push_str(" ...");
+    }
+    Some(Diagnostic::error(
+        Span::new(name.start, end),
+        format!(
+            "flextile reads its pragmas only as '#pragma' lines: write this as \
+             '#pragma {shown}' on a line of its own (as written, the region would not be \
+             transformed)"
+        ),
+    ))
 }
 
 /// Builds a [`PragmaLine`] from a directive's tokens, if it is one of ours.

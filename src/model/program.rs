@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::diag::{SourceFile, Span};
+use crate::diag::{Diagnostic, SourceFile, Span};
 use crate::model::expr::Expr;
 
 /// A parsed input file: its text and the regions flextile rewrites.
@@ -23,6 +23,17 @@ pub struct Program {
     /// region whose parameters or iterators include one gets `long long`
     /// loop counters.
     pub wide_vars: BTreeSet<String>,
+    /// Names the generated code must not define or use for its own: every
+    /// macro (headers, `-D`, predefined) and file-scope declaration clang
+    /// saw, besides the identifiers of the main file's text.
+    pub reserved: BTreeSet<String>,
+    /// The `#define` and `#undef` lines inside regions (from the start of
+    /// the line to its end, newline excluded), in order, and whether the
+    /// output keeps each after the region's generated code (else before it).
+    pub directives: Vec<(Span, bool)>,
+    /// What the front end tells the user without refusing (a region in an
+    /// included file, which is not transformed).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// One region of the file that flextile replaces with generated code.

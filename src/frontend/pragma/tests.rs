@@ -296,3 +296,64 @@ fn errors_point_at_the_token() {
         )
     );
 }
+
+#[test]
+fn continuations_inside_words_and_after_blanks() {
+    // C joins `dom\<newline>ain` into one word; gcc and clang also accept
+    // blanks between the backslash and the newline (with a warning).
+    let text = "#pragma omplc for dom\\\nain(0:N\\\n-1) wi\\  \nth (i) \\ \t\r\n read A {(i)} write B {(i)}\nint x;\n";
+    let p = one(text);
+    let PragmaKind::For(n) = &p.kind else {
+        panic!("{p:?}")
+    };
+    assert_eq!(n.ranges[0].hi, Expr::difference(v("N"), Expr::Int(1)));
+    assert_eq!(&text[n.domain_span.start..n.domain_span.start + 3], "dom");
+    assert_eq!(n.accesses.len(), 2);
+    assert_eq!(&text[p.line_end..], "\nint x;\n");
+    // A continuation that does not end a line is a stray backslash.
+    let (m, t) = error("#pragma omplc for domain(0:N-1) \\ x\n");
+    assert!(m.contains("found '\\'"), "{m}");
+    assert_eq!(t, "\\");
+}
+
+#[test]
+fn underscore_pragma_of_ours_is_an_error() {
+    let text = "void f(void) {\n_Pragma( \"omplc loopchain schedule(fuse())\" )\n}\n#define R _Pragma(\"scop\")\n_Pragma(\"omp parallel\")\nchar *s = \"_Pragma(\\\"scop\\\")\";\n";
+    let (ps, errs) = scan(text);
+    assert!(ps.is_empty());
+    assert_eq!(errs.len(), 2, "{errs:?}");
+    let shown: Vec<&str> = errs
+        .iter()
+        .map(|d| match d.location {
+            crate::diag::Location::Span(sp) => &text[sp.start..sp.end],
+            _ => panic!("no span"),
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "_Pragma( \"omplc loopchain schedule(fuse())\" )",
+            "_Pragma(\"scop\")"
+        ]
+    );
+    assert!(errs[0]
+        .message
+        .contains("write this as '#pragma omplc loopchain schedule(fuse())'"));
+}
+
+#[test]
+fn cr_only_line_endings_are_refused_where_a_pragma_is() {
+    let text = "int x;\r#pragma scop\rx = 1;\r#pragma endscop\r";
+    let (ps, errs) = scan(text);
+    assert!(ps.is_empty());
+    assert_eq!(errs.len(), 1);
+    assert!(errs[0].message.contains("carriage return alone"));
+    assert_eq!(
+        errs[0].location,
+        crate::diag::Location::Span(Span::new(7, 14))
+    );
+    // CRLF, and a lone CR elsewhere, are fine.
+    let (ps, errs) = scan("int x; /* a\rb */\r\n#pragma scop\r\n#pragma endscop\r\n");
+    assert!(errs.is_empty());
+    assert_eq!(ps.len(), 2);
+}

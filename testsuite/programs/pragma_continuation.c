@@ -1,0 +1,138 @@
+/* pragma_continuation.c -- backslash-newline continuations in pragmas where C
+ * accepts them (issue 17, finding 16): inside a word ('dom' '\' newline
+ * 'ain'), inside a number, and with blanks between the backslash and the
+ * newline (gcc and clang accept that with a warning). flextile rejected them
+ * ("unknown clause 'dom'", "found '\'").
+ *
+ * The loop chain of chain_1d_two_nests.c's shape: per time step (a loop
+ * around the chain) B[i] = (A[i-1] + A[i] + A[i+1]) / 3 over 1..N-2, then
+ * A[i] = B[i] over 1..N-2; fused with the shifts flextile computes (nest 2
+ * must write A[i] after nest 1 read it at i+1: shift 1), then the fused loop
+ * strip-mined by 16 with serial tiles (every dependence distance is then
+ * non-negative, so the tiles in order are legal).
+ * Output: A and B in full.
+ * gcc warns "backslash and newline separated by space" for lines 110 and 111:
+ * that is the form under test.
+ *
+ * flextile-test: args: 30 20 | 5 3 | 1 1 | 4 0 | 67 13
+ * flextile-test: options: default | --tile | --tile --tile-sizes 7 | --rectangle --tile-sizes 4 | --scalene --tile-sizes 5
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Deterministic input: a 64-bit LCG; every value is k / 2^24, exact in double. */
+static unsigned long long lcg_state = 0x2545F4914F6CDD1DULL;
+static inline double next_value(void)
+{
+    lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(lcg_state >> 40) / 16777216.0;
+}
+
+/* Prints an FNV-1a hash of the bits of each run of 64 elements of x[0..total-1]. */
+static inline void dump_hashed(const char *name, const double *x, long total)
+{
+    for (long k = 0; k < total; k += 64) {
+        unsigned long long h = 1469598103934665603ULL;
+        long end = k + 64 < total ? k + 64 : total;
+        for (long m = k; m < end; m++) {
+            unsigned char bytes[sizeof(double)];
+            memcpy(bytes, &x[m], sizeof bytes);
+            for (size_t b = 0; b < sizeof bytes; b++) {
+                h ^= bytes[b];
+                h *= 1099511628211ULL;
+            }
+        }
+        printf("%s[flat %ld..%ld] fnv=%016llx\n", name, k, end - 1, h);
+    }
+}
+
+/* Prints every element with its index (%.17g round-trips doubles exactly); for
+ * arrays over 4096 elements, prints dump_hashed's run hashes instead. Either way, equal stdout means bit-identical arrays. */
+static void dump(const char *name, const double *x, int nd, const int *dims)
+{
+    long total = 1;
+    for (int d = 0; d < nd; d++)
+        total *= dims[d] > 0 ? dims[d] : 0;
+    if (total > 4096) {
+        dump_hashed(name, x, total);
+        return;
+    }
+    for (long k = 0; k < total; k++) {
+        int idx[8];
+        long r = k;
+        for (int d = nd - 1; d >= 0; d--) {
+            idx[d] = (int)(r % dims[d]);
+            r /= dims[d];
+        }
+        printf("%s", name);
+        for (int d = 0; d < nd; d++)
+            printf("[%d]", idx[d]);
+        printf(" = %.17g\n", x[k]);
+    }
+}
+
+static inline void dump1(const char *name, const double *x, int n)
+{
+    int dims[1] = {n};
+    dump(name, x, 1, dims);
+}
+
+/* Reads argv[k] as an int >= min, or returns def when absent. */
+static int arg_int(int argc, char **argv, int k, int def, int min)
+{
+    int v = argc > k ? atoi(argv[k]) : def;
+    if (v < min) {
+        fprintf(stderr, "argument %d must be >= %d\n", k, min);
+        exit(1);
+    }
+    return v;
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+static void kernel(int TSTEPS, int N, double A[N], double B[N])
+{
+    for (int t = 1; t <= TSTEPS; t++)
+#pragma omplc loopchain sched\
+ule(fuse(), tile((16), serial, serial))
+    {
+#pragma omplc for dom\
+ain(1:N-\
+2) with (i) \   
+    read A {(i-1), (i), (i+1)} \	
+    write B {(i)}
+        for (int i = 1; i <= N - 2; i++)
+            B[i] = (A[i-1] + A[i] + A[i+1]) / 3.0;
+#pragma omplc for domain(1:N-2) with (i) read B {(i)} write A {(i)}
+        for (int i = 1; i <= N - 2; i++)
+            A[i] = B[i];
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int N = arg_int(argc, argv, 1, 30, 1);
+    int TSTEPS = arg_int(argc, argv, 2, 20, 0);
+    double *A = xmalloc(sizeof(double) * N);
+    double *B = xmalloc(sizeof(double) * N);
+    for (int i = 0; i < N; i++) {
+        A[i] = (double)((7 * i) % 31) / 31.0 + next_value();
+        B[i] = A[i];
+    }
+    kernel(TSTEPS, N, A, B);
+    int dims[1] = {N};
+    dump("A", &A[0], 1, dims);
+    dump("B", &B[0], 1, dims);
+    free(A);
+    free(B);
+    return 0;
+}
