@@ -95,13 +95,17 @@ impl Invocations {
         loop {
             let before = span;
             for pos in [span.start, span.end] {
-                let k = self.list.partition_point(|(m, _)| m.start < pos);
+                let k = self.list.partition_point(|(m, _)| m.start <= pos);
                 for j in (0..k).rev() {
                     if self.max_end[j] <= pos {
                         break;
                     }
                     let (m, args) = &self.list[j];
-                    if !(m.start < pos && pos < m.end) {
+                    // clang cannot find the end of a token that comes from a
+                    // macro and ends such a node at the invocation's start
+                    // (`(DATA_TYPE)_PB_N`): an end there is inside it too
+                    let ends_at_start = pos == span.end && pos == m.start && span.start < pos;
+                    if !(m.start < pos && pos < m.end) && !ends_at_start {
                         continue;
                     }
                     let one_arg = args
@@ -534,6 +538,44 @@ impl<'i> TranslationUnit<'i> {
         usize::try_from(offset).ok()
     }
 
+    /// Where a node's boundary lies in the main file's text: its spelling
+    /// when that is written at the place the code is (outside macros, or in
+    /// an argument of the invocation it comes from); otherwise, for a token
+    /// a macro body or another macro's definition supplies (`_PB_N` defined
+    /// as `POLYBENCH_LOOP_BOUND(N, n)`, possibly in a header), the start of
+    /// the invocation written in the main file, which [`Invocations::widen`]
+    /// then covers whole.
+    fn node_offset(&self, loc: CXSourceLocation) -> Option<usize> {
+        let mut file: CXFile = std::ptr::null_mut();
+        let mut offset: c_uint = 0;
+        // SAFETY: out-pointers are valid locals; null line/column pointers are allowed.
+        unsafe {
+            clang_getExpansionLocation(
+                loc,
+                &mut file,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut offset,
+            );
+            if file.is_null() || clang_File_isEqual(file, self.file) == 0 {
+                return self.main_offset(loc);
+            }
+        }
+        let exp = usize::try_from(offset).ok()?;
+        match self.main_offset(loc) {
+            Some(f) if f == exp => Some(f),
+            Some(f) => {
+                let inv = self.invocations();
+                let k = inv.list.partition_point(|(m, _)| m.start < exp);
+                match inv.list.get(k) {
+                    Some((m, _)) if m.start == exp && m.start <= f && f <= m.end => Some(f),
+                    _ => Some(exp),
+                }
+            }
+            None => Some(exp),
+        }
+    }
+
     /// The invocation table ([`Invocations`]), built on first use.
     fn invocations(&self) -> &Invocations {
         self.invocations.get_or_init(|| {
@@ -843,7 +885,14 @@ impl<'tu> Cursor<'tu> {
     fn raw_span(&self) -> Option<Span> {
         // SAFETY: valid cursor.
         let range = unsafe { clang_getCursorExtent(self.raw) };
-        self.tu.main_span(range)
+        if self.kind() == CursorKind::MacroExpansion {
+            return self.tu.main_span(range);
+        }
+        // SAFETY: range accessors on a value range.
+        let (s, e) = unsafe { (clang_getRangeStart(range), clang_getRangeEnd(range)) };
+        let start = self.tu.node_offset(s)?;
+        let end = self.tu.node_offset(e)?;
+        (start <= end).then_some(Span::new(start, end))
     }
 
     /// The translation unit's root (its file-scope declarations are its children).
@@ -1180,7 +1229,12 @@ mod tests {
 #define V(x) x
 #define AT(a, i, j) a[i][j]
 #define ADD(a, b) (a + b)
+#define NN 4
+#define BOUND(x, y) x
+#define PB_NN BOUND(NN, n)
 void f(int n, double A[n][n], double *t) {
+  t[5] = (double)PB_NN;
+  t[6] = NN;
   t[0] = V(0.0);
   AT(A, 1, 2) = V(t[1] * 2) + ADD(t[2], 3);
   t[3] = V(t[4]);
@@ -1205,6 +1259,8 @@ void f(int n, double A[n][n], double *t) {
             "AT(A, 1, 2)",
             "ADD(t[2], 3)",
             "t[3] = V(t[4])",
+            "t[5] = (double)PB_NN",
+            "t[6] = NN",
         ] {
             assert!(spans.contains(&whole), "{whole}: {spans:?}");
         }
