@@ -105,7 +105,7 @@ impl Invocations {
                     // macro and ends such a node at the invocation's start
                     // (`(DATA_TYPE)_PB_N`): an end there is inside it too
                     let ends_at_start = pos == span.end && pos == m.start && span.start < pos;
-                    if !(m.start < pos && pos < m.end) && !ends_at_start {
+                    if !(ends_at_start || (m.start < pos && pos < m.end)) {
                         continue;
                     }
                     let one_arg = args
