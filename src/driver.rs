@@ -366,15 +366,32 @@ fn compile_region(
     };
     let program = shared.program;
     let ctx = new_context();
-    for k in polyhedral::empty_stages(&ctx, region, shared.names, opts.assume.as_deref())? {
-        let s = &region.stages[k];
+    let assume = opts.assume.as_deref();
+    let (empty, context_empty) = polyhedral::empty_stages(&ctx, region, shared.names, assume)?;
+    if context_empty {
         warnings.push(Diagnostic::warning(
-            s.span,
+            region.pragma_span,
             format!(
+                "no parameter value satisfies --assume {}: the region's loops never run under this assumption, and their code is deleted",
+                assume.unwrap_or_default()
+            ),
+        ));
+    }
+    for (k, why) in empty {
+        let s = &region.stages[k];
+        let message = match why {
+            polyhedral::EmptyStage::Bounds => format!(
                 "the iteration domain of {} is empty (no value of its iterators satisfies its bounds): it never runs",
                 s.label
             ),
-        ));
+            _ if context_empty => continue,
+            polyhedral::EmptyStage::Assumed => format!(
+                "under --assume {} the iteration domain of {} is empty: its loops never run under this assumption, and their code is deleted",
+                assume.unwrap_or_default(),
+                s.label
+            ),
+        };
+        warnings.push(Diagnostic::warning(s.span, message));
     }
     let Some(shape) = opts.overlap else {
         return as_asked(opts, helpers, warnings, &[]);
@@ -1014,19 +1031,20 @@ fn transform(
                     fuse::fuse(schedule, region, names, deps, shifts.as_deref(), *span)?
                 }
                 ScheduleItem::Tile(spec) if !opts.tile => {
-                    summary.push(format!("tiled {:?}", spec.sizes));
                     wavefronts |= has_wavefront(&spec.outer) || has_wavefront(&spec.inner);
                     let spec = if simpler.no_wavefront {
                         without_wavefronts(spec)
                     } else {
                         spec.clone()
                     };
-                    tile::tile_innermost_bands(
+                    let (tiled, bands) = tile::tile_innermost_bands(
                         schedule,
                         all,
                         &spec,
                         tile::Strictness::Pragma(spec.span),
-                    )?
+                    )?;
+                    summary.push(tiled_summary(region, &spec.sizes, &bands).0);
+                    tiled
                 }
                 ScheduleItem::Tile(_) => {
                     info!("pragma tile item overridden by --tile");
@@ -1055,7 +1073,6 @@ fn transform(
             .tile_sizes
             .clone()
             .unwrap_or_else(|| vec![DEFAULT_TILE_SIZE; max_depth(region)]);
-        summary.push(format!("tiled {sizes:?}"));
         // Which loops run in parallel is left to the parallel pass.
         let spec = TileSpec {
             sizes,
@@ -1063,7 +1080,41 @@ fn transform(
             inner: LoopTreatment::Auto,
             span: region.pragma_span,
         };
-        schedule = tile::tile_innermost_bands(schedule, all, &spec, tile::Strictness::BestEffort)?;
+        let (tiled, bands) =
+            tile::tile_innermost_bands(schedule, all, &spec, tile::Strictness::BestEffort)?;
+        schedule = tiled;
+        let (text, partial) = tiled_summary(region, &spec.sizes, &bands);
+        summary.push(text);
+        let deepest = bands.iter().map(|b| b.loops).max().unwrap_or(0);
+        if opts.tile_sizes.is_some() && !bands.is_empty() && spec.sizes.len() > deepest {
+            let ignored = &spec.sizes[..spec.sizes.len() - deepest];
+            notes.push(Diagnostic::warning(
+                region.pragma_span,
+                format!(
+                    "--tile-sizes {:?}: the sizes {ignored:?} are ignored: the deepest band tiled has {deepest} loop(s), and sizes apply to the innermost loops; tiled: {}",
+                    spec.sizes,
+                    tiled_details(region, &bands)
+                ),
+            ));
+        } else if partial && opts.tile_sizes.is_some() {
+            notes.push(Diagnostic::warning(
+                region.pragma_span,
+                format!(
+                    "--tile-sizes {:?} is applied only in part: {}",
+                    spec.sizes,
+                    tiled_details(region, &bands)
+                ),
+            ));
+        } else if partial {
+            notes.push(Diagnostic::warning(
+                region.pragma_span,
+                format!(
+                    "tiling with sizes {:?} is applied only in part: {}",
+                    spec.sizes,
+                    tiled_details(region, &bands)
+                ),
+            ));
+        }
     }
     if opts.openmp {
         schedule = parallel::mark_parallel_loops(schedule, all, region.pragma_span)?;
@@ -1120,3 +1171,66 @@ fn max_depth(region: &Region) -> usize {
 
 #[cfg(test)]
 mod pipeline_tests;
+
+/// The banner's words for a tiling with `sizes` and whether it applied only
+/// in part: `tiled [32, 32]` when every band got all the sizes, else the
+/// sizes each band got and the loops they apply to.
+fn tiled_summary(region: &Region, sizes: &[i64], bands: &[tile::TiledBand]) -> (String, bool) {
+    if !bands.is_empty() && bands.iter().all(|b| b.sizes == sizes) {
+        return (format!("tiled {sizes:?}"), false);
+    }
+    (format!("tiled {}", tiled_loops(region, bands)), true)
+}
+
+/// Per band: the sizes applied and the loops (iterator names of the band's
+/// first statement) they apply to, or that the band is left untiled.
+fn tiled_loops(region: &Region, bands: &[tile::TiledBand]) -> String {
+    if bands.is_empty() {
+        return "nothing (no loop to tile)".to_string();
+    }
+    let parts: Vec<String> = bands
+        .iter()
+        .map(|b| {
+            let iters = b
+                .stages
+                .first()
+                .and_then(|n| region.stages.iter().find(|s| &s.name == n))
+                .map(|s| s.iterators.as_slice())
+                .unwrap_or_default();
+            let name = |d: usize| {
+                iters
+                    .get(d)
+                    .map_or_else(|| format!("#{}", d + 1), |i| format!("'{i}'"))
+            };
+            if b.sizes.is_empty() {
+                let loops: Vec<String> = (b.first..b.first + b.loops).map(name).collect();
+                format!("loop(s) {} untiled", loops.join(", "))
+            } else {
+                let loops: Vec<String> = (b.first..b.first + b.sizes.len()).map(name).collect();
+                format!("{:?} on loop(s) {}", b.sizes, loops.join(", "))
+            }
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// [`tiled_loops`] with the statements of each band, for warnings.
+fn tiled_details(region: &Region, bands: &[tile::TiledBand]) -> String {
+    let parts: Vec<String> = bands
+        .iter()
+        .map(|b| {
+            let labels: Vec<&str> = b
+                .stages
+                .iter()
+                .filter_map(|n| region.stages.iter().find(|s| &s.name == n))
+                .map(|s| s.label.as_str())
+                .collect();
+            format!(
+                "{} ({})",
+                tiled_loops(region, std::slice::from_ref(b)),
+                labels.join(", ")
+            )
+        })
+        .collect();
+    parts.join("; ")
+}

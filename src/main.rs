@@ -284,6 +284,17 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if cli.overlap_dims.as_ref().is_some_and(|d| d.is_empty()) {
         return Err("--overlap-dims needs at least one loop".into());
     }
+    if let Some(dims) = &cli.overlap_dims {
+        if let Some(d) = dims
+            .iter()
+            .enumerate()
+            .find_map(|(i, d)| dims[..i].contains(d).then_some(d))
+        {
+            return Err(format!(
+                "--overlap-dims names loop {d} twice; name each loop once"
+            ));
+        }
+    }
     if cli.overlap_tolerance.is_some() && !(cli.rectangle || cli.scalene) {
         return Err("--overlap-tolerance needs --rectangle or --scalene".into());
     }

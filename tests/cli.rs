@@ -445,3 +445,82 @@ fn help_says_cuda_is_not_supported() {
     let err = fails("cuda", PLAIN.as_bytes(), &["--target", "cuda"]);
     assert!(err.contains("not supported yet"), "{err}");
 }
+
+/// The 2mm-like scop: the statements outside the `k` loops share `i` and
+/// `j`, so only the `k` loops form bands `--tile` can tile.
+const TWO_MM: &str = "void f(int NI, int NJ, int NK, double t[NI][NJ], double A[NI][NK], double B[NK][NJ], double D[NI][NJ])\n{\n  int i, j, k;\n#pragma scop\n  for (i = 0; i < NI; i++)\n    for (j = 0; j < NJ; j++) {\n      t[i][j] = 0.0;\n      for (k = 0; k < NK; ++k)\n        t[i][j] += A[i][k] * B[k][j];\n    }\n  for (i = 0; i < NI; i++)\n    for (j = 0; j < NJ; j++) {\n      D[i][j] *= 2.0;\n      for (k = 0; k < NJ; ++k)\n        D[i][j] += t[i][k] * B[k][j];\n    }\n#pragma endscop\n}\n";
+
+/// Runs flextile on `input` with `-o -` and `extra`; expects exit 0 and
+/// returns (stdout, stderr).
+fn compiles(test: &str, input: &str, extra: &[&str]) -> (String, String) {
+    let d = dir(test);
+    fs::write(d.join("in.c"), input).expect("in.c");
+    let mut args = vec!["in.c", "-o", "-"];
+    args.extend_from_slice(extra);
+    let o = flextile(&d, &args);
+    let _ = fs::remove_dir_all(&d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    (stdout(&o), stderr(&o))
+}
+
+/// Issue 17, finding 6: the banner gives the sizes each band got and the
+/// warning the loops actually tiled, not the sizes asked for.
+#[test]
+fn partial_tiling_is_reported_in_banner_and_warning() {
+    let (out, err) = compiles("tile_2mm", TWO_MM, &["--tile", "--tile-sizes", "32,32,32"]);
+    assert!(!out.contains("tiled [32, 32, 32]"), "{out}");
+    assert!(
+        out.contains("tiled [32] on loop(s) 'k'; [32] on loop(s) 'k'"),
+        "{out}"
+    );
+    assert!(
+        err.contains(
+            "in.c:4:1: warning: --tile-sizes [32, 32, 32]: the sizes [32, 32] are ignored"
+        ) && err.contains("tiled: [32] on loop(s) 'k' (statement 't[i][j] += A[i][k]")
+            && err.contains("(line 9)"),
+        "{err}"
+    );
+    // Without sizes (one per loop of the deepest nest): the same truth.
+    let (out, err) = compiles("tile_2mm_default", TWO_MM, &["--tile"]);
+    assert!(!out.contains("tiled [32, 32, 32]"), "{out}");
+    assert!(
+        err.contains("in.c:4:1: warning: tiling with sizes [32, 32, 32] is applied only in part: [32] on loop(s) 'k'"),
+        "{err}"
+    );
+}
+
+/// Issue 17, finding 16: more tile sizes than loops warn, naming the
+/// sizes that are ignored; the banner names the size applied.
+#[test]
+fn more_tile_sizes_than_loops_warn() {
+    let (out, err) = compiles("tile_sizes", PLAIN, &["--tile", "--tile-sizes", "4,8,16"]);
+    assert!(out.contains("tiled [16] on loop(s) 'i'"), "{out}");
+    assert!(!out.contains("tiled [4, 8, 16]"), "{out}");
+    assert!(
+        err.contains("in.c:3:1: warning: --tile-sizes [4, 8, 16]: the sizes [4, 8] are ignored"),
+        "{err}"
+    );
+    // As many sizes as loops: nothing is said, the banner is unchanged.
+    let (out, err) = compiles("tile_sizes_exact", PLAIN, &["--tile", "--tile-sizes", "16"]);
+    assert!(out.contains("tiled [16]"), "{out}");
+    assert!(!err.contains("warning"), "{err}");
+}
+
+/// Issue 17, finding 16: an `--assume` no parameter value satisfies, or
+/// under which a statement never runs, says so at the region/statement.
+#[test]
+fn assume_that_deletes_the_loops_warns() {
+    let (out, err) = compiles("assume_false", PLAIN, &["--assume", "false"]);
+    assert!(!out.contains("for ("), "{out}");
+    assert!(
+        err.contains("in.c:3:1: warning: no parameter value satisfies --assume (false): the region's loops never run"),
+        "{err}"
+    );
+    let (_, err) = compiles("assume_empty", PLAIN, &["--assume", "N <= 1"]);
+    assert!(
+        err.contains("in.c:5:5: warning: under --assume (N <= 1) the iteration domain of statement 'B[i] = A[i-1] + A[i];' (line 5) is empty: its loops never run"),
+        "{err}"
+    );
+    let (_, err) = compiles("assume_fine", PLAIN, &["--assume", "N >= 2"]);
+    assert!(!err.contains("warning"), "{err}");
+}

@@ -1499,6 +1499,7 @@ mod errors {
         illegal_shift,
         illegal_shift_anti,
         missing_endscop,
+        overlap_dims_duplicate,
         overlap_dims_no_shape,
         overlap_dims_out_of_range,
         overlap_dims_time_only,

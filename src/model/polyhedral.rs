@@ -284,32 +284,48 @@ pub fn build(
     })
 }
 
+/// Why a stage never runs (see [`empty_stages`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmptyStage {
+    /// Its bounds admit no iteration for any parameter value.
+    Bounds,
+    /// Its bounds admit iterations, but none under `--assume`.
+    Assumed,
+}
+
 /// The stages of `region` whose iteration domain is empty for every
-/// parameter value the context (`--assume`) allows: they never run. An
-/// `--assume` isl cannot read is reported by [`build`]; here it counts as
-/// no assumption.
+/// parameter value the context (`--assume`) allows: they never run; and
+/// whether the context itself is empty (no parameter value satisfies
+/// `--assume`). An `--assume` isl cannot read is reported by [`build`];
+/// here it counts as no assumption.
 pub fn empty_stages(
     ctx: &Context,
     region: &Region,
     names: &Names,
     assume: Option<&str>,
-) -> Result<Vec<usize>> {
+) -> Result<(Vec<(usize, EmptyStage)>, bool)> {
     let context = assume.and_then(|_| assume_context(ctx, names, assume).ok());
+    let context_empty = match &context {
+        Some(c) => c.is_empty().map_err(isl_err)?,
+        None => false,
+    };
     let mut out = Vec::new();
     for (k, stage) in region.stages.iter().enumerate() {
         let text = StageText { stage, names }.domain();
-        let mut dom = Set::read_from_str(ctx, &text)
+        let dom = Set::read_from_str(ctx, &text)
             .map_err(|e| Error::internal(format!("isl cannot read '{text}': {e}")))?;
-        if let Some(c) = &context {
-            dom = dom
+        if dom.is_empty().map_err(isl_err)? {
+            out.push((k, EmptyStage::Bounds));
+        } else if let Some(c) = &context {
+            let dom = dom
                 .intersect_params(c.copy().map_err(isl_err)?)
                 .map_err(isl_err)?;
-        }
-        if dom.is_empty().map_err(isl_err)? {
-            out.push(k);
+            if dom.is_empty().map_err(isl_err)? {
+                out.push((k, EmptyStage::Assumed));
+            }
         }
     }
-    Ok(out)
+    Ok((out, context_empty))
 }
 
 /// The identifiers of an `--assume` text that are not isl keywords: their

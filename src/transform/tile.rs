@@ -33,25 +33,65 @@ pub enum Strictness {
     BestEffort,
 }
 
+/// What tiling did to one innermost band (for banners and warnings).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TiledBand {
+    /// The statements (isl tuple names) the band schedules.
+    pub stages: Vec<String>,
+    /// The schedule depth of the band's first tiled loop (of its first loop
+    /// when none is tiled).
+    pub first: usize,
+    /// The loops of the band.
+    pub loops: usize,
+    /// The sizes applied, outermost first (empty: left untiled).
+    pub sizes: Vec<i64>,
+}
+
 /// Tiles every innermost band (a band with no band below it) of `schedule`
-/// as `spec` says.
+/// as `spec` says; also returns what was done to each band.
 pub fn tile_innermost_bands(
     schedule: Schedule,
     deps: &UnionMap,
     spec: &TileSpec,
     strict: Strictness,
-) -> Result<Schedule> {
+) -> Result<(Schedule, Vec<TiledBand>)> {
+    let mut done = Vec::new();
     let root = schedule.get_root().map_err(isl_err)?;
     let root = walk(root, &mut |node| {
         if matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Band)
             && !has_band_below(&node)?
         {
-            Ok((tile_band(node, deps, spec, strict)?, Walk::Skip))
+            let loops = node.band_n_member().map_err(isl_err)? as usize;
+            let mut band = TiledBand {
+                stages: band_stages(&node)?,
+                first: node.get_schedule_depth().map_err(isl_err)? as usize,
+                loops,
+                sizes: Vec::new(),
+            };
+            let node = tile_band(node, deps, spec, strict, &mut band)?;
+            done.push(band);
+            Ok((node, Walk::Skip))
         } else {
             Ok((node, Walk::Descend))
         }
     })?;
-    root.get_schedule().map_err(isl_err)
+    Ok((root.get_schedule().map_err(isl_err)?, done))
+}
+
+/// The statements (isl tuple names) scheduled at `node`.
+fn band_stages(node: &ScheduleNode) -> Result<Vec<String>> {
+    let list = node
+        .get_domain()
+        .and_then(|d| d.get_set_list())
+        .map_err(isl_err)?;
+    let mut names = Vec::new();
+    for i in 0..list.size().map_err(isl_err)? {
+        let set = list.get_at(i).map_err(isl_err)?;
+        names.push(set.get_tuple_name().map_err(isl_err)?.to_string());
+    }
+    names.sort();
+    names.dedup();
+    Ok(names)
 }
 
 /// Applies `f` to the outermost band of every path (used for the pragma's
@@ -78,6 +118,7 @@ fn tile_band(
     deps: &UnionMap,
     spec: &TileSpec,
     strict: Strictness,
+    done: &mut TiledBand,
 ) -> Result<ScheduleNode> {
     let n = node.band_n_member().map_err(isl_err)? as usize;
     if strict == Strictness::BestEffort && !spec.sizes.is_empty() && spec.sizes.len() != n {
@@ -90,10 +131,10 @@ fn tile_band(
                 sizes: spec.sizes[k - n..].to_vec(),
                 ..spec.clone()
             };
-            return tile_band(node, deps, &inner, strict);
+            return tile_band(node, deps, &inner, strict, done);
         }
         let outer = node.band_split((n - k) as i32).map_err(isl_err)?;
-        let inner = tile_band(outer.child(0).map_err(isl_err)?, deps, spec, strict)?;
+        let inner = tile_band(outer.child(0).map_err(isl_err)?, deps, spec, strict, done)?;
         return inner.parent().map_err(isl_err);
     }
     let p = permutable_prefix(&node, deps)?;
@@ -131,6 +172,8 @@ fn tile_band(
             .map_err(isl_err)?;
     }
     info!("tile: {k} loop(s) with sizes {:?}", &spec.sizes[..k]);
+    done.first = node.get_schedule_depth().map_err(isl_err)? as usize;
+    done.sizes = spec.sizes[..k].to_vec();
     let node = if matches!(spec.inner, LoopTreatment::Tile(_)) {
         band_tile_local(node, sizes)?
     } else {
@@ -177,7 +220,16 @@ fn treat(
             };
             wavefront(node, deps, span, tile_sizes)
         }
-        LoopTreatment::Tile(spec) => tile_band(node, deps, spec, strict),
+        LoopTreatment::Tile(spec) => {
+            // Tiles of tiles: the banner reports the outer tiling only.
+            let mut inner = TiledBand {
+                stages: Vec::new(),
+                first: 0,
+                loops: 0,
+                sizes: Vec::new(),
+            };
+            tile_band(node, deps, spec, strict, &mut inner)
+        }
     }
 }
 
