@@ -446,6 +446,17 @@ fn compile_region(
     as_asked(&plain, helpers, warnings, &banner)
 }
 
+/// What the banner says when the model uses macro values (`i * N`): the
+/// output is right only for them.
+fn macro_values_note(region: &Region) -> Option<String> {
+    (!region.macro_values.is_empty()).then(|| {
+        format!(
+            "built for the macro values {} (the output is right only for these values)",
+            region.macro_values.join(", ")
+        )
+    })
+}
+
 /// The first stage inside a loop that counts down, if any.
 fn down_loop_stage(nodes: &[OrigNode]) -> Option<usize> {
     nodes.iter().find_map(|n| match n {
@@ -532,6 +543,7 @@ fn compile_region_as_asked(
         &format!("{}  ", region.indent),
     )?;
     let mut schedule = banner.to_vec();
+    schedule.extend(macro_values_note(region));
     schedule.extend(lowered.summary);
     if !shadows.is_empty() {
         let arrays: Vec<String> = shadows.iter().map(|s| format!("'{}'", s.array)).collect();
@@ -833,6 +845,7 @@ fn compile_time_blocked(
         "time blocks of {steps} steps, each a chain of {} stages (steps and copies back)",
         tb.blocks.stages.len()
     )];
+    summary.extend(macro_values_note(region));
     summary.extend(blocks.summary);
     let full: Vec<String> = tb
         .full

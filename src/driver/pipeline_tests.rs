@@ -95,6 +95,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             tree: vec![lp(0), lp(1)],
             data_types: Default::default(),
             versions: Default::default(),
+            macro_values: Vec::new(),
         }],
         wide_vars: Default::default(),
         reserved: Default::default(),

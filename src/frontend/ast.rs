@@ -10,6 +10,9 @@
 //! [`Unit::binary_op`] and [`Unit::unary_op`] answer `None` there and callers
 //! fall back (constant evaluation, `min`/`max` macro names) or give up.
 
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::diag::Span;
 use crate::frontend::clang::{
     invocation_args, Cursor, CursorKind, MacroExpansion, Token, TokenKind, TranslationUnit,
@@ -25,6 +28,14 @@ pub struct Unit<'tu> {
     pub macros: Vec<MacroUse>,
     /// Function definitions of the main file, in order.
     pub functions: Vec<Cursor<'tu>>,
+    /// The user's object-like macros with a constant value that bounds or
+    /// subscripts use, read as parameters named after the macro (see
+    /// [`crate::frontend::cexpr`]): name -> value.
+    pub macro_params: RefCell<BTreeMap<String, i64>>,
+    /// Macros of `macro_params` whose value a bound or subscript had to use
+    /// (`i * N`, not affine with `N` as a parameter), since the last
+    /// [`Unit::take_frozen`].
+    frozen: RefCell<BTreeSet<String>>,
 }
 
 /// A macro invocation and the byte ranges of its arguments.
@@ -182,6 +193,8 @@ impl<'tu> Unit<'tu> {
             tokens,
             macros: Vec::new(),
             functions,
+            macro_params: RefCell::default(),
+            frozen: RefCell::default(),
         };
         let mut table = MacroTable::new();
         let expansions = tu.macro_expansions();
@@ -244,6 +257,25 @@ impl<'tu> Unit<'tu> {
         self.macros
             .iter()
             .filter(move |m| m.expansion.span.start < span.end && span.start < m.expansion.span.end)
+    }
+
+    /// Notes that the values of the macro parameters `names` were used.
+    pub fn freeze(&self, names: impl IntoIterator<Item = String>) {
+        self.frozen.borrow_mut().extend(names);
+    }
+
+    /// The macros whose values were used since the last call, with their
+    /// values (`N = 100`), and forgets them.
+    pub fn take_frozen(&self) -> Vec<String> {
+        let names = std::mem::take(&mut *self.frozen.borrow_mut());
+        let values = self.macro_params.borrow();
+        names
+            .into_iter()
+            .map(|n| match values.get(&n) {
+                Some(v) => format!("{n} = {v}"),
+                None => n,
+            })
+            .collect()
     }
 
     /// The macro invocation whose bytes are exactly `span`.

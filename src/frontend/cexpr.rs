@@ -5,11 +5,19 @@
 //! and parameters), unary `-`/`+`, `+ - * / %`, casts and parentheses,
 //! `min(a, b)`/`max(a, b)` calls, and the conditional operator in its
 //! `min`/`max` shapes (`a < b ? a : b`, which is what `MIN`/`MAX` macros
-//! expand to). Constant sub-expressions are folded by clang. An object-like
-//! macro that does not fold to a constant (`#define FULL (n + 4)`) becomes a
-//! parameter named after the macro: the generated code spells it the same way,
-//! and the caller checks (with [`referenced_vars`]) that what it hides is
-//! loop-invariant.
+//! expand to). Constant sub-expressions are folded by clang.
+//!
+//! An object-like macro of the user's (main file, user header or `-D`) that
+//! folds to a constant (`#define N 100`, `-DTSTEPS=500`, `#define _PB_N N`)
+//! becomes a parameter named after the macro, so that the generated code
+//! spells `N` and stays right for other values of it; its value is recorded
+//! in [`Unit::macro_params`]. Where such a parameter makes an expression
+//! non-affine (`i * N`), its value is used instead and [`Unit::freeze`]
+//! records it (the region's banner says so). Macros of system headers
+//! (`INT_MAX`) are folded to their values. An object-like macro that does not
+//! fold to a constant (`#define FULL (n + 4)`) becomes a parameter named after
+//! the macro too; the caller checks (with [`referenced_vars`]) that what it
+//! hides is loop-invariant.
 //!
 //! `/` becomes [`Expr::Div`], a floor division, where C truncates: the two agree
 //! for the non-negative numerators of loop bounds and subscripts.
@@ -28,7 +36,13 @@ const MAX_NAMES: &[&str] = &["max", "MAX", "imax", "Max"];
 /// Converts `c` to an [`Expr`], or `None` when it is not of the accepted forms.
 /// The result may still be non-affine (`N * M`): check [`Expr::is_affine`].
 pub fn to_expr(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
+    if let Some(p) = macro_param(unit, c) {
+        return Some(p);
+    }
     let c = strip(c);
+    if let Some(p) = macro_param(unit, c) {
+        return Some(p);
+    }
     let direct = match c.kind() {
         CursorKind::IntegerLiteral | CursorKind::CharacterLiteral => c.eval_int().map(Expr::Int),
         CursorKind::DeclRefExpr => {
@@ -62,13 +76,14 @@ pub fn to_expr(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
             match (unit.binary_op(c).as_deref(), kids.as_slice()) {
                 (Some(op @ ("+" | "-" | "*" | "/" | "%")), [l, r]) => {
                     let (a, b) = (to_expr(unit, *l)?, to_expr(unit, *r)?);
-                    Some(match op {
+                    let e = match op {
                         "+" => Expr::sum(a, b),
                         "-" => Expr::difference(a, b),
                         "*" => Expr::product(a, b),
                         "/" => Expr::Div(Box::new(a), Box::new(b)),
                         _ => Expr::Mod(Box::new(a), Box::new(b)),
-                    })
+                    };
+                    Some(if e.is_affine() { e } else { freeze(unit, e) })
                 }
                 _ => None,
             }
@@ -97,6 +112,67 @@ pub fn to_expr(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
         _ => None,
     };
     direct.or_else(|| fallback(unit, c))
+}
+
+/// The value of a constant expression (a loop step): macro parameters count
+/// with their values (recorded as used).
+pub fn constant_value(unit: &Unit<'_>, c: Cursor<'_>) -> Option<i64> {
+    let e = to_expr(unit, c)?;
+    if let Some(k) = e.constant() {
+        return Some(k);
+    }
+    let mut vars = BTreeSet::new();
+    e.collect_vars(&mut vars);
+    let params = unit.macro_params.borrow();
+    let mut fixed = e;
+    for v in &vars {
+        fixed = fixed.substitute(v, &Expr::Int(*params.get(v)?));
+    }
+    drop(params);
+    let k = fixed.constant()?;
+    unit.freeze(vars);
+    Some(k)
+}
+
+/// A user's object-like macro that folds to a constant, exactly `c`, as a
+/// parameter named after it.
+fn macro_param(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
+    let m = unit.macro_exactly(c.span()?)?;
+    if m.expansion.function_like || !m.expansion.user_defined {
+        return None;
+    }
+    if c.type_class() != TypeClass::Integer {
+        return None;
+    }
+    let v = c.eval_int()?;
+    let name = m.expansion.name.clone();
+    unit.macro_params.borrow_mut().insert(name.clone(), v);
+    Some(Expr::Var(name))
+}
+
+/// `e` with the macro parameters replaced by their values when that makes
+/// it affine (the values used are recorded); `e` otherwise.
+fn freeze(unit: &Unit<'_>, e: Expr) -> Expr {
+    let mut vars = BTreeSet::new();
+    e.collect_vars(&mut vars);
+    let params = unit.macro_params.borrow();
+    let used: Vec<(String, i64)> = vars
+        .into_iter()
+        .filter_map(|v| params.get(&v).map(|k| (v, *k)))
+        .collect();
+    drop(params);
+    if used.is_empty() {
+        return e;
+    }
+    let fixed = used
+        .iter()
+        .fold(e.clone(), |acc, (v, k)| acc.substitute(v, &Expr::Int(*k)));
+    if fixed.is_affine() {
+        unit.freeze(used.into_iter().map(|(v, _)| v));
+        fixed
+    } else {
+        e
+    }
 }
 
 /// When the structure cannot be read: a constant clang can fold, or an
@@ -201,6 +277,7 @@ mod tests {
     #[test]
     fn conversions() {
         let src = "\
+#include <limits.h>
 #define N 100
 #define FULL (n + 4)
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -220,12 +297,15 @@ int r8(int n, int m) { return MAX(n, m) + ODD(n, m); }
 int r9(int n) { return g(n); }
 int r10(double x) { return x; }
 int r11(int n) { return 'a' + (3 << 2); }
+int r12(int n) { return n * N + INT_MAX - 2147483600; }
 ";
+        // N is a parameter (its value used where `n * N` needs it), INT_MAX
+        // (a system header's) its value.
         assert_eq!(
             returns(src),
             [
                 "(-(n) + (2 * (m - 1)))",
-                "(((n / 4) + (n % 3)) + 100)",
+                "(((n / 4) + (n % 3)) + N)",
                 "min(n, (m + 1))",
                 "max(n, m)",
                 "max(n, m)",
@@ -235,6 +315,7 @@ int r11(int n) { return 'a' + (3 << 2); }
                 "none",
                 "none",
                 "(97 + 12)",
+                "(((n * 100) + 2147483647) - 2147483600)",
             ]
         );
     }

@@ -36,6 +36,7 @@ pub fn build<'tu>(
     let mut tree = Vec::new();
     let mut data_types = BTreeMap::new();
     let mut next = 0;
+    unit.take_frozen();
     let not_a_loop =
         |p: &PragmaLine| Diagnostic::error(p.span, "expected a for loop after '#pragma omplc for'");
     for child in compound.children() {
@@ -106,6 +107,7 @@ pub fn build<'tu>(
         tree,
         data_types,
         versions: BTreeMap::new(),
+        macro_values: unit.take_frozen(),
     })
 }
 

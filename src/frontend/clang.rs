@@ -249,6 +249,10 @@ pub struct MacroExpansion {
     pub function_like: bool,
     /// Tokens of the macro definition (name, parameters and body), as spellings.
     pub definition: Vec<(TokenKind, String)>,
+    /// True when the definition is the user's: in the main file, one of the
+    /// user's headers or on the command line (`-D`), not in a system header
+    /// (`INT_MAX`) nor built in.
+    pub user_defined: bool,
 }
 
 /// The canonical type class of an expression or declaration.
@@ -799,11 +803,13 @@ impl<'i> TranslationUnit<'i> {
             let def = c.referenced();
             let function_like = def.map(|d| d.is_macro_function_like()).unwrap_or(false);
             let definition = def.map(|d| d.definition_tokens()).unwrap_or_default();
+            let user_defined = def.is_some_and(|d| !d.is_in_system_header());
             out.push(MacroExpansion {
                 name: c.spelling(),
                 span,
                 function_like,
                 definition,
+                user_defined,
             });
         }
         out.sort_by_key(|m| m.span.start);
@@ -1050,6 +1056,12 @@ impl<'tu> Cursor<'tu> {
         // SAFETY: valid cursor.
         let loc = unsafe { clang_getCursorLocation(self.raw) };
         self.tu.main_offset(loc)
+    }
+
+    /// True when the node's location is in a system header (or built in).
+    pub fn is_in_system_header(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_Location_isInSystemHeader(clang_getCursorLocation(self.raw)) != 0 }
     }
 
     /// True when the node's location is in the main file (not a header).

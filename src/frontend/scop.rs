@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
 use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
-use crate::frontend::cexpr::{referenced_vars, to_expr};
+use crate::frontend::cexpr::{constant_value, referenced_vars, to_expr};
 use crate::frontend::chain::loop_variable;
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::pragma::PragmaLine;
@@ -64,9 +64,11 @@ pub fn build(
         data_types: BTreeMap::new(),
     };
     let mut tree = Vec::new();
+    unit.take_frozen();
     for s in &stmts {
         tree.extend(b.stmt(*s, &[], &[]));
     }
+    let macro_values = unit.take_frozen();
     if !b.errors.is_empty() {
         return Err(b.errors);
     }
@@ -82,6 +84,7 @@ pub fn build(
         tree,
         data_types: b.data_types,
         versions: BTreeMap::new(),
+        macro_values,
     }))
 }
 
@@ -353,9 +356,7 @@ impl<'tu> Builder<'_, 'tu> {
         let inc = strip(inc);
         let kids = inc.children();
         let positive = |c: Cursor<'tu>| {
-            to_expr(self.unit, c)
-                .and_then(|e| e.constant())
-                .filter(|k| *k > 0 && *k < i64::from(i32::MAX))
+            constant_value(self.unit, c).filter(|k| *k > 0 && *k < i64::from(i32::MAX))
         };
         match inc.kind() {
             CursorKind::UnaryOperator => {

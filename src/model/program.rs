@@ -62,6 +62,10 @@ pub struct Region {
     /// time block, see `transform::time_blocks`); empty for regions read
     /// from the input.
     pub versions: BTreeMap<String, DataVersion>,
+    /// Macros whose values the model had to use (`N = 100`, for `i * N`):
+    /// the generated code is right only for these values, and its banner
+    /// says so. Other macros in bounds and subscripts are parameters.
+    pub macro_values: Vec<String>,
 }
 
 /// One version of a C array: the values one statement of a time-iterated
