@@ -1492,6 +1492,7 @@ mod errors {
         define_used_before_in_scop,
         domain_arity,
         domain_nonaffine,
+        domain_undeclared_parameter,
         for_not_loop,
         fuse_count,
         fuse_twice,

@@ -32,6 +32,11 @@ pub struct Unit<'tu> {
     /// subscripts use, read as parameters named after the macro (see
     /// [`crate::frontend::cexpr`]): name -> value.
     pub macro_params: RefCell<BTreeMap<String, i64>>,
+    /// Names of the variables, parameters, enumerators and macros the
+    /// translation unit declares (see [`Unit::declares`]), computed once.
+    declared: std::cell::OnceCell<BTreeSet<String>>,
+    /// The translation unit's root.
+    root: Cursor<'tu>,
     /// Macros of `macro_params` whose value a bound or subscript had to use
     /// (`i * N`, not affine with `N` as a parameter), since the last
     /// [`Unit::take_frozen`].
@@ -195,6 +200,8 @@ impl<'tu> Unit<'tu> {
             functions,
             macro_params: RefCell::default(),
             frozen: RefCell::default(),
+            declared: std::cell::OnceCell::new(),
+            root: tu.root(),
         };
         let mut table = MacroTable::new();
         let expansions = tu.macro_expansions();
@@ -257,6 +264,33 @@ impl<'tu> Unit<'tu> {
         self.macros
             .iter()
             .filter(move |m| m.expansion.span.start < span.end && span.start < m.expansion.span.end)
+    }
+
+    /// Whether `name` is declared anywhere in the translation unit: a global
+    /// variable, an enumerator, a macro (headers and `-D` included), or a
+    /// variable or parameter of a function of the main file.
+    pub fn declares(&self, name: &str) -> bool {
+        self.declared
+            .get_or_init(|| {
+                let mut out = BTreeSet::new();
+                let mut todo = self.root.children();
+                while let Some(c) = todo.pop() {
+                    match c.kind() {
+                        CursorKind::VarDecl
+                        | CursorKind::ParmDecl
+                        | CursorKind::EnumConstantDecl
+                        | CursorKind::MacroDefinition => {
+                            out.insert(c.spelling());
+                            todo.extend(c.children());
+                        }
+                        CursorKind::FunctionDecl if !c.is_in_main_file() => {}
+                        CursorKind::MacroExpansion => {}
+                        _ => todo.extend(c.children()),
+                    }
+                }
+                out
+            })
+            .contains(name)
     }
 
     /// Notes that the values of the macro parameters `names` were used.

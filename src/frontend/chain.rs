@@ -8,7 +8,7 @@
 //! body is the innermost loop's body, whose accesses are analysed when
 //! possible so the model can check them against the declared ones.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
@@ -277,6 +277,25 @@ fn nest<'tu>(
     }
     for (a, t) in &analysis.types {
         types.entry(a.clone()).or_insert_with(|| t.clone());
+    }
+    let mut undeclared = Vec::new();
+    for r in &np.ranges {
+        let mut vars = BTreeSet::new();
+        r.lo.collect_vars(&mut vars);
+        r.hi.collect_vars(&mut vars);
+        for v in vars {
+            if !iterators.contains(&v) && !unit.declares(&v) {
+                undeclared.push(Diagnostic::error(
+                    r.span,
+                    format!(
+                        "'{v}' in the domain is declared nowhere (no variable, parameter, enumerator or macro of that name)"
+                    ),
+                ));
+            }
+        }
+    }
+    if !undeclared.is_empty() {
+        return Err(undeclared);
     }
     let mut domain = Vec::new();
     for (r, it) in np.ranges.iter().zip(&iterators) {
