@@ -361,6 +361,92 @@ fn compile_region(
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
+    let fixed = macro_params_used(region);
+    if opts.overlap.is_none() || fixed.is_empty() {
+        return compile_region_once(opts, shared, region, helpers, warnings);
+    }
+    // Overlapped tiling may need the macros' values (a scratchpad's size
+    // along a loop without a tile size): when the symbolic form fails, the
+    // region is compiled again with them in the context, and its banner says
+    // the output is right only for them. What the failed attempt added is
+    // dropped with it.
+    let mut tried_helpers = helpers.clone();
+    let mut tried_warnings = Vec::new();
+    let tried = compile_region_once(
+        opts,
+        shared,
+        region,
+        &mut tried_helpers,
+        &mut tried_warnings,
+    );
+    let Err(Error::User(why)) = tried else {
+        *helpers = tried_helpers;
+        warnings.append(&mut tried_warnings);
+        return tried;
+    };
+    let values: Vec<String> = fixed.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+    info!(
+        "the region does not compile with its macros as parameters: compiled again for {}",
+        values.join(", ")
+    );
+    let assume = match &opts.assume {
+        Some(a) => format!("({a}) and {}", values.join(" and ")),
+        None => values.join(" and "),
+    };
+    let with_values = Options {
+        assume: Some(assume),
+        ..opts.clone()
+    };
+    let mut frozen = region.clone();
+    for v in values {
+        if !frozen.macro_values.contains(&v) {
+            frozen.macro_values.push(v);
+        }
+    }
+    let mut again_helpers = helpers.clone();
+    let mut again_warnings = Vec::new();
+    match compile_region_once(
+        &with_values,
+        shared,
+        &frozen,
+        &mut again_helpers,
+        &mut again_warnings,
+    ) {
+        Ok(code) => {
+            *helpers = again_helpers;
+            warnings.append(&mut again_warnings);
+            Ok(code)
+        }
+        Err(_) => Err(Error::User(why)),
+    }
+}
+
+/// The macros read as parameters (with their values) that the region's
+/// domains and subscripts use.
+fn macro_params_used(region: &Region) -> Vec<(String, i64)> {
+    let mut vars = BTreeSet::new();
+    for s in &region.stages {
+        for c in &s.domain {
+            c.lhs.collect_vars(&mut vars);
+            c.rhs.collect_vars(&mut vars);
+        }
+        for a in &s.accesses {
+            a.index.iter().for_each(|e| e.collect_vars(&mut vars));
+        }
+    }
+    vars.into_iter()
+        .filter_map(|v| region.macro_params.get(&v).map(|k| (v, *k)))
+        .collect()
+}
+
+/// [`compile_region`] with the options and the region as given.
+fn compile_region_once(
+    opts: &Options,
+    shared: &Shared,
+    region: &Region,
+    helpers: &mut BTreeSet<Helper>,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<String> {
     let as_asked = |o: &Options, h: &mut BTreeSet<Helper>, w: &mut Vec<Diagnostic>, banner| {
         compile_region_as_asked(o, shared, region, h, w, banner)
     };

@@ -96,6 +96,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             data_types: Default::default(),
             versions: Default::default(),
             macro_values: Vec::new(),
+            macro_params: BTreeMap::new(),
         }],
         wide_vars: Default::default(),
         reserved: Default::default(),

@@ -108,6 +108,7 @@ pub fn build<'tu>(
         data_types,
         versions: BTreeMap::new(),
         macro_values: unit.take_frozen(),
+        macro_params: unit.macro_params.borrow().clone(),
     })
 }
 

@@ -85,6 +85,7 @@ pub fn build(
         data_types: b.data_types,
         versions: BTreeMap::new(),
         macro_values,
+        macro_params: unit.macro_params.borrow().clone(),
     }))
 }
 

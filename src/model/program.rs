@@ -66,6 +66,10 @@ pub struct Region {
     /// the generated code is right only for these values, and its banner
     /// says so. Other macros in bounds and subscripts are parameters.
     pub macro_values: Vec<String>,
+    /// The user's object-like macros the front end read as parameters, with
+    /// their values (`N -> 100`); the driver falls back to these values where
+    /// the symbolic form cannot be compiled.
+    pub macro_params: BTreeMap<String, i64>,
 }
 
 /// One version of a C array: the values one statement of a time-iterated

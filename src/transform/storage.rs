@@ -316,6 +316,11 @@ pub(crate) fn plan_storage(
                 .union(l.copy().map_err(isl_err)?)
                 .map_err(isl_err)?;
         }
+        // Under the parameters' context (`--assume`; macro values where the
+        // driver fixed them): a constant size may hold only there.
+        let per_tile = per_tile
+            .intersect_params(model.context.copy().map_err(isl_err)?)
+            .map_err(isl_err)?;
         let bx = per_tile
             .get_range_simple_fixed_box_hull()
             .map_err(isl_err)?;
