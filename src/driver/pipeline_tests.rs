@@ -96,7 +96,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             data_types: Default::default(),
             versions: Default::default(),
             macro_values: Vec::new(),
-            macro_params: BTreeMap::new(),
+            macro_params: std::collections::BTreeMap::new(),
         }],
         wide_vars: Default::default(),
         reserved: Default::default(),
