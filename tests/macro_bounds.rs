@@ -193,3 +193,55 @@ fn a_macro_value_the_model_needs_is_named_in_the_banner() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// A heat-3d-like stencil whose sizes are `#define`s: under overlapped
+/// tiling with no tile size for the innermost loop, a scratchpad's extent
+/// along it is constant only for the macro's value.
+const HEAT: &str = r#"#include <stdio.h>
+#define N 8
+#define TSTEPS 4
+
+static double A[N][N][N], B[N][N][N];
+
+int main(void)
+{
+    int t, i, j, k;
+    for (i = 0; i < N; i++)
+        for (j = 0; j < N; j++)
+            for (k = 0; k < N; k++)
+                A[i][j][k] = B[i][j][k] = ((i * 5 + j * 3 + k * 7) % 23) / 23.0;
+#pragma scop
+    for (t = 0; t < TSTEPS; t++) {
+        for (i = 1; i < N - 1; i++)
+            for (j = 1; j < N - 1; j++)
+                for (k = 1; k < N - 1; k++)
+                    B[i][j][k] = 0.125 * (A[i+1][j][k] + A[i-1][j][k] + A[i][j+1][k] + A[i][j-1][k] + A[i][j][k+1] + A[i][j][k-1]) + 0.25 * A[i][j][k];
+        for (i = 1; i < N - 1; i++)
+            for (j = 1; j < N - 1; j++)
+                for (k = 1; k < N - 1; k++)
+                    A[i][j][k] = 0.125 * (B[i+1][j][k] + B[i-1][j][k] + B[i][j+1][k] + B[i][j-1][k] + B[i][j][k+1] + B[i][j][k-1]) + 0.25 * B[i][j][k];
+    }
+#pragma endscop
+    for (i = 0; i < N; i++)
+        for (j = 0; j < N; j++)
+            for (k = 0; k < N; k++)
+                printf("%d %d %d %.17g %.17g\n", i, j, k, A[i][j][k], B[i][j][k]);
+    return 0;
+}
+"#;
+
+#[test]
+fn overlapped_tiling_that_needs_macro_values_names_them_in_the_banner() {
+    let dir = work_dir("heat");
+    let out = flextile(&dir, HEAT, &["--scalene", "--tile-sizes", "3,5"]);
+    let code = region(&out);
+    assert!(
+        code.contains("built for the macro values") && code.contains("N = 8"),
+        "banner should name N's value:\n{code}"
+    );
+    assert_eq!(
+        build_and_run(&dir.join("in.c"), &[]),
+        build_and_run(&dir.join("out.c"), &[])
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
