@@ -131,6 +131,7 @@ class Nest:
         self.order = None  # scop: loop order (a permutation of the loops), None = in order
         self.step = 1  # scop: step of the innermost loop
         self.fmt = 0  # pragma formatting (continuations, comments)
+        self.down = ()  # scop: loops (positions) written counting down
 
     @property
     def depth(self):
@@ -146,6 +147,7 @@ class Region:
         self.aliases = {}  # array name -> data set name in the pragmas
         self.free = False  # schedule items not proven legal (flextile may reject them)
         self.fmt = 0
+        self.tdown = False  # scop: the time loop counts down
 
 
 class Program:
@@ -157,6 +159,7 @@ class Program:
         self.fn_iters = False  # iterators declared at function scope
         self.flavor = "mixed"  # mixed | pipeline (what overlapped tiling handles)
         self.tile_options = []  # suggested --tile-sizes lists
+        self.legacy = False  # PolyBench-style spelling (see legacy_style)
 
     @property
     def may_reject(self):
@@ -1114,9 +1117,33 @@ def fix_bounds(prog):
                     d[2] = min(d[2] + 1, MG)
 
 
+def legacy_style(prog, r):
+    """Legacy spellings, drawn from their own generator `r` so that the
+    programs of every seed keep their model: PolyBench-style macros in bodies
+    (`SCALAR_VAL(x)` literals, a statement that ends in one, `SQRT_FUN`,
+    `FMAX_FUN`, array-access macros `AT2(A, i, j)`, so statements start with a
+    macro), scop bounds written with object-like macros (`MARGIN`, which a
+    `-D` could change, and `_PB_N`-like names of the parameters), and scop
+    loops (the time loop too) that count down: `i--`, `--i`, `i -= 1`,
+    `i = i - 1`. Counting down changes the order of the original program,
+    which stays the oracle; chains are left counting up (their schedules are
+    chosen by a model of increasing loops)."""
+    prog.legacy = r.random() < 0.35
+    for reg in prog.regions:
+        if reg.kind != "scop":
+            continue
+        reg.tdown = r.random() < 0.2
+        for n in reg.nests:
+            if n.kind == "scalar":
+                continue
+            n.down = tuple(p for p in range(n.depth)
+                           if r.random() < 0.25 and not (n.step > 1 and p == (n.order or list(range(n.depth)))[-1]))
+
+
 def generate(seed):
     g = Gen(seed)
     prog = g.generate()
+    legacy_style(prog, random.Random(seed * 104729 + 3))
     why = validate(prog)
     if why is not None:
         raise RuntimeError(f"seed {seed}: generated an invalid program: {why}")
@@ -1209,13 +1236,38 @@ static void *xmalloc(size_t bytes)
 """
 
 
+LEGACY_HEADER = r"""
+/* PolyBench-style spellings (gen.py legacy_style). */
+#define DATA_TYPE double
+#define SCALAR_VAL(x) x
+#define SQRT_FUN(x) sqrt(x)
+#define FMAX_FUN(a, b) fmax(a, b)
+#define AT1(a, x) a[x]
+#define AT2(a, x, y) a[x][y]
+#define AT3(a, x, y, z) a[x][y][z]
+#ifndef MARGIN
+#define MARGIN 8
+#endif
+#define _PB_N N
+#define _PB_M M
+#define _PB_K K
+#define _PB_T T
+"""
+
+
+def lit(v, legacy):
+    """A literal, as `SCALAR_VAL(v)` in legacy spelling."""
+    return f"SCALAR_VAL({fnum(v)})" if legacy else fnum(v)
+
+
 def render_expr(e, idx):
-    """idx(arr, comps) -> C text of an access."""
+    """idx(arr, comps) -> C text of an access; idx.legacy: macro spellings."""
     k = e[0]
+    lg = idx.legacy
     if k == "rd":
         return idx(e[1], e[2])
     if k == "num":
-        return fnum(e[1])
+        return lit(e[1], lg)
     if k == "var":
         return e[1]
     if k == "itv":
@@ -1224,31 +1276,37 @@ def render_expr(e, idx):
     if k == "wsum":
         parts = []
         for w, t in e[1]:
-            parts.append(f"{fnum(w)} * {render_expr(t, idx)}")
+            parts.append(f"{lit(w, lg)} * {render_expr(t, idx)}")
         return "(" + " + ".join(parts) + ")"
     if k == "mul":
         return f"({render_expr(e[1], idx)} * {render_expr(e[2], idx)})"
     if k in ("fmax", "fmin"):
-        return f"{k}({render_expr(e[1], idx)}, {render_expr(e[2], idx)})"
+        name = "FMAX_FUN" if lg and k == "fmax" else k
+        return f"{name}({render_expr(e[1], idx)}, {render_expr(e[2], idx)})"
     if k == "sqrtabs":
-        return f"sqrt(fabs({render_expr(e[1], idx)}))"
+        return f"{'SQRT_FUN' if lg else 'sqrt'}(fabs({render_expr(e[1], idx)}))"
     raise ValueError(k)
 
 
 class Indexer:
-    def __init__(self, iters, paren=False):
+    def __init__(self, iters, paren=False, legacy=False):
         self.iters = [f"({i})" for i in iters] if paren else list(iters)
+        self.legacy = legacy
 
     def __call__(self, arr, comps):
-        return arr + "".join(f"[{comp_str(c, self.iters, star='?')}]" for c in comps)
+        subs = [comp_str(c, self.iters, star='?') for c in comps]
+        if self.legacy and 1 <= len(subs) <= 3 and "?" not in subs:
+            return f"AT{len(subs)}({arr}, {', '.join(subs)})"
+        return arr + "".join(f"[{x}]" for x in subs)
 
     def itsum(self, coefs):
         return " + ".join(f"{c} * {it}" for c, it in zip(coefs, self.iters))
 
 
 def render_stmts(prog, nest, iters, paren=False, indent="", q_name="q"):
-    """The body statements of a nest, as C lines."""
-    ix = Indexer(iters, paren)
+    """The body statements of a nest, as C lines (legacy programs: macro
+    spellings, and assignments that end in a macro invocation)."""
+    ix = Indexer(iters, paren, prog.legacy)
     lines = []
     stmts = list(nest.stmts)
     while stmts:
@@ -1262,7 +1320,8 @@ def render_stmts(prog, nest, iters, paren=False, indent="", q_name="q"):
             lines.append(f"{indent}{st[1]} = {render_expr(st[2], ix)};")
         elif st[0] == "assign":
             _, arr, comps, op, ex = st
-            lines.append(f"{indent}{ix(arr, comps)} {op} {render_expr(ex, ix)};")
+            tail = " * SCALAR_VAL(1.0)" if prog.legacy else ""
+            lines.append(f"{indent}{ix(arr, comps)} {op} {render_expr(ex, ix)}{tail};")
         elif st[0] == "hist":
             _, arr, ex = st
             lines.append(f"{indent}{arr}[bucket({render_expr(ex, ix)})] += 1;")
@@ -1284,17 +1343,28 @@ def arr_param(a):
     return f"{a.ctype} {a.name}" + "".join(f"[{e}]" for e in ext)
 
 
-def domain_bounds(nest, p):
+def domain_bounds(nest, p, legacy=False):
     s, a, b = nest.dims[p]
+    if legacy:
+        # MARGIN is MG; _PB_N is N
+        return affine_str(1, "MARGIN", a), affine_str(s, "_PB_" + PARAMS[p], MG - 1 - b) + " + MARGIN - " + str(MG)
     return str(MG + a), affine_str(s, PARAMS[p], MG - 1 - b)
 
 
-def loop_header(nest, p, it, fn_iters, lo=None, hi=None):
-    dlo, dhi = domain_bounds(nest, p)
+def loop_header(nest, p, it, fn_iters, lo=None, hi=None, legacy=False):
+    dlo, dhi = domain_bounds(nest, p, legacy)
     lo = lo if lo is not None else dlo
     hi = hi if hi is not None else dhi
     decl = "" if fn_iters else "int "
     style = (nest.hdr + p) % 4
+    if p in nest.down:
+        if style == 0:
+            return f"for ({decl}{it} = {hi}; {it} >= {lo}; {it}--)"
+        if style == 1:
+            return f"for ({decl}{it} = {hi}; {lo} <= {it}; --{it})"
+        if style == 2:
+            return f"for ({decl}{it} = {hi}; {it} > {lo} - 1; {it} -= 1)"
+        return f"for ({decl}{it} = {hi}; {it} >= {lo}; {it} = {it} - 1)"
     if style == 0:
         return f"for ({decl}{it} = {lo}; {it} <= {hi}; {it}++)"
     if style == 1:
@@ -1421,8 +1491,12 @@ class Renderer:
     def scop(self, reg, indent):
         out = [f"#pragma scop"]
         ind = indent
-        if reg.time:
-            out.append(f"{ind}for (t = 0; t < T; t++) {{")
+        lg = self.prog.legacy
+        if reg.time and reg.tdown:
+            out.append(f"{ind}for (t = {'_PB_T' if lg else 'T'} - 1; t >= 0; t--) {{")
+            ind += "    "
+        elif reg.time:
+            out.append(f"{ind}for (t = 0; t < {'_PB_T' if lg else 'T'}; t++) {{")
             ind += "    "
         for n in reg.nests:
             self.all_iters.update(n.iters)
@@ -1433,7 +1507,7 @@ class Renderer:
                 st = n.stmts[0]
                 _, arr, comps, src, scomps, q = st
                 for p, it in enumerate(its):
-                    out.append(lind + loop_header(n, p, it, True) + " {" * (p == len(its) - 1))
+                    out.append(lind + loop_header(n, p, it, True, legacy=lg) + " {" * (p == len(its) - 1))
                     lind += "    "
                 ix = Indexer(its)
                 qname = "q"
@@ -1451,13 +1525,13 @@ class Renderer:
                 it = its[p]
                 lo = hi = None
                 if p == 1 and n.band is not None:
-                    dlo, dhi = domain_bounds(n, 1)
+                    dlo, dhi = domain_bounds(n, 1, lg)
                     c1, c2 = n.band
                     lo = f"MAX({dlo}, {affine_str(1, its[0], c1)})"
                     hi = f"MIN({dhi}, {affine_str(1, its[0], c2)})"
-                header = loop_header(n, p, it, True, lo, hi)
+                header = loop_header(n, p, it, True, lo, hi, legacy=lg)
                 if n.step > 1 and p == (n.order or list(range(n.depth)))[-1]:
-                    header = f"for ({it} = {lo or domain_bounds(n, p)[0]}; {it} <= {hi or domain_bounds(n, p)[1]}; {it} += {n.step})"
+                    header = f"for ({it} = {lo or domain_bounds(n, p, lg)[0]}; {it} <= {hi or domain_bounds(n, p, lg)[1]}; {it} += {n.step})"
                 out.append(lind + header)
                 lind += "    "
             if n.cond is not None:
@@ -1537,7 +1611,7 @@ class Renderer:
         main.append("    return 0;")
         main.append("}")
         # the bodies must be rendered before the macros and functions are known
-        parts = [describe(prog), C_HEADER]
+        parts = [describe(prog), C_HEADER + (LEGACY_HEADER if prog.legacy else "")]
         parts += self.macros
         parts += self.funcs
         parts.append("\n".join(kernel) + "\n")
@@ -1556,6 +1630,11 @@ def describe(prog, metadata=()):
             lines.append(f" * region {k + 1}: scop{' with a time loop' if reg.time else ''}")
         for n in reg.nests:
             lines.append(f" *   {n.depth}-D {n.kind} nest ({n.style} body)")
+    if prog.legacy:
+        lines.append(" * PolyBench-style spelling: macros in bodies and scop bounds.")
+    down = [k + 1 for k, reg in enumerate(prog.regions) if reg.tdown or any(n.down for n in reg.nests)]
+    if down:
+        lines.append(f" * Loops counting down in region(s) {', '.join(map(str, down))}.")
     lines.append(" * Arguments: N M K T.")
     for m in metadata:
         lines.append(f" * {m}")

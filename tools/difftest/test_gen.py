@@ -51,6 +51,16 @@ class Programs(unittest.TestCase):
             n += 1
         self.assertGreater(n, 10)
 
+    def test_legacy_spellings_are_generated(self):
+        # macros in bodies (one ending a statement), macro-valued bounds and
+        # loops counting down all occur in the first 300 seeds
+        texts = [gen.render(gen.generate(seed)) for seed in range(300)]
+        self.assertTrue(any("* SCALAR_VAL(1.0);" in t for t in texts))
+        self.assertTrue(any("    AT2(" in t for t in texts))
+        self.assertTrue(any("+ MARGIN - 8" in t for t in texts))
+        self.assertTrue(any("--)" in t for t in texts))
+        self.assertTrue(any("for (t = _PB_T - 1; t >= 0; t--)" in t or "for (t = T - 1; t >= 0; t--)" in t for t in texts))
+
     def test_schedules_respect_the_model(self):
         # every non-free chain schedule passes the legality re-check
         for seed in range(300):
