@@ -37,6 +37,8 @@ pub struct Unit<'tu> {
     declared: std::cell::OnceCell<BTreeSet<String>>,
     /// The translation unit's root.
     root: Cursor<'tu>,
+    /// Every macro definition, by name (empty when the main file invokes none).
+    macro_table: MacroTable,
     /// Macros of `macro_params` whose value a bound or subscript had to use
     /// (`i * N`, not affine with `N` as a parameter), since the last
     /// [`Unit::take_frozen`].
@@ -100,6 +102,75 @@ fn expand_closure(body: Vec<(TokenKind, String)>, table: &MacroTable) -> Vec<(To
         }
     }
     out
+}
+
+/// The `(` of the call whose argument list holds position `pos` of `body`
+/// (an identifier must precede it), and the index of that argument.
+fn enclosing_call(body: &[(TokenKind, String)], pos: usize) -> Option<(usize, usize)> {
+    let mut depth = 0usize;
+    let mut arg = 0;
+    let mut j = pos;
+    while j > 0 {
+        j -= 1;
+        match body[j].1.as_str() {
+            ")" | "]" => depth += 1,
+            "(" | "[" if depth > 0 => depth -= 1,
+            "(" => {
+                return (j > 0 && body[j - 1].0 == TokenKind::Identifier).then_some((j, arg));
+            }
+            "[" => return None,
+            "," if depth == 0 => arg += 1,
+            ";" | "{" | "}" => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `)` matching the `(` at `open`.
+fn matching_close(body: &[(TokenKind, String)], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (j, (_, t)) in body.iter().enumerate().skip(open) {
+        match t.as_str() {
+            "(" => depth += 1,
+            ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A function-like macro definition's parameter names and body tokens.
+fn split_definition(def: &[(TokenKind, String)]) -> (Vec<&str>, &[(TokenKind, String)]) {
+    let mut params = Vec::new();
+    let mut k = 2;
+    while k < def.len() && def[k].1 != ")" {
+        if def[k].0 == TokenKind::Identifier {
+            params.push(def[k].1.as_str());
+        }
+        k += 1;
+    }
+    (params, def.get(k + 1..).unwrap_or(&[]))
+}
+
+/// True when every use of `param` in `body` is inside square brackets (a
+/// subscript), so assigning the macro's result cannot assign it.
+fn only_subscripted(body: &[(TokenKind, String)], param: &str) -> bool {
+    let mut brackets = 0usize;
+    for (kind, t) in body {
+        match t.as_str() {
+            "[" => brackets += 1,
+            "]" => brackets = brackets.saturating_sub(1),
+            _ if *kind == TokenKind::Identifier && t == param && brackets == 0 => return false,
+            _ => {}
+        }
+    }
+    true
 }
 
 impl MacroUse {
@@ -202,6 +273,7 @@ impl<'tu> Unit<'tu> {
             frozen: RefCell::default(),
             declared: std::cell::OnceCell::new(),
             root: tu.root(),
+            macro_table: MacroTable::new(),
         };
         let mut table = MacroTable::new();
         let expansions = tu.macro_expansions();
@@ -233,6 +305,7 @@ impl<'tu> Unit<'tu> {
             })
             .collect();
         unit.macros = macros;
+        unit.macro_table = table;
         unit
     }
 
@@ -358,10 +431,6 @@ impl<'tu> Unit<'tu> {
     /// preceded (past opening parentheses) by `++`, `--` or `&`. Also true when
     /// `span` is not inside a macro argument (nothing is known then).
     pub fn macro_may_assign_arg(&self, span: Span) -> bool {
-        const AFTER: &[&str] = &[
-            "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--",
-        ];
-        const BEFORE: &[&str] = &["++", "--", "&"];
         let mut in_arg = false;
         for m in self.macros_in(span) {
             let Some(idx) = m
@@ -375,31 +444,87 @@ impl<'tu> Unit<'tu> {
             let Some(param) = m.params().get(idx).cloned() else {
                 return true;
             };
-            let body = m.body();
-            for (k, (kind, t)) in body.iter().enumerate() {
-                if *kind != TokenKind::Identifier || *t != param {
-                    continue;
-                }
-                let mut j = k + 1;
-                while body.get(j).is_some_and(|(_, t)| t == ")") {
-                    j += 1;
-                }
-                if body
-                    .get(j)
-                    .is_some_and(|(_, t)| AFTER.contains(&t.as_str()))
-                {
+            if self.param_may_assign(m.body(), &param, 0) {
+                return true;
+            }
+        }
+        !in_arg
+    }
+
+    /// True when parameter `param` of a macro whose body is `body` may be
+    /// assigned by it: the parameter (in its own parentheses) is followed by
+    /// an assignment, `++` or `--`, or preceded by `++`, `--` or `&`; or it
+    /// is an argument of a macro invocation in the body whose own parameter
+    /// may be assigned (recursively), or whose result is assigned while the
+    /// parameter is not only a subscript there (`AT1(H, (p)) = v` with
+    /// `AT1(a, x)` = `a[x]` assigns an element of `H`, not `p`). Unknown
+    /// macros and deep nesting count as assigning (fail closed).
+    fn param_may_assign(&self, body: &[(TokenKind, String)], param: &str, depth: usize) -> bool {
+        const AFTER: &[&str] = &[
+            "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--",
+        ];
+        const BEFORE: &[&str] = &["++", "--", "&"];
+        if depth > 8 {
+            return true;
+        }
+        let is = |j: usize, t: &str| body.get(j).is_some_and(|(_, x)| x == t);
+        for (k, (kind, t)) in body.iter().enumerate() {
+            if *kind != TokenKind::Identifier || t != param {
+                continue;
+            }
+            let mut a = k;
+            let mut opens = 0;
+            // grouping parentheses only: a call's `(` has a name before it
+            while a > 0 && is(a - 1, "(") && !(a >= 2 && body[a - 2].0 == TokenKind::Identifier) {
+                a -= 1;
+                opens += 1;
+            }
+            if a > 0 && BEFORE.contains(&body[a - 1].1.as_str()) {
+                return true;
+            }
+            let mut b = k + 1;
+            let mut closes = 0;
+            while closes < opens && is(b, ")") {
+                b += 1;
+                closes += 1;
+            }
+            if body
+                .get(b)
+                .is_some_and(|(_, x)| AFTER.contains(&x.as_str()))
+            {
+                return true;
+            }
+            // in the argument list of a call in the body?
+            let Some((open, arg)) = enclosing_call(body, a) else {
+                continue;
+            };
+            let callee = &body[open - 1].1;
+            let Some(defs) = self.macro_table.get(callee) else {
+                continue; // a function call cannot assign its argument
+            };
+            let close = matching_close(body, open);
+            let result_assigned = close.is_none_or(|c| {
+                body.get(c + 1)
+                    .is_some_and(|(_, x)| AFTER.contains(&x.as_str()))
+                    || (open >= 2 && BEFORE.contains(&body[open - 2].1.as_str()))
+            });
+            for (def, function_like) in defs {
+                if !function_like {
                     return true;
                 }
-                let mut j = k;
-                while j > 0 && body[j - 1].1 == "(" {
-                    j -= 1;
+                let (params, cbody) = split_definition(def);
+                let Some(p) = params.get(arg) else {
+                    return true;
+                };
+                if self.param_may_assign(cbody, p, depth + 1) {
+                    return true;
                 }
-                if j > 0 && BEFORE.contains(&body[j - 1].1.as_str()) {
+                if result_assigned && !only_subscripted(cbody, p) {
                     return true;
                 }
             }
         }
-        !in_arg
+        false
     }
 
     /// True when the node at `span`, a unary operator that cannot be read,

@@ -915,6 +915,31 @@ void f(int n, double *A, double *B) {
         let (_, ok, errs) = analyse_first_body(&src.replace("BODY", "ST(i)"), &["i"], Mode::Omplc);
         assert!(!ok);
         assert!(errs.is_empty(), "{errs:?}");
+        // an argument passed on to another macro: assigned only where that
+        // macro may assign it (`AT1(B, (p)) = ...` writes an element of B)
+        let nested = "\
+#define AT1(a, x) a[x]
+#define ID(x) x
+#define PUT(a, v) a = v
+#define STAGE(p) do { double acc = 0.0; AT1(B, (p)) = acc + A[(p)+1]; } while (0)
+#define SETID(p) ID(p) = 1
+#define SETPUT(p) PUT(p, 2)
+void f(int n, double *A, double *B) {
+  for (int i = 1; i < n; i++) { BODY; }
+}
+";
+        let (_, _, errs) =
+            analyse_first_body(&nested.replace("BODY", "STAGE(i)"), &["i"], Mode::Omplc);
+        assert!(errs.is_empty(), "{errs:?}");
+        for body in ["SETID(i)", "SETPUT(i)"] {
+            let (_, _, errs) =
+                analyse_first_body(&nested.replace("BODY", body), &["i"], Mode::Omplc);
+            assert_eq!(
+                errs,
+                ["the loop iterator 'i' is assigned in the body of a stage"],
+                "{body}"
+            );
+        }
         for body in ["SET(i); ST(i)", "BUMP(i); ST(i)"] {
             let (_, _, errs) = analyse_first_body(&src.replace("BODY", body), &["i"], Mode::Omplc);
             assert_eq!(

@@ -898,7 +898,10 @@ impl<'tu> Cursor<'tu> {
         let (s, e) = unsafe { (clang_getRangeStart(range), clang_getRangeEnd(range)) };
         let start = self.tu.node_offset(s)?;
         let end = self.tu.node_offset(e)?;
-        (start <= end).then_some(Span::new(start, end))
+        // A node whose last token a macro definition supplies ends at the
+        // invocation's start, before an argument it starts in: the span
+        // from there reaches into the invocation, which widening covers.
+        Some(Span::new(start.min(end), start.max(end)))
     }
 
     /// The translation unit's root (its file-scope declarations are its children).
