@@ -524,11 +524,27 @@ impl<'i> TranslationUnit<'i> {
 
     /// Byte offset of `loc` if its file location is in the main file.
     fn main_offset(&self, loc: CXSourceLocation) -> Option<usize> {
+        self.offset_by(loc, clang_getFileLocation)
+    }
+
+    /// Byte offset of `loc` in the main file as `locate` (clang's file or
+    /// expansion location) places it; `None` elsewhere.
+    fn offset_by(
+        &self,
+        loc: CXSourceLocation,
+        locate: unsafe extern "C" fn(
+            CXSourceLocation,
+            *mut CXFile,
+            *mut c_uint,
+            *mut c_uint,
+            *mut c_uint,
+        ),
+    ) -> Option<usize> {
         let mut file: CXFile = std::ptr::null_mut();
         let mut offset: c_uint = 0;
         // SAFETY: out-pointers are valid locals; null line/column pointers are allowed.
         unsafe {
-            clang_getFileLocation(
+            locate(
                 loc,
                 &mut file,
                 std::ptr::null_mut(),
@@ -550,22 +566,9 @@ impl<'i> TranslationUnit<'i> {
     /// the invocation written in the main file, which [`Invocations::widen`]
     /// then covers whole.
     fn node_offset(&self, loc: CXSourceLocation) -> Option<usize> {
-        let mut file: CXFile = std::ptr::null_mut();
-        let mut offset: c_uint = 0;
-        // SAFETY: out-pointers are valid locals; null line/column pointers are allowed.
-        unsafe {
-            clang_getExpansionLocation(
-                loc,
-                &mut file,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                &mut offset,
-            );
-            if file.is_null() || clang_File_isEqual(file, self.file) == 0 {
-                return self.main_offset(loc);
-            }
-        }
-        let exp = usize::try_from(offset).ok()?;
+        let Some(exp) = self.offset_by(loc, clang_getExpansionLocation) else {
+            return self.main_offset(loc);
+        };
         match self.main_offset(loc) {
             Some(f) if f == exp => Some(f),
             Some(f) => {
