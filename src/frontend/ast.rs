@@ -104,6 +104,11 @@ fn expand_closure(body: Vec<(TokenKind, String)>, table: &MacroTable) -> Vec<(To
     out
 }
 
+/// Tokens that assign the operand before them (`++`/`--` also after).
+const ASSIGN_OPS: &[&str] = &[
+    "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--",
+];
+
 /// The `(` of the call whose argument list holds position `pos` of `body`
 /// (an identifier must precede it), and the index of that argument.
 fn enclosing_call(body: &[(TokenKind, String)], pos: usize) -> Option<(usize, usize)> {
@@ -419,10 +424,7 @@ impl<'tu> Unit<'tu> {
     /// an assignment, `++` or `--` (fail closed: any such token in the node's
     /// text or in the expansion of a macro overlapping it).
     pub fn macro_may_assign(&self, span: Span) -> bool {
-        const ASSIGN: &[&str] = &[
-            "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--",
-        ];
-        self.may_hold(span, ASSIGN)
+        self.may_hold(span, ASSIGN_OPS)
     }
 
     /// True when the token at `span`, an argument of the macro invocations
@@ -460,9 +462,7 @@ impl<'tu> Unit<'tu> {
     /// `AT1(a, x)` = `a[x]` assigns an element of `H`, not `p`). Unknown
     /// macros and deep nesting count as assigning (fail closed).
     fn param_may_assign(&self, body: &[(TokenKind, String)], param: &str, depth: usize) -> bool {
-        const AFTER: &[&str] = &[
-            "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--",
-        ];
+        const AFTER: &[&str] = ASSIGN_OPS;
         const BEFORE: &[&str] = &["++", "--", "&"];
         if depth > 8 {
             return true;
