@@ -1450,6 +1450,7 @@ mod programs {
         overlap_blowup_2d,
         overlap_blowup_3d,
         overlap_inplace_shadow,
+        overlap_inplace_compound,
         overlap_loads_3d,
         overlap_opaque_pointwise,
         overlap_split_singletons,

@@ -148,6 +148,9 @@ pub struct AccessHole {
     pub span: Span,
     /// Index into [`Analysis::accesses`]: the write when the access writes.
     pub access: usize,
+    /// True when the access also reads the element it writes (`A[i] += ...`,
+    /// `A[i]++`): its text is then the read too.
+    pub reads_too: bool,
 }
 
 /// The template of the bytes `span` with iterator holes (as [`template`])
@@ -182,6 +185,7 @@ pub fn template_with_accesses(
         append(&mut pieces, before.pieces);
         pieces.push(Piece::Access {
             access: h.access,
+            reads_too: h.reads_too,
             text: template(unit, h.span, iterators).pieces,
         });
         pos = h.span.end;
@@ -687,7 +691,11 @@ impl<'tu> Walker<'_, 'tu> {
         if !self.unit.is_clean(span) {
             self.out.analysable = false;
         } else if affine && c.span().is_some() {
-            self.out.holes.push(AccessHole { span, access });
+            self.out.holes.push(AccessHole {
+                span,
+                access,
+                reads_too: role == Role::ReadWrite,
+            });
         }
     }
 

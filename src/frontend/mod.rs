@@ -824,7 +824,7 @@ pub(crate) mod testutil {
             .map(|p| match p {
                 Piece::Text(t) => t.clone(),
                 Piece::Iter(k) => format!("<{k}>"),
-                Piece::Access { access, text } if marks => {
+                Piece::Access { access, text, .. } if marks => {
                     format!("«{access}:{}»", show_pieces(text, marks))
                 }
                 Piece::Access { text, .. } => show_pieces(text, marks),

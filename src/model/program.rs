@@ -298,6 +298,9 @@ pub enum Piece {
     Access {
         /// Index into the stage's analysed accesses.
         access: usize,
+        /// True when the text is also the read of the element it writes
+        /// (`A[i] += ...`, `A[i]++`): redirecting it redirects that read.
+        reads_too: bool,
         /// The original text of the access.
         text: Vec<Piece>,
     },
@@ -338,7 +341,9 @@ fn fill(
                 Some(e) => s.push_str(e),
                 None => s.push_str("/* missing iterator */"),
             },
-            Piece::Access { access: k, text } => match access(*k) {
+            Piece::Access {
+                access: k, text, ..
+            } => match access(*k) {
                 Some(r) => s.push_str(&r),
                 None => fill(s, text, iters, access),
             },

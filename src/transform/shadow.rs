@@ -209,6 +209,18 @@ pub fn rename_inplace(
                     stage.label
                 )));
             }
+            // `A[i] += ...` reads through the text it writes: renamed, it
+            // would read the copy, which holds no value yet.
+            let updates = stage.body.pieces.iter().any(|p| {
+                matches!(p, Piece::Access { access, reads_too: true, .. }
+                    if analysed.get(*access).is_some_and(|a| a.data == data))
+            });
+            if updates {
+                return Ok(Some(format!(
+                    "{} updates it with a compound assignment or '++'/'--', which reads the value it replaces",
+                    stage.label
+                )));
+            }
             let write = analysed
                 .iter()
                 .find(|a| a.kind == AccessKind::Write && a.data == data);
@@ -357,7 +369,7 @@ fn rename_stage(stage: &mut Stage, data: &str, to: &str, kind: AccessKind) -> bo
     };
     let mut all = true;
     for p in &mut stage.body.pieces {
-        if let Piece::Access { access, text } = p {
+        if let Piece::Access { access, text, .. } = p {
             if holes.contains(access) {
                 all &= rename_access_text(text, data, to);
             }
@@ -410,11 +422,13 @@ pub(crate) fn copy_back_stage(
     let pieces = vec![
         Piece::Access {
             access: 0,
+            reads_too: false,
             text: access_pieces(&write.data, &write.index, &iterators),
         },
         Piece::Text(" = ".to_string()),
         Piece::Access {
             access: 1,
+            reads_too: false,
             text: access_pieces(shadow, &write.index, &iterators),
         },
         Piece::Text(";".to_string()),

@@ -463,7 +463,11 @@ fn shift_piece(
         Piece::Text(t) => Piece::Text(t.clone()),
         Piece::Iter(0) => Piece::Text(when.to_string()),
         Piece::Iter(k) => Piece::Iter(k - 1),
-        Piece::Access { access, text } => {
+        Piece::Access {
+            access,
+            text,
+            reads_too,
+        } => {
             let mut text: Vec<Piece> = text
                 .iter()
                 .map(|p| shift_piece(p, when, rename))
@@ -476,6 +480,7 @@ fn shift_piece(
             Piece::Access {
                 access: *access,
                 text,
+                reads_too: *reads_too,
             }
         }
     })

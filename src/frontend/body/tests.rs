@@ -432,14 +432,17 @@ fn nested_holes_are_dropped_and_instantiation_fills_holes() {
             AccessHole {
                 span: at("A[i + 1]"),
                 access: 1,
+                reads_too: false,
             },
             AccessHole {
                 span: at("i + 1"),
                 access: 7,
+                reads_too: false,
             },
             AccessHole {
                 span: at("A[i]"),
                 access: 0,
+                reads_too: false,
             },
         ];
         let t = template_with_accesses(u, Span::new(start, end), &["i".to_string()], &holes);
