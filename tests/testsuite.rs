@@ -1477,6 +1477,7 @@ mod programs {
         seidel2d_scop,
         statement_comments,
         subscript_cast,
+        c_division,
         tile_of_tiles_wavefronts_3d,
         time_blocks_three_arrays,
         two_chains,

@@ -19,8 +19,8 @@
 //! the macro too; the caller checks (with [`referenced_vars`]) that what it
 //! hides is loop-invariant.
 //!
-//! `/` becomes [`Expr::Div`], a floor division, where C truncates: the two agree
-//! for the non-negative numerators of loop bounds and subscripts.
+//! `/` and `%` become [`Expr::Div`] and [`Expr::Mod`], which keep C's meaning
+//! (rounding toward zero) in the model, negative numerators included.
 
 use std::collections::BTreeSet;
 

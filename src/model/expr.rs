@@ -22,7 +22,7 @@ pub enum Expr {
     Sub(Box<Expr>, Box<Expr>),
     /// `a * b`
     Mul(Box<Expr>, Box<Expr>),
-    /// `a / b`, floor division by a positive constant.
+    /// `a / b`, C's division (rounds toward zero) by a positive constant.
     Div(Box<Expr>, Box<Expr>),
     /// `a % b`, remainder of a division by a positive constant.
     Mod(Box<Expr>, Box<Expr>),
@@ -64,14 +64,14 @@ impl Expr {
                 if d <= 0 {
                     return None;
                 }
-                a.constant()?.div_euclid(d)
+                a.constant()?.checked_div(d)?
             }
             Expr::Mod(a, b) => {
                 let d = b.constant()?;
                 if d <= 0 {
                     return None;
                 }
-                a.constant()?.rem_euclid(d)
+                a.constant()?.checked_rem(d)?
             }
             Expr::Min(v) => v
                 .iter()
@@ -179,9 +179,15 @@ impl Expr {
             Expr::Add(a, b) => format!("({} + {})", a.to_isl(name), b.to_isl(name)),
             Expr::Sub(a, b) => format!("({} - {})", a.to_isl(name), b.to_isl(name)),
             Expr::Mul(a, b) => format!("({} * {})", a.to_isl(name), b.to_isl(name)),
-            // isl's parser wants a bare integer after `/` and `mod`.
-            Expr::Div(a, b) => format!("floor(({})/{})", a.to_isl(name), isl_divisor(b, name)),
-            Expr::Mod(a, b) => format!("(({}) mod {})", a.to_isl(name), isl_divisor(b, name)),
+            // C rounds toward zero; isl's `floor` rounds down: the two agree
+            // on non-negative numerators, so the negative part is divided as
+            // a non-negative number and negated. isl's parser wants a bare
+            // integer after `/`.
+            Expr::Div(a, b) => c_division(&a.to_isl(name), &isl_divisor(b, name)),
+            Expr::Mod(a, b) => {
+                let (a, d) = (a.to_isl(name), isl_divisor(b, name));
+                format!("(({a}) - {d} * {})", c_division(&a, &d))
+            }
             Expr::Min(v) => format!(
                 "min({})",
                 v.iter()
@@ -201,6 +207,12 @@ impl Expr {
 }
 
 /// A divisor in isl's syntax: the bare integer when constant.
+/// C's `a / d` (toward zero) for a positive `d`, in isl's syntax:
+/// `floor(max(a, 0)/d) - floor(max(-a, 0)/d)`.
+fn c_division(a: &str, d: &str) -> String {
+    format!("(floor(max({a}, 0)/{d}) - floor(max(-({a}), 0)/{d}))")
+}
+
 fn isl_divisor(b: &Expr, name: &dyn Fn(&str) -> String) -> String {
     match b.constant() {
         Some(d) => d.to_string(),
@@ -259,17 +271,27 @@ mod tests {
     }
 
     #[test]
-    fn isl_division_by_a_bare_constant() {
+    fn isl_division_rounds_toward_zero_as_c_does() {
+        use isl_rs::{Context, Set};
+        let ctx = Context::alloc();
         let i = || Box::new(v("i"));
         let three = || Box::new(Expr::difference(Expr::Int(5), Expr::Int(2)));
-        assert_eq!(
-            Expr::Mod(i(), three()).to_isl(&|s| s.to_string()),
-            "((i) mod 3)"
-        );
-        assert_eq!(
-            Expr::Div(i(), three()).to_isl(&|s| s.to_string()),
-            "floor((i)/3)"
-        );
+        for (e, c) in [
+            (Expr::Div(i(), three()), (|x: i64| x / 3) as fn(i64) -> i64),
+            (Expr::Mod(i(), three()), |x: i64| x % 3),
+        ] {
+            let text = e.to_isl(&|s| s.to_string());
+            assert!(!text.contains("((5 - 2))"), "{text}");
+            for x in -7..=7 {
+                // The one value isl finds for `o` is C's.
+                let set = format!("{{ [o] : exists i: i = {x} and o = {text} }}");
+                let want = format!("{{ [o] : o = {} }}", c(x));
+                let got = Set::read_from_str(&ctx, &set).expect("isl parses it");
+                let want = Set::read_from_str(&ctx, &want).expect("isl parses it");
+                assert!(got.is_equal(&want).expect("isl"), "{x}: {text}");
+            }
+            assert_eq!(e.substitute("i", &Expr::Int(-7)).constant(), Some(c(-7)));
+        }
     }
 
     #[test]
