@@ -237,7 +237,8 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         if !after.is_empty() {
             after.push('\n');
         }
-        generated.push((region.span, before + &code + &after));
+        let finals = final_values_code(region);
+        generated.push((region.span, before + &code + &finals + &after));
     }
     if opts.fatal_warnings && !warnings.is_empty() {
         return Err(Error::User(
@@ -257,6 +258,26 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         body: &body,
     })?;
     Ok(Compiled { text, warnings })
+}
+
+/// The code after a region's generated code that gives the loop variables
+/// read after the region their final values ("" when there are none).
+fn final_values_code(region: &Region) -> String {
+    let Some(f) = &region.final_values else {
+        return String::new();
+    };
+    let names: Vec<String> = f.variables.iter().map(|v| format!("'{v}'")).collect();
+    let mut out = format!(
+        "\n{}/* flextile: the final values of {}, read after the region: its loops without their statements */",
+        region.indent,
+        names.join(", ")
+    );
+    for l in &f.lines {
+        out.push('\n');
+        out.push_str(&region.indent);
+        out.push_str(l);
+    }
+    out
 }
 
 /// What every region of a program is compiled with.

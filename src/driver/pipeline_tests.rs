@@ -97,6 +97,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             versions: Default::default(),
             macro_values: Vec::new(),
             macro_params: std::collections::BTreeMap::new(),
+            final_values: None,
         }],
         wide_vars: Default::default(),
         reserved: Default::default(),

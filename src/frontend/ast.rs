@@ -376,6 +376,15 @@ impl<'tu> Unit<'tu> {
         self.frozen.borrow_mut().extend(names);
     }
 
+    /// Runs `f` and forgets the macro values it used: for analyses that
+    /// only check the program and build nothing of the model.
+    pub fn without_freezing<R>(&self, f: impl FnOnce() -> R) -> R {
+        let kept = self.frozen.borrow().clone();
+        let r = f();
+        *self.frozen.borrow_mut() = kept;
+        r
+    }
+
     /// The macros whose values were used since the last call, with their
     /// values (`N = 100`), and forgets them.
     pub fn take_frozen(&self) -> Vec<String> {

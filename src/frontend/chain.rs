@@ -11,9 +11,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Span};
-use crate::frontend::ast::{strip, Unit};
-use crate::frontend::body::{analyse, template_with_accesses, BodyScope, Mode};
+use crate::frontend::ast::Unit;
+use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
 use crate::frontend::clang::{Cursor, CursorKind};
+use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
+use crate::frontend::loops::loop_variable;
 use crate::frontend::pragma::{NestPragma, PragmaKind, PragmaLine};
 use crate::model::expr::Expr;
 use crate::model::program::{
@@ -36,6 +38,10 @@ pub fn build<'tu>(
     let mut tree = Vec::new();
     let mut data_types = BTreeMap::new();
     let mut next = 0;
+    // The annotated nests with their depths, and the stages' bodies with
+    // their iterators.
+    let mut loops = Vec::new();
+    let mut bodies: Vec<(Cursor<'tu>, Vec<String>)> = Vec::new();
     unit.take_frozen();
     let not_a_loop =
         |p: &PragmaLine| Diagnostic::error(p.span, "expected a for loop after '#pragma omplc for'");
@@ -53,7 +59,9 @@ pub fn build<'tu>(
                 continue;
             };
             match nest(unit, last, np, child, stages.len() + 1, &mut data_types) {
-                Ok(stage) => {
+                Ok((stage, body)) => {
+                    loops.push((child, stage.iterators.len()));
+                    bodies.push((body, stage.iterators.clone()));
                     let mut node = OrigNode::Stage(stages.len());
                     for it in stage.iterators.iter().rev() {
                         node = OrigNode::Loop {
@@ -95,12 +103,28 @@ pub fn build<'tu>(
             "loop chain without any '#pragma omplc for' nest",
         ));
     }
+    if errors.is_empty() {
+        let bodies: Vec<(Cursor<'_>, &[String])> =
+            bodies.iter().map(|(c, i)| (*c, i.as_slice())).collect();
+        errors = uses_outside_loops(unit, &loops, &bodies);
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
+    let span = Span::new(pragma.line_start, cspan.end);
+    let mut writes = BTreeSet::new();
+    assigned_vars(unit, compound, &mut writes);
+    let final_values = final_values(
+        unit,
+        &RegionLoops {
+            span,
+            stmts: &loops,
+            chain_writes: Some(&writes),
+        },
+    )?;
     Ok(Region {
         kind: RegionKind::Chain(schedule.clone()),
-        span: Span::new(pragma.line_start, cspan.end),
+        span,
         pragma_span: pragma.span,
         indent: pragma.indent.clone(),
         stages,
@@ -109,6 +133,7 @@ pub fn build<'tu>(
         versions: BTreeMap::new(),
         macro_values: unit.take_frozen(),
         macro_params: unit.macro_params.borrow().clone(),
+        final_values,
     })
 }
 
@@ -142,30 +167,6 @@ fn check_arity(stages: &[Stage], errors: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The variable a `for` loop initialises (`int i = ...` or `i = ...`).
-pub fn loop_variable(unit: &Unit<'_>, init: Option<Cursor<'_>>) -> Option<String> {
-    let init = init?;
-    match init.kind() {
-        CursorKind::DeclStmt => {
-            let kids = init.children();
-            let v = kids.iter().find(|k| k.kind() == CursorKind::VarDecl)?;
-            Some(v.spelling())
-        }
-        _ => {
-            let init = strip(init);
-            if init.kind() != CursorKind::BinaryOperator
-                || unit.binary_op(init).as_deref() != Some("=")
-            {
-                return None;
-            }
-            let lhs = strip(*init.children().first()?);
-            (lhs.kind() == CursorKind::DeclRefExpr)
-                .then(|| lhs.referenced().map(|d| d.spelling()))
-                .flatten()
-        }
-    }
-}
-
 /// One annotated nest: the pragma `p` (contents `np`), the statement after it,
 /// and its 1-based number in the chain. The element types of the arrays its
 /// body accesses (when analysable) are added to `types`.
@@ -176,7 +177,7 @@ fn nest<'tu>(
     stmt: Cursor<'tu>,
     number: usize,
     types: &mut BTreeMap<String, String>,
-) -> Result<Stage, Vec<Diagnostic>> {
+) -> Result<(Stage, Cursor<'tu>), Vec<Diagnostic>> {
     if stmt.kind() != CursorKind::ForStmt {
         let mut d = Diagnostic::error(p.span, "expected a for loop after '#pragma omplc for'");
         if let Some(sp) = stmt.span() {
@@ -324,7 +325,7 @@ fn nest<'tu>(
             })
         })
         .collect();
-    Ok(Stage {
+    let stage = Stage {
         name: String::new(),
         label: format!("nest {number} (line {})", unit.line_of(p.span.start)),
         span: p.span,
@@ -335,7 +336,8 @@ fn nest<'tu>(
         analysable: analysis.analysable,
         observed: analysis.analysable.then_some(analysis.accesses),
         time_step: None,
-    })
+    };
+    Ok((stage, body))
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! Files: [`clang`] (the only unsafe code: libclang wrapper), [`pragma`]
 //! (pragma scanner and parser), [`ast`] (queries over clang's AST and the raw
 //! tokens), [`depth`] (nesting bound), [`params`] (integer types of
-//! variables), [`cexpr`] (C expressions to model expressions), [`body`] (body
+//! variables), [`cexpr`] (C expressions to model expressions), [`loops`]
+//! (`for` headers as constraints), [`body`] (body
 //! templates and access analysis), [`chain`] (loop chains), [`scop`]
 //! (`#pragma scop` regions).
 
@@ -17,6 +18,8 @@ pub mod cexpr;
 pub mod chain;
 pub mod clang;
 pub mod depth;
+pub mod final_values;
+pub mod loops;
 pub mod params;
 pub mod pragma;
 pub mod scop;

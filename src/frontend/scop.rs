@@ -3,23 +3,18 @@
 //! comes from the affine bounds of the enclosing loops and the affine `if`
 //! conditions, and whose accesses come from its array subscripts.
 //!
-//! Loops: `for (i = lb; i < ub; i++)` (or `int i = lb`, `<=`, `ub > i`,
-//! `ub >= i`, `++i`, `i += c`, `i = i + c` with a positive constant `c`; a step
-//! `c > 1` adds `(i - lb) mod c = 0`), and loops that count down,
-//! `for (i = ub; i >= lb; i--)` (or `>`, `lb <= i`, `--i`, `i -= c`,
-//! `i = i - c`), whose original schedule runs `-i`; bounds affine in the outer iterators
-//! and in loop-invariant variables, with `min`/`max` as calls, macros or
-//! conditional expressions, and `&&` of several upper bounds. Conditions:
-//! `if` with an `&&` of affine comparisons and no `else`.
+//! Loops: as [`crate::frontend::loops`] reads them (up or down, affine bounds
+//! with `min`/`max`); a loop that counts down runs `-i` in the original
+//! schedule. Conditions: `if` with an `&&` of affine comparisons and no `else`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Span};
-use crate::frontend::ast::{strip, Unit};
+use crate::frontend::ast::Unit;
 use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
-use crate::frontend::cexpr::{constant_value, referenced_vars, to_expr};
-use crate::frontend::chain::loop_variable;
 use crate::frontend::clang::{Cursor, CursorKind};
+use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
+use crate::frontend::loops::{affine, conjuncts, read_header};
 use crate::frontend::pragma::PragmaLine;
 use crate::model::expr::Expr;
 use crate::model::program::{CmpOp, Constraint, OrigNode, Region, RegionKind, Stage};
@@ -62,6 +57,7 @@ pub fn build(
         stages: Vec::new(),
         errors: Vec::new(),
         data_types: BTreeMap::new(),
+        bodies: Vec::new(),
     };
     let mut tree = Vec::new();
     unit.take_frozen();
@@ -69,15 +65,30 @@ pub fn build(
         tree.extend(b.stmt(*s, &[], &[]));
     }
     let macro_values = unit.take_frozen();
+    let loops: Vec<(Cursor<'_>, usize)> = stmts.iter().map(|s| (*s, usize::MAX)).collect();
+    if b.errors.is_empty() {
+        let bodies: Vec<(Cursor<'_>, &[String])> =
+            b.bodies.iter().map(|(c, i)| (*c, i.as_slice())).collect();
+        b.errors = uses_outside_loops(unit, &loops, &bodies);
+    }
     if !b.errors.is_empty() {
         return Err(b.errors);
     }
     if b.stages.is_empty() {
         return Ok(None);
     }
+    let span = Span::new(scop.line_start, endscop.line_end);
+    let final_values = final_values(
+        unit,
+        &RegionLoops {
+            span,
+            stmts: &loops,
+            chain_writes: None,
+        },
+    )?;
     Ok(Some(Region {
         kind: RegionKind::Scop,
-        span: Span::new(scop.line_start, endscop.line_end),
+        span,
         pragma_span: scop.span,
         indent: scop.indent.clone(),
         stages: b.stages,
@@ -86,6 +97,7 @@ pub fn build(
         versions: BTreeMap::new(),
         macro_values,
         macro_params: unit.macro_params.borrow().clone(),
+        final_values,
     }))
 }
 
@@ -97,12 +109,9 @@ struct Builder<'a, 'tu> {
     errors: Vec<Diagnostic>,
     /// Element types of the arrays accessed by analysable statements.
     data_types: BTreeMap<String, String>,
+    /// Each stage's statement and iterators.
+    bodies: Vec<(Cursor<'tu>, Vec<String>)>,
 }
-
-/// A loop's bound or step could not be read.
-const LOOP_FORM: &str = "unsupported loop form in scop: expected 'for (i = lb; i < ub; i++)' \
-     (or '<=', '++i', 'i += c' with a positive constant c) or 'for (i = ub; i >= lb; i--)' \
-     (or '>', '--i', 'i -= c')";
 
 impl<'tu> Builder<'_, 'tu> {
     fn error(&mut self, span: Option<Span>, msg: impl Into<String>) {
@@ -139,7 +148,7 @@ impl<'tu> Builder<'_, 'tu> {
                     return Vec::new();
                 }
                 let mut cons = cons.to_vec();
-                for part in self.conjuncts(*cond) {
+                for part in conjuncts(self.unit, *cond) {
                     match self.comparison(part, iters) {
                         Some(k) => cons.push(k),
                         None => return Vec::new(),
@@ -208,6 +217,7 @@ impl<'tu> Builder<'_, 'tu> {
         let dots = if short.len() < text.len() { "..." } else { "" };
         let short = short.trim_end();
         let k = self.stages.len();
+        self.bodies.push((c, iters.to_vec()));
         self.stages.push(Stage {
             name: String::new(),
             label: format!(
@@ -227,188 +237,27 @@ impl<'tu> Builder<'_, 'tu> {
     }
 
     fn for_loop(&mut self, c: Cursor<'tu>, iters: &[String], cons: &[Constraint]) -> Vec<OrigNode> {
-        let Some(parts) = self.unit.for_parts(c) else {
-            self.error(c.span(), LOOP_FORM);
-            return Vec::new();
-        };
-        let header = Some(parts.header);
-        let Some(var) = loop_variable(self.unit, parts.init) else {
-            self.error(parts.init.and_then(|i| i.span()).or(header), LOOP_FORM);
-            return Vec::new();
-        };
-        if iters.contains(&var) {
-            self.error(
-                header,
-                format!("loop variable '{var}' is already the variable of an enclosing loop"),
-            );
-            return Vec::new();
-        }
-        // Lower bound: the initial value.
-        let init_value = parts.init.and_then(|i| match i.kind() {
-            CursorKind::DeclStmt => {
-                let v = i
-                    .children()
-                    .into_iter()
-                    .find(|k| k.kind() == CursorKind::VarDecl)?;
-                v.children().into_iter().rfind(|k| k.kind().is_expression())
-            }
-            _ => strip(i).children().get(1).copied(),
-        });
-        let Some(init_value) = init_value else {
-            self.error(header, LOOP_FORM);
-            return Vec::new();
-        };
-        let Some(start) = self.bound(init_value, iters, "loop bound") else {
-            return Vec::new();
-        };
-        // Step: its sign says whether the loop counts up or down.
-        let Some(step) = parts.inc.and_then(|i| self.step(i, &var)) else {
-            self.error(parts.inc.and_then(|i| i.span()).or(header), LOOP_FORM);
-            return Vec::new();
-        };
-        let down = step < 0;
-        let v = Expr::Var(var.clone());
-        // The initial value is the lower bound of an up loop, the upper bound
-        // of a down loop.
-        let mut new = vec![Constraint {
-            lhs: v.clone(),
-            op: if down { CmpOp::Le } else { CmpOp::Ge },
-            rhs: start.clone(),
-        }];
-        // The other bounds: the condition.
-        let Some(cond) = parts.cond else {
-            self.error(header, LOOP_FORM);
-            return Vec::new();
-        };
-        for part in self.conjuncts(cond) {
-            let part = strip(part);
-            let kids = part.children();
-            let op = if part.kind() == CursorKind::BinaryOperator {
-                self.unit.binary_op(part)
-            } else {
-                None
-            };
-            let (bound, op) = match (op.as_deref(), kids.as_slice(), down) {
-                (Some("<"), [l, r], false) if self.is_var(*l, &var) => (*r, CmpOp::Lt),
-                (Some("<="), [l, r], false) if self.is_var(*l, &var) => (*r, CmpOp::Le),
-                (Some(">"), [l, r], false) if self.is_var(*r, &var) => (*l, CmpOp::Lt),
-                (Some(">="), [l, r], false) if self.is_var(*r, &var) => (*l, CmpOp::Le),
-                (Some(">"), [l, r], true) if self.is_var(*l, &var) => (*r, CmpOp::Gt),
-                (Some(">="), [l, r], true) if self.is_var(*l, &var) => (*r, CmpOp::Ge),
-                (Some("<"), [l, r], true) if self.is_var(*r, &var) => (*l, CmpOp::Gt),
-                (Some("<="), [l, r], true) if self.is_var(*r, &var) => (*l, CmpOp::Ge),
-                _ => {
-                    self.error(part.span(), LOOP_FORM);
-                    return Vec::new();
-                }
-            };
-            if referenced_vars(bound).contains(&var) {
-                self.error(bound.span(), LOOP_FORM);
+        let h = match read_header(self.unit, c, iters, &self.region_writes) {
+            Ok(h) => h,
+            Err(d) => {
+                self.errors.push(d);
                 return Vec::new();
             }
-            let Some(ub) = self.bound(bound, iters, "loop bound") else {
-                return Vec::new();
-            };
-            new.push(Constraint {
-                lhs: v.clone(),
-                op,
-                rhs: ub,
-            });
-        }
-        let stride = step.unsigned_abs();
-        if stride > 1 {
-            let from_start = if down {
-                Expr::difference(start, v.clone())
-            } else {
-                Expr::difference(v.clone(), start)
-            };
-            new.push(Constraint {
-                lhs: Expr::Mod(Box::new(from_start), Box::new(Expr::Int(stride as i64))),
-                op: CmpOp::Eq,
-                rhs: Expr::Int(0),
-            });
-        }
+        };
         let mut inner_iters = iters.to_vec();
-        inner_iters.push(var.clone());
+        inner_iters.push(h.var.clone());
         let mut inner_cons = cons.to_vec();
-        inner_cons.extend(new);
-        let body = self.stmt(parts.body, &inner_iters, &inner_cons);
+        inner_cons.extend(h.constraints);
+        let body = self.stmt(h.body, &inner_iters, &inner_cons);
         if body.is_empty() {
             // A loop without statements does nothing: leave it out of the tree.
             return Vec::new();
         }
         vec![OrigNode::Loop {
-            iter: var,
+            iter: h.var,
             body,
-            down,
+            down: h.down,
         }]
-    }
-
-    /// True when `c` is a plain use of variable `var`.
-    fn is_var(&self, c: Cursor<'tu>, var: &str) -> bool {
-        let c = strip(c);
-        c.kind() == CursorKind::DeclRefExpr && c.referenced().is_some_and(|d| d.spelling() == var)
-    }
-
-    /// The step of an increment or decrement of `var`: `i++`, `++i`,
-    /// `i += c`, `i = i + c`, `i = c + i` (positive), `i--`, `--i`, `i -= c`,
-    /// `i = i - c` (negative), for a positive constant `c`.
-    fn step(&self, inc: Cursor<'tu>, var: &str) -> Option<i64> {
-        let inc = strip(inc);
-        let kids = inc.children();
-        let positive = |c: Cursor<'tu>| {
-            constant_value(self.unit, c).filter(|k| *k > 0 && *k < i64::from(i32::MAX))
-        };
-        match inc.kind() {
-            CursorKind::UnaryOperator => {
-                let (op, _) = self.unit.unary_op(inc)?;
-                if !self.is_var(*kids.first()?, var) {
-                    return None;
-                }
-                match op.as_str() {
-                    "++" => Some(1),
-                    "--" => Some(-1),
-                    _ => None,
-                }
-            }
-            CursorKind::CompoundAssignOperator => {
-                match (self.unit.binary_op(inc).as_deref(), kids.as_slice()) {
-                    (Some("+="), [l, r]) if self.is_var(*l, var) => positive(*r),
-                    (Some("-="), [l, r]) if self.is_var(*l, var) => positive(*r).map(|k| -k),
-                    _ => None,
-                }
-            }
-            CursorKind::BinaryOperator => {
-                match (self.unit.binary_op(inc).as_deref(), kids.as_slice()) {
-                    (Some("="), [l, r]) if self.is_var(*l, var) => {
-                        let r = strip(*r);
-                        let rk = r.children();
-                        match (self.unit.binary_op(r).as_deref(), rk.as_slice()) {
-                            (Some("+"), [a, b]) if self.is_var(*a, var) => positive(*b),
-                            (Some("+"), [a, b]) if self.is_var(*b, var) => positive(*a),
-                            (Some("-"), [a, b]) if self.is_var(*a, var) => positive(*b).map(|k| -k),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-
-    /// The `&&`-separated parts of a condition.
-    fn conjuncts(&self, c: Cursor<'tu>) -> Vec<Cursor<'tu>> {
-        let s = strip(c);
-        if s.kind() == CursorKind::BinaryOperator && self.unit.binary_op(s).as_deref() == Some("&&")
-        {
-            s.children()
-                .into_iter()
-                .flat_map(|k| self.conjuncts(k))
-                .collect()
-        } else {
-            vec![s]
-        }
     }
 
     /// An affine comparison of an `if` condition as a constraint.
@@ -448,24 +297,13 @@ impl<'tu> Builder<'_, 'tu> {
     /// An affine expression of the enclosing iterators and loop-invariant
     /// variables; errors name it `what`.
     fn bound(&mut self, c: Cursor<'tu>, iters: &[String], what: &str) -> Option<Expr> {
-        let text = self.text(c);
-        let e = match to_expr(self.unit, c) {
-            Some(e) if e.is_affine() => e,
-            _ => {
-                self.error(c.span(), format!("non-affine {what} '{text}'"));
-                return None;
-            }
-        };
-        for v in referenced_vars(c) {
-            if !iters.contains(&v) && self.region_writes.contains(&v) {
-                self.error(
-                    c.span(),
-                    format!("{what} '{text}' depends on '{v}', which is assigned inside the scop"),
-                );
-                return None;
+        match affine(self.unit, c, iters, &self.region_writes, what) {
+            Ok(e) => Some(e),
+            Err(d) => {
+                self.errors.push(d);
+                None
             }
         }
-        Some(e)
     }
 }
 

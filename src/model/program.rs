@@ -70,6 +70,20 @@ pub struct Region {
     /// their values (`N -> 100`); the driver falls back to these values where
     /// the symbolic form cannot be compiled.
     pub macro_params: BTreeMap<String, i64>,
+    /// The loop variables declared outside the region that the program may
+    /// read after it, and the code that gives them their final values (see
+    /// `frontend::final_values`); `None` when there are none.
+    pub final_values: Option<FinalValues>,
+}
+
+/// Code that leaves loop variables with their values after the original
+/// region: its loops without their statements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinalValues {
+    /// The variables, sorted.
+    pub variables: Vec<String>,
+    /// The code's lines, without indentation of their own.
+    pub lines: Vec<String>,
 }
 
 /// One version of a C array: the values one statement of a time-iterated
