@@ -807,6 +807,9 @@ fn compile_time_blocked(
     } else {
         DEFAULT_TIME_STEPS
     };
+    if let Some(w) = ignored_sizes(opts, depth, region, " (time loop included)") {
+        warnings.push(w);
+    }
     let (steps, space_sizes) = match &opts.tile_sizes {
         Some(s) if s.len() >= depth && depth >= 1 => {
             (s[s.len() - depth], s[s.len() - depth + 1..].to_vec())
@@ -1017,10 +1020,12 @@ fn transform(
 
     if let Some(shape) = opts.overlap {
         // Overlapped tiling decides shifts and tiles itself: it overrides the pragma's schedule.
+        let deepest = max_depth(region);
         let sizes = opts
             .tile_sizes
             .clone()
-            .unwrap_or_else(|| vec![DEFAULT_TILE_SIZE; max_depth(region)]);
+            .unwrap_or_else(|| vec![DEFAULT_TILE_SIZE; deepest]);
+        notes.extend(ignored_sizes(opts, deepest, region, ""));
         let o = overlapped_tiling(
             region,
             names,
@@ -1037,6 +1042,8 @@ fn transform(
             },
             region.pragma_span,
         )?;
+        // Sizes apply to the innermost loops; the banner shows those used.
+        let sizes = &sizes[sizes.len().saturating_sub(deepest)..];
         summary.push(match &opts.overlap_dims {
             None => format!("overlapped tiling ({shape:?} trapezoids) {sizes:?}"),
             Some(d) => format!(
@@ -1204,6 +1211,20 @@ fn without_wavefronts(spec: &TileSpec) -> TileSpec {
 }
 
 /// The deepest loop nesting of the region's stages.
+/// The warning for `--tile-sizes` with more sizes than the `depth` loops of
+/// the region's deepest nest (`what` says which loops count, if needed): the outer
+/// sizes are ignored (sizes apply to the innermost loops).
+fn ignored_sizes(opts: &Options, depth: usize, region: &Region, what: &str) -> Option<Diagnostic> {
+    let given = opts.tile_sizes.as_ref().filter(|s| s.len() > depth)?;
+    Some(Diagnostic::warning(
+        region.pragma_span,
+        format!(
+            "--tile-sizes {given:?}: the sizes {:?} are ignored: the deepest loop nest of the region has {depth} loop(s){what}, and sizes apply to the innermost loops",
+            &given[..given.len() - depth]
+        ),
+    ))
+}
+
 fn max_depth(region: &Region) -> usize {
     region
         .stages

@@ -504,6 +504,28 @@ fn more_tile_sizes_than_loops_warn() {
     let (out, err) = compiles("tile_sizes_exact", PLAIN, &["--tile", "--tile-sizes", "16"]);
     assert!(out.contains("tiled [16]"), "{out}");
     assert!(!err.contains("warning"), "{err}");
+    // Overlapped tiling, both shapes: the same warning, the banner shows
+    // the size used.
+    for shape in ["--rectangle", "--scalene"] {
+        let (out, err) = compiles("overlap_sizes", PLAIN, &[shape, "--tile-sizes", "4,8,16"]);
+        assert!(out.contains("trapezoids) [16]"), "{out}");
+        assert!(
+            err.contains("in.c:3:1: warning: --tile-sizes [4, 8, 16]: the sizes [4, 8] are ignored: the deepest loop nest of the region has 1 loop(s)"),
+            "{err}"
+        );
+    }
+    // A time-iterated scop: the time loop counts (its size is the block depth).
+    let heat = "void f(int T, int N, double *A, double *B)\n{\n#pragma scop\n  for (int t = 0; t < T; t++) {\n    for (int i = 1; i < N - 1; i++)\n      B[i] = A[i-1] + A[i+1];\n    for (int i = 1; i < N - 1; i++)\n      A[i] = B[i];\n  }\n#pragma endscop\n}\n";
+    let (out, err) = compiles(
+        "time_sizes",
+        heat,
+        &["--rectangle", "--tile-sizes", "2,4,16"],
+    );
+    assert!(out.contains("time blocks of 4 steps"), "{out}");
+    assert!(
+        err.contains("in.c:3:1: warning: --tile-sizes [2, 4, 16]: the sizes [2] are ignored: the deepest loop nest of the region has 2 loop(s) (time loop included)"),
+        "{err}"
+    );
 }
 
 /// Issue 17, finding 16: an `--assume` no parameter value satisfies, or
