@@ -1465,6 +1465,7 @@ mod programs {
         polybench_const_bounds,
         polybench_const_stencils,
         polybench_countdown,
+        polybench_else,
         polybench_macro_bodies,
         polybench_macro_statements,
         polybench_seidel2d,

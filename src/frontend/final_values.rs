@@ -376,9 +376,23 @@ impl<'tu> Copier<'_, 'tu> {
             CursorKind::IfStmt => {
                 let kids = c.children();
                 let cond = kids.first()?;
-                let body = self.stmt(*kids.get(1)?, depth, iters, errors)?;
+                let then = self.stmt(*kids.get(1)?, depth, iters, errors);
+                let other = kids
+                    .get(2)
+                    .and_then(|e| self.stmt(*e, depth, iters, errors));
+                if then.is_none() && other.is_none() {
+                    return None;
+                }
                 let head = format!("if ({})", self.unit.slice(cond.span()?));
-                Some(block(head, body))
+                let mut out = block(head, then.unwrap_or_default());
+                if let Some(other) = other {
+                    let first = block("else".to_string(), other);
+                    if let (Some(close), Some(open)) = (out.pop(), first.first()) {
+                        out.push(format!("{close} {open}"));
+                    }
+                    out.extend(first.into_iter().skip(1));
+                }
+                Some(out)
             }
             CursorKind::ForStmt if depth > 0 => {
                 let parts = self.unit.for_parts(c)?;

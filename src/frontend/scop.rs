@@ -5,7 +5,9 @@
 //!
 //! Loops: as [`crate::frontend::loops`] reads them (up or down, affine bounds
 //! with `min`/`max`); a loop that counts down runs `-i` in the original
-//! schedule. Conditions: `if` with an `&&` of affine comparisons and no `else`.
+//! schedule. Conditions: `if` with an `&&` of affine comparisons; an `else`
+//! branch where the condition is one inequality (the branch's domain has its
+//! negation).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -140,21 +142,36 @@ impl<'tu> Builder<'_, 'tu> {
                     self.error(c.span(), "unsupported condition in scop");
                     return Vec::new();
                 };
-                if let Some(e) = kids.get(2) {
-                    self.error(
-                        e.span(),
-                        "unsupported condition in scop: 'else' branches are not supported",
-                    );
-                    return Vec::new();
-                }
-                let mut cons = cons.to_vec();
+                let mut parts = Vec::new();
                 for part in conjuncts(self.unit, *cond) {
                     match self.comparison(part, iters) {
-                        Some(k) => cons.push(k),
+                        Some(k) => parts.push(k),
                         None => return Vec::new(),
                     }
                 }
-                self.stmt(*then, iters, &cons)
+                let then_cons = [cons, &parts[..]].concat();
+                let mut nodes = self.stmt(*then, iters, &then_cons);
+                if let Some(e) = kids.get(2) {
+                    // The else branch runs where the condition fails: one
+                    // constraint when the condition is one inequality.
+                    let negated = match parts.as_slice() {
+                        [k] => k.negated(),
+                        _ => None,
+                    };
+                    let Some(negated) = negated else {
+                        self.error(
+                            e.span(),
+                            format!(
+                                "unsupported condition in scop: an 'else' branch needs a condition of one inequality ('<', '<=', '>=', '>'), not '{}'",
+                                self.text(*cond)
+                            ),
+                        );
+                        return Vec::new();
+                    };
+                    let else_cons = [cons, &[negated]].concat();
+                    nodes.extend(self.stmt(*e, iters, &else_cons));
+                }
+                nodes
             }
             CursorKind::DeclStmt => {
                 let name = c
@@ -594,9 +611,9 @@ void f(int T, int N, double *A) {
             )
         );
         assert_eq!(
-            err("A[i] = B[i];", "if (i < 3) A[i] = B[i]; else A[i] = 0;"),
+            err("A[i] = B[i];", "if (i == 3) A[i] = B[i]; else A[i] = 0;"),
             (
-                "unsupported condition in scop: 'else' branches are not supported".into(),
+                "unsupported condition in scop: an 'else' branch needs a condition of one inequality ('<', '<=', '>=', '>'), not 'i == 3'".into(),
                 "A[i] = 0".into()
             )
         );

@@ -196,6 +196,25 @@ pub enum CmpOp {
     Gt,
 }
 
+impl Constraint {
+    /// The constraint that holds exactly where this one fails, when that is
+    /// one constraint (not for `==`, whose negation is a disjunction).
+    pub fn negated(&self) -> Option<Constraint> {
+        let op = match self.op {
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Ge => CmpOp::Lt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Eq => return None,
+        };
+        Some(Constraint {
+            lhs: self.lhs.clone(),
+            op,
+            rhs: self.rhs.clone(),
+        })
+    }
+}
+
 impl CmpOp {
     /// The isl (and C) spelling.
     pub fn as_str(self) -> &'static str {

@@ -136,3 +136,15 @@ fn uses_outside_the_loops_are_errors() {
     );
     assert_eq!(e[0].1, "i");
 }
+
+/// An `else` branch's loops are copied with the branch.
+#[test]
+fn else_branches_are_copied() {
+    let src = "int f(int n, double *A) {\n  int i, j;\n#pragma scop\n  for (i = 0; i < n; i++)\n    if (i < 3)\n      A[i] = 1;\n    else\n      for (j = 0; j < i; j++)\n        A[j + 100] += A[j];\n#pragma endscop\n  return i * 1000 + j;\n}\n";
+    let (vars, code) = finals(src).expect("live");
+    assert_eq!(vars, ["i", "j"]);
+    assert_eq!(
+        code,
+        "for (i = 0; i < n; i++) {\n  if (i < 3) {\n  } else {\n    for (j = 0; j < i; j++) {\n    }\n  }\n}"
+    );
+}
