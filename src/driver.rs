@@ -669,6 +669,7 @@ fn lower(
 ) -> Result<Lowered> {
     let ctx = new_context();
     let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+    polyhedral::check_declared_domains(&ctx, region)?;
     polyhedral::check_declared_accesses(&ctx, region, names)?;
     let deps = deps::compute(&model)?;
     let all = deps.all()?;

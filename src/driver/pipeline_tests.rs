@@ -53,6 +53,7 @@ fn stage(k: usize, domain: Vec<Constraint>, accesses: Vec<Access>, body: &str) -
         analysable: false,
         observed: None,
         time_step: None,
+        loop_bounds: None,
     }
 }
 

@@ -13,13 +13,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::Unit;
 use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
+use crate::frontend::cexpr::referenced_vars;
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
-use crate::frontend::loops::loop_variable;
+use crate::frontend::loops::{loop_variable, read_header};
 use crate::frontend::pragma::{NestPragma, PragmaKind, PragmaLine};
 use crate::model::expr::Expr;
 use crate::model::program::{
-    Access, ChainSchedule, CmpOp, Constraint, OrigNode, Region, RegionKind, Stage,
+    Access, ChainSchedule, CmpOp, Constraint, LoopBounds, OrigNode, Region, RegionKind, Stage,
 };
 
 /// Builds the region of the chain opened by `pragma` (with `schedule`), whose
@@ -42,6 +43,9 @@ pub fn build<'tu>(
     // their iterators.
     let mut loops = Vec::new();
     let mut bodies: Vec<(Cursor<'tu>, Vec<String>)> = Vec::new();
+    // What the chain assigns (its loops' variables included).
+    let mut writes = BTreeSet::new();
+    assigned_vars(unit, compound, &mut writes);
     unit.take_frozen();
     let not_a_loop =
         |p: &PragmaLine| Diagnostic::error(p.span, "expected a for loop after '#pragma omplc for'");
@@ -58,7 +62,15 @@ pub fn build<'tu>(
                 // A malformed pragma, already reported.
                 continue;
             };
-            match nest(unit, last, np, child, stages.len() + 1, &mut data_types) {
+            match nest(
+                unit,
+                last,
+                np,
+                child,
+                stages.len() + 1,
+                &writes,
+                &mut data_types,
+            ) {
                 Ok((stage, body)) => {
                     loops.push((child, stage.iterators.len()));
                     bodies.push((body, stage.iterators.clone()));
@@ -112,8 +124,6 @@ pub fn build<'tu>(
         return Err(errors);
     }
     let span = Span::new(pragma.line_start, cspan.end);
-    let mut writes = BTreeSet::new();
-    assigned_vars(unit, compound, &mut writes);
     let final_values = final_values(
         unit,
         &RegionLoops {
@@ -168,14 +178,16 @@ fn check_arity(stages: &[Stage], errors: &mut Vec<Diagnostic>) {
 }
 
 /// One annotated nest: the pragma `p` (contents `np`), the statement after it,
-/// and its 1-based number in the chain. The element types of the arrays its
-/// body accesses (when analysable) are added to `types`.
+/// its 1-based number in the chain, and what the chain assigns. The element
+/// types of the arrays its body accesses (when analysable) are added to
+/// `types`.
 fn nest<'tu>(
     unit: &Unit<'tu>,
     p: &PragmaLine,
     np: &NestPragma,
     stmt: Cursor<'tu>,
     number: usize,
+    writes: &BTreeSet<String>,
     types: &mut BTreeMap<String, String>,
 ) -> Result<(Stage, Cursor<'tu>), Vec<Diagnostic>> {
     if stmt.kind() != CursorKind::ForStmt {
@@ -189,7 +201,9 @@ fn nest<'tu>(
     let iterators: Vec<String> = np.iterators.iter().map(|(n, _)| n.clone()).collect();
     let mut cur = stmt;
     let mut body = None;
+    let mut loops = Vec::new();
     for (d, (want, want_span)) in np.iterators.iter().enumerate() {
+        loops.push(cur);
         let Some(parts) = unit.for_parts(cur) else {
             return Err(vec![Diagnostic::error(
                 cur.span().unwrap_or(p.span),
@@ -336,8 +350,52 @@ fn nest<'tu>(
         analysable: analysis.analysable,
         observed: analysis.analysable.then_some(analysis.accesses),
         time_step: None,
+        loop_bounds: unit.without_freezing(|| loop_bounds(unit, np, &loops, writes)),
     };
     Ok((stage, body))
+}
+
+/// The iterations the nest's `loops` (outermost first, one per iterator)
+/// run, when every header is an affine loop over what the chain does not
+/// assign and names no macro that stands for an expression (`_PB_N`: its
+/// name and the domain's spelling of it would be different parameters).
+fn loop_bounds(
+    unit: &Unit<'_>,
+    np: &NestPragma,
+    loops: &[Cursor<'_>],
+    writes: &BTreeSet<String>,
+) -> Option<LoopBounds> {
+    let iterators: Vec<String> = np.iterators.iter().map(|(n, _)| n.clone()).collect();
+    let mut constraints = Vec::new();
+    let mut known: BTreeSet<String> = iterators.iter().cloned().collect();
+    let mut headers: Option<Span> = None;
+    for (d, l) in loops.iter().enumerate() {
+        let h = read_header(unit, *l, iterators.get(..d)?, writes).ok()?;
+        if h.var != *iterators.get(d)? {
+            return None;
+        }
+        let parts = unit.for_parts(*l)?;
+        for part in [parts.init, parts.cond, parts.inc].into_iter().flatten() {
+            known.extend(referenced_vars(part));
+        }
+        constraints.extend(h.constraints);
+        headers = Some(headers.map_or(h.span, |s| s.to(h.span)));
+    }
+    // Macros with a constant value are parameters of the domain too.
+    known.extend(unit.macro_params.borrow().keys().cloned());
+    let mut vars = BTreeSet::new();
+    for c in &constraints {
+        c.lhs.collect_vars(&mut vars);
+        c.rhs.collect_vars(&mut vars);
+    }
+    if !vars.is_subset(&known) {
+        return None;
+    }
+    Some(LoopBounds {
+        constraints,
+        headers: headers?,
+        domain: np.domain_span,
+    })
 }
 
 #[cfg(test)]
@@ -532,6 +590,50 @@ void f(double *A, double *B) {
             errs[0].0
         );
         assert_eq!(errs[0].1, "AT(A, i)");
+    }
+
+    #[test]
+    fn loop_bounds_of_nests() {
+        let src = "\
+#define FULL (n + 4)
+#define M 10
+void f(int n, double A[n][M], double *B) {
+  int i, k = 0;
+#pragma omplc loopchain schedule()
+  {
+#pragma omplc for domain(0:n-1, 0:M-1) with (i, j) read B {(i)} write A {(i,j)}
+    for (i = n - 1; i >= 0; i--)
+      for (int j = 0; j < M; j += 3) A[i][j] = B[i];
+#pragma omplc for domain(0:n-1) with (i) read A {(i,0)} write B {(i)}
+    for (i = 0; i < FULL - 4; i++) B[i] = A[i][0];
+#pragma omplc for domain(0:n-1) with (i) read A {(i,0)} write B {(i)}, write K {(0)}
+    for (i = 0; i < n - k; i++) { B[i] = A[i][0]; k = 0; }
+  }
+}
+";
+        let p = ok(src);
+        let r = &p.regions[0];
+        let b = r.stages[0].loop_bounds.as_ref().expect("affine headers");
+        let cons: Vec<String> = b
+            .constraints
+            .iter()
+            .map(|c| format!("{} {} {}", c.lhs, c.op.as_str(), c.rhs))
+            .collect();
+        assert_eq!(
+            cons,
+            [
+                "i <= (n - 1)",
+                "i >= 0",
+                "j >= 0",
+                "j < M",
+                "((j - 0) % 3) = 0"
+            ]
+        );
+        assert_eq!(&src[b.domain.start..b.domain.end], "domain(0:n-1, 0:M-1)");
+        assert!(src[b.headers.start..b.headers.end].starts_with("for (i = n - 1;"));
+        // A macro standing for an expression, a variable the chain assigns.
+        assert!(r.stages[1].loop_bounds.is_none());
+        assert!(r.stages[2].loop_bounds.is_none());
     }
 
     #[test]

@@ -249,6 +249,7 @@ impl<'tu> Builder<'_, 'tu> {
             analysable: analysis.analysable,
             observed: None,
             time_step: None,
+            loop_bounds: None,
         });
         vec![OrigNode::Stage(k)]
     }

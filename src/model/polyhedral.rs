@@ -403,6 +403,94 @@ fn assume_context(ctx: &Context, names: &Names, assume: Option<&str>) -> Result<
     })
 }
 
+/// Checks, for every omplc nest whose loop headers are affine, that its
+/// declared domain is the set of iterations its loops run: flextile runs the
+/// domain's iterations, so one the domain leaves out would be lost, and one
+/// the loops never run would be run.
+pub fn check_declared_domains(ctx: &Context, region: &Region) -> Result<()> {
+    let mut errors = Vec::new();
+    for stage in &region.stages {
+        let Some(bounds) = &stage.loop_bounds else {
+            continue;
+        };
+        let mut vars = BTreeSet::new();
+        for c in stage.domain.iter().chain(&bounds.constraints) {
+            c.lhs.collect_vars(&mut vars);
+            c.rhs.collect_vars(&mut vars);
+        }
+        let params: Vec<String> = vars
+            .iter()
+            .filter(|v| !stage.iterators.contains(v))
+            .map(|v| isl_name(v))
+            .collect();
+        let iters: Vec<String> = stage.iterators.iter().map(|v| isl_name(v)).collect();
+        let set = |cons: &[Constraint]| -> Result<UnionSet> {
+            let text: Vec<String> = cons
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} {} {}",
+                        c.lhs.to_isl(&isl_name),
+                        c.op.as_str(),
+                        c.rhs.to_isl(&isl_name)
+                    )
+                })
+                .collect();
+            let cond = if text.is_empty() {
+                String::new()
+            } else {
+                format!(" : {}", text.join(" and "))
+            };
+            read_union_set(
+                ctx,
+                &format!(
+                    "[{}] -> {{ [{}]{cond} }}",
+                    params.join(", "),
+                    iters.join(", ")
+                ),
+            )
+        };
+        let declared = set(&stage.domain)?;
+        let runs = set(&bounds.constraints)?;
+        let lost = runs
+            .copy()
+            .map_err(isl_err)?
+            .subtract(declared.copy().map_err(isl_err)?)
+            .map_err(isl_err)?;
+        let extra = declared.subtract(runs).map_err(isl_err)?;
+        let (what, diff) = if !lost.is_empty().map_err(isl_err)? {
+            (
+                "leaves out iterations that its loops run, which would be lost",
+                lost,
+            )
+        } else if !extra.is_empty().map_err(isl_err)? {
+            (
+                "holds iterations that its loops never run, which would be run",
+                extra,
+            )
+        } else {
+            continue;
+        };
+        errors.push(
+            Diagnostic::error(
+                bounds.domain,
+                format!(
+                    "the declared domain of {} {what}: {} (flextile runs the domain's \
+                     iterations: declare exactly those the loops run)",
+                    stage.label,
+                    diff.text()?
+                ),
+            )
+            .with_note(bounds.headers, "the loops are here"),
+        );
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::User(errors))
+    }
+}
+
 /// Checks, for every stage whose body was analysed, that the accesses the body
 /// performs are covered by the ones its pragma declares.
 pub fn check_declared_accesses(ctx: &Context, region: &Region, names: &Names) -> Result<()> {

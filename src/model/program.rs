@@ -153,6 +153,20 @@ pub struct Stage {
     /// For the copies of a time block's body: the time step of the block
     /// this copy computes (rectangle tiles run their steps one after another).
     pub time_step: Option<usize>,
+    /// For omplc nests whose loop headers are affine: the iterations the
+    /// loops themselves run, to be checked against the declared domain.
+    pub loop_bounds: Option<LoopBounds>,
+}
+
+/// The iterations an annotated nest's own loops run.
+#[derive(Clone, Debug)]
+pub struct LoopBounds {
+    /// Constraints over the stage's iterators, read from the loop headers.
+    pub constraints: Vec<Constraint>,
+    /// The headers (from the outermost `for` to the innermost header's `)`).
+    pub headers: Span,
+    /// The pragma's `domain(...)`.
+    pub domain: Span,
 }
 
 impl Stage {

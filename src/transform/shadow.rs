@@ -455,6 +455,7 @@ pub(crate) fn copy_back_stage(
         analysable: true,
         observed: None,
         time_step: None,
+        loop_bounds: None,
     };
     (stage, node)
 }

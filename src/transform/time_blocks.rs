@@ -371,6 +371,7 @@ pub fn time_blocks(
                 analysable: true,
                 observed: None,
                 time_step: Some(step as usize),
+                loop_bounds: None,
             });
         }
     }
