@@ -5,11 +5,16 @@
 //! one); anti and output dependences are memory-based, transitively reduced
 //! (see [`compute`]). Together they are the constraints every schedule must
 //! respect.
+//!
+//! isl compares every sink with every source of its array, so a loop chain
+//! of many nests is analysed one sink nest at a time, against its nearest
+//! earlier nests first (see [`by_parts`]): the result is the same relation.
 
-use crate::diag::Result;
+use crate::diag::{Error, Result};
 use crate::model::isl_ext::isl_err;
-use crate::model::polyhedral::RegionModel;
-use isl_rs::{UnionAccessInfo, UnionMap};
+use crate::model::polyhedral::{RegionModel, SchedulePart};
+use isl_rs::{Context, DimType, Schedule, UnionAccessInfo, UnionFlow, UnionMap};
+use std::collections::{BTreeSet, HashMap};
 
 /// The dependences of one region, as relations between statement instances.
 pub struct Dependences {
@@ -47,54 +52,449 @@ impl Dependences {
 pub fn compute(model: &RegionModel) -> Result<Dependences> {
     let flow = dataflow(
         model,
-        &model.reads,
-        Some(&model.must_writes),
-        &model.may_writes,
-        None,
+        &Accesses {
+            sink: &model.reads,
+            must: Some(&model.must_writes),
+            may: &model.may_writes,
+            kill: None,
+        },
     )?;
     let anti = dataflow(
         model,
-        &model.may_writes,
-        None,
-        &model.reads,
-        Some(&model.must_writes),
+        &Accesses {
+            sink: &model.may_writes,
+            must: None,
+            may: &model.reads,
+            kill: Some(&model.must_writes),
+        },
     )?;
     let output = dataflow(
         model,
-        &model.may_writes,
-        Some(&model.must_writes),
-        &model.may_writes,
-        None,
+        &Accesses {
+            sink: &model.may_writes,
+            must: Some(&model.must_writes),
+            may: &model.may_writes,
+            kill: None,
+        },
     )?;
     Ok(Dependences { flow, anti, output })
 }
 
-/// isl dataflow analysis from `must`/`may` sources to `sink` accesses;
+/// One dataflow problem: `must`/`may` sources of the `sink` accesses;
 /// `kill` accesses end the sources before them without being sources.
-fn dataflow(
+struct Accesses<'a> {
+    sink: &'a UnionMap,
+    must: Option<&'a UnionMap>,
+    may: &'a UnionMap,
+    kill: Option<&'a UnionMap>,
+}
+
+/// The sources of one problem that lie in one part of the schedule, and
+/// the arrays they access.
+struct PartSources {
+    must: UnionMap,
+    may: UnionMap,
+    kill: UnionMap,
+    arrays: BTreeSet<String>,
+}
+
+/// The dependences of `acc` (isl's may-dependences: certain and possible
+/// ones together).
+fn dataflow(model: &RegionModel, acc: &Accesses) -> Result<UnionMap> {
+    if model.parts.len() < 2 {
+        let ctx = model.schedule.get_ctx();
+        let flow = isl_flow(
+            &model.schedule,
+            acc.sink.copy().map_err(isl_err)?,
+            or_empty(&ctx, acc.must)?,
+            acc.may.copy().map_err(isl_err)?,
+            or_empty(&ctx, acc.kill)?,
+        )?;
+        return flow.get_may_dependence().map_err(isl_err);
+    }
+    by_parts(model, acc)
+}
+
+/// A copy of `m`, or the empty relation.
+fn or_empty(ctx: &Context, m: Option<&UnionMap>) -> Result<UnionMap> {
+    match m {
+        Some(m) => m.copy().map_err(isl_err),
+        None => UnionMap::read_from_str(ctx, "{ }").map_err(isl_err),
+    }
+}
+
+/// [`dataflow`] over a top-level sequence, one sink part at a time.
+///
+/// The instances of a part all run after those of the parts before it, so
+/// the source of a sink access in part `p` is its last source in `p` itself
+/// or, where there is none, the last one in the nearest earlier part that
+/// accesses the element. isl finds them in that order: per sink, the
+/// sources that share loops with it, then the earlier parts from the latest
+/// back, each taking the sink accesses not yet settled by a certain source
+/// (or a kill). Here the same search runs in batches: `p` and its nearest
+/// earlier part that accesses the sink's arrays first, then, for the sink
+/// accesses left without a certain source (isl's "no source" relations),
+/// the next earlier parts, twice as many each time. Parts that access none
+/// of the arrays cannot be sources and are skipped. The union of the
+/// batches' dependences is the relation isl computes on the whole region;
+/// the number of comparisons grows with the parts that actually reach the
+/// sink, not with all parts before it.
+fn by_parts(model: &RegionModel, acc: &Accesses) -> Result<UnionMap> {
+    let ctx = model.schedule.get_ctx();
+    let mut part_index = HashMap::new();
+    for (p, part) in model.parts.iter().enumerate() {
+        let list = part.universe.get_set_list().map_err(isl_err)?;
+        for i in 0..list.size().map_err(isl_err)? {
+            let set = list.get_at(i).map_err(isl_err)?;
+            part_index.insert(set.get_tuple_name().map_err(isl_err)?.to_string(), p);
+        }
+    }
+    let by_part = |m: Option<&UnionMap>| split(&ctx, m, &part_index, model.parts.len());
+    let sinks = by_part(Some(acc.sink))?;
+    let (must, may, kill) = (
+        by_part(acc.must)?,
+        by_part(Some(acc.may))?,
+        by_part(acc.kill)?,
+    );
+    let mut sources = Vec::with_capacity(model.parts.len());
+    for ((must, may), kill) in must.into_iter().zip(may).zip(kill) {
+        let mut arrays = BTreeSet::new();
+        for m in [&must, &may, &kill] {
+            arrays.extend(arrays_of(m)?);
+        }
+        sources.push(PartSources {
+            must,
+            may,
+            kill,
+            arrays,
+        });
+    }
+    let mut deps = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    for (p, mut sink) in sinks.into_iter().enumerate() {
+        // Parts at `next` and before are not searched yet.
+        let mut next = Some(p);
+        let mut batch_len = 2;
+        while !sink.is_empty().map_err(isl_err)? {
+            let arrays = arrays_of(&sink)?;
+            let mut batch = Vec::new();
+            while batch.len() < batch_len {
+                let Some(q) = next else { break };
+                next = q.checked_sub(1);
+                if !sources[q].arrays.is_disjoint(&arrays) {
+                    batch.push(q);
+                }
+            }
+            if batch.is_empty() {
+                break;
+            }
+            let flow = batch_flow(model, &sources, &batch, p, sink)?;
+            deps = deps
+                .union(flow.get_may_dependence().map_err(isl_err)?)
+                .map_err(isl_err)?;
+            sink = flow
+                .get_must_no_source()
+                .map_err(isl_err)?
+                .union(flow.get_may_no_source().map_err(isl_err)?)
+                .map_err(isl_err)?;
+            batch_len *= 2;
+        }
+    }
+    Ok(deps)
+}
+
+/// isl's dataflow for the `sink` accesses of part `p` from the sources of
+/// the parts in `batch` (latest first), under the schedule of those parts.
+fn batch_flow(
     model: &RegionModel,
-    sink: &UnionMap,
-    must: Option<&UnionMap>,
-    may: &UnionMap,
-    kill: Option<&UnionMap>,
-) -> Result<UnionMap> {
-    let mut info = UnionAccessInfo::from_sink(sink.copy().map_err(isl_err)?).map_err(isl_err)?;
-    if let Some(must) = must {
-        info = info
-            .set_must_source(must.copy().map_err(isl_err)?)
+    sources: &[PartSources],
+    batch: &[usize],
+    p: usize,
+    sink: UnionMap,
+) -> Result<UnionFlow> {
+    let ctx = model.schedule.get_ctx();
+    let empty = || UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err);
+    let (mut must, mut may, mut kill) = (empty()?, empty()?, empty()?);
+    for &q in batch {
+        let s = &sources[q];
+        must = must
+            .union(s.must.copy().map_err(isl_err)?)
+            .map_err(isl_err)?;
+        may = may.union(s.may.copy().map_err(isl_err)?).map_err(isl_err)?;
+        kill = kill
+            .union(s.kill.copy().map_err(isl_err)?)
             .map_err(isl_err)?;
     }
-    info = info
-        .set_may_source(may.copy().map_err(isl_err)?)
-        .map_err(isl_err)?;
-    if let Some(kill) = kill {
-        info = info
-            .set_kill(kill.copy().map_err(isl_err)?)
-            .map_err(isl_err)?;
+    let mut order: Vec<usize> = batch.to_vec();
+    if !order.contains(&p) {
+        order.push(p);
     }
-    info = info
-        .set_schedule(model.schedule.copy().map_err(isl_err)?)
-        .map_err(isl_err)?;
-    let flow = info.compute_flow().map_err(isl_err)?;
-    flow.get_may_dependence().map_err(isl_err)
+    order.sort_unstable();
+    let parts: Vec<&SchedulePart> = order.iter().map(|&q| &model.parts[q]).collect();
+    let schedule = SchedulePart::schedule(&ctx, &parts)?;
+    isl_flow(&schedule, sink, must, may, kill)
+}
+
+/// `m` (none: empty) split by the part its relations' statements belong to
+/// (`part_index`: statement name → part), in one pass.
+fn split(
+    ctx: &Context,
+    m: Option<&UnionMap>,
+    part_index: &HashMap<String, usize>,
+    parts: usize,
+) -> Result<Vec<UnionMap>> {
+    let mut out: Vec<Option<UnionMap>> = (0..parts).map(|_| None).collect();
+    if let Some(m) = m {
+        let list = m.get_map_list().map_err(isl_err)?;
+        for i in 0..list.size().map_err(isl_err)? {
+            let map = list.get_at(i).map_err(isl_err)?;
+            let name = map.get_tuple_name(DimType::In).map_err(isl_err)?;
+            let p = *part_index.get(name).ok_or_else(|| {
+                Error::internal(format!(
+                    "dependences: statement '{name}' is in no part of the schedule"
+                ))
+            })?;
+            out[p] = Some(
+                match out[p].take() {
+                    Some(u) => u.add_map(map),
+                    None => UnionMap::from_map(map),
+                }
+                .map_err(isl_err)?,
+            );
+        }
+    }
+    out.into_iter()
+        .map(|u| match u {
+            Some(u) => Ok(u),
+            None => UnionMap::read_from_str(ctx, "{ }").map_err(isl_err),
+        })
+        .collect()
+}
+
+/// The arrays (range tuples) of the relations in `m`.
+fn arrays_of(m: &UnionMap) -> Result<BTreeSet<String>> {
+    let list = m.get_map_list().map_err(isl_err)?;
+    let mut names = BTreeSet::new();
+    for i in 0..list.size().map_err(isl_err)? {
+        let map = list.get_at(i).map_err(isl_err)?;
+        names.insert(
+            map.get_tuple_name(DimType::Out)
+                .map_err(isl_err)?
+                .to_string(),
+        );
+    }
+    Ok(names)
+}
+
+/// isl's dataflow analysis from `must`/`may` sources to `sink` accesses
+/// under `schedule`; `kill` accesses end the sources before them without
+/// being sources (an empty relation: none).
+fn isl_flow(
+    schedule: &Schedule,
+    sink: UnionMap,
+    must: UnionMap,
+    may: UnionMap,
+    kill: UnionMap,
+) -> Result<UnionFlow> {
+    UnionAccessInfo::from_sink(sink)
+        .and_then(|i| i.set_must_source(must))
+        .and_then(|i| i.set_may_source(may))
+        .and_then(|i| i.set_kill(kill))
+        .and_then(|i| i.set_schedule(schedule.copy()?))
+        .and_then(|i| i.compute_flow())
+        .map_err(isl_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::isl_ext::new_context;
+    use isl_rs::{Set, UnionSet};
+
+    /// One statement of a test chain: its domain condition on `i`, reads,
+    /// certain writes and uncertain writes (`B[o]`: any element), as isl
+    /// tuples over `i`.
+    struct Stmt {
+        cond: String,
+        reads: Vec<String>,
+        must: Vec<String>,
+        may: Vec<String>,
+    }
+
+    /// A loop chain: each inner vector is one top-level nest (`for i`)
+    /// holding its statements in order.
+    fn model(ctx: &Context, nests: &[Vec<Stmt>]) -> RegionModel {
+        let set = |s: &str| UnionSet::read_from_str(ctx, s).unwrap();
+        let map = |s: &str| UnionMap::read_from_str(ctx, s).unwrap();
+        let (mut domain, mut reads, mut must, mut may) =
+            (set("{ }"), map("{ }"), map("{ }"), map("{ }"));
+        let mut parts = Vec::new();
+        let mut k = 0;
+        for nest in nests {
+            let mut pdom = set("{ }");
+            let mut universe = set("{ }");
+            let mut names = Vec::new();
+            for st in nest {
+                let name = format!("S{k}");
+                k += 1;
+                let d = set(&format!(
+                    "[N] -> {{ {name}[i] : 0 <= i < N and {} }}",
+                    st.cond
+                ));
+                pdom = pdom.union(d.copy().unwrap()).unwrap();
+                universe = universe.union(set(&format!("{{ {name}[i] }}"))).unwrap();
+                domain = domain.union(d).unwrap();
+                let acc = |a: &str| {
+                    map(&format!(
+                        "[N] -> {{ {name}[i] -> {a} : 0 <= i < N and {} }}",
+                        st.cond
+                    ))
+                };
+                for a in &st.reads {
+                    reads = reads.union(acc(a)).unwrap();
+                }
+                for a in &st.must {
+                    must = must.union(acc(a)).unwrap();
+                    may = may.union(acc(a)).unwrap();
+                }
+                for a in &st.may {
+                    may = may.union(acc(a)).unwrap();
+                }
+                names.push(name);
+            }
+            let band: Vec<String> = names.iter().map(|n| format!("{n}[i] -> [(i)]")).collect();
+            let filter = format!(
+                "{{ {} }}",
+                names
+                    .iter()
+                    .map(|n| format!("{n}[i]"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            let inner = if names.len() > 1 {
+                let items: Vec<String> = names
+                    .iter()
+                    .map(|n| format!("{{ filter: \"{{ {n}[i] }}\" }}"))
+                    .collect();
+                format!(", child: {{ sequence: [ {} ] }}", items.join(", "))
+            } else {
+                String::new()
+            };
+            let yaml = format!(
+                "{{ filter: \"{filter}\", child: {{ schedule: \"[N] -> [{{ {} }}]\"{inner} }} }}",
+                band.join("; ")
+            );
+            parts.push(SchedulePart {
+                domain: pdom,
+                universe,
+                yaml,
+            });
+        }
+        let refs: Vec<&SchedulePart> = parts.iter().collect();
+        let schedule = SchedulePart::schedule(ctx, &refs).unwrap();
+        RegionModel {
+            domain,
+            reads,
+            must_writes: must,
+            may_writes: may,
+            schedule,
+            parts,
+            context: Set::read_from_str(ctx, "[N] -> { : }").unwrap(),
+        }
+    }
+
+    /// The dependences computed part by part equal isl's on the whole
+    /// region.
+    fn check_same(nests: Vec<Vec<Stmt>>) {
+        let ctx = new_context();
+        let mut m = model(&ctx, &nests);
+        let by_parts = compute(&m).unwrap();
+        m.parts.clear();
+        let whole = compute(&m).unwrap();
+        for (kind, a, b) in [
+            ("flow", &by_parts.flow, &whole.flow),
+            ("anti", &by_parts.anti, &whole.anti),
+            ("output", &by_parts.output, &whole.output),
+        ] {
+            assert!(
+                a.is_equal(b).unwrap(),
+                "{kind}:\nby parts {}\nwhole    {}",
+                a.to_str().unwrap(),
+                b.to_str().unwrap()
+            );
+        }
+    }
+
+    fn st(cond: &str, reads: &[&str], must: &[&str], may: &[&str]) -> Stmt {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect();
+        Stmt {
+            cond: cond.to_string(),
+            reads: v(reads),
+            must: v(must),
+            may: v(may),
+        }
+    }
+
+    #[test]
+    fn partial_writes_uncertain_writes_and_shared_nests() {
+        check_same(vec![
+            vec![st("true", &[], &["B[i]"], &[])],
+            vec![st("i < 5", &["A[i]"], &["B[i]"], &[])],
+            vec![st("true", &["B[i]", "B[i + 1]"], &["C[i]"], &[])],
+            vec![st("true", &[], &[], &["B[o]"])],
+            vec![st("true", &["B[i]", "C[i - 1]"], &["A[i]"], &[])],
+            vec![
+                st("i >= 2", &["A[i - 2]"], &["A[i]"], &[]),
+                st("true", &["A[i]", "B[i]"], &["B[i]"], &[]),
+            ],
+            vec![st("true", &["D[i]"], &["D[i + 1]"], &[])],
+            vec![st(
+                "true",
+                &["A[i]", "B[i]", "C[i]", "D[i]"],
+                &["E[i]"],
+                &[],
+            )],
+        ]);
+    }
+
+    /// Random chains over three arrays: reads at offsets, writes over part
+    /// of the domain, uncertain writes, several statements per nest.
+    #[test]
+    fn random_chains_match_the_whole_region() {
+        let mut seed: u64 = 17;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..12 {
+            let mut nests = Vec::new();
+            for _ in 0..(3 + next(8)) {
+                let mut nest = Vec::new();
+                for _ in 0..(1 + next(2)) {
+                    let arr = |k: u64| ["A", "B", "C"][k as usize];
+                    let reads: Vec<String> = (0..next(3))
+                        .map(|_| format!("{}[i + {}]", arr(next(3)), next(3) as i64 - 1))
+                        .collect();
+                    let (must, may) = match next(4) {
+                        0 => (vec![], vec![format!("{}[o]", arr(next(3)))]),
+                        _ => (vec![format!("{}[i + {}]", arr(next(3)), next(2))], vec![]),
+                    };
+                    let cond = match next(3) {
+                        0 => "i < 5".to_string(),
+                        1 => format!("i >= {}", next(4)),
+                        _ => "true".to_string(),
+                    };
+                    nest.push(Stmt {
+                        cond,
+                        reads,
+                        must,
+                        may,
+                    });
+                }
+                nests.push(nest);
+            }
+            check_same(nests);
+        }
+    }
 }

@@ -5,3 +5,4 @@ pub mod expr;
 pub mod isl_ext;
 pub mod polyhedral;
 pub mod program;
+pub mod relations;

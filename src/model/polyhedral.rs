@@ -98,8 +98,43 @@ pub struct RegionModel {
     pub may_writes: UnionMap,
     /// The original execution order as a schedule tree.
     pub schedule: Schedule,
+    /// Where the region holds several top-level nodes (the nests of a loop
+    /// chain), the children of the schedule's top-level sequence, in order;
+    /// empty otherwise. [`crate::model::deps`] analyses them a few at a time.
+    pub parts: Vec<SchedulePart>,
     /// Constraints on the parameters (from `--assume`).
     pub context: Set,
+}
+
+/// One child of the top-level sequence of a region's schedule.
+pub struct SchedulePart {
+    /// Its statement instances.
+    pub domain: UnionSet,
+    /// The universe of each of its statements (for selecting their relations).
+    pub universe: UnionSet,
+    /// Its item of the sequence in the schedule's YAML (`{ filter: ..., child: ... }`).
+    pub yaml: String,
+}
+
+impl SchedulePart {
+    /// The schedule of `parts` alone, in their order: what the region's
+    /// schedule orders among their instances, with the same tree shape.
+    pub fn schedule(ctx: &Context, parts: &[&SchedulePart]) -> Result<Schedule> {
+        let mut domain = read_union_set(ctx, "{ }")?;
+        for p in parts {
+            domain = domain
+                .union(p.domain.copy().map_err(isl_err)?)
+                .map_err(isl_err)?;
+        }
+        let items: Vec<&str> = parts.iter().map(|p| p.yaml.as_str()).collect();
+        let yaml = format!(
+            "{{ domain: {}, child: {{ sequence: [ {} ] }} }}",
+            quote(&domain.text()?),
+            items.join(", ")
+        );
+        Schedule::read_from_str(ctx, &yaml)
+            .map_err(|e| Error::internal(format!("isl cannot read schedule '{yaml}': {e}")))
+    }
 }
 
 /// Everything needed to turn a stage's expressions into isl text.
@@ -242,10 +277,12 @@ pub fn build(
     assume: Option<&str>,
 ) -> Result<RegionModel> {
     let mut domain = read_union_set(ctx, "{ }")?;
+    let mut stage_domains = Vec::with_capacity(region.stages.len());
     let (mut reads, mut must_writes, mut may_writes) = (Vec::new(), Vec::new(), Vec::new());
     for (k, stage) in region.stages.iter().enumerate() {
         let t = StageText { stage, names };
         let dom = read_union_set(ctx, &t.domain())?;
+        stage_domains.push(dom.copy().map_err(isl_err)?);
         domain = domain.union(dom).map_err(isl_err)?;
         let mut seen = HashSet::new();
         for a in &stage.accesses {
@@ -274,12 +311,35 @@ pub fn build(
     let yaml = schedule_yaml(region, names, &domain.text()?)?;
     let schedule = Schedule::read_from_str(ctx, &yaml)
         .map_err(|e| Error::internal(format!("isl cannot read schedule '{yaml}': {e}")))?;
+    let mut parts = Vec::new();
+    if region.tree.len() > 1 {
+        for (stages, yaml) in sequence_items(region, names, &region.tree, 0)? {
+            let mut domain = read_union_set(ctx, "{ }")?;
+            let mut universe = read_union_set(ctx, "{ }")?;
+            for k in stages {
+                let d = stage_domains[k].copy().map_err(isl_err)?;
+                let t = StageText {
+                    stage: &region.stages[k],
+                    names,
+                };
+                let u = read_union_set(ctx, &format!("{{ {} }}", t.tuple()))?;
+                domain = domain.union(d).map_err(isl_err)?;
+                universe = universe.union(u).map_err(isl_err)?;
+            }
+            parts.push(SchedulePart {
+                domain,
+                universe,
+                yaml,
+            });
+        }
+    }
     Ok(RegionModel {
         domain,
         reads,
         must_writes,
         may_writes,
         schedule,
+        parts,
         context,
     })
 }
@@ -587,29 +647,45 @@ fn nodes_yaml(
         [] => Ok(None),
         [single] => node_yaml(region, names, single, depth),
         many => {
-            let mut items = Vec::new();
-            for n in many {
-                let mut ks = Vec::new();
-                stages_under(std::slice::from_ref(n), &mut ks);
-                let filter: Vec<String> = ks
-                    .iter()
-                    .map(|k| {
-                        StageText {
-                            stage: &region.stages[*k],
-                            names,
-                        }
-                        .tuple()
-                    })
-                    .collect();
-                let filter = format!("{{ {} }}", filter.join("; "));
-                items.push(match node_yaml(region, names, n, depth)? {
-                    Some(c) => format!("{{ filter: {}, child: {} }}", quote(&filter), c),
-                    None => format!("{{ filter: {} }}", quote(&filter)),
-                });
-            }
+            let items: Vec<String> = sequence_items(region, names, many, depth)?
+                .into_iter()
+                .map(|(_, item)| item)
+                .collect();
             Ok(Some(format!("{{ sequence: [ {} ] }}", items.join(", "))))
         }
     }
+}
+
+/// The items of a sequence over `nodes`: per node, its stages and its
+/// `{ filter: ..., child: ... }` YAML.
+fn sequence_items(
+    region: &Region,
+    names: &Names,
+    nodes: &[OrigNode],
+    depth: usize,
+) -> Result<Vec<(Vec<usize>, String)>> {
+    let mut items = Vec::new();
+    for n in nodes {
+        let mut ks = Vec::new();
+        stages_under(std::slice::from_ref(n), &mut ks);
+        let filter: Vec<String> = ks
+            .iter()
+            .map(|k| {
+                StageText {
+                    stage: &region.stages[*k],
+                    names,
+                }
+                .tuple()
+            })
+            .collect();
+        let filter = format!("{{ {} }}", filter.join("; "));
+        let item = match node_yaml(region, names, n, depth)? {
+            Some(c) => format!("{{ filter: {}, child: {} }}", quote(&filter), c),
+            None => format!("{{ filter: {} }}", quote(&filter)),
+        };
+        items.push((ks, item));
+    }
+    Ok(items)
 }
 
 fn node_yaml(

@@ -3,6 +3,7 @@
 
 use crate::diag::Result;
 use crate::model::isl_ext::isl_err;
+use crate::model::relations::{map_list, ByStatement};
 use isl_rs::{Id, ScheduleNode, ScheduleNodeType, UnionMap, UnionSet};
 
 /// Mark above a band whose outermost loop runs as `omp parallel for`.
@@ -74,31 +75,28 @@ pub fn has_band_below(node: &ScheduleNode) -> Result<bool> {
 pub fn band_distances(node: &ScheduleNode, deps: &UnionMap) -> Result<(UnionSet, usize)> {
     let dom = node.get_domain().map_err(isl_err)?;
     let prefix = node.get_prefix_schedule_union_map().map_err(isl_err)?;
-    let same_prefix = prefix
-        .copy()
-        .map_err(isl_err)?
-        .apply_range(prefix.reverse().map_err(isl_err)?)
-        .map_err(isl_err)?;
+    let prefix = ByStatement::new(&prefix)?;
     let local = deps
         .copy()
         .map_err(isl_err)?
         .intersect_domain(dom.copy().map_err(isl_err)?)
         .map_err(isl_err)?
         .intersect_range(dom)
-        .map_err(isl_err)?
-        .intersect(same_prefix)
         .map_err(isl_err)?;
     let band = node
         .band_get_partial_schedule_union_map()
         .map_err(isl_err)?;
+    let band = ByStatement::new(&band)?;
     let n = node.band_n_member().map_err(isl_err)? as usize;
-    let dist = local
-        .apply_domain(band.copy().map_err(isl_err)?)
-        .map_err(isl_err)?
-        .apply_range(band)
-        .map_err(isl_err)?
-        .deltas()
-        .map_err(isl_err)?;
+    let mut moved = UnionMap::read_from_str(&node.get_ctx(), "{ }").map_err(isl_err)?;
+    for m in map_list(&local)? {
+        if let Some(m) = prefix.same_image(m)? {
+            for d in band.apply_both(&m)? {
+                moved = moved.add_map(d).map_err(isl_err)?;
+            }
+        }
+    }
+    let dist = moved.deltas().map_err(isl_err)?;
     Ok((dist, n))
 }
 

@@ -4,7 +4,8 @@ use crate::diag::{Result, Span};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::isl_err;
 use crate::model::program::Region;
-use isl_rs::{DimType, Map, Schedule, UnionMap, UnionSet};
+use crate::model::relations::{apply_both, map_list, ByStatement};
+use isl_rs::{DimType, Schedule, UnionMap, UnionSet};
 
 /// A dependence a schedule violates, described for a diagnostic.
 pub struct Violation {
@@ -34,31 +35,31 @@ pub fn check_schedule(
         (&deps.anti, "reads", "overwrite"),
         (&deps.output, "writes", "write"),
     ];
+    let smap = schedule.get_map().map_err(isl_err)?;
+    let smap = ByStatement::new(&smap)?;
     for (umap, source_verb, sink_verb) in kinds {
-        if let Err(v) = check_kind(schedule, umap, region, source_verb, sink_verb)? {
+        if let Err(v) = check_kind(schedule, &smap, umap, region, source_verb, sink_verb)? {
             return Ok(Err(v));
         }
     }
     Ok(Ok(()))
 }
 
+/// [`check_schedule`] for one kind of dependences; `smap` is the
+/// schedule's map, by statement.
 fn check_kind(
     schedule: &Schedule,
+    smap: &ByStatement,
     deps: &UnionMap,
     region: &Region,
     source_verb: &'static str,
     sink_verb: &'static str,
 ) -> Result<std::result::Result<(), Violation>> {
-    let smap = schedule.get_map().map_err(isl_err)?;
-    let list = deps.get_map_list().map_err(isl_err)?;
-    for i in 0..list.size().map_err(isl_err)? {
-        let m: Map = list.get_at(i).map_err(isl_err)?;
+    for m in map_list(deps)? {
         let src = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
         let dst = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
-        let dist = UnionMap::from_map(m)
-            .and_then(|u| u.apply_domain(smap.copy()?))
-            .and_then(|u| u.apply_range(smap.copy()?))
-            .and_then(|u| u.deltas())
+        let dist = apply_both(&UnionMap::from_map(m).map_err(isl_err)?, smap)?
+            .deltas()
             .map_err(isl_err)?;
         if dist.is_empty().map_err(isl_err)? {
             continue;

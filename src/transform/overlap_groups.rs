@@ -259,6 +259,7 @@ pub(crate) fn restrict(
             .copy()
             .and_then(|s| s.intersect_domain(universe.copy()?))
             .map_err(isl_err)?,
+        parts: Vec::new(),
         context: model.context.copy().map_err(isl_err)?,
     };
     let sub_deps = Dependences {

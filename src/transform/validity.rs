@@ -35,6 +35,9 @@
 use crate::diag::{Error, Result};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::{isl_err, with_operation_budget};
+use crate::model::relations::{
+    apply_both, apply_range, apply_set, flat_range_product, ByStatement,
+};
 use crate::transform::band::{mark_name, vectors, MARK_PARALLEL, MARK_PARALLEL_REQUEST};
 use isl_rs::{DimType, Map, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
 use std::collections::BTreeMap;
@@ -84,11 +87,12 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
     let ctx = s.schedule.get_ctx();
     // isl's map is not restricted to the domain (bands are affine over the
     // universe): the executed instances are the expansion of the domain.
-    let executed = s
+    let top = s
         .schedule
-        .get_domain()
-        .and_then(|d| d.apply(s.schedule.get_root()?.child(0)?.get_subtree_expansion()?))
+        .get_root()
+        .and_then(|r| r.child(0))
         .map_err(isl_err)?;
+    let executed = expanded(&top, s.schedule.get_domain().map_err(isl_err)?)?;
     let exec = s
         .schedule
         .get_map()
@@ -124,22 +128,16 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         ("anti", &s.deps.anti),
         ("output", &s.deps.output),
     ];
+    let back = ByStatement::new(&proj.copy().and_then(|p| p.reverse()).map_err(isl_err)?)?;
+    let flat_by = ByStatement::new(&flat)?;
     let mut lifted = Vec::new();
     for (kind, dep) in kinds {
-        let l = proj
-            .copy()
-            .and_then(|p| p.apply_range(dep.copy()?))
-            .and_then(|p| p.apply_range(proj.copy()?.reverse()?))
-            .map_err(isl_err)?;
+        let l = apply_range(&apply_range(&proj, &ByStatement::new(dep)?)?, &back)?;
         let l = tiles.within_tiles(l)?;
         if n > 0 {
             let positive = lex_positive(&ctx, n)?;
             let bad = |m: UnionMap| -> R<bool> {
-                let d = m
-                    .apply_domain(flat.copy().map_err(isl_err)?)
-                    .and_then(|m| m.apply_range(flat.copy()?))
-                    .and_then(|m| m.deltas())
-                    .map_err(isl_err)?;
+                let d = apply_both(&m, &flat_by)?.deltas().map_err(isl_err)?;
                 Ok(!d.is_subset(&positive).map_err(isl_err)?)
             };
             if bad(l.copy().map_err(isl_err)?)? {
@@ -193,6 +191,48 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         }
     }
     Ok(Ok(()))
+}
+
+/// The instances executed for `dom`, the instances reaching `node`: isl's
+/// `dom.apply(node.get_subtree_expansion())`.
+fn expanded(node: &ScheduleNode, dom: UnionSet) -> R<UnionSet> {
+    if let Some(here) = reaching_leaves(node, dom.copy().map_err(isl_err)?, false)? {
+        return Ok(here);
+    }
+    let expansion = node.get_subtree_expansion().map_err(isl_err)?;
+    apply_set(&dom, &ByStatement::new(&expansion)?)
+}
+
+/// The instances of `dom` (those reaching `node`, a child of a set or a
+/// sequence when `in_seq`) that reach a leaf below `node`, or `None` when
+/// an expansion node lies below it. Without expansions, isl's subtree
+/// expansion is the identity restricted by the filters of sets and
+/// sequences on the way to each leaf, and this is `dom` mapped through it,
+/// in time linear in the tree (isl's restricts the whole expansion at each
+/// filter: quadratic in the children of a sequence).
+fn reaching_leaves(node: &ScheduleNode, dom: UnionSet, in_seq: bool) -> R<Option<UnionSet>> {
+    let dom = match node.get_type().map_err(isl_err)? {
+        ScheduleNodeType::Expansion => return Ok(None),
+        ScheduleNodeType::Leaf => return Ok(Some(dom)),
+        ScheduleNodeType::Filter if in_seq => node
+            .filter_get_filter()
+            .and_then(|f| f.intersect(dom))
+            .map_err(isl_err)?,
+        _ => dom,
+    };
+    let seq = matches!(
+        node.get_type().map_err(isl_err)?,
+        ScheduleNodeType::Sequence | ScheduleNodeType::Set
+    );
+    let mut out = UnionSet::read_from_str(&node.get_ctx(), "{ }").map_err(isl_err)?;
+    for i in 0..node.n_children().map_err(isl_err)? {
+        let child = node.get_child(i).map_err(isl_err)?;
+        let Some(r) = reaching_leaves(&child, dom.copy().map_err(isl_err)?, seq)? else {
+            return Ok(None);
+        };
+        out = out.union(r).map_err(isl_err)?;
+    }
+    Ok(Some(out))
 }
 
 /// The number of loops of each statement of `domain`.
@@ -461,10 +501,10 @@ impl Tiles {
         }
         let ctx = proj.get_ctx();
         // Executed consumer → the original instances it reads from.
-        let reads = proj
-            .copy()
-            .and_then(|p| p.apply_range(flow.copy()?.reverse()?))
-            .map_err(isl_err)?;
+        let reads = apply_range(
+            proj,
+            &ByStatement::new(&flow.copy().and_then(|f| f.reverse()).map_err(isl_err)?)?,
+        )?;
         let list = reads.get_map_list().map_err(isl_err)?;
         for i in 0..list.size().map_err(isl_err)? {
             let m = list.get_at(i).map_err(isl_err)?;
@@ -538,13 +578,19 @@ fn parallel_violation(
     }
     // Executed instance → (outer loops, this band and below).
     let prefix = band.get_prefix_schedule_union_map().map_err(isl_err)?;
-    let expansion = band.get_subtree_expansion().map_err(isl_err)?;
     let sub = band.get_subtree_schedule_union_map().map_err(isl_err)?;
-    let full = expansion
-        .reverse()
-        .and_then(|e| e.apply_range(prefix))
-        .and_then(|p| p.flat_range_product(sub.copy()?))
-        .map_err(isl_err)?;
+    let dom = band.get_domain().map_err(isl_err)?;
+    let (here, prefix) = match reaching_leaves(band, dom.copy().map_err(isl_err)?, false)? {
+        // No expansion below: the executed instances are the original ones.
+        Some(here) => (here, prefix),
+        None => {
+            let expansion = band.get_subtree_expansion().map_err(isl_err)?;
+            let here = apply_set(&dom, &ByStatement::new(&expansion)?)?;
+            let rev = expansion.reverse().map_err(isl_err)?;
+            (here, apply_range(&rev, &ByStatement::new(&prefix)?)?)
+        }
+    };
+    let full = flat_range_product(&prefix, &ByStatement::new(&sub)?)?;
     // Truncated after the loop at `depth`.
     let len = depth + 1;
     let list = full.get_map_list().map_err(isl_err)?;
@@ -562,10 +608,7 @@ fn parallel_violation(
         .map_err(isl_err)?;
         upto = upto.add_map(m).map_err(isl_err)?;
     }
-    let here = band
-        .get_domain()
-        .and_then(|d| d.apply(band.get_subtree_expansion()?))
-        .map_err(isl_err)?;
+    let upto = ByStatement::new(&upto)?;
     let fixed: Vec<String> = (0..depth).map(|k| format!("d{k} = 0")).collect();
     let outer_fixed = vectors(
         &ctx,
@@ -579,12 +622,12 @@ fn parallel_violation(
     let not_carried = vectors(&ctx, len, &format!("d{depth} = 0"))?;
     for (kind, deps) in lifted {
         let carried = |m: UnionMap| -> R<bool> {
-            let d = m
+            let m = m
                 .intersect_domain(here.copy().map_err(isl_err)?)
                 .and_then(|m| m.intersect_range(here.copy()?))
-                .and_then(|m| m.apply_domain(upto.copy()?))
-                .and_then(|m| m.apply_range(upto.copy()?))
-                .and_then(|m| m.deltas())
+                .map_err(isl_err)?;
+            let d = apply_both(&m, &upto)?
+                .deltas()
                 .and_then(|d| d.intersect(outer_fixed.copy()?))
                 .map_err(isl_err)?;
             Ok(!d.is_subset(&not_carried).map_err(isl_err)?)

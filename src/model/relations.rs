@@ -1,0 +1,242 @@
+//! Relations between statement instances, indexed by statement.
+//!
+//! isl's `apply_domain`/`apply_range` on union maps compare every relation of
+//! one operand with every relation of the other, so mapping the dependences
+//! of a chain of a thousand nests through their schedules takes a million
+//! comparisons. [`ByStatement`] looks each statement's relations up by name
+//! instead: the same result, in time linear in the relations.
+
+use crate::diag::Result;
+use crate::model::isl_ext::isl_err;
+use isl_rs::{DimType, Map, Set, Space, UnionMap, UnionSet};
+use std::collections::HashMap;
+
+/// The relations of a union map, by the name of their domain tuple (a
+/// statement), in isl's order.
+pub struct ByStatement {
+    maps: HashMap<String, Vec<Map>>,
+}
+
+impl ByStatement {
+    /// Indexes the relations of `umap`.
+    pub fn new(umap: &UnionMap) -> Result<ByStatement> {
+        let mut maps: HashMap<String, Vec<Map>> = HashMap::new();
+        for m in map_list(umap)? {
+            let name = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+            maps.entry(name).or_default().push(m);
+        }
+        Ok(ByStatement { maps })
+    }
+
+    /// `m` composed with the relations of the statement its range names
+    /// (isl's `apply_range`, for one relation): one relation per match.
+    pub fn apply_range(&self, m: &Map) -> Result<Vec<Map>> {
+        let name = m.get_tuple_name(DimType::Out).map_err(isl_err)?;
+        let mut out = Vec::new();
+        let space = m.get_space().map_err(isl_err)?;
+        for f in self.maps.get(name).into_iter().flatten() {
+            if tuples_match(&space, DimType::Out, f, DimType::In)? {
+                out.push(
+                    m.copy()
+                        .and_then(|m| m.apply_range(f.copy()?))
+                        .map_err(isl_err)?,
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// The part of `m` whose ends have the same image (`{ x -> y in m :
+    /// f(x) = f(y) }`, this union map as `f`; isl's intersection of `m` with
+    /// `f.apply_range(f.reverse())`), or `None` when no relations of `f`
+    /// start at both ends.
+    pub fn same_image(&self, m: Map) -> Result<Option<Map>> {
+        let from = m.get_tuple_name(DimType::In).map_err(isl_err)?;
+        let to = m.get_tuple_name(DimType::Out).map_err(isl_err)?;
+        let mut same: Option<Map> = None;
+        for f in self.maps.get(from).into_iter().flatten() {
+            let f_space = f.get_space().map_err(isl_err)?;
+            for g in self.maps.get(to).into_iter().flatten() {
+                if !tuples_match(&f_space, DimType::Out, g, DimType::Out)? {
+                    continue;
+                }
+                let fg = f
+                    .copy()
+                    .and_then(|f| f.apply_range(g.copy()?.reverse()?))
+                    .map_err(isl_err)?;
+                same = Some(match same {
+                    Some(s) => s.union(fg).map_err(isl_err)?,
+                    None => fg,
+                });
+            }
+        }
+        same.map(|s| m.intersect(s).map_err(isl_err)).transpose()
+    }
+
+    /// The relations of the statement `m` starts at, each with `m`'s range
+    /// (isl's `flat_range_product`, for one relation).
+    pub fn flat_range_product(&self, m: &Map) -> Result<Vec<Map>> {
+        let name = m.get_tuple_name(DimType::In).map_err(isl_err)?;
+        let space = m.get_space().map_err(isl_err)?;
+        let mut out = Vec::new();
+        for f in self.maps.get(name).into_iter().flatten() {
+            if tuples_match(&space, DimType::In, f, DimType::In)? {
+                out.push(
+                    m.copy()
+                        .and_then(|m| m.flat_range_product(f.copy()?))
+                        .map_err(isl_err)?,
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// The image of `set` (isl's `apply`, for one set).
+    pub fn apply_set(&self, set: &Set) -> Result<Vec<Set>> {
+        let name = set.get_tuple_name().map_err(isl_err)?;
+        let space = set.get_space().map_err(isl_err)?;
+        let mut out = Vec::new();
+        for f in self.maps.get(name).into_iter().flatten() {
+            if tuples_match(&space, DimType::Set, f, DimType::In)? {
+                out.push(
+                    set.copy()
+                        .and_then(|s| s.apply(f.copy()?))
+                        .map_err(isl_err)?,
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// `m` with both ends mapped through the relations of their statements:
+    /// `{ f(x) -> g(y) : x -> y in m }` (isl's `apply_domain` and
+    /// `apply_range` with this union map, for one relation).
+    pub fn apply_both(&self, m: &Map) -> Result<Vec<Map>> {
+        let rev = m.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
+        let mut out = Vec::new();
+        for r in self.apply_range(&rev)? {
+            let back = r.reverse().map_err(isl_err)?;
+            out.extend(self.apply_range(&back)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Whether tuple `a_type` of `a` is tuple `f_type` of `f` (name and
+/// dimensions; the parameters do not matter, as in isl's union operations,
+/// which align them).
+fn tuples_match(a: &Space, a_type: DimType, f: &Map, f_type: DimType) -> Result<bool> {
+    let f = f.get_space().map_err(isl_err)?;
+    a.tuple_is_equal(a_type, &f, f_type).map_err(isl_err)
+}
+
+/// The relations of `umap`, in isl's order.
+pub fn map_list(umap: &UnionMap) -> Result<Vec<Map>> {
+    let list = umap.get_map_list().map_err(isl_err)?;
+    let n = list.size().map_err(isl_err)?;
+    (0..n).map(|i| list.get_at(i).map_err(isl_err)).collect()
+}
+
+/// `a.apply_range(b)` (isl's, for union maps), in linear time.
+pub fn apply_range(a: &UnionMap, b: &ByStatement) -> Result<UnionMap> {
+    let mut out = UnionMap::read_from_str(&a.get_ctx(), "{ }").map_err(isl_err)?;
+    for m in map_list(a)? {
+        for r in b.apply_range(&m)? {
+            out = out.add_map(r).map_err(isl_err)?;
+        }
+    }
+    Ok(out)
+}
+
+/// `a.flat_range_product(b)` (isl's, for union maps), in linear time.
+pub fn flat_range_product(a: &UnionMap, b: &ByStatement) -> Result<UnionMap> {
+    let mut out = UnionMap::read_from_str(&a.get_ctx(), "{ }").map_err(isl_err)?;
+    for m in map_list(a)? {
+        for r in b.flat_range_product(&m)? {
+            out = out.add_map(r).map_err(isl_err)?;
+        }
+    }
+    Ok(out)
+}
+
+/// `set.apply(f)` (isl's, for union sets), in linear time.
+pub fn apply_set(set: &UnionSet, f: &ByStatement) -> Result<UnionSet> {
+    let mut out = UnionSet::read_from_str(&set.get_ctx(), "{ }").map_err(isl_err)?;
+    let list = set.get_set_list().map_err(isl_err)?;
+    for i in 0..list.size().map_err(isl_err)? {
+        let s = list.get_at(i).map_err(isl_err)?;
+        for r in f.apply_set(&s)? {
+            out = out.add_set(r).map_err(isl_err)?;
+        }
+    }
+    Ok(out)
+}
+
+/// `deps` with both ends mapped through `f` (isl's
+/// `deps.apply_domain(f).apply_range(f)`), in linear time.
+pub fn apply_both(deps: &UnionMap, f: &ByStatement) -> Result<UnionMap> {
+    let mut out = UnionMap::read_from_str(&deps.get_ctx(), "{ }").map_err(isl_err)?;
+    for m in map_list(deps)? {
+        for r in f.apply_both(&m)? {
+            out = out.add_map(r).map_err(isl_err)?;
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::isl_ext::new_context;
+
+    /// Each helper equals isl's union operation, also where the operands'
+    /// parameters differ and a statement has relations to several spaces.
+    #[test]
+    fn helpers_equal_isl_union_operations() {
+        let ctx = new_context();
+        let map = |s: &str| UnionMap::read_from_str(&ctx, s).unwrap();
+        let deps =
+            map("[N] -> { S[i] -> T[i + 1] : 0 <= i < N; T[j] -> T[j + 2] : j < N; U[j] -> S[j] }");
+        let f = map(
+            "[M] -> { T[k] -> [k, M]; T[k] -> V[k, k]; S[i] -> [i, 0]; U[j] -> [j, 1] : j > M }",
+        );
+        let by = ByStatement::new(&f).unwrap();
+        let isl_range = deps.copy().unwrap().apply_range(f.copy().unwrap()).unwrap();
+        assert!(apply_range(&deps, &by)
+            .unwrap()
+            .is_equal(&isl_range)
+            .unwrap());
+        let isl_both = deps
+            .copy()
+            .unwrap()
+            .apply_domain(f.copy().unwrap())
+            .unwrap()
+            .apply_range(f.copy().unwrap())
+            .unwrap();
+        assert!(apply_both(&deps, &by).unwrap().is_equal(&isl_both).unwrap());
+        let g = map("{ S[i] -> [7]; T[k] -> [k]; U[j] -> [2 * j] }");
+        let isl_product = deps
+            .copy()
+            .unwrap()
+            .flat_range_product(g.copy().unwrap())
+            .unwrap();
+        let product = flat_range_product(&deps, &ByStatement::new(&g).unwrap()).unwrap();
+        assert!(product.is_equal(&isl_product).unwrap());
+        let dom = deps.copy().unwrap().domain().unwrap();
+        let isl_image = dom.copy().unwrap().apply(f.copy().unwrap()).unwrap();
+        assert!(apply_set(&dom, &by).unwrap().is_equal(&isl_image).unwrap());
+        let same = f
+            .copy()
+            .unwrap()
+            .apply_range(f.copy().unwrap().reverse().unwrap())
+            .unwrap();
+        let isl_same = deps.copy().unwrap().intersect(same).unwrap();
+        let mut ours = UnionMap::read_from_str(&ctx, "{ }").unwrap();
+        for m in map_list(&deps).unwrap() {
+            if let Some(m) = by.same_image(m).unwrap() {
+                ours = ours.add_map(m).unwrap();
+            }
+        }
+        assert!(ours.is_equal(&isl_same).unwrap());
+    }
+}
