@@ -37,8 +37,8 @@
  * check_annotations: GZ -> CACHEZ drop 1
  */
 
-static void mini_flux_div(int N, const double *old_box, double *new_box, double *gx_cache,
-                          double *gy_cache, double *gz_cache)
+static void mini_flux_div(int N, const double *restrict old_box, double *restrict new_box,
+                          double *restrict gx_cache, double *restrict gy_cache, double *restrict gz_cache)
 {
   int iz, iy, ix;
   double factor1 = 1. / 12.;

@@ -10,10 +10,12 @@
 //! 5. back end: isl AST → C, regions spliced into the file, file template;
 //! 6. the output is written atomically ([`crate::backend::output`]).
 
+use crate::backend::alias::{self, Guard, GuardParts};
 use crate::backend::ast::Helper;
 use crate::backend::output::{counter_prefix, helper_prefix, report, splice};
 use crate::backend::{
-    generate_loops, FileParts, Naming, RegionParts, ShadowParts, Templates, TimeBlockParts,
+    generate_loops, FileParts, Naming, OriginalParts, RegionParts, ShadowParts, Templates,
+    TimeBlockParts,
 };
 use crate::diag::{Diagnostic, Error, Result, Severity, SourceFile, Span};
 use crate::files::{self, Input};
@@ -214,6 +216,7 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         names: &names,
         templates: &templates,
         naming: &naming,
+        guard: None,
     };
     let mut helpers = BTreeSet::new();
     let mut generated = Vec::new();
@@ -291,6 +294,8 @@ struct Shared<'a> {
     templates: &'a Templates,
     /// Prefixes of generated names.
     naming: &'a Naming,
+    /// The region's run-time alias guard, once decided.
+    guard: Option<&'a GuardParts>,
 }
 
 /// Compiles one region as the options ask. When overlapped tiling does not
@@ -392,12 +397,53 @@ fn compile_region_once(
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
-    let as_asked = |o: &Options, h: &mut BTreeSet<Helper>, w: &mut Vec<Diagnostic>, banner| {
-        compile_region_as_asked(o, shared, region, h, w, banner)
-    };
     let program = shared.program;
     let ctx = new_context();
     let assume = opts.assume.as_deref();
+    let model = polyhedral::build(&ctx, region, shared.names, assume)?;
+    let reorders = opts.openmp
+        || opts.tile
+        || opts.overlap.is_some()
+        || matches!(&region.kind, RegionKind::Chain(c) if !c.items.is_empty());
+    let directives: Vec<Span> = program.directives.iter().map(|(d, _)| *d).collect();
+    let original = || alias::original_code(&program.file.text, region, &directives);
+    let parts = match alias::plan(region, &model, reorders)? {
+        Guard::Unneeded => None,
+        Guard::Check(check) => Some(alias::print(
+            check,
+            &model.context,
+            shared.names,
+            shared.naming,
+            helpers,
+            original(),
+        )?),
+        Guard::Unbounded { data, other, why } => {
+            polyhedral::check_declared_accesses(&ctx, region, shared.names)?;
+            let why = format!(
+                "'{data}' and '{other}' may overlap in memory, and the addresses the region touches through '{data}' cannot be bounded for a run-time check ({why})"
+            );
+            warnings.push(Diagnostic::warning(
+                region.pragma_span,
+                format!("{why}: the region is left as written, without any transformation"),
+            ));
+            let (line, _) = program.file.line_col(region.pragma_span.start);
+            return shared.templates.original(&OriginalParts {
+                kind: region_kind(region),
+                input: &program.file.path,
+                line,
+                indent: &region.indent,
+                why: &why,
+                original: &original(),
+            });
+        }
+    };
+    let shared = &Shared {
+        guard: parts.as_ref(),
+        ..*shared
+    };
+    let as_asked = |o: &Options, h: &mut BTreeSet<Helper>, w: &mut Vec<Diagnostic>, banner| {
+        compile_region_as_asked(o, shared, region, h, w, banner)
+    };
     let (empty, context_empty) = polyhedral::empty_stages(&ctx, region, shared.names, assume)?;
     if context_empty {
         warnings.push(Diagnostic::warning(
@@ -519,6 +565,7 @@ fn compile_region_as_asked(
         names,
         templates,
         naming,
+        ..
     } = *shared;
     // A scop whose loop nests all sit in one outer loop is a time-iterated
     // stencil, unless that loop's iterator subscripts an array the region
@@ -583,12 +630,10 @@ fn compile_region_as_asked(
             arrays.join(", ")
         ));
     }
+    schedule.extend(guard_note(shared.guard));
     let (line, _) = program.file.line_col(region.pragma_span.start);
     templates.region(&RegionParts {
-        kind: match region.kind {
-            RegionKind::Chain(_) => "loop chain",
-            RegionKind::Scop => "scop",
-        },
+        kind: region_kind(region),
         input: &program.file.path,
         line,
         stages: stage_lines(region),
@@ -596,6 +641,25 @@ fn compile_region_as_asked(
         indent: &region.indent,
         code: lowered.code,
         shadows,
+        guard: shared.guard,
+    })
+}
+
+/// "loop chain" or "scop", for banners.
+fn region_kind(region: &Region) -> &'static str {
+    match region.kind {
+        RegionKind::Chain(_) => "loop chain",
+        RegionKind::Scop => "scop",
+    }
+}
+
+/// What the banner says about the alias guard, if the region has one.
+fn guard_note(guard: Option<&GuardParts>) -> Option<String> {
+    guard.map(|g| {
+        format!(
+            "alias guard: the original code runs where {} overlap in memory (checked at run time)",
+            g.pairs.join(", ")
+        )
     })
 }
 
@@ -801,6 +865,7 @@ fn compile_time_blocked(
         names,
         templates,
         naming,
+        ..
     } = *shared;
     let depth = max_depth(region);
     let default_steps = if depth >= 4 {
@@ -882,6 +947,7 @@ fn compile_time_blocked(
     )];
     summary.extend(macro_values_note(region));
     summary.extend(blocks.summary);
+    summary.extend(guard_note(shared.guard));
     let full: Vec<String> = tb
         .full
         .iter()
@@ -908,6 +974,7 @@ fn compile_time_blocked(
         shadows,
         blocks: blocks.code,
         remainder: remainder.code,
+        guard: shared.guard,
     })
 }
 

@@ -1421,6 +1421,7 @@ mod programs {
     file_tests!(
         run_program_test,
         LISTED,
+        alias_overlap,
         chain_1d_fuse_user,
         chain_1d_two_nests,
         chain_antidep_inplace,

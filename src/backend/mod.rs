@@ -1,10 +1,12 @@
 //! Back end: isl AST generation from the final schedule tree, and C output
 //! shaped by the tera templates in `templates/`.
 
+pub mod alias;
 pub mod ast;
 pub mod c;
 pub mod output;
 
+use crate::backend::alias::GuardParts;
 use crate::backend::ast::{AstReader, Helper};
 use crate::backend::c::CPrinter;
 use crate::diag::{Error, Result};
@@ -60,6 +62,11 @@ const TEMPLATES: &[(&str, &str)] = &[
         "time_blocks",
         include_str!("../../templates/c/time_blocks.c.tera"),
     ),
+    ("alias", include_str!("../../templates/c/alias.c.tera")),
+    (
+        "original",
+        include_str!("../../templates/c/original.c.tera"),
+    ),
 ];
 
 fn tera_err(e: tera::Error) -> Error {
@@ -107,6 +114,8 @@ pub struct RegionParts<'a> {
     pub code: String,
     /// Shadow copies of arrays the region updates in place, declared around the loops.
     pub shadows: Vec<ShadowParts>,
+    /// The run-time alias guard around the loops, if the region needs one.
+    pub guard: Option<&'a GuardParts>,
 }
 
 /// What the template of a time-blocked scop needs.
@@ -139,6 +148,24 @@ pub struct TimeBlockParts<'a> {
     pub blocks: String,
     /// The loops of the remainder, indented two levels below `indent`.
     pub remainder: String,
+    /// The run-time alias guard around the blocks, if the region needs one.
+    pub guard: Option<&'a GuardParts>,
+}
+
+/// What the template of a region left as written needs.
+pub struct OriginalParts<'a> {
+    /// "loop chain" or "scop".
+    pub kind: &'a str,
+    /// Input path.
+    pub input: &'a str,
+    /// Line of the region's pragma.
+    pub line: usize,
+    /// Indentation of the region.
+    pub indent: &'a str,
+    /// Why it is left as written.
+    pub why: &'a str,
+    /// The region's code as written (see [`alias::original_code`]).
+    pub original: &'a str,
 }
 
 /// One shadow copy of an array, for the region and time-blocks templates.
@@ -222,6 +249,7 @@ impl Templates {
         c.insert("shadows", &shadow_values(&p.shadows));
         c.insert("blocks", &p.blocks);
         c.insert("remainder", &p.remainder);
+        guard_values(&mut c, p.guard);
         let s = self.tera.render("time_blocks", &c).map_err(tera_err)?;
         Ok(s.trim_end_matches('\n').to_string())
     }
@@ -237,9 +265,33 @@ impl Templates {
         c.insert("indent", p.indent);
         c.insert("code", &p.code);
         c.insert("shadows", &shadow_values(&p.shadows));
+        guard_values(&mut c, p.guard);
         let s = self.tera.render("region", &c).map_err(tera_err)?;
         Ok(s.trim_end_matches('\n').to_string())
     }
+
+    /// A region left as written, under a banner that says why (without a
+    /// trailing newline).
+    pub fn original(&self, p: &OriginalParts) -> Result<String> {
+        let mut c = Context::new();
+        c.insert("kind", &comment_text(p.kind));
+        c.insert("input", &comment_text(p.input));
+        c.insert("line", &p.line);
+        c.insert("indent", p.indent);
+        c.insert("why", &comment_text(p.why));
+        c.insert("original", p.original);
+        let s = self.tera.render("original", &c).map_err(tera_err)?;
+        Ok(s.trim_end_matches('\n').to_string())
+    }
+}
+
+/// The alias guard's template values (`guarded` is false without one).
+fn guard_values(c: &mut Context, guard: Option<&GuardParts>) {
+    c.insert("guarded", &guard.is_some());
+    let empty = Vec::new();
+    c.insert("guard_decls", guard.map_or(&empty, |g| &g.decls));
+    c.insert("guard_terms", guard.map_or(&empty, |g| &g.terms));
+    c.insert("guard_original", guard.map_or("", |g| g.original.as_str()));
 }
 
 /// `s` made safe to print inside a `/* ... */` comment on one line: no

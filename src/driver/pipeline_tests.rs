@@ -99,6 +99,8 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             macro_values: Vec::new(),
             macro_params: std::collections::BTreeMap::new(),
             final_values: None,
+            storage: Default::default(),
+            pragma_lines: Vec::new(),
         }],
         wide_vars: Default::default(),
         reserved: Default::default(),

@@ -35,6 +35,9 @@ pub struct Unit<'tu> {
     /// Names of the variables, parameters, enumerators and macros the
     /// translation unit declares (see [`Unit::declares`]), computed once.
     declared: std::cell::OnceCell<BTreeSet<String>>,
+    /// Locations of the variables whose address some function of the main
+    /// file takes (see [`Unit::address_taken`]), computed once.
+    addressed: std::cell::OnceCell<BTreeSet<usize>>,
     /// The translation unit's root.
     root: Cursor<'tu>,
     /// Every macro definition, by name (empty when the main file invokes none).
@@ -277,6 +280,7 @@ impl<'tu> Unit<'tu> {
             macro_params: RefCell::default(),
             frozen: RefCell::default(),
             declared: std::cell::OnceCell::new(),
+            addressed: std::cell::OnceCell::new(),
             root: tu.root(),
             macro_table: MacroTable::new(),
         };
@@ -369,6 +373,37 @@ impl<'tu> Unit<'tu> {
                 out
             })
             .contains(name)
+    }
+
+    /// True when some function of the main file takes the address of the
+    /// variable `decl` (`&x`, also through a macro whose operator cannot be
+    /// read), or when `decl` is not in the main file.
+    pub fn address_taken(&self, decl: Cursor<'tu>) -> bool {
+        let Some(at) = decl.location() else {
+            return true;
+        };
+        self.addressed
+            .get_or_init(|| {
+                let mut out = BTreeSet::new();
+                let mut todo = self.functions.clone();
+                while let Some(c) = todo.pop() {
+                    let kids = c.children();
+                    if c.kind() == CursorKind::UnaryOperator
+                        && self.unary_op(c).is_none_or(|(op, _)| op == "&")
+                    {
+                        let target = kids.first().map(|k| strip(*k));
+                        if let Some(d) = target
+                            .filter(|t| t.kind() == CursorKind::DeclRefExpr)
+                            .and_then(|t| t.referenced())
+                        {
+                            out.extend(d.location());
+                        }
+                    }
+                    todo.extend(kids);
+                }
+                out
+            })
+            .contains(&at)
     }
 
     /// Notes that the values of the macro parameters `names` were used.

@@ -39,6 +39,7 @@ use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
 use crate::frontend::cexpr::{referenced_vars, to_expr};
 use crate::frontend::clang::{Cursor, CursorKind, TokenKind, TypeClass};
+use crate::frontend::storage::Declared;
 use crate::model::expr::Expr;
 use crate::model::program::{Access, AccessKind, BodyTemplate, Piece};
 
@@ -139,6 +140,9 @@ pub struct Analysis {
     pub holes: Vec<AccessHole>,
     /// Element type of every array accessed (empty unless `analysable`).
     pub types: BTreeMap<String, String>,
+    /// How the variables of [`Analysis::accesses`] are declared (kept also
+    /// when the body is not analysable: the alias guard needs them).
+    pub declared: Declared,
 }
 
 /// One array access of a body that becomes a [`Piece::Access`].
@@ -605,6 +609,9 @@ impl<'tu> Walker<'_, 'tu> {
             }
             return;
         }
+        // Also a pointer passed to a call: a loop chain's declared accesses
+        // to it then get their storage from here.
+        self.out.declared.note(self.unit, &name, d);
         let class = d.type_class();
         if !as_array && matches!(class, TypeClass::Array | TypeClass::Pointer) {
             self.opaque(
@@ -678,6 +685,7 @@ impl<'tu> Walker<'_, 'tu> {
         }
         let affine = !index.contains(&Expr::Any);
         let name = decl.spelling();
+        self.out.declared.note(self.unit, &name, decl);
         self.out
             .types
             .entry(name.clone())

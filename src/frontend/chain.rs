@@ -18,6 +18,7 @@ use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
 use crate::frontend::loops::{loop_variable, read_header};
 use crate::frontend::pragma::{NestPragma, PragmaKind, PragmaLine};
+use crate::frontend::storage::Declared;
 use crate::model::expr::Expr;
 use crate::model::program::{
     Access, ChainSchedule, CmpOp, Constraint, LoopBounds, OrigNode, Region, RegionKind, Stage,
@@ -38,6 +39,7 @@ pub fn build<'tu>(
     let mut stages: Vec<Stage> = Vec::new();
     let mut tree = Vec::new();
     let mut data_types = BTreeMap::new();
+    let mut declared = Declared::default();
     let mut next = 0;
     // The annotated nests with their depths, and the stages' bodies with
     // their iterators.
@@ -70,6 +72,7 @@ pub fn build<'tu>(
                 stages.len() + 1,
                 &writes,
                 &mut data_types,
+                &mut declared,
             ) {
                 Ok((stage, body)) => {
                     loops.push((child, stage.iterators.len()));
@@ -144,6 +147,11 @@ pub fn build<'tu>(
         macro_values: unit.take_frozen(),
         macro_params: unit.macro_params.borrow().clone(),
         final_values,
+        storage: declared.storage(),
+        pragma_lines: std::iter::once(pragma)
+            .chain(inner.iter().copied())
+            .map(|p| Span::new(p.line_start, p.line_end))
+            .collect(),
     })
 }
 
@@ -180,7 +188,8 @@ fn check_arity(stages: &[Stage], errors: &mut Vec<Diagnostic>) {
 /// One annotated nest: the pragma `p` (contents `np`), the statement after it,
 /// its 1-based number in the chain, and what the chain assigns. The element
 /// types of the arrays its body accesses (when analysable) are added to
-/// `types`.
+/// `types`, how its variables are declared to `declared`.
+#[allow(clippy::too_many_arguments)]
 fn nest<'tu>(
     unit: &Unit<'tu>,
     p: &PragmaLine,
@@ -189,6 +198,7 @@ fn nest<'tu>(
     number: usize,
     writes: &BTreeSet<String>,
     types: &mut BTreeMap<String, String>,
+    declared: &mut Declared,
 ) -> Result<(Stage, Cursor<'tu>), Vec<Diagnostic>> {
     if stmt.kind() != CursorKind::ForStmt {
         let mut d = Diagnostic::error(p.span, "expected a for loop after '#pragma omplc for'");
@@ -294,6 +304,7 @@ fn nest<'tu>(
     for (a, t) in &analysis.types {
         types.entry(a.clone()).or_insert_with(|| t.clone());
     }
+    declared.merge(&analysis.declared);
     let mut undeclared = Vec::new();
     for r in &np.ranges {
         let mut vars = BTreeSet::new();

@@ -270,6 +270,19 @@ pub enum TypeClass {
     Other,
 }
 
+/// What [`Cursor::layout`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeLayout {
+    /// The type is a pointer.
+    pub pointer: bool,
+    /// The pointer is `restrict`-qualified (for an array type: the
+    /// qualifiers in its first brackets, which only a parameter may have,
+    /// say so).
+    pub restrict: bool,
+    /// Subscripts that index contiguous memory.
+    pub levels: usize,
+}
+
 /// The cursor kinds flextile looks at; everything else is `Other`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CursorKind {
@@ -1037,6 +1050,109 @@ impl<'tu> Cursor<'tu> {
     pub fn type_spelling(&self) -> String {
         // SAFETY: valid cursor; types are plain values; the string is taken over.
         take_string(unsafe { clang_getTypeSpelling(clang_getCursorType(self.raw)) })
+    }
+
+    /// The layout of a declaration's canonical type: whether it is a
+    /// pointer (and `restrict`-qualified), and how many subscripts index
+    /// contiguous memory from it (a pointer or an array, then every array
+    /// level below it; 0 for a scalar). `None` for other types (structs,
+    /// functions).
+    pub fn layout(&self) -> Option<TypeLayout> {
+        // SAFETY: valid cursor; types are plain values.
+        let written = unsafe { clang_getCursorType(self.raw) };
+        // SAFETY: plain query on a type value.
+        let mut ty = unsafe { clang_getCanonicalType(written) };
+        let is_array = |k| {
+            matches!(
+                k,
+                CXType_ConstantArray
+                    | CXType_IncompleteArray
+                    | CXType_VariableArray
+                    | CXType_DependentSizedArray
+            )
+        };
+        let (pointer, restrict) = match ty.kind {
+            CXType_Pointer => {
+                // SAFETY: plain queries on type values. A parameter written
+                // `double a[restrict N]` has the qualifier on its decayed type
+                // only (not on the canonical pointer libclang 14 returns).
+                let restrict = unsafe {
+                    clang_isRestrictQualifiedType(ty) != 0
+                        || clang_isRestrictQualifiedType(written) != 0
+                };
+                ty = unsafe { clang_getCanonicalType(clang_getPointeeType(ty)) };
+                (true, restrict)
+            }
+            // A parameter declared as an array (`double a[restrict][M]`):
+            // libclang 14 reports the array type, whose first brackets hold
+            // the qualifiers of the pointer it decays to.
+            k if is_array(k) => {
+                // SAFETY: plain query on a type value; the string is taken over.
+                let spelled = take_string(unsafe { clang_getTypeSpelling(written) });
+                let is_restrict = |w: &str| matches!(w, "restrict" | "__restrict" | "__restrict__");
+                let quals = spelled
+                    .split_once('[')
+                    .and_then(|(_, rest)| rest.split_once(']'))
+                    .map_or("", |(q, _)| q);
+                let spelled_restrict = quals
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .any(is_restrict);
+                // clang prints `double [restrict][M]` as `double[][M]`: the
+                // tokens after the parameter's name tell.
+                let written_restrict = || {
+                    let (Some(span), Some(at)) = (self.span(), self.location()) else {
+                        return false;
+                    };
+                    let toks = self.tu.tokens(span);
+                    let mut after = toks.iter().skip_while(|t| t.span.start <= at);
+                    after.next().is_some_and(|t| t.text == "[")
+                        && after
+                            .take_while(|t| t.text != "]")
+                            .any(|t| is_restrict(&t.text))
+                };
+                (false, spelled_restrict || written_restrict())
+            }
+            _ => {
+                return (self.type_class() == TypeClass::Integer
+                    || self.type_class() == TypeClass::Floating)
+                    .then_some(TypeLayout {
+                        pointer: false,
+                        restrict: false,
+                        levels: 0,
+                    })
+            }
+        };
+        let mut levels = usize::from(pointer);
+        while is_array(ty.kind) {
+            levels += 1;
+            // SAFETY: plain query on an array type value.
+            ty = unsafe { clang_getCanonicalType(clang_getArrayElementType(ty)) };
+        }
+        Some(TypeLayout {
+            pointer,
+            restrict,
+            levels,
+        })
+    }
+
+    /// True for a variable with automatic storage: a parameter, or a
+    /// variable of a function body declared neither `static` nor `extern`.
+    pub fn is_automatic(&self) -> bool {
+        match self.kind() {
+            CursorKind::ParmDecl => true,
+            CursorKind::VarDecl => {
+                // SAFETY: valid cursors.
+                let (sc, parent) = unsafe {
+                    (
+                        clang_Cursor_getStorageClass(self.raw),
+                        clang_getCursorKind(clang_getCursorSemanticParent(self.raw)),
+                    )
+                };
+                matches!(sc, CX_SC_None | CX_SC_Auto | CX_SC_Register)
+                    && parent == CXCursor_FunctionDecl
+            }
+            _ => false,
+        }
     }
 
     /// The tokens of a macro definition (name, parameters and body), as spellings.

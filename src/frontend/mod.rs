@@ -8,8 +8,9 @@
 //! (pragma scanner and parser), [`ast`] (queries over clang's AST and the raw
 //! tokens), [`depth`] (nesting bound), [`params`] (integer types of
 //! variables), [`cexpr`] (C expressions to model expressions), [`loops`]
-//! (`for` headers as constraints), [`body`] (body
-//! templates and access analysis), [`chain`] (loop chains), [`scop`]
+//! (`for` headers as constraints), [`body`] (body templates and access
+//! analysis), [`storage`] (how accessed variables are declared: what may
+//! alias), [`chain`] (loop chains), [`scop`]
 //! (`#pragma scop` regions).
 
 pub mod ast;
@@ -23,6 +24,7 @@ pub mod loops;
 pub mod params;
 pub mod pragma;
 pub mod scop;
+pub mod storage;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -18,6 +18,7 @@ use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
 use crate::frontend::loops::{affine, conjuncts, read_header};
 use crate::frontend::pragma::PragmaLine;
+use crate::frontend::storage::Declared;
 use crate::model::expr::Expr;
 use crate::model::program::{CmpOp, Constraint, OrigNode, Region, RegionKind, Stage};
 
@@ -60,6 +61,7 @@ pub fn build(
         errors: Vec::new(),
         data_types: BTreeMap::new(),
         bodies: Vec::new(),
+        declared: Declared::default(),
     };
     let mut tree = Vec::new();
     unit.take_frozen();
@@ -100,6 +102,11 @@ pub fn build(
         macro_values,
         macro_params: unit.macro_params.borrow().clone(),
         final_values,
+        storage: b.declared.storage(),
+        pragma_lines: [scop, endscop]
+            .iter()
+            .map(|p| Span::new(p.line_start, p.line_end))
+            .collect(),
     }))
 }
 
@@ -113,6 +120,8 @@ struct Builder<'a, 'tu> {
     data_types: BTreeMap<String, String>,
     /// Each stage's statement and iterators.
     bodies: Vec<(Cursor<'tu>, Vec<String>)>,
+    /// How the variables the statements access are declared.
+    declared: Declared,
 }
 
 impl<'tu> Builder<'_, 'tu> {
@@ -224,6 +233,7 @@ impl<'tu> Builder<'_, 'tu> {
                 .entry(a.clone())
                 .or_insert_with(|| t.clone());
         }
+        self.declared.merge(&analysis.declared);
         let text = self
             .unit
             .slice(span)

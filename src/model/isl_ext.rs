@@ -8,8 +8,8 @@
 
 use crate::diag::{Error, Result};
 use isl_rs::{
-    ASTNode, Context, LibISLError, Map, MultiVal, Schedule, ScheduleNode, Set, UnionMap,
-    UnionPwMultiAff, UnionSet,
+    ASTExpr, ASTNode, Context, LibISLError, Map, MultiVal, PwAff, Schedule, ScheduleNode, Set,
+    UnionMap, UnionPwMultiAff, UnionSet,
 };
 use libc_free::free;
 use std::ffi::CStr;
@@ -35,6 +35,7 @@ extern "C" {
     fn isl_ast_build_from_context(set: Ptr) -> Ptr;
     fn isl_ast_build_node_from_schedule(build: Ptr, schedule: Ptr) -> Ptr;
     fn isl_ast_build_free(build: Ptr) -> Ptr;
+    fn isl_ast_build_expr_from_pw_aff(build: Ptr, pa: Ptr) -> Ptr;
     fn isl_options_set_on_error(ctx: Ptr, val: c_int) -> c_int;
     fn isl_options_set_tile_shift_point_loops(ctx: Ptr, val: c_int) -> c_int;
     fn isl_options_set_tile_scale_tile_loops(ctx: Ptr, val: c_int) -> c_int;
@@ -171,6 +172,38 @@ pub fn ast_from_schedule(
     }))
 }
 
+/// The AST expression of `pa`, a piecewise affine function of the
+/// parameters, under the parameter constraints `context`
+/// (`isl_ast_build_from_context` + `isl_ast_build_expr_from_pw_aff`).
+/// Where `pa` is undefined the expression has the value of one of its pieces.
+pub fn ast_expr_from_pw_aff(context: &Set, pa: PwAff) -> Result<ASTExpr> {
+    let ctx = context.get_ctx();
+    let mut context = context.copy().map_err(isl_err)?;
+    let mut pa = pa;
+    context.do_not_free_on_drop();
+    pa.do_not_free_on_drop();
+    // SAFETY: both arguments are `__isl_take` objects we no longer own; the
+    // build is freed before returning; the expression goes to an owning wrapper.
+    let expr = unsafe {
+        let build = isl_ast_build_from_context(context.ptr);
+        if build == 0 {
+            isl_pw_aff_free_raw(pa.ptr);
+            0
+        } else {
+            let e = isl_ast_build_expr_from_pw_aff(build, pa.ptr);
+            isl_ast_build_free(build);
+            e
+        }
+    };
+    if expr == 0 {
+        return Err(last_error(&ctx, "AST expression generation failed"));
+    }
+    Ok(ASTExpr {
+        ptr: expr,
+        should_free_on_drop: true,
+    })
+}
+
 /// Runs `f` with isl's operation counter bounded by `max_operations` (0:
 /// no bound) on `ctx`. `Ok(None)`: an isl operation inside `f` ran past the
 /// bound (any error `f` returns then is that one, and is dropped).
@@ -261,6 +294,8 @@ extern "C" {
     fn isl_ast_node_get_type(node: Ptr) -> c_int;
     #[link_name = "isl_schedule_free"]
     fn isl_schedule_free_raw(schedule: Ptr) -> Ptr;
+    #[link_name = "isl_pw_aff_free"]
+    fn isl_pw_aff_free_raw(pa: Ptr) -> Ptr;
 }
 
 /// Tiles the band at `node` (`isl_schedule_node_band_tile`) with point

@@ -74,6 +74,50 @@ pub struct Region {
     /// read after it, and the code that gives them their final values (see
     /// `frontend::final_values`); `None` when there are none.
     pub final_values: Option<FinalValues>,
+    /// How the C variables the region's accesses name are declared (array
+    /// name -> [`Storage`]), for the run-time alias guard
+    /// (`backend::alias`); `None` where one name denotes different
+    /// variables in different statements. A data set missing here (a loop
+    /// chain's logical name, a body flextile does not analyse) has unknown
+    /// storage too.
+    pub storage: BTreeMap<String, Option<Storage>>,
+    /// The whole lines (newline excluded) of the flextile pragmas inside
+    /// [`Region::span`] (`#pragma omplc ...`, `#pragma scop`, `#pragma
+    /// endscop`): the region's text without them is the user's original
+    /// code, which the alias guard's fallback runs.
+    pub pragma_lines: Vec<Span>,
+}
+
+/// How a C variable accessed in a region is declared: what memory it may
+/// share with the region's other variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Storage {
+    /// What kind of variable.
+    pub kind: StorageKind,
+    /// The subscripts that index contiguous memory: 1 for `double *A`, 2 for
+    /// `double (*A)[M]` or a parameter `double A[N][M]`, 2 for a true array
+    /// `double A[N][M]`, 0 for a scalar; `double **A` and `double *A[N]` have
+    /// 1 (their rows are elsewhere).
+    pub levels: usize,
+}
+
+/// See [`Storage`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageKind {
+    /// A pointer (a parameter declared as an array is one): it may point
+    /// into any other variable's memory. `restrict`: the pointer is
+    /// `restrict`-qualified.
+    Pointer {
+        /// The pointer is `restrict`-qualified.
+        restrict: bool,
+    },
+    /// A variable with its own memory (a true array, or a scalar whose
+    /// address is taken or that lives beyond its function): only a pointer
+    /// can reach into it.
+    Object,
+    /// A scalar of automatic storage (a local or a parameter) whose address
+    /// is never taken in its function: nothing else can reach it.
+    Private,
 }
 
 /// Code that leaves loop variables with their values after the original

@@ -127,8 +127,8 @@ static void *xmalloc(size_t bytes)
 #define p_CACHEZ(c, z, y, x) \
     cache_z[(((long)(c) * (numCell + 1) + (z)) * numCell + (y)) * numCell + (x)]
 
-static void mini_flux_div(int numCell, const double *old, double *new_,
-                          double *cache_x, double *cache_y, double *cache_z)
+static void mini_flux_div(int numCell, const double *restrict old, double *restrict new_,
+                          double *restrict cache_x, double *restrict cache_y, double *restrict cache_z)
 {
     int iz, iy, ix;
     const double factor1 = 1.0 / 12.0;

@@ -115,7 +115,7 @@ static void *xmalloc(size_t bytes)
         B[(p0_)] = (-0.42424242424242425 * C[(p0_)] + 0.15151515151515152 * E[(p0_)+2] + 0.42424242424242425 * F[(p0_)+1]); \
     } while (0)
 
-static void kernel(int N, int M, int K, int T, double A[2*N+16], double B[2*N+16], double C[2*N+16], double D[2*N+16], double E[2*N+16], double F[2*N+16])
+static void kernel(int N, int M, int K, int T, double A[restrict 2*N+16], double B[restrict 2*N+16], double C[restrict 2*N+16], double D[restrict 2*N+16], double E[restrict 2*N+16], double F[restrict 2*N+16])
 {
     (void)N; (void)M; (void)K; (void)T;
     for (int tt = 0; tt < T; tt++) {

@@ -96,7 +96,7 @@ static void *xmalloc(size_t bytes)
     return p;
 }
 
-static void kernel(int N, double A[256], double B[N], double X[256])
+static void kernel(int N, double A[restrict 256], double B[restrict N], double X[restrict 256])
 {
     int i;
 #pragma scop

@@ -1,0 +1,462 @@
+//! The run-time alias guard.
+//!
+//! flextile, like other polyhedral compilers, assumes that distinct names
+//! denote disjoint memory. Where two variables of a region may share memory
+//! (a pointer, and another pointer or an array or a scalar whose address is
+//! taken; not two `restrict` pointers) and the region writes through one of
+//! them, the generated code first compares the address ranges the region
+//! touches through each, and runs the transformed loops only when every
+//! such pair is disjoint; otherwise it runs the region's original code, as
+//! the user wrote it.
+//!
+//! A variable's range is the bounding box of the elements the region's
+//! reads and writes touch (isl: per subscript, the parametric minimum and
+//! maximum over the access relations), at the addresses C gives them:
+//! subscript `d` steps by `sizeof` of the variable subscripted `d + 1`
+//! times, so the declared inner sizes (constants, macros, variable lengths)
+//! are the C compiler's own. Where a range cannot be bounded (a `*` index,
+//! rows that are pointers, a variable flextile does not see declared), the
+//! region always runs its original code ([`Guard::Unbounded`]).
+
+use crate::backend::ast::{AstReader, Helper};
+use crate::backend::Naming;
+use crate::diag::{Error, Result};
+use crate::model::isl_ext::{ast_expr_from_pw_aff, isl_err};
+use crate::model::polyhedral::{isl_name, Names, RegionModel};
+use crate::model::program::{AccessKind, Region, Storage, StorageKind};
+use isl_rs::{PwAff, Set};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a region needs to be safe against overlapping variables.
+pub enum Guard {
+    /// No two of its variables can share memory where that would matter.
+    Unneeded,
+    /// These ranges are compared at run time.
+    Check(Check),
+    /// `data` may share memory with `other`, but the addresses the region
+    /// touches through `data` cannot be bounded (`why`): the region always
+    /// runs its original code.
+    Unbounded {
+        /// The variable.
+        data: String,
+        /// A variable it may overlap.
+        other: String,
+        /// Why its range cannot be bounded.
+        why: String,
+    },
+}
+
+/// The ranges a guard compares.
+pub struct Check {
+    /// One per variable of some pair, in order of first access.
+    pub ranges: Vec<Range>,
+    /// Pairs of [`Check::ranges`] indices that must not overlap.
+    pub pairs: Vec<(usize, usize)>,
+}
+
+/// The elements a region touches through one variable.
+pub struct Range {
+    /// The C variable.
+    pub data: String,
+    /// How it is declared.
+    pub storage: Storage,
+    /// Per subscript, the smallest and largest index (functions of the parameters).
+    pub bounds: Vec<(PwAff, PwAff)>,
+}
+
+/// Why a variable's storage makes no range: `None` when it has one.
+fn unknown_storage(region: &Region, data: &str, rank: usize) -> Option<String> {
+    match region.storage.get(data) {
+        None => Some(
+            "flextile does not see it declared as a C variable (a loop chain's logical name, or an access in a call or other code it does not analyse)"
+                .to_string(),
+        ),
+        Some(None) => Some("its name denotes different variables in different statements".to_string()),
+        Some(Some(s)) if s.levels != rank => Some(format!(
+            "it is used with {rank} subscript(s) but only {} index contiguous memory (rows that are pointers, as in 'double **')",
+            s.levels
+        )),
+        Some(Some(_)) => None,
+    }
+}
+
+/// Whether the pair may share memory, judging by declarations alone.
+/// `all_restrict`: every pointer the region's code names is `restrict`;
+/// then a data set whose storage is unknown (a loop chain's logical name),
+/// which the code can only reach through the variables it names, counts as
+/// a `restrict` pointer; otherwise it may share anything.
+fn may_overlap(a: Option<Storage>, b: Option<Storage>, all_restrict: bool) -> bool {
+    use StorageKind::*;
+    let kind = |s: Option<Storage>| match s {
+        Some(s) => Some(s.kind),
+        None if all_restrict => Some(Pointer { restrict: true }),
+        None => None,
+    };
+    !matches!(
+        (kind(a), kind(b)),
+        (Some(Private), _)
+            | (_, Some(Private))
+            | (Some(Object), Some(Object))
+            | (
+                Some(Pointer { restrict: true }),
+                Some(Pointer { restrict: true })
+            )
+    )
+}
+
+/// The guard `region` needs, from its model (the region as read, before
+/// any renaming). `reorders`: the compiled region may run its statement
+/// instances in another order than the original (tiling, fusion, parallel
+/// loops); when it does not, aliasing cannot change its results.
+pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guard> {
+    if !reorders {
+        return Ok(Guard::Unneeded);
+    }
+    // Variables in order of first access, with their rank and whether written.
+    let mut order: Vec<(String, usize)> = Vec::new();
+    let mut written = BTreeSet::new();
+    for s in &region.stages {
+        for a in &s.accesses {
+            if !order.iter().any(|(d, _)| d == &a.data) {
+                order.push((a.data.clone(), a.index.len()));
+            }
+            if a.kind == AccessKind::Write {
+                written.insert(a.data.clone());
+            }
+        }
+    }
+    let storage = |d: &str| region.storage.get(d).copied().flatten();
+    let all_restrict = region
+        .storage
+        .values()
+        .all(|s| s.is_some_and(|s| !matches!(s.kind, StorageKind::Pointer { restrict: false })));
+    let touched = touched_sets(model)?;
+    let is_touched = |d: &str| -> Result<bool> {
+        match touched.get(&isl_name(d)) {
+            Some(set) => Ok(!set.is_empty().map_err(isl_err)?),
+            None => Ok(false),
+        }
+    };
+    let mut pairs = Vec::new();
+    for (i, (a, _)) in order.iter().enumerate() {
+        for (j, (b, _)) in order.iter().enumerate().skip(i + 1) {
+            if (written.contains(a) || written.contains(b))
+                && may_overlap(storage(a), storage(b), all_restrict)
+                && is_touched(a)?
+                && is_touched(b)?
+            {
+                pairs.push((i, j));
+            }
+        }
+    }
+    if pairs.is_empty() {
+        return Ok(Guard::Unneeded);
+    }
+    let mut index: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut ranges = Vec::new();
+    for &(i, j) in &pairs {
+        for (k, other) in [(i, j), (j, i)] {
+            if index.contains_key(&k) {
+                continue;
+            }
+            let (data, rank) = &order[k];
+            let unbounded = |why: String| Guard::Unbounded {
+                data: data.clone(),
+                other: order[other].0.clone(),
+                why,
+            };
+            if let Some(why) = unknown_storage(region, data, *rank) {
+                return Ok(unbounded(why));
+            }
+            let Some(st) = storage(data) else {
+                return Ok(unbounded("its declaration is unknown".to_string()));
+            };
+            let Some(set) = touched.get(&isl_name(data)) else {
+                return Ok(unbounded("isl has no access to it".to_string()));
+            };
+            let Some(bounds) = box_bounds(set, *rank)? else {
+                return Ok(unbounded(
+                    "its subscripts have no bound in the parameters (a '*' index or a data-dependent subscript)"
+                        .to_string(),
+                ));
+            };
+            index.insert(k, ranges.len());
+            ranges.push(Range {
+                data: data.clone(),
+                storage: st,
+                bounds,
+            });
+        }
+    }
+    let pairs = pairs
+        .into_iter()
+        .filter_map(|(i, j)| Some((*index.get(&i)?, *index.get(&j)?)))
+        .collect();
+    Ok(Guard::Check(Check { ranges, pairs }))
+}
+
+/// The elements each data set's reads and writes touch, by isl name.
+fn touched_sets(model: &RegionModel) -> Result<BTreeMap<String, Set>> {
+    let all = model
+        .reads
+        .copy()
+        .map_err(isl_err)?
+        .union(model.may_writes.copy().map_err(isl_err)?)
+        .map_err(isl_err)?
+        .intersect_domain(model.domain.copy().map_err(isl_err)?)
+        .map_err(isl_err)?
+        .range()
+        .map_err(isl_err)?;
+    let list = all.get_set_list().map_err(isl_err)?;
+    let mut out = BTreeMap::new();
+    for k in 0..list.size().map_err(isl_err)? {
+        let set = list.get_at(k).map_err(isl_err)?;
+        let name = set.get_tuple_name().map_err(isl_err)?.to_string();
+        out.insert(name, set);
+    }
+    Ok(out)
+}
+
+/// Per dimension of `set` (of `rank` dimensions), its smallest and largest
+/// value as functions of the parameters; `None` where one has no bound.
+pub fn box_bounds(set: &Set, rank: usize) -> Result<Option<Vec<(PwAff, PwAff)>>> {
+    let mut out = Vec::new();
+    for d in 0..rank {
+        let d = i32::try_from(d).map_err(|_| Error::internal("too many subscripts"))?;
+        // isl fails ("unbounded optimum") or gives NaN where a bound is infinite.
+        let (Ok(lo), Ok(hi)) = (
+            set.copy().map_err(isl_err)?.dim_min(d),
+            set.copy().map_err(isl_err)?.dim_max(d),
+        ) else {
+            return Ok(None);
+        };
+        if lo.involves_nan().map_err(isl_err)? || hi.involves_nan().map_err(isl_err)? {
+            return Ok(None);
+        }
+        out.push((lo, hi));
+    }
+    Ok(Some(out))
+}
+
+/// The guard as C, for the templates.
+#[derive(Clone, Debug)]
+pub struct GuardParts {
+    /// Declarations of the range variables, one per line (no indentation).
+    pub decls: Vec<String>,
+    /// The terms of the condition (one per pair), each true when the pair is disjoint.
+    pub terms: Vec<String>,
+    /// The pairs in words, for the banner: `'A'/'B'`.
+    pub pairs: Vec<String>,
+    /// The region's original code (see [`original_code`]).
+    pub original: String,
+}
+
+/// `check` printed in C: each range's first byte and the byte after its
+/// last, as `__UINTPTR_TYPE__` (wrapping unsigned arithmetic), bounds
+/// printed by isl's AST expression builder under `context` with the
+/// output's names. Helpers the expressions use are added to `helpers`.
+pub fn print(
+    check: Check,
+    context: &Set,
+    names: &Names,
+    naming: &Naming,
+    helpers: &mut BTreeSet<Helper>,
+    original: String,
+) -> Result<GuardParts> {
+    const UINTPTR: &str = "__UINTPTR_TYPE__";
+    let mut reader = AstReader::new(names, naming);
+    let mut decls = Vec::new();
+    let mut vars = Vec::new();
+    for (k, r) in check.ranges.into_iter().enumerate() {
+        let (lo_var, end_var) = (
+            format!("{}alias_lo{k}", naming.helper),
+            format!("{}alias_end{k}", naming.helper),
+        );
+        let base = match (r.storage.kind, r.storage.levels) {
+            (StorageKind::Pointer { .. }, _) | (_, 1..) => format!("({UINTPTR})({})", r.data),
+            _ => format!("({UINTPTR})&{}", r.data),
+        };
+        let step = |d: usize| format!("(long long)sizeof({}{})", r.data, "[0]".repeat(d + 1));
+        let mut lo_terms = Vec::new();
+        let mut hi_terms = Vec::new();
+        for (d, (lo, hi)) in r.bounds.into_iter().enumerate() {
+            let lo = reader.expr(&ast_expr_from_pw_aff(context, lo)?)?;
+            let hi = reader.expr(&ast_expr_from_pw_aff(context, hi)?)?;
+            lo_terms.push(format!("(long long)({lo}) * {}", step(d)));
+            hi_terms.push(format!("(long long)({hi}) * {}", step(d)));
+        }
+        let element = match r.storage.levels {
+            0 => format!("sizeof({})", r.data),
+            n => format!("sizeof({}{})", r.data, "[0]".repeat(n)),
+        };
+        let (lo, end) = if lo_terms.is_empty() {
+            (base.clone(), format!("{base} + {element}"))
+        } else {
+            (
+                format!("{base} + ({UINTPTR})({})", lo_terms.join(" + ")),
+                format!("{base} + ({UINTPTR})({}) + {element}", hi_terms.join(" + ")),
+            )
+        };
+        decls.push(format!(
+            "/* the bytes the region touches through '{}' */",
+            r.data
+        ));
+        decls.push(format!("const {UINTPTR} {lo_var} = {lo};"));
+        decls.push(format!("const {UINTPTR} {end_var} = {end};"));
+        vars.push((r.data, lo_var, end_var));
+    }
+    helpers.extend(reader.helpers.iter().copied());
+    let mut terms = Vec::new();
+    let mut pairs = Vec::new();
+    for (i, j) in check.pairs {
+        let (a, b) = (&vars[i], &vars[j]);
+        terms.push(format!("({} <= {} || {} <= {})", a.2, b.1, b.2, a.1));
+        pairs.push(format!("'{}'/'{}'", a.0, b.0));
+    }
+    Ok(GuardParts {
+        decls,
+        terms,
+        pairs,
+        original,
+    })
+}
+
+/// The region's code as the user wrote it: the text of its span without
+/// the flextile pragma lines and the `#define`/`#undef` lines `directives`
+/// (which the output keeps around the whole region), each removed with its
+/// newline.
+pub fn original_code(text: &str, region: &Region, directives: &[crate::diag::Span]) -> String {
+    let mut cuts: Vec<(usize, usize)> = region
+        .pragma_lines
+        .iter()
+        .chain(directives)
+        .filter(|l| region.span.start <= l.start && l.end <= region.span.end)
+        .map(|l| (l.start, l.end))
+        .collect();
+    cuts.sort_unstable();
+    let mut out = String::new();
+    let mut pos = region.span.start;
+    for (start, end) in cuts {
+        if start < pos {
+            continue;
+        }
+        out.push_str(text.get(pos..start).unwrap_or(""));
+        pos = end;
+        if text.get(pos..pos + 1) == Some("\n") {
+            pos += 1;
+        }
+    }
+    out.push_str(text.get(pos..region.span.end.max(pos)).unwrap_or(""));
+    let trimmed = out.trim_end_matches([' ', '\t', '\r', '\n']);
+    format!("{trimmed}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::isl_ext::new_context;
+
+    fn pointer(levels: usize) -> Storage {
+        Storage {
+            kind: StorageKind::Pointer { restrict: false },
+            levels,
+        }
+    }
+
+    /// The guard of two 2-D pointers `out` (written on the interior) and
+    /// `in` (read around it), under `N >= 3`.
+    #[test]
+    fn ranges_are_the_accesses_bounding_boxes_in_bytes() {
+        let ctx = new_context();
+        let set = |s: &str| Set::read_from_str(&ctx, s).expect("set");
+        let context = set("[N, P] -> { : N >= 3 }");
+        let written = set("[N, P] -> { out[i, j] : 1 <= i <= N - 2 and 1 <= j <= P - 2 }");
+        let read = set(
+            "[N, P] -> { in[i, j] : 0 <= i <= N - 1 and 0 <= j <= P - 1 and -1 <= i + j - N <= 0 }",
+        );
+        let ranges: Vec<Range> = [("out", &written), ("in", &read)]
+            .into_iter()
+            .map(|(data, s)| Range {
+                data: data.to_string(),
+                storage: pointer(2),
+                bounds: box_bounds(s, 2).expect("isl").expect("bounded"),
+            })
+            .collect();
+        let names = Names {
+            params: [("N", "N"), ("P", "P")]
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+        };
+        let naming = Naming {
+            counter: "c".to_string(),
+            helper: "ft_".to_string(),
+            wide: false,
+        };
+        let mut helpers = BTreeSet::new();
+        let g = print(
+            Check {
+                ranges,
+                pairs: vec![(0, 1)],
+            },
+            &context,
+            &names,
+            &naming,
+            &mut helpers,
+            "orig\n".to_string(),
+        )
+        .expect("print");
+        assert_eq!(
+            g.decls[1],
+            "const __UINTPTR_TYPE__ ft_alias_lo0 = (__UINTPTR_TYPE__)(out) + (__UINTPTR_TYPE__)((long long)(1) * (long long)sizeof(out[0]) + (long long)(1) * (long long)sizeof(out[0][0]));"
+        );
+        assert_eq!(
+            g.decls[2],
+            "const __UINTPTR_TYPE__ ft_alias_end0 = (__UINTPTR_TYPE__)(out) + (__UINTPTR_TYPE__)((long long)(N - 2) * (long long)sizeof(out[0]) + (long long)(P - 2) * (long long)sizeof(out[0][0])) + sizeof(out[0][0]);"
+        );
+        // `in`'s box: i and j each from 0, to N - 1 and to min(P - 1, N) (j <= N - i).
+        assert!(g.decls[5].contains("(long long)(N - 1) * (long long)sizeof(in[0])"));
+        assert!(g.decls[5].contains("ft_min(P - 1, N)") || g.decls[5].contains("ft_min(N, P - 1)"));
+        assert!(helpers.contains(&Helper::Min));
+        assert_eq!(
+            g.terms,
+            ["(ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0)"]
+        );
+        assert_eq!(g.pairs, ["'out'/'in'"]);
+    }
+
+    #[test]
+    fn unbounded_subscripts_have_no_range() {
+        let ctx = new_context();
+        let s = Set::read_from_str(&ctx, "[N] -> { A[i, j] : 0 <= i < N }").expect("set");
+        assert!(box_bounds(&s, 2).expect("isl").is_none());
+    }
+
+    #[test]
+    fn which_pairs_may_overlap() {
+        let restrict = Storage {
+            kind: StorageKind::Pointer { restrict: true },
+            levels: 1,
+        };
+        let object = Storage {
+            kind: StorageKind::Object,
+            levels: 1,
+        };
+        let private = Storage {
+            kind: StorageKind::Private,
+            levels: 0,
+        };
+        let p = Some(pointer(1));
+        assert!(may_overlap(p, p, false));
+        assert!(may_overlap(p, Some(restrict), true));
+        assert!(!may_overlap(Some(restrict), Some(restrict), false));
+        assert!(may_overlap(Some(restrict), Some(object), true));
+        assert!(!may_overlap(Some(object), Some(object), false));
+        assert!(!may_overlap(p, Some(private), false));
+        // Unknown storage: anything, unless every pointer named is restrict.
+        assert!(may_overlap(None, Some(restrict), false));
+        assert!(!may_overlap(None, Some(restrict), true));
+        assert!(!may_overlap(None, None, true));
+        assert!(may_overlap(None, Some(object), true));
+    }
+}
