@@ -37,6 +37,9 @@
  * check_annotations: GZ -> CACHEZ drop 1
  */
 
+/* restrict: the arrays never overlap; flextile cannot check that at run time for
+ * the chain's logical data sets (OLD, CACHEX, ...), and without the promise
+ * it would leave the chain as written. */
 static void mini_flux_div(int N, const double *restrict old_box, double *restrict new_box,
                           double *restrict gx_cache, double *restrict gy_cache, double *restrict gz_cache)
 {

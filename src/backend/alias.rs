@@ -195,7 +195,8 @@ pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guar
     Ok(Guard::Check(Check { ranges, pairs }))
 }
 
-/// The elements each data set's reads and writes touch, by isl name.
+/// The elements each data set's reads and writes touch, by isl name, for
+/// the parameter values the context (`--assume`) allows.
 fn touched_sets(model: &RegionModel) -> Result<BTreeMap<String, Set>> {
     let all = model
         .reads
@@ -206,6 +207,8 @@ fn touched_sets(model: &RegionModel) -> Result<BTreeMap<String, Set>> {
         .intersect_domain(model.domain.copy().map_err(isl_err)?)
         .map_err(isl_err)?
         .range()
+        .map_err(isl_err)?
+        .intersect_params(model.context.copy().map_err(isl_err)?)
         .map_err(isl_err)?;
     let list = all.get_set_list().map_err(isl_err)?;
     let mut out = BTreeMap::new();

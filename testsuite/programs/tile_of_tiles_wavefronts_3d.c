@@ -131,6 +131,9 @@ static void stage3(int N, int M, int K, int x, int y, int z, double E[N+16][2*M+
     F[x][y][z] += (0.6222222222222222 * E[x-1][y-4][z+2] + 0.3333333333333333 * D[x+3][y][z-2] + 0.044444444444444446 * G[x+3][y][z-1]);
 }
 
+/* restrict: the arrays never overlap; flextile cannot check that at run time for
+ * the chain's logical data set D_E, and without the promise it would
+ * leave the chain as written. */
 static void kernel(int N, int M, int K, int T, double A[restrict N+16][M+16][K+16], double B[restrict N+16][M+16], double C[restrict N+16][2*M+16][K+16], double D[restrict N+16][2*M+16][K+16], double E[restrict N+16][2*M+16][K+16], double F[restrict N+16][2*M+16][K+16], double G[restrict N+16][2*M+16][K+16], double H[restrict N+16][2*M+16][K+16], double J[restrict N+16][2*M+16][K+16])
 {
     int i0, i1, i2, ii, jj, kk, q, t, x, y, z;
