@@ -1,0 +1,149 @@
+//! Time-iterated scops under overlapped tiling (Zhao & Cohen's time
+//! tiling through [`crate::transform::time_blocks`]): the driver's lowering
+//! of full blocks of time steps, each a loop chain tiled with overlap, and of
+//! the remaining steps with the original schedule.
+
+use super::{
+    guard_note, ignored_sizes, lower, macro_values_note, max_depth, shadow_parts, stage_lines,
+    Options, Shared, DEFAULT_TILE_SIZE, DEFAULT_TIME_STEPS, DEFAULT_TIME_STEPS_3D,
+};
+use crate::backend::ast::Helper;
+use crate::backend::TimeBlockParts;
+use crate::diag::{Diagnostic, Error, Result};
+use crate::model::isl_ext::new_context;
+use crate::model::polyhedral;
+use crate::model::program::{CmpOp, Region};
+use crate::transform::time_blocks::time_blocks;
+use log::info;
+use std::collections::BTreeSet;
+
+/// Overlapped tiling of a time-iterated scop
+/// ([`crate::transform::time_blocks`]): full blocks of time steps, each a
+/// loop chain tiled with overlap, then the remaining steps with the original
+/// schedule. The time loop's tile size is the number of steps per block
+/// ([`DEFAULT_TIME_STEPS`] or [`DEFAULT_TIME_STEPS_3D`] when `--tile-sizes`
+/// gives it none).
+pub(super) fn compile_time_blocked(
+    opts: &Options,
+    shared: &Shared,
+    region: &Region,
+    helpers: &mut BTreeSet<Helper>,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<String> {
+    let Shared {
+        program,
+        names,
+        templates,
+        naming,
+        ..
+    } = *shared;
+    let depth = max_depth(region);
+    let default_steps = if depth >= 4 {
+        DEFAULT_TIME_STEPS_3D
+    } else {
+        DEFAULT_TIME_STEPS
+    };
+    if let Some(w) = ignored_sizes(opts, depth, region, " (time loop included)") {
+        warnings.push(w);
+    }
+    let (steps, space_sizes) = match &opts.tile_sizes {
+        Some(s) if s.len() >= depth && depth >= 1 => {
+            (s[s.len() - depth], s[s.len() - depth + 1..].to_vec())
+        }
+        Some(s) => (default_steps, s.clone()),
+        None => (
+            default_steps,
+            vec![DEFAULT_TILE_SIZE; depth.saturating_sub(1)],
+        ),
+    };
+    let tb = time_blocks(region, names, steps, &naming.helper)?;
+    // Before any block is lowered (and its --report printed): a shadow that
+    // cannot be sized makes overlapped tiling inapplicable.
+    let ctx = new_context();
+    let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+    let shadows = shadow_parts(&model, names, &tb.shadows, region.pragma_span)?;
+    info!(
+        "time blocks: {steps} steps per block, {} stages in a block",
+        tb.blocks.stages.len()
+    );
+    // Loops are numbered from the time loop (0); in a block, from the first space loop.
+    let overlap_dims: Option<Vec<usize>> = opts
+        .overlap_dims
+        .as_ref()
+        .map(|d| d.iter().filter(|d| **d > 0).map(|d| d - 1).collect());
+    if overlap_dims.as_ref().is_some_and(Vec::is_empty) {
+        return Err(Error::at(
+            region.pragma_span,
+            "--overlap-dims names only the time loop (0), which overlapped tiling of a time loop always overlaps; name one of its space loops too (1, ...)",
+        ));
+    }
+    let block_opts = Options {
+        tile_sizes: Some(space_sizes.clone()),
+        overlap_dims,
+        ..opts.clone()
+    };
+    let indent = format!("{}    ", region.indent);
+    let blocks = lower(
+        &block_opts,
+        program,
+        &tb.blocks,
+        &tb.names,
+        naming,
+        templates,
+        helpers,
+        warnings,
+        &indent,
+    )?;
+    let rest_opts = Options {
+        overlap: None,
+        tile: false,
+        ..opts.clone()
+    };
+    let remainder = lower(
+        &rest_opts,
+        program,
+        &tb.remainder,
+        &tb.names,
+        naming,
+        templates,
+        helpers,
+        warnings,
+        &indent,
+    )?;
+    let (line, _) = program.file.line_col(region.pragma_span.start);
+    let mut summary = vec![format!(
+        "time blocks of {steps} steps, each a chain of {} stages (steps and copies back)",
+        tb.blocks.stages.len()
+    )];
+    summary.extend(macro_values_note(region));
+    summary.extend(blocks.summary);
+    summary.extend(guard_note(shared.guard));
+    let full: Vec<String> = tb
+        .full
+        .iter()
+        .map(|c| {
+            let op = match c.op {
+                CmpOp::Eq => "==",
+                op => op.as_str(),
+            };
+            format!("{} {op} {}", c.lhs, c.rhs)
+        })
+        .collect();
+    templates.time_blocks(&TimeBlockParts {
+        input: &program.file.path,
+        line,
+        stages: stage_lines(region),
+        schedule: summary.join(", "),
+        indent: &region.indent,
+        start: &tb.start,
+        counter_type: naming.counter_type(),
+        first: &tb.first.to_string(),
+        full: &full.join(" && "),
+        steps,
+        rest: &tb.rest,
+        shadows,
+        blocks: blocks.code,
+        remainder: remainder.code,
+        guard: shared.guard,
+    })
+}
