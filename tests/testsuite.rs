@@ -1445,6 +1445,7 @@ mod programs {
         jacobi2d_chain_wavefront,
         jacobi2d_scop,
         long_param,
+        macro_body_reads_bound,
         minifluxdiv_autofuse,
         minifluxdiv_chain,
         minifluxdiv_minshift,

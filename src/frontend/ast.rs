@@ -471,6 +471,125 @@ impl<'tu> Unit<'tu> {
         self.may_hold(span, ASSIGN_OPS)
     }
 
+    /// True when `target`, the left operand of the operator at `op` that
+    /// cannot be read (a node of a macro body), may be what that operator
+    /// assigns (`=`, `++`, `--`): [`Unit::macro_may_assign`], refined by the
+    /// variable at the base of `target` (subscripts removed). A base written
+    /// in a macro argument may be assigned where the macro may assign that
+    /// argument ([`Unit::macro_may_assign_arg`]); a base spelled in a macro
+    /// body only where one of its appearances in the bodies of the macros
+    /// around `op` (transitively) may be assigned ([`appearance_may_assign`]).
+    /// Anything else (no variable at the base, a name that no body spells)
+    /// may be assigned: fail closed.
+    pub fn macro_may_assign_to(&self, op: Span, target: Cursor<'tu>) -> bool {
+        if !self.macro_may_assign(op) {
+            return false;
+        }
+        let mut base = strip(target);
+        while base.kind() == CursorKind::ArraySubscriptExpr {
+            match base.children().into_iter().next() {
+                Some(b) => base = strip(b),
+                None => return true,
+            }
+        }
+        let (CursorKind::DeclRefExpr, Some(span)) = (base.kind(), base.span()) else {
+            return true;
+        };
+        let in_arg = self.macros_in(span).any(|m| {
+            m.args
+                .iter()
+                .any(|a| a.start <= span.start && span.end <= a.end)
+        });
+        if in_arg {
+            return self.macro_may_assign_arg(span);
+        }
+        let name = base.spelling();
+        let mut seen = std::collections::HashSet::new();
+        let mut todo: Vec<&[(TokenKind, String)]> = Vec::new();
+        for m in self.macros_in(op) {
+            if seen.insert(m.expansion.name.as_str()) {
+                todo.push(m.body());
+            }
+        }
+        let mut spelled = false;
+        while let Some(body) = todo.pop() {
+            for (k, (kind, t)) in body.iter().enumerate() {
+                if *kind != TokenKind::Identifier {
+                    continue;
+                }
+                if let Some(defs) = self.macro_table.get(t) {
+                    if seen.insert(t.as_str()) {
+                        for (def, function_like) in defs {
+                            todo.push(if *function_like {
+                                split_definition(def).1
+                            } else {
+                                def.get(1..).unwrap_or(&[])
+                            });
+                        }
+                    }
+                }
+                if *t == name {
+                    spelled = true;
+                    if self.appearance_may_assign(body, k) {
+                        return true;
+                    }
+                }
+            }
+        }
+        !spelled
+    }
+
+    /// True when the identifier at `body[k]` of a macro body may be assigned
+    /// once expanded: preceded (past grouping parentheses) by `++`, `--`, `&`
+    /// or by nothing (the invoking text may put `++` there); followed (past
+    /// closing parentheses and subscripts) by an assignment, `++`, `--`, `.`,
+    /// `->`, `#`, `##`, an identifier (a parameter: its argument may be `=
+    /// v`) or by nothing; or inside the argument list of a macro invocation.
+    fn appearance_may_assign(&self, body: &[(TokenKind, String)], k: usize) -> bool {
+        const BEFORE: &[&str] = &["++", "--", "&"];
+        const AFTER: &[&str] = &[".", "->", "#", "##"];
+        let is = |j: usize, t: &str| body.get(j).is_some_and(|(_, x)| x == t);
+        let mut a = k;
+        while a > 0 && is(a - 1, "(") && !(a >= 2 && body[a - 2].0 == TokenKind::Identifier) {
+            a -= 1;
+        }
+        if a == 0 || BEFORE.contains(&body[a - 1].1.as_str()) {
+            return true;
+        }
+        let mut b = k + 1;
+        loop {
+            if is(b, ")") {
+                b += 1;
+            } else if is(b, "[") {
+                let mut depth = 0usize;
+                while let Some((_, t)) = body.get(b) {
+                    match t.as_str() {
+                        "[" => depth += 1,
+                        "]" => depth -= 1,
+                        _ => {}
+                    }
+                    b += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+            } else {
+                break;
+            }
+        }
+        let Some((kind, next)) = body.get(b) else {
+            return true;
+        };
+        if *kind == TokenKind::Identifier
+            || ASSIGN_OPS.contains(&next.as_str())
+            || AFTER.contains(&next.as_str())
+        {
+            return true;
+        }
+        enclosing_call(body, k)
+            .is_some_and(|(open, _)| self.macro_table.contains_key(&body[open - 1].1))
+    }
+
     /// True when the token at `span`, an argument of the macro invocations
     /// around it, may be assigned by them: in some macro's body, its parameter
     /// is followed (past closing parentheses) by an assignment, `++` or `--`, or

@@ -252,19 +252,21 @@ pub fn assigned_vars(unit: &Unit<'_>, c: Cursor<'_>, out: &mut BTreeSet<String>)
         CursorKind::BinaryOperator => match unit.binary_op(c).as_deref() {
             Some("=") => c.children().into_iter().next(),
             Some(_) => None,
-            None if unit.macro_may_assign(c.span().unwrap_or_default()) => {
-                c.children().into_iter().next()
-            }
-            None => None,
+            None => c
+                .children()
+                .into_iter()
+                .next()
+                .filter(|l| unit.macro_may_assign_to(c.span().unwrap_or_default(), *l)),
         },
         CursorKind::CompoundAssignOperator => c.children().into_iter().next(),
         CursorKind::UnaryOperator => match unit.unary_op(c) {
             Some((op, _)) if op == "++" || op == "--" => c.children().into_iter().next(),
             Some(_) => None,
-            None if unit.macro_may_assign(c.span().unwrap_or_default()) => {
-                c.children().into_iter().next()
-            }
-            None => None,
+            None => c
+                .children()
+                .into_iter()
+                .next()
+                .filter(|k| unit.macro_may_assign_to(c.span().unwrap_or_default(), *k)),
         },
         _ => None,
     };
@@ -465,7 +467,11 @@ impl<'tu> Walker<'_, 'tu> {
                         self.walk(*r, Role::Read);
                     }
                     (Some(_), _) => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
-                    (None, [l, r]) if self.unit.macro_may_assign(c.span().unwrap_or_default()) => {
+                    (None, [l, r])
+                        if self
+                            .unit
+                            .macro_may_assign_to(c.span().unwrap_or_default(), *l) =>
+                    {
                         self.opaque(c.span(), "an assignment inside a macro");
                         let guessed = std::mem::replace(&mut self.guessed_write, true);
                         self.walk(*l, Role::ReadWrite);

@@ -92,7 +92,7 @@ pub fn affine(
         if !iters.contains(&v) && writes.contains(&v) {
             return Err(Diagnostic::error(
                 span,
-                format!("{what} '{text}' depends on '{v}', which is assigned inside the scop"),
+                format!("{what} '{text}' depends on '{v}', which the region assigns"),
             ));
         }
     }
