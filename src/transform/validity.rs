@@ -38,7 +38,7 @@ use crate::model::isl_ext::{isl_err, with_operation_budget};
 use crate::model::relations::{
     apply_both, apply_range, apply_set, flat_range_product, ByStatement,
 };
-use crate::transform::band::{mark_name, vectors, MARK_PARALLEL, MARK_PARALLEL_REQUEST};
+use crate::transform::band::{mark_name, MARK_PARALLEL, MARK_PARALLEL_REQUEST};
 use isl_rs::{DimType, Map, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
 use std::collections::BTreeMap;
 
@@ -135,10 +135,12 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         let l = apply_range(&apply_range(&proj, &ByStatement::new(dep)?)?, &back)?;
         let l = tiles.within_tiles(l)?;
         if n > 0 {
-            let positive = lex_positive(&ctx, n)?;
+            let not_later = not_later(&ctx, n)?;
             let bad = |m: UnionMap| -> R<bool> {
-                let d = apply_both(&m, &flat_by)?.deltas().map_err(isl_err)?;
-                Ok(!d.is_subset(&positive).map_err(isl_err)?)
+                let pairs = apply_both(&m, &flat_by)?
+                    .intersect(not_later.copy().map_err(isl_err)?)
+                    .map_err(isl_err)?;
+                Ok(!pairs.is_empty().map_err(isl_err)?)
             };
             if bad(l.copy().map_err(isl_err)?)? {
                 let pair = first_pair(&l, &bad, s.label)?;
@@ -328,16 +330,41 @@ fn flat_dims(flat: &UnionMap) -> R<usize> {
         .map_err(isl_err)? as usize)
 }
 
-/// `{ [d] : d >> 0 }` in `n` dimensions.
-fn lex_positive(ctx: &isl_rs::Context, n: usize) -> R<UnionSet> {
-    let alts: Vec<String> = (0..n)
+/// `{ [x] -> [y] : cond }` over `n`-dimensional `x0, ..., y0, ...`.
+///
+/// The checks intersect the scheduled dependences with such a relation and
+/// test emptiness (an integer feasibility problem), rather than comparing
+/// their distance sets (`deltas`), whose projection blows up on tiled,
+/// skewed bands of several statements (minutes for one relation).
+fn vector_pairs(ctx: &isl_rs::Context, n: usize, cond: &str) -> R<UnionMap> {
+    let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+    let ys: Vec<String> = (0..n).map(|i| format!("y{i}")).collect();
+    let text = format!(
+        "{{ [{}] -> [{}] : {} }}",
+        xs.join(", "),
+        ys.join(", "),
+        cond
+    );
+    UnionMap::read_from_str(ctx, &text).map_err(isl_err)
+}
+
+/// `x = y` in the first `k` dimensions (`true` when `k` is 0).
+fn equal_prefix(k: usize) -> Vec<String> {
+    (0..k).map(|i| format!("y{i} = x{i}")).collect()
+}
+
+/// `{ [x] -> [y] : y <= x lexicographically }` in `n` dimensions: a
+/// dependence from `x` to such a `y` is not respected.
+fn not_later(ctx: &isl_rs::Context, n: usize) -> R<UnionMap> {
+    let mut alts: Vec<String> = (0..n)
         .map(|k| {
-            let mut c: Vec<String> = (0..k).map(|i| format!("d{i} = 0")).collect();
-            c.push(format!("d{k} > 0"));
+            let mut c = equal_prefix(k);
+            c.push(format!("y{k} < x{k}"));
             format!("({})", c.join(" and "))
         })
         .collect();
-    vectors(ctx, n, &alts.join(" or "))
+    alts.push(format!("({})", equal_prefix(n).join(" and ")));
+    vector_pairs(ctx, n, &alts.join(" or "))
 }
 
 /// The first statement pair of `deps` (one map per pair) for which `bad`
@@ -609,28 +636,20 @@ fn parallel_violation(
         upto = upto.add_map(m).map_err(isl_err)?;
     }
     let upto = ByStatement::new(&upto)?;
-    let fixed: Vec<String> = (0..depth).map(|k| format!("d{k} = 0")).collect();
-    let outer_fixed = vectors(
-        &ctx,
-        len,
-        &if fixed.is_empty() {
-            "true".to_string()
-        } else {
-            fixed.join(" and ")
-        },
-    )?;
-    let not_carried = vectors(&ctx, len, &format!("d{depth} = 0"))?;
+    // Same iteration of the outer loops, another of this one.
+    let mut cond = equal_prefix(depth);
+    cond.push(format!("(y{depth} < x{depth} or y{depth} > x{depth})"));
+    let crossing = vector_pairs(&ctx, len, &cond.join(" and "))?;
     for (kind, deps) in lifted {
         let carried = |m: UnionMap| -> R<bool> {
             let m = m
                 .intersect_domain(here.copy().map_err(isl_err)?)
                 .and_then(|m| m.intersect_range(here.copy()?))
                 .map_err(isl_err)?;
-            let d = apply_both(&m, &upto)?
-                .deltas()
-                .and_then(|d| d.intersect(outer_fixed.copy()?))
+            let pairs = apply_both(&m, &upto)?
+                .intersect(crossing.copy().map_err(isl_err)?)
                 .map_err(isl_err)?;
-            Ok(!d.is_subset(&not_carried).map_err(isl_err)?)
+            Ok(!pairs.is_empty().map_err(isl_err)?)
         };
         if carried(deps.copy().map_err(isl_err)?)? {
             let pair = first_pair(deps, &carried, label)?;
