@@ -116,6 +116,10 @@ pub struct Options {
     /// isl's operation budget for the code generation of a region, per
     /// statement of the region (0: none).
     pub max_isl_operations: u64,
+    /// isl's operation budget for the exact dependence analysis of a
+    /// region, per statement (0: none); past it the dependences are
+    /// memory-based.
+    pub max_dependence_operations: u64,
     /// Turn every warning into an error (exit code 1, no output): a region
     /// overlapped tiling does not apply to is refused instead of compiled
     /// with its original loops.
@@ -599,8 +603,13 @@ fn compile_region_as_asked(
         Some(_) => {
             let ctx = new_context();
             let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
-            let deps = deps::compute(&model)?;
-            let renamed = rename_inplace(region, &model, &deps, &naming.helper)?;
+            let deps = deps::compute(&model, dependence_budget(opts, region))?;
+            // Without exact dependences overlapped tiling does not apply
+            // (the lowering says why): nothing to rename for it.
+            let renamed = match deps.exact {
+                true => rename_inplace(region, &model, &deps, &naming.helper)?,
+                false => None,
+            };
             if let Some(r) = &renamed {
                 shadows = shadow_parts(&model, names, &r.shadows, region.pragma_span)?;
             }
@@ -734,12 +743,13 @@ fn lower(
     let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
     polyhedral::check_declared_domains(&ctx, region)?;
     polyhedral::check_declared_accesses(&ctx, region, names)?;
-    let deps = deps::compute(&model)?;
+    let deps = deps::compute(&model, dependence_budget(opts, region))?;
+    if !deps.exact {
+        warnings.push(inexact_dependences(region, dependence_budget(opts, region)));
+    }
+    let budget = isl_budget(opts, region);
     let all = deps.all()?;
     let mut simpler = Simpler::default();
-    let budget = opts
-        .max_isl_operations
-        .saturating_mul(region.stages.len() as u64);
     loop {
         let t = transform(opts, program, region, names, &model, &deps, &all, &simpler)?;
         if opts.dump_schedule {
@@ -791,6 +801,10 @@ fn lower(
                 e => e,
             })?;
             let mut summary = t.summary;
+            if !deps.exact {
+                summary
+                    .push("memory-based dependences (exact analysis past its budget)".to_string());
+            }
             if checked == validity::Outcome::NotCompleted {
                 info!("validity check: ran past the budget of {budget} operations");
                 summary.push("validity check not completed (isl operation budget)".to_string());
@@ -844,6 +858,29 @@ fn check_versions_in_scratchpads(region: &Region, storage: &TileStorage) -> Resu
         }
     }
     Ok(())
+}
+
+/// The isl operations a region may take in each of code generation and the
+/// validity check (0: no limit).
+fn isl_budget(opts: &Options, region: &Region) -> u64 {
+    opts.max_isl_operations
+        .saturating_mul(region.stages.len() as u64)
+}
+
+/// The isl operations a region's exact dependence analysis may take (0: no limit).
+fn dependence_budget(opts: &Options, region: &Region) -> u64 {
+    opts.max_dependence_operations
+        .saturating_mul(region.stages.len() as u64)
+}
+
+/// The warning for a region whose exact dependence analysis ran past `budget`.
+fn inexact_dependences(region: &Region, budget: u64) -> Diagnostic {
+    Diagnostic::warning(
+        region.pragma_span,
+        format!(
+            "the exact dependence analysis of this region ran past its budget of {budget} isl operations; it is compiled with memory-based dependences (every earlier access to the same element: a superset of the exact ones, which overlapped tiling cannot use) (--max-dependence-operations raises the budget)"
+        ),
+    )
 }
 
 /// How much simpler than asked a region's schedule is made after isl's code
@@ -955,6 +992,12 @@ fn transform(
     let mut notes = Vec::new();
 
     if let Some(shape) = opts.overlap {
+        if !deps.exact {
+            return Err(Error::inapplicable(Diagnostic::error(
+                region.pragma_span,
+                "overlapped tiling needs the exact (value-based) dependences, and their analysis ran past its budget",
+            )));
+        }
         // Overlapped tiling decides shifts and tiles itself: it overrides the pragma's schedule.
         let deepest = max_depth(region);
         let sizes = opts

@@ -97,6 +97,12 @@ struct Cli {
     /// a warning, or refused. 0: no limit.
     #[arg(long, value_name = "N", default_value_t = flextile::driver::DEFAULT_MAX_ISL_OPERATIONS)]
     max_isl_operations: u64,
+    /// Budget of isl operations per statement for a region's exact
+    /// dependence analysis (default: --max-isl-operations); past it the
+    /// region is compiled with memory-based dependences, with a warning.
+    /// 0: no limit.
+    #[arg(long, value_name = "N")]
+    max_dependence_operations: Option<u64>,
     /// Print the per-tile footprint of every stage (overlapped tiling).
     #[arg(long)]
     report: bool,
@@ -433,6 +439,9 @@ fn options(cli: &Cli) -> Result<Options, String> {
             .point_chunk
             .unwrap_or(flextile::driver::DEFAULT_POINT_CHUNK),
         max_isl_operations: cli.max_isl_operations,
+        max_dependence_operations: cli
+            .max_dependence_operations
+            .unwrap_or(cli.max_isl_operations),
         report: cli.report,
         fatal_warnings: cli.fatal_warnings,
         summary: summary.join(" "),

@@ -1438,6 +1438,7 @@ mod programs {
         helper_name_clash,
         heat1d_scop,
         heat2d_scop,
+        inexact_dependences,
         heat3d_scop,
         int_big_tiles,
         iterator_final_values,

@@ -136,6 +136,7 @@ fn opts() -> Options {
         report: false,
         fatal_warnings: false,
         max_isl_operations: DEFAULT_MAX_ISL_OPERATIONS,
+        max_dependence_operations: DEFAULT_MAX_ISL_OPERATIONS,
         summary: String::new(),
         dep_file: None,
     }

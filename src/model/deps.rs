@@ -9,11 +9,20 @@
 //! isl compares every sink with every source of its array, so a loop chain
 //! of many nests is analysed one sink nest at a time, against its nearest
 //! earlier nests first (see [`by_parts`]): the result is the same relation.
+//!
+//! The exact analysis can blow up (a lexicographic maximum over twenty
+//! nested loops with a twenty-term subscript). It runs under an isl operation
+//! budget; past it the dependences are the memory-based ones, every earlier
+//! access to the same element ([`memory_based`]): a superset, so every
+//! schedule legal for them is legal, and [`Dependences::exact`] says so to the
+//! passes that need value-based flow (overlapped tiling).
 
 use crate::diag::{Error, Result};
-use crate::model::isl_ext::isl_err;
+use crate::model::isl_ext::{isl_err, with_operation_budget};
 use crate::model::polyhedral::{RegionModel, SchedulePart};
+use crate::model::relations::pad_ranges;
 use isl_rs::{Context, DimType, Schedule, UnionAccessInfo, UnionFlow, UnionMap};
+use log::info;
 use std::collections::{BTreeSet, HashMap};
 
 /// The dependences of one region, as relations between statement instances.
@@ -24,6 +33,9 @@ pub struct Dependences {
     pub anti: UnionMap,
     /// Write-after-write.
     pub output: UnionMap,
+    /// Exact: `flow` is value-based, `anti` and `output` are transitively
+    /// reduced. Otherwise all three are memory-based supersets.
+    pub exact: bool,
 }
 
 impl Dependences {
@@ -38,7 +50,19 @@ impl Dependences {
     }
 }
 
-/// Computes flow, anti and output dependences under the region's original schedule.
+/// Computes flow, anti and output dependences under the region's original
+/// schedule: exactly within `budget` isl operations (0: no bound), the
+/// memory-based supersets past it.
+pub fn compute(model: &RegionModel, budget: u64) -> Result<Dependences> {
+    let ctx = model.schedule.get_ctx();
+    if let Some(deps) = with_operation_budget(&ctx, budget, || exact(model))? {
+        return Ok(deps);
+    }
+    info!("dependences: the exact analysis ran past {budget} isl operations; using memory-based dependences");
+    memory_based(model)
+}
+
+/// The exact dependences.
 ///
 /// Anti and output dependences are transitively reduced: a write depends on
 /// the last certain write of the same element before it (and on the
@@ -49,7 +73,7 @@ impl Dependences {
 /// loop carries a dependence of the full set only where it carries one of the
 /// reduced set). The full sets grow with the square of the nests of a chain
 /// that keeps writing the same arrays; the reduced ones linearly.
-pub fn compute(model: &RegionModel) -> Result<Dependences> {
+fn exact(model: &RegionModel) -> Result<Dependences> {
     let flow = dataflow(
         model,
         &Accesses {
@@ -77,7 +101,36 @@ pub fn compute(model: &RegionModel) -> Result<Dependences> {
             kill: None,
         },
     )?;
-    Ok(Dependences { flow, anti, output })
+    Ok(Dependences {
+        flow,
+        anti,
+        output,
+        exact: true,
+    })
+}
+
+/// Every pair of accesses to the same element, the first `from` and the
+/// second `to`, with the first before the second in the original order:
+/// flow (write, read), anti (read, write) and output (write, write). Uncertain
+/// writes count as writes; nothing kills.
+fn memory_based(model: &RegionModel) -> Result<Dependences> {
+    let order = pad_ranges(&model.schedule.get_map().map_err(isl_err)?)?;
+    let before = order
+        .copy()
+        .and_then(|o| o.lex_lt_union_map(order))
+        .map_err(isl_err)?;
+    let pairs = |from: &UnionMap, to: &UnionMap| -> Result<UnionMap> {
+        from.copy()
+            .and_then(|f| f.apply_range(to.copy()?.reverse()?))
+            .and_then(|p| p.intersect(before.copy()?))
+            .map_err(isl_err)
+    };
+    Ok(Dependences {
+        flow: pairs(&model.may_writes, &model.reads)?,
+        anti: pairs(&model.reads, &model.may_writes)?,
+        output: pairs(&model.may_writes, &model.may_writes)?,
+        exact: false,
+    })
 }
 
 /// One dataflow problem: `must`/`may` sources of the `sink` accesses;
@@ -407,9 +460,9 @@ mod tests {
     fn check_same(nests: Vec<Vec<Stmt>>) {
         let ctx = new_context();
         let mut m = model(&ctx, &nests);
-        let by_parts = compute(&m).unwrap();
+        let by_parts = compute(&m, 0).unwrap();
         m.parts.clear();
-        let whole = compute(&m).unwrap();
+        let whole = compute(&m, 0).unwrap();
         for (kind, a, b) in [
             ("flow", &by_parts.flow, &whole.flow),
             ("anti", &by_parts.anti, &whole.anti),
@@ -422,6 +475,48 @@ mod tests {
                 b.to_str().unwrap()
             );
         }
+    }
+
+    /// Past its budget the analysis gives the memory-based dependences: a
+    /// superset of the exact ones, flagged inexact, which also keeps the
+    /// pairs a later write kills (the first write of `B` reaches no read).
+    #[test]
+    fn past_the_budget_dependences_are_memory_based() {
+        let ctx = new_context();
+        let m = model(
+            &ctx,
+            &[
+                vec![st("true", &[], &["B[i]"], &[])],
+                vec![st("true", &["A[i]"], &["B[i]"], &[])],
+                vec![st("true", &["B[i]"], &["A[i + 1]"], &[])],
+                vec![st("true", &[], &[], &["B[o]"])],
+            ],
+        );
+        let exact = compute(&m, 0).unwrap();
+        let over = compute(&m, 1).unwrap();
+        assert!(exact.exact && !over.exact);
+        for (kind, a, b) in [
+            ("flow", &exact.flow, &over.flow),
+            ("anti", &exact.anti, &over.anti),
+            ("output", &exact.output, &over.output),
+        ] {
+            assert!(
+                a.is_subset(b).unwrap(),
+                "{kind}: exact {} not within memory-based {}",
+                a.to_str().unwrap(),
+                b.to_str().unwrap()
+            );
+        }
+        let killed = |d: &UnionMap| {
+            let first_to_read = UnionMap::read_from_str(&ctx, "{ S0[i] -> S2[i] }").unwrap();
+            !d.copy()
+                .unwrap()
+                .intersect(first_to_read)
+                .unwrap()
+                .is_empty()
+                .unwrap()
+        };
+        assert!(!killed(&exact.flow) && killed(&over.flow));
     }
 
     fn st(cond: &str, reads: &[&str], must: &[&str], may: &[&str]) -> Stmt {

@@ -204,6 +204,9 @@ pub fn ast_expr_from_pw_aff(context: &Set, pa: PwAff) -> Result<ASTExpr> {
     })
 }
 
+/// The text of isl's error for a run past its operation budget (`isl_error_quota`).
+const QUOTA_MESSAGE: &str = "[Quota] maximal number of operations exceeded";
+
 /// Runs `f` with isl's operation counter bounded by `max_operations` (0:
 /// no bound) on `ctx`. `Ok(None)`: an isl operation inside `f` ran past the
 /// bound (any error `f` returns then is that one, and is dropped).
@@ -219,9 +222,10 @@ pub fn with_operation_budget<T>(
     ctx.reset_operations();
     match out {
         Ok(v) => Ok(Some(v)),
-        // isl-rs turns the quota error into a value and clears it; a raw
-        // call leaves it in the context.
-        Err(Error::Internal(m)) if m.starts_with("isl: [Quota]") => Ok(None),
+        // isl-rs turns the quota error into a value and clears it (callers
+        // may wrap its text in their own message); a raw call leaves it in
+        // the context.
+        Err(Error::Internal(m)) if m.contains(QUOTA_MESSAGE) => Ok(None),
         Err(_) if unsafe { isl_ctx_last_error(ctx.ptr) } == ISL_ERROR_QUOTA => {
             // SAFETY: clearing the error of a live context.
             unsafe { isl_ctx_reset_error(ctx.ptr) };

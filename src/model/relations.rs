@@ -184,6 +184,37 @@ pub fn apply_both(deps: &UnionMap, f: &ByStatement) -> Result<UnionMap> {
     Ok(out)
 }
 
+/// A schedule map `exec` with every range padded with zeros to the longest
+/// one, so that all instances are ordered in one space (isl's schedule maps
+/// give statements at different depths ranges of different dimensions; a
+/// sequence position always separates them before the padding).
+pub fn pad_ranges(exec: &UnionMap) -> Result<UnionMap> {
+    let list = exec.get_map_list().map_err(isl_err)?;
+    let n = list.size().map_err(isl_err)?;
+    let mut maps: Vec<Map> = Vec::new();
+    for i in 0..n {
+        maps.push(list.get_at(i).map_err(isl_err)?);
+    }
+    let mut longest = 0;
+    for m in &maps {
+        longest = longest.max(m.range_tuple_dim().map_err(isl_err)? as usize);
+    }
+    let ctx = exec.get_ctx();
+    let mut out = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    for m in maps {
+        let d = m.range_tuple_dim().map_err(isl_err)? as usize;
+        let mut m = m
+            .reset_tuple_id(DimType::Out)
+            .and_then(|m| m.add_dims(DimType::Out, (longest - d) as u32))
+            .map_err(isl_err)?;
+        for k in d..longest {
+            m = m.fix_si(DimType::Out, k as u32, 0).map_err(isl_err)?;
+        }
+        out = out.add_map(m).map_err(isl_err)?;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,10 @@
 //! Schedule-tree helpers shared by the passes: walking the tree, marks, and
-//! the dependence distances a band sees (for permutability and parallelism).
+//! the dependences a band sees (for permutability and parallelism).
 
 use crate::diag::Result;
 use crate::model::isl_ext::isl_err;
 use crate::model::relations::{map_list, ByStatement};
-use isl_rs::{Id, ScheduleNode, ScheduleNodeType, UnionMap, UnionSet};
+use isl_rs::{Id, ScheduleNode, ScheduleNodeType, UnionMap};
 
 /// Mark above a band whose outermost loop runs as `omp parallel for`.
 pub const MARK_PARALLEL: &str = "parallel";
@@ -68,77 +68,101 @@ pub fn has_band_below(node: &ScheduleNode) -> Result<bool> {
     Ok(false)
 }
 
-/// The distance vectors, in the coordinates of the band at `node`, of the
-/// dependences between instances that reach the band and share all outer
-/// schedule dimensions (the dependences the band itself must respect).
-/// Returns the set of distances and the number of band members.
-pub fn band_distances(node: &ScheduleNode, deps: &UnionMap) -> Result<(UnionSet, usize)> {
-    let dom = node.get_domain().map_err(isl_err)?;
-    let prefix = node.get_prefix_schedule_union_map().map_err(isl_err)?;
-    let prefix = ByStatement::new(&prefix)?;
-    let local = deps
-        .copy()
-        .map_err(isl_err)?
-        .intersect_domain(dom.copy().map_err(isl_err)?)
-        .map_err(isl_err)?
-        .intersect_range(dom)
-        .map_err(isl_err)?;
-    let band = node
-        .band_get_partial_schedule_union_map()
-        .map_err(isl_err)?;
-    let band = ByStatement::new(&band)?;
-    let n = node.band_n_member().map_err(isl_err)? as usize;
-    let mut moved = UnionMap::read_from_str(&node.get_ctx(), "{ }").map_err(isl_err)?;
-    for m in map_list(&local)? {
-        if let Some(m) = prefix.same_image(m)? {
-            for d in band.apply_both(&m)? {
-                moved = moved.add_map(d).map_err(isl_err)?;
+/// The dependences a band must respect, as pairs of points in the band's
+/// coordinates: those between instances that reach the band and share all
+/// outer schedule dimensions. Computed once per band; each question below is
+/// an emptiness test of these pairs intersected with a relation between
+/// source and target points (an integer feasibility problem), not a
+/// comparison of distance sets, whose projection (`deltas`) blows up on deep
+/// nests with long subscripts.
+pub struct BandDeps {
+    pairs: UnionMap,
+    n: usize,
+}
+
+impl BandDeps {
+    /// The dependences of `deps` that the band at `node` must respect.
+    pub fn new(node: &ScheduleNode, deps: &UnionMap) -> Result<BandDeps> {
+        let dom = node.get_domain().map_err(isl_err)?;
+        let prefix = node.get_prefix_schedule_union_map().map_err(isl_err)?;
+        let prefix = ByStatement::new(&prefix)?;
+        let local = deps
+            .copy()
+            .map_err(isl_err)?
+            .intersect_domain(dom.copy().map_err(isl_err)?)
+            .map_err(isl_err)?
+            .intersect_range(dom)
+            .map_err(isl_err)?;
+        let band = node
+            .band_get_partial_schedule_union_map()
+            .map_err(isl_err)?;
+        let band = ByStatement::new(&band)?;
+        let n = node.band_n_member().map_err(isl_err)? as usize;
+        let mut pairs = UnionMap::read_from_str(&node.get_ctx(), "{ }").map_err(isl_err)?;
+        for m in map_list(&local)? {
+            if let Some(m) = prefix.same_image(m)? {
+                for d in band.apply_both(&m)? {
+                    pairs = pairs.add_map(d).map_err(isl_err)?;
+                }
             }
         }
+        Ok(BandDeps { pairs, n })
     }
-    let dist = moved.deltas().map_err(isl_err)?;
-    Ok((dist, n))
-}
 
-/// A set of `n`-dimensional vectors `{ [d0, ..., dn-1] : cond }`.
-pub fn vectors(ctx: &isl_rs::Context, n: usize, cond: &str) -> Result<UnionSet> {
-    let vars: Vec<String> = (0..n).map(|i| format!("d{i}")).collect();
-    let text = format!("{{ [{}] : {} }}", vars.join(", "), cond);
-    UnionSet::read_from_str(ctx, &text).map_err(isl_err)
-}
-
-/// True when every distance seen by the band at `node` is non-negative in its
-/// first `k` members (those members can be tiled together).
-pub fn permutable_prefix(node: &ScheduleNode, deps: &UnionMap) -> Result<usize> {
-    let (dist, n) = band_distances(node, deps)?;
-    let ctx = node.get_ctx();
-    let mut k = 0;
-    while k < n {
-        let cond: Vec<String> = (0..=k).map(|i| format!("d{i} >= 0")).collect();
-        let ok = dist
-            .is_subset(&vectors(&ctx, n, &cond.join(" and "))?)
+    /// True when some dependence pair also satisfies `cond` (over the
+    /// source point `x0, ...` and the target point `y0, ...`).
+    fn any(&self, cond: &str) -> Result<bool> {
+        let rel = vector_pairs(&self.pairs.get_ctx(), self.n, cond)?;
+        let hit = self
+            .pairs
+            .copy()
+            .and_then(|p| p.intersect(rel))
             .map_err(isl_err)?;
-        if !ok {
-            break;
-        }
-        k += 1;
+        Ok(!hit.is_empty().map_err(isl_err)?)
     }
-    Ok(k)
+
+    /// The number of leading members in which every dependence distance is
+    /// non-negative (those members can be tiled together).
+    pub fn permutable_prefix(&self) -> Result<usize> {
+        for k in 0..self.n {
+            if self.any(&format!("y{k} < x{k}"))? {
+                return Ok(k);
+            }
+        }
+        Ok(self.n)
+    }
+
+    /// True when member `m` carries no dependence once the members before it
+    /// are fixed: its loop can run in parallel.
+    pub fn member_is_parallel(&self, m: usize) -> Result<bool> {
+        let mut cond = equal_prefix(m);
+        cond.push(format!("(y{m} < x{m} or y{m} > x{m})"));
+        Ok(!self.any(&cond.join(" and "))?)
+    }
 }
 
-/// True when member `m` of the band at `node` carries no dependence once the
-/// members before it are fixed: its loop can run in parallel.
-pub fn member_is_parallel(node: &ScheduleNode, deps: &UnionMap, m: usize) -> Result<bool> {
-    let (dist, n) = band_distances(node, deps)?;
-    let ctx = node.get_ctx();
-    let mut outer: Vec<String> = (0..m).map(|i| format!("d{i} = 0")).collect();
-    outer.push("true".into());
-    let carried_here = dist
-        .intersect(vectors(&ctx, n, &outer.join(" and "))?)
-        .map_err(isl_err)?;
-    carried_here
-        .is_subset(&vectors(&ctx, n, &format!("d{m} = 0"))?)
-        .map_err(isl_err)
+/// The number of leading members of the band at `node` in which every
+/// dependence distance is non-negative.
+pub fn permutable_prefix(node: &ScheduleNode, deps: &UnionMap) -> Result<usize> {
+    BandDeps::new(node, deps)?.permutable_prefix()
+}
+
+/// `{ [x] -> [y] : cond }` over `n`-dimensional points `x0, ..., y0, ...`.
+pub fn vector_pairs(ctx: &isl_rs::Context, n: usize, cond: &str) -> Result<UnionMap> {
+    let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+    let ys: Vec<String> = (0..n).map(|i| format!("y{i}")).collect();
+    let text = format!(
+        "{{ [{}] -> [{}] : {} }}",
+        xs.join(", "),
+        ys.join(", "),
+        cond
+    );
+    UnionMap::read_from_str(ctx, &text).map_err(isl_err)
+}
+
+/// `x = y` in the first `k` dimensions, one constraint each (none when `k` is 0).
+pub fn equal_prefix(k: usize) -> Vec<String> {
+    (0..k).map(|i| format!("y{i} = x{i}")).collect()
 }
 
 /// Generates the first `count` loops of the band at `node` atomic (one loop

@@ -266,6 +266,7 @@ pub(crate) fn restrict(
         flow: both(&deps.flow)?,
         anti: both(&deps.anti)?,
         output: both(&deps.output)?,
+        exact: deps.exact,
     };
     let sub = Region {
         stages: group.iter().map(|k| region.stages[*k].clone()).collect(),

@@ -9,7 +9,7 @@
 use crate::diag::{Error, Result, Span};
 use crate::model::isl_ext::isl_err;
 use crate::transform::band::{
-    insert_mark, mark_name, member_is_parallel, MARK_PARALLEL, MARK_PARALLEL_REQUEST, MARK_SERIAL,
+    insert_mark, mark_name, BandDeps, MARK_PARALLEL, MARK_PARALLEL_REQUEST, MARK_SERIAL,
 };
 use isl_rs::{Schedule, ScheduleNode, ScheduleNodeType, UnionMap};
 use log::info;
@@ -61,7 +61,7 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
                         "parallel request above a node that is not a loop band",
                     ));
                 }
-                if !member_is_parallel(&band, deps, 0)? {
+                if !BandDeps::new(&band, deps)?.member_is_parallel(0)? {
                     return Err(Error::at(
                         span,
                         "the schedule asks for a parallel loop, but a dependence is carried by that loop",
@@ -75,13 +75,14 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
         }
         ScheduleNodeType::Band => {
             let n = node.band_n_member().map_err(isl_err)? as usize;
+            let band_deps = BandDeps::new(&node, deps)?;
             for m in 0..n {
-                if member_is_parallel(&node, deps, m)? {
+                if band_deps.member_is_parallel(m)? {
                     info!("parallel: band member {m} of {n} is parallel");
                     // The members after m that are parallel too: candidates
                     // when isl generates no loop for m (it runs once).
                     let mut run = 1;
-                    while m + run < n && member_is_parallel(&node, deps, m + run)? {
+                    while m + run < n && band_deps.member_is_parallel(m + run)? {
                         run += 1;
                     }
                     if m == 0 {

@@ -36,10 +36,12 @@ use crate::diag::{Error, Result};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::{isl_err, with_operation_budget};
 use crate::model::relations::{
-    apply_both, apply_range, apply_set, flat_range_product, ByStatement,
+    apply_both, apply_range, apply_set, flat_range_product, pad_ranges, ByStatement,
 };
-use crate::transform::band::{mark_name, MARK_PARALLEL, MARK_PARALLEL_REQUEST};
-use isl_rs::{DimType, Map, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
+use crate::transform::band::{
+    equal_prefix, mark_name, vector_pairs, MARK_PARALLEL, MARK_PARALLEL_REQUEST,
+};
+use isl_rs::{DimType, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
 use std::collections::BTreeMap;
 
 /// What the check found, when it did not find the schedule invalid.
@@ -121,7 +123,7 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
     }
 
     // 2. Order.
-    let flat = pad(&exec)?;
+    let flat = pad_ranges(&exec)?;
     let n = flat_dims(&flat)?;
     let kinds = [
         ("flow", &s.deps.flow),
@@ -289,35 +291,6 @@ fn projection(
     Ok(Ok(proj))
 }
 
-/// `exec` with every range padded with zeros to the longest one, so that
-/// all instances are ordered in one space.
-fn pad(exec: &UnionMap) -> R<UnionMap> {
-    let list = exec.get_map_list().map_err(isl_err)?;
-    let n = list.size().map_err(isl_err)?;
-    let mut maps: Vec<Map> = Vec::new();
-    for i in 0..n {
-        maps.push(list.get_at(i).map_err(isl_err)?);
-    }
-    let mut longest = 0;
-    for m in &maps {
-        longest = longest.max(m.range_tuple_dim().map_err(isl_err)? as usize);
-    }
-    let ctx = exec.get_ctx();
-    let mut out = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
-    for m in maps {
-        let d = m.range_tuple_dim().map_err(isl_err)? as usize;
-        let mut m = m
-            .reset_tuple_id(DimType::Out)
-            .and_then(|m| m.add_dims(DimType::Out, (longest - d) as u32))
-            .map_err(isl_err)?;
-        for k in d..longest {
-            m = m.fix_si(DimType::Out, k as u32, 0).map_err(isl_err)?;
-        }
-        out = out.add_map(m).map_err(isl_err)?;
-    }
-    Ok(out)
-}
-
 /// The common range dimension of a padded schedule (0 when empty).
 fn flat_dims(flat: &UnionMap) -> R<usize> {
     let list = flat.get_map_list().map_err(isl_err)?;
@@ -328,29 +301,6 @@ fn flat_dims(flat: &UnionMap) -> R<usize> {
         .get_at(0)
         .and_then(|m| m.range_tuple_dim())
         .map_err(isl_err)? as usize)
-}
-
-/// `{ [x] -> [y] : cond }` over `n`-dimensional `x0, ..., y0, ...`.
-///
-/// The checks intersect the scheduled dependences with such a relation and
-/// test emptiness (an integer feasibility problem), rather than comparing
-/// their distance sets (`deltas`), whose projection blows up on tiled,
-/// skewed bands of several statements (minutes for one relation).
-fn vector_pairs(ctx: &isl_rs::Context, n: usize, cond: &str) -> R<UnionMap> {
-    let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
-    let ys: Vec<String> = (0..n).map(|i| format!("y{i}")).collect();
-    let text = format!(
-        "{{ [{}] -> [{}] : {} }}",
-        xs.join(", "),
-        ys.join(", "),
-        cond
-    );
-    UnionMap::read_from_str(ctx, &text).map_err(isl_err)
-}
-
-/// `x = y` in the first `k` dimensions (`true` when `k` is 0).
-fn equal_prefix(k: usize) -> Vec<String> {
-    (0..k).map(|i| format!("y{i} = x{i}")).collect()
 }
 
 /// `{ [x] -> [y] : y <= x lexicographically }` in `n` dimensions: a
@@ -680,6 +630,7 @@ mod tests {
             flow: read(FLOW),
             anti: read(ANTI),
             output: read("{ }"),
+            exact: true,
         }
     }
 
