@@ -43,6 +43,8 @@ extern "C" {
     fn isl_ctx_last_error_msg(ctx: Ptr) -> *const c_char;
     fn isl_ctx_reset_error(ctx: Ptr);
     fn isl_ctx_last_error(ctx: Ptr) -> c_int;
+    fn isl_val_zero(ctx: Ptr) -> Ptr;
+    fn isl_val_free(v: Ptr) -> Ptr;
     fn isl_printer_to_str(ctx: Ptr) -> Ptr;
     fn isl_printer_set_yaml_style(p: Ptr, style: c_int) -> Ptr;
     fn isl_printer_print_schedule(p: Ptr, schedule: Ptr) -> Ptr;
@@ -204,12 +206,15 @@ pub fn ast_expr_from_pw_aff(context: &Set, pa: PwAff) -> Result<ASTExpr> {
     })
 }
 
-/// The text of isl's error for a run past its operation budget (`isl_error_quota`).
-const QUOTA_MESSAGE: &str = "[Quota] maximal number of operations exceeded";
-
 /// Runs `f` with isl's operation counter bounded by `max_operations` (0:
 /// no bound) on `ctx`. `Ok(None)`: an isl operation inside `f` ran past the
 /// bound (any error `f` returns then is that one, and is dropped).
+///
+/// Past the bound, isl fails an operation with its quota error, but what
+/// reaches `f`'s caller may be another error (isl's parser reports a failed
+/// allocation as a syntax error, and callers wrap messages): the bound is
+/// recognised by trying one more allocation, which fails too once the
+/// counter is past it.
 pub fn with_operation_budget<T>(
     ctx: &Context,
     max_operations: u64,
@@ -218,20 +223,30 @@ pub fn with_operation_budget<T>(
     ctx.reset_operations();
     ctx.set_max_operations(max_operations);
     let out = f();
+    let over = max_operations > 0 && out.is_err() && past_budget(ctx);
     ctx.set_max_operations(0);
     ctx.reset_operations();
     match out {
         Ok(v) => Ok(Some(v)),
-        // isl-rs turns the quota error into a value and clears it (callers
-        // may wrap its text in their own message); a raw call leaves it in
-        // the context.
-        Err(Error::Internal(m)) if m.contains(QUOTA_MESSAGE) => Ok(None),
-        Err(_) if unsafe { isl_ctx_last_error(ctx.ptr) } == ISL_ERROR_QUOTA => {
-            // SAFETY: clearing the error of a live context.
-            unsafe { isl_ctx_reset_error(ctx.ptr) };
-            Ok(None)
-        }
+        Err(_) if over => Ok(None),
         Err(e) => Err(e),
+    }
+}
+
+/// Whether `ctx`'s operation counter is past its bound: one allocation
+/// fails with isl's quota error (which is then cleared).
+fn past_budget(ctx: &Context) -> bool {
+    // SAFETY: allocating and freeing a value on a live context, and reading
+    // and clearing its error.
+    unsafe {
+        let v = isl_val_zero(ctx.ptr);
+        if v != 0 {
+            isl_val_free(v);
+            return false;
+        }
+        let quota = isl_ctx_last_error(ctx.ptr) == ISL_ERROR_QUOTA;
+        isl_ctx_reset_error(ctx.ptr);
+        quota
     }
 }
 
@@ -488,5 +503,19 @@ mod tests {
     fn errors_are_values() {
         let ctx = new_context();
         assert!(UnionSet::read_from_str(&ctx, "{ S0[i] : 0 <= }").is_err());
+    }
+
+    /// Past the bound the parser reports a syntax error, yet the run counts
+    /// as past the budget; a real syntax error within it stays an error, and
+    /// the context works normally afterwards.
+    #[test]
+    fn operation_budget_is_recognised_behind_other_errors() {
+        let ctx = new_context();
+        let text = "{ S0[i, j] : 0 <= i < 100 and 0 <= j < i; S1[k] : k >= 3 }";
+        let read = || UnionSet::read_from_str(&ctx, text).map_err(isl_err);
+        assert!(matches!(with_operation_budget(&ctx, 3, read), Ok(None)));
+        let bad = || UnionSet::read_from_str(&ctx, "{ S0[i] : 0 <= }").map_err(isl_err);
+        assert!(with_operation_budget(&ctx, 1_000_000, bad).is_err());
+        assert!(matches!(with_operation_budget(&ctx, 0, read), Ok(Some(_))));
     }
 }
