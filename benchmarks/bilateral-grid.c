@@ -44,7 +44,8 @@ static void bilateral_grid(int R, int C, const float *input_buf, float *grid_buf
   float (*restrict interp)[8 * GR + 16][8 * GC + 16] =
       (float (*)[8 * GR + 16][8 * GC + 16])interp_buf;
   float (*restrict out)[8 * GC - 40] = (float (*)[8 * GC - 40])out_buf; /* out[x-24][y-24] */
-#pragma omplc loopchain schedule()
+#pragma omplc loopchain schedule() \
+    temporary(grid, blurz, blurx, blury, interp)
   {
 #pragma omplc for domain(0:1, 1:GR, 1:GC, 0:14) with (c, i, j, z) write grid {(c,i,j,z)}
     for (int c = 0; c <= 1; c++)

@@ -29,7 +29,8 @@ static void harris_corner(int R, int C, const float *img_buf, float *const *buf,
   float (*restrict trace)[C + 2] = (float (*)[C + 2])buf[8];
   float (*restrict det)[C + 2] = (float (*)[C + 2])buf[9];
   float (*restrict harris)[C - 2] = (float (*)[C - 2])harris_buf; /* harris[x-2][y-2] */
-#pragma omplc loopchain schedule()
+#pragma omplc loopchain schedule() \
+    temporary(Iy, Ix, Iyy, Ixy, Ixx, Syy, Sxy, Sxx, trace, det)
   {
 #pragma omplc for domain(1:R, 1:C) with (x, y) \
     read img {(x-1,y-1), (x-1,y+1), (x,y-1), (x,y+1), (x+1,y-1), (x+1,y+1)}, \

@@ -162,7 +162,15 @@ static void local_laplacian(int rb, int cb, float alpha, float beta,
       (float (*)[128 * rb + 4][128 * cb + 4])buf[97];
   uint16_t (*restrict out)[128 * rb][128 * cb] = (uint16_t (*)[128 * rb][128 * cb])out_buf;
 
-#pragma omplc loopchain schedule()
+#pragma omplc loopchain schedule() \
+    temporary(remap, fl, cl, gray, g0, dxg1, dg1, g1, dxg2, dg2, g2, dxg3, dg3, g3, \
+      dxg4, dg4, g4, dxg5, dg5, g5, dxg6, dg6, g6, dxg7, dg7, g7, uxl0, uyl0, lp0, \
+      uxl1, uyl1, lp1, uxl2, uyl2, lp2, uxl3, uyl3, lp3, uxl4, uyl4, lp4, uxl5, \
+      uyl5, lp5, uxl6, uyl6, lp6, dxi1, di1, ig1, dxi2, di2, ig2, dxi3, di3, ig3, \
+      dxi4, di4, ig4, dxi5, di5, ig5, dxi6, di6, ig6, dxi7, di7, ig7, ol0, ol1, \
+      ol2, ol3, ol4, ol5, ol6, ol7, uxo6, uyo6, og6, uxo5, uyo5, og5, uxo4, uyo4, \
+      og4, uxo3, uyo3, og3, uxo2, uyo2, og2, uxo1, uyo1, og1, uxo0, uyo0, og0, \
+      colour)
   {
     /* 1: remapping LUT (r = 1792 is reachable only for pure white) */
 #pragma omplc for domain(-1792:1792) with (r) \

@@ -48,7 +48,8 @@ static void mini_flux_div(int N, const double *restrict old_box, double *restric
   double factor2 = 2.0;
 
 #pragma omplc loopchain schedule(fuse((0,0,0), (0,0,0), (0,0,1), (0,0,0), (0,0,0), (0,1,1), \
-                                      (0,0,0), (0,0,0), (1,1,1)))
+                                      (0,0,0), (0,0,0), (1,1,1))) \
+    temporary(CACHEX, CACHEY, CACHEZ)
   {
     /* ---------------- x-direction ---------------- */
     /* FLUX1X: face interpolation, g_x = factor1*((old(-2) + 7*(old(-1) + old(0))) + old(+1)) */

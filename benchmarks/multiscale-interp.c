@@ -95,7 +95,10 @@ static void multiscale_interp(int rb, int cb, const float *img_buf, float *const
   float (*restrict i0)[512 * rb + 2][512 * cb + 2] = (float (*)[512 * rb + 2][512 * cb + 2])buf[47];
   float (*restrict out)[512 * rb][512 * cb] = (float (*)[512 * rb][512 * cb])out_buf;
 
-#pragma omplc loopchain schedule()
+#pragma omplc loopchain schedule() \
+    temporary(bordered, d0, dx1, d1, dx2, d2, dx3, d3, dx4, d4, dx5, d5, dx6, d6, \
+      dx7, d7, dx8, d8, dx9, d9, i9, ux8, uy8, i8, ux7, uy7, i7, ux6, uy6, i6, ux5, \
+      uy5, i5, ux4, uy4, i4, ux3, uy3, i3, ux2, uy2, i2, ux1, uy1, i1, ux0, uy0, i0)
   {
     /* 1: the input with a ghost ring of 0 (constant exterior) */
 #pragma omplc for domain(0:3, 0:512*rb+1, 0:512*cb+1) with (c, x, y) \

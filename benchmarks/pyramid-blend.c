@@ -95,7 +95,11 @@ static void pyramid_blend(int R3, int C3, const float *img1_buf, const float *im
   float (*restrict out)[8 * R3 - 56][8 * C3 - 56] = (float (*)[8 * R3 - 56][8 * C3 - 56])out_buf;
   /* out(c, x, y) is out[c][x-31][y-31] */
 
-#pragma omplc loopchain schedule()
+#pragma omplc loopchain schedule() \
+    temporary(pad1, pad2, padm, dxa1, ga1, dxa2, ga2, dxa3, ga3, dxb1, gb1, dxb2, \
+      gb2, dxb3, gb3, dxm1, gm1, dxm2, gm2, dxm3, gm3, uxa0, la0, uxb0, lb0, uxa1, \
+      la1, uxb1, lb1, uxa2, la2, uxb2, lb2, res0, res1, res2, res3, cx2, col2, cx1, \
+      col1, bx, blend)
   {
     /* 1: pad1 = img1 padded by edge replication */
 #pragma omplc for domain(0:2, 0:8*R3+3, 0:8*C3+3) with (c, x, y) \

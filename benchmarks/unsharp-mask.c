@@ -24,7 +24,8 @@ static void unsharp_mask(int R, int C, float threshold, float weight, const floa
   float (*restrict sharpen)[R + 4][C + 4] = (float (*)[R + 4][C + 4])sharpen_buf;
   float (*restrict mask)[R][C] = (float (*)[R][C])mask_buf; /* mask(c, x, y) is mask[c][x-2][y-2] */
   float wpos = 1.0f + weight, wneg = -weight;
-#pragma omplc loopchain schedule()
+#pragma omplc loopchain schedule() \
+    temporary(blurx, blury, sharpen)
   {
 #pragma omplc for domain(0:2, 2:R+1, 0:C+3) with (c, x, y) \
     read img {(c,x-2,y), (c,x-1,y), (c,x,y), (c,x+1,y), (c,x+2,y)}, \

@@ -98,6 +98,8 @@ pub struct Options {
     pub tile_sizes: Option<Vec<i64>>,
     /// Flags passed to clang (`-I`, `-D`, `-std=`).
     pub clang_args: Vec<String>,
+    /// Data sets declared temporary on the command line (`--temporary`).
+    pub temporaries: Vec<String>,
     /// Constraints on the parameters, in isl syntax (`N >= 1`).
     pub assume: Option<String>,
     /// Print each region's final schedule tree (YAML) on stderr.
@@ -200,7 +202,7 @@ fn compile_input(opts: &Options, input: &Input) -> Result<(Compiled, Vec<String>
             "the CUDA target is not supported yet; write a .c output (or pass --target c)",
         )));
     }
-    let parsed = frontend::parse_input(input, &opts.clang_args)?;
+    let parsed = frontend::parse_input(input, &opts.clang_args, &opts.temporaries)?;
     info!("front end: {} region(s)", parsed.program.regions.len());
     Ok((compile_program(opts, &parsed.program)?, parsed.includes))
 }
@@ -1045,6 +1047,26 @@ fn transform(
                 s.span,
                 format!("{} keeps its original loops: {why}", s.label),
             ));
+        }
+        let unstored: BTreeSet<&str> = o
+            .storage
+            .groups
+            .iter()
+            .flat_map(|g| g.unstored.iter().map(String::as_str))
+            .collect();
+        let (kept, stored): (Vec<&str>, Vec<&str>) = region
+            .temporaries
+            .iter()
+            .map(|t| t.name.as_str())
+            .partition(|t| unstored.contains(t));
+        if !kept.is_empty() {
+            summary.push(format!("temporaries never stored: {}", kept.join(", ")));
+        }
+        if !stored.is_empty() {
+            info!(
+                "temporaries stored all the same (read outside their group, or no later than written): {}",
+                stored.join(", ")
+            );
         }
         schedule = o.schedule;
         storage = Some(o.storage);

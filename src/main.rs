@@ -77,6 +77,11 @@ struct Cli {
     /// Tile sizes, outermost loop first (default 32 for every loop).
     #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
     tile_sizes: Option<Vec<i64>>,
+    /// Data sets whose values the program does not read after their region
+    /// (as the `temporary(...)` clause): overlapped tiles keep them in
+    /// scratchpads and never store them.
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    temporary: Vec<String>,
     /// Partial overlapped tiling: the loops (0 = outermost) whose tiles
     /// overlap; the one left out is tiled classically (its tiles run in order).
     #[arg(long, value_delimiter = ',', value_name = "D,...")]
@@ -407,6 +412,8 @@ fn options(cli: &Cli) -> Result<Options, String> {
             | "--overlap-tolerance"
             | "--point-chunk"
             | "--max-isl-operations"
+            | "--max-dependence-operations"
+            | "--temporary"
             | "-I"
             | "-D" => {
                 let value = args.next().unwrap_or_default();
@@ -424,6 +431,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         tile: cli.tile,
         tile_sizes: cli.tile_sizes.clone(),
         clang_args,
+        temporaries: cli.temporary.clone(),
         assume,
         dump_schedule: cli.dump_schedule,
         overlap: if cli.rectangle {

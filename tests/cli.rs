@@ -546,3 +546,21 @@ fn assume_that_deletes_the_loops_warns() {
     let (_, err) = compiles("assume_fine", PLAIN, &["--assume", "N >= 2"]);
     assert!(!err.contains("warning"), "{err}");
 }
+
+/// `--temporary` must name a data set some region writes (issue 18); the
+/// output is untouched.
+#[test]
+fn temporary_naming_no_written_array_is_an_error() {
+    let d = dir("temporary_unknown");
+    fs::write(d.join("in.c"), PLAIN).expect("in.c");
+    fs::write(d.join("out.c"), SENTINEL).expect("out.c");
+    let o = flextile(&d, &["in.c", "-o", "out.c", "--temporary", "B,Q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--temporary names 'Q', which no region writes"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(fs::read(d.join("out.c")).expect("out.c"), SENTINEL);
+    let _ = fs::remove_dir_all(&d);
+}

@@ -1483,6 +1483,7 @@ mod programs {
         statement_comments,
         subscript_cast,
         c_division,
+        temporaries_pipeline,
         tile_of_tiles_wavefronts_3d,
         time_blocks_three_arrays,
         two_chains,
@@ -1540,6 +1541,9 @@ mod errors {
         tile_size_zero,
         underdeclared_access,
         wavefront_illegal,
+        temporary_not_written,
+        temporary_read_after,
+        temporary_scop_syntax,
     );
 }
 

@@ -152,6 +152,7 @@ pub fn build<'tu>(
             .chain(inner.iter().copied())
             .map(|p| Span::new(p.line_start, p.line_end))
             .collect(),
+        temporaries: Vec::new(),
     })
 }
 

@@ -178,7 +178,7 @@ fn assigned_variable(init: Cursor<'_>) -> Option<Cursor<'_>> {
 
 /// Every node under `c` (itself included), in preorder, walked without
 /// recursion (expressions may be deep).
-fn descendants(c: Cursor<'_>) -> Vec<Cursor<'_>> {
+pub(crate) fn descendants(c: Cursor<'_>) -> Vec<Cursor<'_>> {
     let mut out = Vec::new();
     let mut todo = vec![c];
     while let Some(n) = todo.pop() {

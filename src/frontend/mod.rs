@@ -25,13 +25,14 @@ pub mod params;
 pub mod pragma;
 pub mod scop;
 pub mod storage;
+pub mod temporaries;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::diag::{Diagnostic, Error, Location, Result, Severity, SourceFile, Span};
 use crate::files::Input;
-use crate::model::program::{Program, Region};
+use crate::model::program::{Program, Region, Temporary};
 use ast::Unit;
 use clang::{DiagLevel, DiagPlace, Index, ParseError, TranslationUnit};
 use pragma::{PragmaKind, PragmaLine};
@@ -104,12 +105,13 @@ pub struct Parsed {
 /// the regions flextile will rewrite, in source order. Stages are named `S0`,
 /// `S1`, ... across the whole file.
 pub fn parse_file(path: &Path, clang_args: &[String]) -> Result<Program> {
-    Ok(parse_input(&Input::read(path)?, clang_args)?.program)
+    Ok(parse_input(&Input::read(path)?, clang_args, &[])?.program)
 }
 
 /// [`parse_file`] on an input already read: clang parses its bytes from
-/// memory (the file is not read again).
-pub fn parse_input(input: &Input, clang_args: &[String]) -> Result<Parsed> {
+/// memory (the file is not read again). `temporaries`: the data sets of
+/// `--temporary` (see [`temporaries::check`]).
+pub fn parse_input(input: &Input, clang_args: &[String], temporaries: &[String]) -> Result<Parsed> {
     let path = input.path.as_path();
     let file = SourceFile::new(path.display().to_string(), input.text.clone());
     let mut macros = Vec::new();
@@ -168,7 +170,18 @@ pub fn parse_input(input: &Input, clang_args: &[String]) -> Result<Parsed> {
         return Err(Error::User(errors));
     }
     let wide_vars = params::wide_variables(&unit, tu.root(), &region_pragmas);
-    let mut regions = build_regions(&unit, &pragmas, &mut errors);
+    let mut regions = build_regions(&unit, &pragmas, temporaries, &mut errors);
+    for name in temporaries {
+        if errors.is_empty()
+            && !regions
+                .iter()
+                .any(|r| r.temporaries.iter().any(|t| &t.name == name))
+        {
+            errors.push(Diagnostic::error_global(format!(
+                "--temporary names '{name}', which no region writes"
+            )));
+        }
+    }
     macros.retain(|m| {
         !skipped
             .iter()
@@ -413,7 +426,7 @@ fn header_regions(includes: &[String]) -> Vec<Diagnostic> {
         let Some(p) = pragmas.iter().find(|p| {
             matches!(
                 p.kind,
-                PragmaKind::Loopchain(_) | PragmaKind::Scop | PragmaKind::Malformed { .. }
+                PragmaKind::Loopchain(..) | PragmaKind::Scop(_) | PragmaKind::Malformed { .. }
             )
         }) else {
             continue;
@@ -421,7 +434,7 @@ fn header_regions(includes: &[String]) -> Vec<Diagnostic> {
         let before = &text[..p.span.start];
         let line = before.matches('\n').count() + 1;
         let col = p.span.start - before.rfind('\n').map_or(0, |k| k + 1) + 1;
-        let what = if matches!(p.kind, PragmaKind::Scop) {
+        let what = if matches!(p.kind, PragmaKind::Scop(_)) {
             "scop"
         } else {
             "loop chain"
@@ -550,8 +563,25 @@ fn token_end(text: &str, start: usize) -> usize {
 fn build_regions(
     unit: &Unit<'_>,
     pragmas: &[PragmaLine],
+    cli_temporaries: &[String],
     errors: &mut Vec<Diagnostic>,
 ) -> Vec<Region> {
+    let with_temporaries =
+        |r: Region, declared: &[Temporary], errors: &mut Vec<Diagnostic>| match temporaries::check(
+            unit,
+            &r,
+            declared,
+            cli_temporaries,
+        ) {
+            Ok(t) => Some(Region {
+                temporaries: t,
+                ..r
+            }),
+            Err(mut d) => {
+                errors.append(&mut d);
+                None
+            }
+        };
     let mut regions = Vec::new();
     // Bytes claimed by each region (with its opening pragma and whether it is
     // a chain), to find nested regions and stray nest pragmas.
@@ -565,8 +595,8 @@ fn build_regions(
     let mut scops = Vec::new();
     for p in pragmas {
         match (&p.kind, open) {
-            (PragmaKind::Scop, None) => open = Some(p),
-            (PragmaKind::Scop, Some(o)) => errors.push(
+            (PragmaKind::Scop(_), None) => open = Some(p),
+            (PragmaKind::Scop(_), Some(o)) => errors.push(
                 Diagnostic::error(p.span, "'#pragma scop' inside another scop")
                     .with_note(o.span, "the enclosing scop starts here"),
             ),
@@ -589,8 +619,12 @@ fn build_regions(
     }
     for (s, e) in scops {
         claimed.push((Span::new(s.span.start, e.span.end), s.span, false));
+        let declared = match &s.kind {
+            PragmaKind::Scop(t) => t.as_slice(),
+            _ => &[],
+        };
         match scop::build(unit, s, e) {
-            Ok(Some(r)) => regions.push(r),
+            Ok(Some(r)) => regions.extend(with_temporaries(r, declared, errors)),
             Ok(None) => {}
             Err(mut d) => errors.append(&mut d),
         }
@@ -599,7 +633,7 @@ fn build_regions(
     // Loop chains (a malformed chain pragma claims its statement, unbuilt).
     for p in pragmas {
         let schedule = match &p.kind {
-            PragmaKind::Loopchain(s) => Some(s),
+            PragmaKind::Loopchain(s, t) => Some((s, t)),
             PragmaKind::Malformed { nest: Some(false) } => None,
             _ => continue,
         };
@@ -635,7 +669,7 @@ fn build_regions(
         let Some(cspan) = compound.span() else {
             continue;
         };
-        let Some(schedule) = schedule else {
+        let Some((schedule, declared)) = schedule else {
             claimed.push((Span::new(p.span.start, cspan.end), p.span, true));
             continue;
         };
@@ -662,7 +696,7 @@ fn build_regions(
             })
             .collect();
         match chain::build(unit, p, schedule, compound, &nests) {
-            Ok(r) => regions.push(r),
+            Ok(r) => regions.extend(with_temporaries(r, declared, errors)),
             Err(mut d) => errors.append(&mut d),
         }
     }

@@ -10,7 +10,9 @@
 //! Grammar (see `shared/spec/omplc-pragmas.md`):
 //!
 //! ```text
-//! chain  := 'loopchain' [ 'schedule' '(' [ item { ',' item } ] ')' ]
+//! chain  := 'loopchain' [ 'schedule' '(' [ item { ',' item } ] ')' ] [ temps ]
+//! scop   := 'scop' [ temps ]
+//! temps  := 'temporary' '(' ID { ',' ID } ')'
 //! nest   := 'for' 'domain' '(' range { ',' range } ')' 'with' '(' ID { ',' ID } ')'
 //!           [ access { [','] access } ]
 //! range  := expr ':' expr
@@ -28,7 +30,9 @@
 
 use crate::diag::{Diagnostic, Span};
 use crate::model::expr::Expr;
-use crate::model::program::{AccessKind, ChainSchedule, LoopTreatment, ScheduleItem, TileSpec};
+use crate::model::program::{
+    AccessKind, ChainSchedule, LoopTreatment, ScheduleItem, Temporary, TileSpec,
+};
 
 /// A token of a pragma.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,12 +77,12 @@ pub struct PragmaLine {
 /// The pragmas of flextile's input language.
 #[derive(Clone, Debug)]
 pub enum PragmaKind {
-    /// `#pragma omplc loopchain schedule(...)`.
-    Loopchain(ChainSchedule),
+    /// `#pragma omplc loopchain schedule(...) temporary(...)`.
+    Loopchain(ChainSchedule, Vec<Temporary>),
     /// `#pragma omplc for domain(...) with (...) read ... write ...`.
     For(NestPragma),
-    /// `#pragma scop`.
-    Scop,
+    /// `#pragma scop temporary(...)`.
+    Scop(Vec<Temporary>),
     /// `#pragma endscop`.
     Endscop,
     /// An `omplc` pragma with a syntax error (already reported): `nest` is
@@ -535,7 +539,14 @@ fn pragma_from_tokens(
             }
         }
     } else if is_ident(2, "scop") {
-        PragmaKind::Scop
+        let scop = toks.get(2).map(|t| t.span).unwrap_or(span);
+        match parse_scop(toks.get(3..).unwrap_or(&[]), scop) {
+            Ok(t) => PragmaKind::Scop(t),
+            Err(d) => {
+                errors.push(d);
+                PragmaKind::Scop(Vec::new())
+            }
+        }
     } else if is_ident(2, "endscop") {
         PragmaKind::Endscop
     } else {
@@ -561,7 +572,8 @@ pub fn parse_omplc(toks: &[PTok], omplc: Span) -> Result<PragmaKind, Diagnostic>
     let kind = match p.peek_ident() {
         Some("loopchain") => {
             p.pos += 1;
-            PragmaKind::Loopchain(p.chain()?)
+            let schedule = p.chain()?;
+            PragmaKind::Loopchain(schedule, p.temporaries()?)
         }
         Some("for") => {
             let for_span = p.bump_span();
@@ -582,6 +594,28 @@ pub fn parse_omplc(toks: &[PTok], omplc: Span) -> Result<PragmaKind, Diagnostic>
         ));
     }
     Ok(kind)
+}
+
+/// Parses the tokens after `#pragma scop` (`scop` is the span of that word):
+/// nothing, or a `temporary(...)` clause.
+fn parse_scop(toks: &[PTok], scop: Span) -> Result<Vec<Temporary>, Diagnostic> {
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+        end: toks.last().map(|t| t.span).unwrap_or(scop),
+    };
+    if p.pos < p.toks.len() && p.peek_ident() != Some("temporary") {
+        return Err(p.expected("'temporary(...)' or the end of the pragma after '#pragma scop'"));
+    }
+    let temps = p.temporaries()?;
+    if p.pos < p.toks.len() {
+        return Err(Diagnostic::error(
+            p.here(),
+            format!("unexpected {} at the end of the pragma", p.describe()),
+        ));
+    }
+    Ok(temps)
 }
 
 /// Deepest nesting of parentheses, unary signs and tiles in one pragma.
@@ -668,6 +702,37 @@ impl Parser<'_> {
         }
     }
 
+    // ---- temporary(...) ----
+
+    /// An optional `temporary(ID, ...)` clause: the names with their spans.
+    fn temporaries(&mut self) -> Result<Vec<Temporary>, Diagnostic> {
+        if self.peek_ident() != Some("temporary") {
+            return Ok(Vec::new());
+        }
+        self.pos += 1;
+        self.expect_punct('(', " after 'temporary'")?;
+        let mut temps: Vec<Temporary> = Vec::new();
+        loop {
+            let (name, span) = self.expect_ident("an array name in 'temporary(...)'")?;
+            if temps.iter().any(|t| t.name == name) {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("'{name}' is named twice in 'temporary(...)'"),
+                ));
+            }
+            temps.push(Temporary {
+                name,
+                span: Some(span),
+            });
+            if self.is_punct(',') {
+                self.pos += 1;
+            } else {
+                self.expect_punct(')', " or ',' in 'temporary(...)'")?;
+                return Ok(temps);
+            }
+        }
+    }
+
     // ---- loopchain ----
 
     fn chain(&mut self) -> Result<ChainSchedule, Diagnostic> {
@@ -677,11 +742,12 @@ impl Parser<'_> {
             Some("schedule") => {
                 self.pos += 1;
             }
+            Some("temporary") => return Ok(sched),
             Some(other) => {
                 return Err(Diagnostic::error(
                     self.here(),
                     format!(
-                    "unknown clause '{other}' in '#pragma omplc loopchain': expected 'schedule'"
+                    "unknown clause '{other}' in '#pragma omplc loopchain': expected 'schedule' or 'temporary'"
                 ),
                 ))
             }

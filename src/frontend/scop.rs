@@ -107,6 +107,7 @@ pub fn build(
             .iter()
             .map(|p| Span::new(p.line_start, p.line_end))
             .collect(),
+        temporaries: Vec::new(),
     }))
 }
 

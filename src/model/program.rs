@@ -86,6 +86,20 @@ pub struct Region {
     /// endscop`): the region's text without them is the user's original
     /// code, which the alias guard's fallback runs.
     pub pragma_lines: Vec<Span>,
+    /// The data sets declared temporary (see [`Temporary`]), each written
+    /// by the region; in the order declared.
+    pub temporaries: Vec<Temporary>,
+}
+
+/// A data set declared temporary (the `temporary(...)` clause of a region's
+/// pragma, or `--temporary`): the program does not read its values after
+/// the region, so the generated code need not store them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Temporary {
+    /// The data set (in a scop, the C array).
+    pub name: String,
+    /// Its name in the pragma; `None` for `--temporary`.
+    pub span: Option<Span>,
 }
 
 /// How a C variable accessed in a region is declared: what memory it may

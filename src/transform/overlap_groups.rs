@@ -16,7 +16,7 @@ use crate::diag::{Error, Result, Span};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::isl_err;
 use crate::model::polyhedral::{stages_under, Names, RegionModel};
-use crate::model::program::{OrigNode, Region};
+use crate::model::program::{AccessKind, OrigNode, Region, RegionKind};
 use crate::transform::overlap::{stage_universe, tile_group, OverlapSpec, MARK_TILE_STORAGE};
 use isl_rs::{UnionMap, UnionSet};
 use log::info;
@@ -271,9 +271,35 @@ pub(crate) fn restrict(
     let sub = Region {
         stages: group.iter().map(|k| region.stages[*k].clone()).collect(),
         tree: Vec::new(),
+        temporaries: region
+            .temporaries
+            .iter()
+            .filter(|t| !must_reach_memory(region, group, &t.name))
+            .cloned()
+            .collect(),
         ..region.clone()
     };
     Ok((sub, sub_model, sub_deps))
+}
+
+/// Whether the values `group` computes of the temporary `data` must still
+/// reach memory: a stage outside the group may read them, or a stage reads
+/// `data` no later than a stage that writes it (in a loop around both, it
+/// reads the values of the previous iteration, or its own). A scop
+/// statement whose body is not analysed may read anything.
+fn must_reach_memory(region: &Region, group: &[usize], data: &str) -> bool {
+    let touches = |k: usize, kind: AccessKind| {
+        let s = &region.stages[k];
+        s.accesses.iter().any(|a| a.kind == kind && a.data == data)
+            || (kind == AccessKind::Read
+                && matches!(region.kind, RegionKind::Scop)
+                && s.analysed().is_none())
+    };
+    let n = region.stages.len();
+    let last_writer = (0..n).filter(|k| touches(*k, AccessKind::Write)).max();
+    (0..n).any(|k| {
+        touches(k, AccessKind::Read) && (!group.contains(&k) || last_writer.is_some_and(|w| k <= w))
+    })
 }
 
 /// Whether the stages `cand` can be overlapped together; the reason when not.

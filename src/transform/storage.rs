@@ -423,9 +423,14 @@ pub(crate) fn plan_storage(
             loads.push((name, l));
         }
     }
+    // Inner versions of a time block, and temporaries (declared, and read
+    // by no stage outside the group): their values never leave the tile.
     storage.unstored = scratch
         .iter()
-        .filter(|d| region.versions.get(*d).is_some_and(|v| !v.stored))
+        .filter(|d| {
+            region.versions.get(*d).is_some_and(|v| !v.stored)
+                || region.temporaries.iter().any(|t| &t.name == *d)
+        })
         .cloned()
         .collect();
     for (k, stage) in region.stages.iter().enumerate() {

@@ -411,10 +411,14 @@ pub fn time_blocks(
         tree,
         data_types,
         versions,
+        // Time blocks store the last version of each array (temporaries
+        // are not supported there: their arrays are written as before).
+        temporaries: Vec::new(),
         ..region.clone()
     };
     // The remainder: the original statements from step `rest` on.
     let mut remainder = region.clone();
+    remainder.temporaries.clear();
     for s in &mut remainder.stages {
         s.domain.push(Constraint {
             lhs: Expr::Var(time.clone()),

@@ -19,7 +19,7 @@ fn error(text: &str) -> (String, String) {
     let (ps, errs) = scan(text);
     assert!(ps
         .iter()
-        .all(|p| !matches!(p.kind, PragmaKind::For(_) | PragmaKind::Loopchain(_))));
+        .all(|p| !matches!(p.kind, PragmaKind::For(_) | PragmaKind::Loopchain(..))));
     assert_eq!(errs.len(), 1, "{errs:?}");
     let d = &errs[0];
     let crate::diag::Location::Span(sp) = d.location else {
@@ -44,7 +44,7 @@ fn spec_example() {
     let (ps, errs) = scan(SPEC);
     assert!(errs.is_empty(), "{errs:?}");
     assert_eq!(ps.len(), 3);
-    let PragmaKind::Loopchain(s) = &ps[0].kind else {
+    let PragmaKind::Loopchain(s, _) = &ps[0].kind else {
         panic!()
     };
     assert_eq!(ps[0].span.start, 0);
@@ -122,7 +122,7 @@ fn skips_comments_and_strings() {
     let (ps, errs) = scan(text);
     assert!(errs.is_empty());
     assert_eq!(ps.len(), 1);
-    assert!(matches!(ps[0].kind, PragmaKind::Scop));
+    assert!(matches!(ps[0].kind, PragmaKind::Scop(_)));
     assert_eq!(ps[0].span.start, text.rfind("#pragma scop").unwrap());
 }
 
@@ -141,7 +141,7 @@ fn crlf_lines_end_before_the_carriage_return() {
 fn nested_tile_and_fuse_shifts() {
     let text = "#pragma omplc loopchain schedule(fuse((0,0),(0,-1),(1, 1)), tile((32,64), wavefront, tile((4,4), parallel, serial)), parallel)\n";
     let p = one(text);
-    let PragmaKind::Loopchain(s) = &p.kind else {
+    let PragmaKind::Loopchain(s, _) = &p.kind else {
         panic!()
     };
     let ScheduleItem::Fuse {
@@ -180,7 +180,7 @@ fn any_index_and_lenient_commas() {
         vec![Expr::sum(Expr::product(Expr::Int(2), v("i")), Expr::Int(1))]
     );
     let p = one("#pragma omplc loopchain\n");
-    assert!(matches!(&p.kind, PragmaKind::Loopchain(s) if s.items.is_empty()));
+    assert!(matches!(&p.kind, PragmaKind::Loopchain(s, _) if s.items.is_empty()));
 }
 
 #[test]
@@ -356,4 +356,36 @@ fn cr_only_line_endings_are_refused_where_a_pragma_is() {
     let (ps, errs) = scan("int x; /* a\rb */\r\n#pragma scop\r\n#pragma endscop\r\n");
     assert!(errs.is_empty());
     assert_eq!(ps.len(), 2);
+}
+
+/// `temporary(...)` after the schedule, alone, and on `#pragma scop`.
+#[test]
+fn temporary_clauses() {
+    let names = |t: &[Temporary]| t.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+    let text = "#pragma omplc loopchain schedule(fuse()) temporary(BX, BY)\n";
+    let PragmaKind::Loopchain(s, t) = &one(text).kind else {
+        panic!()
+    };
+    assert_eq!(s.items.len(), 1);
+    assert_eq!(names(t), ["BX", "BY"]);
+    let sp = t[1].span.unwrap();
+    assert_eq!(&text[sp.start..sp.end], "BY");
+    let PragmaKind::Loopchain(s, t) = &one("#pragma omplc loopchain temporary(T)\n").kind else {
+        panic!()
+    };
+    assert!(s.items.is_empty());
+    assert_eq!(names(t), ["T"]);
+    let PragmaKind::Scop(t) = &one("#pragma scop temporary(a,b)\n").kind else {
+        panic!()
+    };
+    assert_eq!(names(t), ["a", "b"]);
+    assert!(matches!(&one("#pragma scop\n").kind, PragmaKind::Scop(t) if t.is_empty()));
+    let (m, at) = error("#pragma omplc loopchain temporary(A, A)\n");
+    assert!(m.contains("named twice"), "{m}");
+    assert_eq!(at, "A");
+    let (m, at) = error("#pragma omplc loopchain temporary()\n");
+    assert!(m.contains("an array name"), "{m}");
+    assert_eq!(at, ")");
+    let (m, _) = error("#pragma omplc loopchain schedule() temporary(A) fuse\n");
+    assert!(m.contains("unexpected 'fuse'"), "{m}");
 }

@@ -1,0 +1,158 @@
+//! Temporaries declared by the user (`temporary(...)` on a region's pragma,
+//! `--temporary`): data sets whose values the program does not read after
+//! the region (the macro-dataflow paper's temporary values, §3 and §4.4), so
+//! the generated code need not store them.
+//!
+//! A declaration is checked against what libclang shows of the enclosing
+//! function: the region must write the data set, and an element read of it
+//! (`x[...]` that is not the target of a plain `=`) after the region, or in
+//! a loop around the region, disproves it: an error that points at the read.
+//! Reads flextile cannot see (through another pointer, in a callee, after
+//! the function returns) are the declaration's responsibility, as
+//! `restrict` is.
+
+use std::collections::BTreeSet;
+
+use crate::diag::{Diagnostic, Span};
+use crate::frontend::ast::{strip, Unit};
+use crate::frontend::clang::{Cursor, CursorKind};
+use crate::frontend::final_values::descendants;
+use crate::model::program::{AccessKind, Region, Temporary};
+
+/// The temporaries of `region` among `declared` (its pragma's clause) and
+/// `cli` (`--temporary`, which names data sets of any region: those this
+/// region does not write are not its own). Errors: a pragma name the region
+/// does not write, and a read after the region.
+pub fn check(
+    unit: &Unit<'_>,
+    region: &Region,
+    declared: &[Temporary],
+    cli: &[String],
+) -> Result<Vec<Temporary>, Vec<Diagnostic>> {
+    let written: BTreeSet<&str> = region
+        .stages
+        .iter()
+        .flat_map(|s| &s.accesses)
+        .filter(|a| a.kind == AccessKind::Write)
+        .map(|a| a.data.as_str())
+        .collect();
+    let mut errors = Vec::new();
+    let mut temps: Vec<Temporary> = Vec::new();
+    for t in declared {
+        if written.contains(t.name.as_str()) {
+            temps.push(t.clone());
+        } else if let Some(span) = t.span {
+            errors.push(Diagnostic::error(
+                span,
+                format!(
+                    "'{}' is declared temporary, but the region does not write it",
+                    t.name
+                ),
+            ));
+        }
+    }
+    for name in cli {
+        if written.contains(name.as_str()) && !temps.iter().any(|t| &t.name == name) {
+            temps.push(Temporary {
+                name: name.clone(),
+                span: None,
+            });
+        }
+    }
+    let function = unit.functions.iter().find(|f| {
+        f.span()
+            .is_some_and(|s| s.start <= region.span.start && region.span.end <= s.end)
+    });
+    if let Some(function) = function {
+        let reads = reads_after(unit, *function, region.span);
+        for t in &temps {
+            if let Some((_, at)) = reads.iter().find(|(n, _)| *n == t.name) {
+                let how = match t.span {
+                    Some(_) => "declared temporary",
+                    None => "named by --temporary",
+                };
+                let mut d = Diagnostic::error(
+                    *at,
+                    format!(
+                        "'{}' is {how}, but the program reads it after the region here",
+                        t.name
+                    ),
+                );
+                if let Some(span) = t.span {
+                    d = d.with_note(span, "declared temporary here");
+                }
+                errors.push(d);
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(temps)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The element reads `(array, span)` of `function` that may run after the
+/// region `region`: those after it, and those in a loop around it.
+fn reads_after(unit: &Unit<'_>, function: Cursor<'_>, region: Span) -> Vec<(String, Span)> {
+    let all = descendants(function);
+    let around: Vec<Span> = all
+        .iter()
+        .filter(|n| {
+            matches!(
+                n.kind(),
+                CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt
+            )
+        })
+        .filter_map(|n| n.span())
+        .filter(|s| s.start <= region.start && region.end <= s.end && *s != region)
+        .collect();
+    let inside = |s: Span, outer: Span| outer.start <= s.start && s.end <= outer.end;
+    let may_run_after = |s: Span| {
+        !inside(s, region) && (s.start >= region.end || around.iter().any(|l| inside(s, *l)))
+    };
+    // The targets of plain assignments, and subscripts that are the base of
+    // another (the inner part of `A[i][j]`).
+    let mut targets = BTreeSet::new();
+    let mut inner = BTreeSet::new();
+    for n in &all {
+        match n.kind() {
+            CursorKind::BinaryOperator if unit.binary_op(*n).as_deref() == Some("=") => {
+                if let Some(lhs) = n.children().first() {
+                    targets.extend(strip(*lhs).span().map(|s| (s.start, s.end)));
+                }
+            }
+            CursorKind::ArraySubscriptExpr => {
+                if let Some(base) = n.children().first() {
+                    let b = strip(*base);
+                    if b.kind() == CursorKind::ArraySubscriptExpr {
+                        inner.extend(b.span().map(|s| (s.start, s.end)));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut reads = Vec::new();
+    for n in &all {
+        if n.kind() != CursorKind::ArraySubscriptExpr {
+            continue;
+        }
+        let Some(span) = n.span() else { continue };
+        let key = (span.start, span.end);
+        if inner.contains(&key) || targets.contains(&key) || !may_run_after(span) {
+            continue;
+        }
+        let mut root = *n;
+        while root.kind() == CursorKind::ArraySubscriptExpr {
+            match root.children().first() {
+                Some(b) => root = strip(*b),
+                None => break,
+            }
+        }
+        if root.kind() == CursorKind::DeclRefExpr {
+            reads.push((root.spelling(), span));
+        }
+    }
+    reads
+}
