@@ -17,6 +17,7 @@ import platform
 import re
 import statistics
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -99,6 +100,18 @@ def run(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
+def run_rss(cmd, env=None):
+    """Runs cmd; returns (returncode, stdout, stderr, peak resident memory in MiB)
+    from the child's own rusage (getrusage of that process alone, via wait4)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read(), err.read(), usage.ru_maxrss / 1024.0
+
+
 def build(prog):
     """Builds every variant of prog; returns {variant: (binary or None, note, compile_s)}."""
     src = os.path.join(BENCH_DIR, prog + ".c")
@@ -114,10 +127,10 @@ def build(prog):
             opts = [o.replace("{T}", tiles_for(prog, name)).replace("{D}", OVERLAP_DIMS.get(prog, "")) for o in opts]
             csrc = os.path.join(WORK, f"{prog}.{tag}.c")
             t0 = time.perf_counter()
-            r = run([FLEXTILE, src, "-o", csrc, "-I", BENCH_DIR] + opts)
-            compile_s = time.perf_counter() - t0
-            if r.returncode != 0:
-                reason = (r.stderr.strip().splitlines() or ["flextile failed"])[0]
+            code, _, stderr, compile_mib = run_rss([FLEXTILE, src, "-o", csrc, "-I", BENCH_DIR] + opts)
+            compile_s = (time.perf_counter() - t0, compile_mib)
+            if code != 0:
+                reason = (stderr.strip().splitlines() or ["flextile failed"])[0]
                 reason = re.sub(r"^flextile: error: ", "", reason)
                 out[name] = (None, "not supported: " + reason, None)
                 continue
@@ -130,12 +143,13 @@ def build(prog):
 
 
 def measure(exe, size, reps, threads):
+    """(stdout, min ms, median ms, peak resident MiB) of one run."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-    r = run([exe, "--size", size, "--reps", str(reps), "--threads", str(threads)], env=env)
-    m = TIME_RE.search(r.stderr)
-    if r.returncode != 0 or not m:
-        raise RuntimeError(f"{exe} failed: {r.stderr.strip()[:200]}")
-    return r.stdout, float(m.group(1)), float(m.group(2))
+    code, out, err, mib = run_rss([exe, "--size", size, "--reps", str(reps), "--threads", str(threads)], env=env)
+    m = TIME_RE.search(err)
+    if code != 0 or not m:
+        raise RuntimeError(f"{exe} failed: {err.strip()[:200]}")
+    return out, float(m.group(1)), float(m.group(2)), mib
 
 
 def machine():
@@ -168,6 +182,7 @@ def main():
         built = build(prog)
         times = {(v, t): [] for v, _ in VARIANTS for t in (1, 2)}
         mins = dict.fromkeys(times, float("inf"))
+        rss = dict.fromkeys((v for v, _ in VARIANTS), 0.0)
         reference = None
         status = {v: built[v][1] for v, _ in VARIANTS}
         for rnd in range(args.rounds):
@@ -176,7 +191,8 @@ def main():
                 if exe is None or status[v].startswith("MISMATCH"):
                     continue
                 for t in (1, 2):
-                    out, tmin, tmed = measure(exe, args.size, args.reps, t)
+                    out, tmin, tmed, mib = measure(exe, args.size, args.reps, t)
+                    rss[v] = max(rss[v], mib)
                     if reference is None:
                         reference = out
                     elif out != reference:
@@ -188,7 +204,9 @@ def main():
         for v, _ in VARIANTS:
             row = {"program": prog, "variant": v, "size": args.size, "tiles": (tiles_for(prog, v) if "--" in v else "") + (f" dims {OVERLAP_DIMS[prog]}" if "overlap-dims" in v and prog in OVERLAP_DIMS else ""),
                    "status": status[v] or "ok",
-                   "compile_s": "" if built[v][2] is None else f"{built[v][2]:.3f}"}
+                   "compile_s": "" if built[v][2] is None else f"{built[v][2][0]:.3f}",
+                   "compile_mib": "" if built[v][2] is None else f"{built[v][2][1]:.0f}",
+                   "max_rss_mib": f"{rss[v]:.0f}" if rss[v] else ""}
             for t in (1, 2):
                 ts = times[(v, t)]
                 med = statistics.median(ts) if ts and not status[v] else None
@@ -197,14 +215,16 @@ def main():
                 row[f"speedup_{t}t"] = f"{base / med:.2f}" if med and base else ""
             rows.append(row)
             print(f"   {v:36s} {row['median_ms_1t']:>10s} {row['median_ms_2t']:>10s} "
-                  f"{row['speedup_1t']:>6s} {row['speedup_2t']:>6s}  {row['status']}", flush=True)
+                  f"{row['speedup_1t']:>6s} {row['speedup_2t']:>6s} "
+                  f"{(row['max_rss_mib'] + ' MiB') if row['max_rss_mib'] else '':>9s}  {row['status']}",
+                  flush=True)
     args.load_after = os.getloadavg()[0]
     write_results(rows, args)
 
 
 def write_results(rows, args):
     fields = ["program", "variant", "size", "tiles", "status", "median_ms_1t", "min_ms_1t", "speedup_1t",
-              "median_ms_2t", "min_ms_2t", "speedup_2t", "compile_s"]
+              "median_ms_2t", "min_ms_2t", "speedup_2t", "max_rss_mib", "compile_s", "compile_mib"]
     with open(os.path.join(ROOT, "bench", "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
@@ -222,12 +242,16 @@ def write_results(rows, args):
         f"{os.cpu_count()} cores: with other work on the machine, 2-thread times (many short parallel",
         "regions with spinning barriers) are not meaningful.",
         "",
-        "| program | variant | tiles | 1 thread (ms) | 2 threads (ms) | speedup 1t | speedup 2t | flextile (s) | status |",
-        "|---|---|---|---:|---:|---:|---:|---:|---|",
+        "Max RSS: the peak resident memory of the benchmark process (its own getrusage, larger of",
+        "the 1- and 2-thread runs); flextile (s, MiB): compile time and peak memory of flextile.",
+        "",
+        "| program | variant | tiles | 1 thread (ms) | 2 threads (ms) | speedup 1t | speedup 2t | max RSS (MiB) | flextile (s) | flextile (MiB) | status |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         lines.append(f"| {r['program']} | {r['variant']} | {r['tiles']} | {r['median_ms_1t']} | {r['median_ms_2t']} | "
-                     f"{r['speedup_1t']} | {r['speedup_2t']} | {r['compile_s']} | {r['status']} |")
+                     f"{r['speedup_1t']} | {r['speedup_2t']} | {r['max_rss_mib']} | {r['compile_s']} | "
+                     f"{r['compile_mib']} | {r['status']} |")
     with open(os.path.join(ROOT, "bench", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote bench/results.md and bench/results.csv")
