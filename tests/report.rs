@@ -72,15 +72,15 @@ fn unsharp_mask_footprints_match_table_7() {
     );
     // blurx 3x8x516, blury and sharpen 3x8x512 (no larger than the paper's).
     assert!(
-        r.contains("nest 1 (line 29): per tile 3 (-0/+0) x 8 (-0/+0) x 516 (-4/+0)"),
+        r.contains("nest 1 (line 30): per tile 3 (-0/+0) x 8 (-0/+0) x 516 (-4/+0)"),
         "{r}"
     );
     assert!(
-        r.contains("nest 2 (line 39): per tile 3 (-0/+0) x 8 (-0/+0) x 512 (-0/+0)"),
+        r.contains("nest 2 (line 40): per tile 3 (-0/+0) x 8 (-0/+0) x 512 (-0/+0)"),
         "{r}"
     );
     assert!(
-        r.contains("nest 3 (line 49): per tile 3 (-0/+0) x 8 (-0/+0) x 512 (-0/+0)"),
+        r.contains("nest 3 (line 50): per tile 3 (-0/+0) x 8 (-0/+0) x 512 (-0/+0)"),
         "{r}"
     );
 }
@@ -198,13 +198,13 @@ fn bilateral_grid_reports_clipped_faces_and_untiled_loops() {
     // blurz: 20x20 of 16x16 in (i, j) is 36% recomputation; z spans 2..12.
     assert!(
         r.contains(
-            "nest 3 (line 69): per tile 2 (-0/+0) x 20 (-2/+2) x 20 (-2/+2) x 11 (+2/-3) of 2 x 16 x 16 x 16, redundant 36.0%"
+            "nest 3 (line 70): per tile 2 (-0/+0) x 20 (-2/+2) x 20 (-2/+2) x 11 (+2/-3) of 2 x 16 x 16 x 16, redundant 36.0%"
         ),
         "{r}"
     );
     // interp: the i loop is not tiled (sizes align on the innermost loops).
     assert!(
-        r.contains("nest 6 (line 102): per tile 2 (-0/+0) x all x 8 (-0/-8) x 16 (-0/+0) x 8 (-0/-8) of 2 x all x 16 x 16 x 16, redundant 0.0%"),
+        r.contains("nest 6 (line 103): per tile 2 (-0/+0) x all x 8 (-0/-8) x 16 (-0/+0) x 8 (-0/-8) of 2 x all x 16 x 16 x 16, redundant 0.0%"),
         "{r}"
     );
 }

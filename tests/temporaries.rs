@@ -112,3 +112,30 @@ fn without_overlapped_tiling_temporaries_are_written() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// A region in a loop of its function runs again in the next iteration,
+/// whose reads may see what this one wrote (here the writes of `T` shrink
+/// with `t`): a temporary the region also reads is stored as before.
+#[test]
+fn a_region_in_a_loop_stores_the_temporaries_it_reads() {
+    let dir = work_dir("loop");
+    let src = dir.join("in.c");
+    fs::write(
+        &src,
+        "void f(int N, int S, double A[N], double T[N], double B[N])\n{\n  int i;\n  for (int t = 0; t < S; t++) {\n#pragma scop temporary(T)\n    for (i = 0; i < N - t; i++)\n      T[i] = A[i] * 2.0;\n    for (i = 0; i < N; i++)\n      B[i] = T[i] + 1.0;\n#pragma endscop\n  }\n}\n",
+    )
+    .expect("in.c");
+    let out = dir.join("out.c");
+    let o = Command::new(env!("CARGO_BIN_EXE_flextile"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .arg("--rectangle")
+        .output()
+        .expect("run flextile");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = fs::read_to_string(&out).expect("output");
+    assert!(text.contains("overlapped tiling"), "{text}");
+    assert!(!text.contains("temporaries never stored"), "{text}");
+    let _ = fs::remove_dir_all(&dir);
+}

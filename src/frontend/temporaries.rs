@@ -18,6 +18,7 @@ use crate::frontend::ast::{strip, Unit};
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::descendants;
 use crate::model::program::{AccessKind, Region, Temporary};
+use log::info;
 
 /// The temporaries of `region` among `declared` (its pragma's clause) and
 /// `cli` (`--temporary`, which names data sets of any region: those this
@@ -64,6 +65,29 @@ pub fn check(
             .is_some_and(|s| s.start <= region.span.start && region.span.end <= s.end)
     });
     if let Some(function) = function {
+        if in_a_loop(*function, region.span) {
+            // The next iteration of the loop runs the region again: a
+            // statement that reads the data set may read values this
+            // iteration wrote (where the writes depend on the loop), so they
+            // must reach memory.
+            let read: BTreeSet<&str> = region
+                .stages
+                .iter()
+                .flat_map(|s| &s.accesses)
+                .filter(|a| a.kind == AccessKind::Read)
+                .map(|a| a.data.as_str())
+                .collect();
+            temps.retain(|t| {
+                let keep = !read.contains(t.name.as_str());
+                if !keep {
+                    info!(
+                        "'{}' is not treated as temporary: the region runs in a loop and reads it",
+                        t.name
+                    );
+                }
+                keep
+            });
+        }
         let reads = reads_after(unit, *function, region.span);
         for t in &temps {
             if let Some((_, at)) = reads.iter().find(|(n, _)| *n == t.name) {
@@ -90,6 +114,18 @@ pub fn check(
     } else {
         Err(errors)
     }
+}
+
+/// Whether a loop of `function` encloses the region `region`.
+fn in_a_loop(function: Cursor<'_>, region: Span) -> bool {
+    descendants(function).iter().any(|n| {
+        matches!(
+            n.kind(),
+            CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt
+        ) && n
+            .span()
+            .is_some_and(|s| s.start <= region.start && region.end <= s.end && s != region)
+    })
 }
 
 /// The element reads `(array, span)` of `function` that may run after the
