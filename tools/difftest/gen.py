@@ -30,6 +30,9 @@ What a program holds:
   arrays and of constant rows; bodies as plain C (analysable, checked by
   flextile against the declaration), as macros, or as calls; macro and call
   bodies may name logical data sets and may declare more than they access;
+* temporaries (about a third of the programs): arrays a region writes and no
+  later region accesses, declared `temporary(...)` and not printed (see
+  `temporaries_style`);
 * chain schedules chosen so that flextile must accept them: `schedule()`,
   `fuse()`, `fuse(shifts)` with legal shifts, `parallel`, `wavefront`,
   `tile((sizes), outer, inner)` with nested tiles, each only where a
@@ -71,6 +74,40 @@ WEIGHTS = [0.5, 0.25, 0.125, 0.375, 0.0625, 0.2, 0.1, 0.3, 0.7, 0.45, 0.05, 1.0 
 
 # ---------------------------------------------------------------------------
 # Model
+
+
+def temporaries_style(prog, r):
+    """Temporaries (issue 18), drawn from their own generator `r` like
+    legacy_style: in about a third of the programs, some arrays that a region
+    writes and no later region accesses are declared temporary (a chain's
+    `temporary(...)` clause names their data sets, a scop's `#pragma scop
+    temporary(...)` the arrays), and main does not print them. The oracle
+    then checks that declaring them changes none of the printed arrays. At
+    least one written array stays printed."""
+    if r.random() >= 0.35:
+        return
+
+    def accessed(reg, kinds):
+        names = set()
+        for n in reg.nests:
+            acc = performed_accesses(n) + (declared_accesses(n) if reg.kind == "chain" else [])
+            names |= {a for k, a, _ in acc if k in kinds}
+        return names
+
+    written_anywhere = set()
+    for reg in prog.regions:
+        written_anywhere |= accessed(reg, ("write",))
+    for k, reg in enumerate(prog.regions):
+        later = set()
+        for other in prog.regions[k + 1:]:
+            later |= accessed(other, ("read", "write"))
+        cands = sorted(accessed(reg, ("write",)) - later)
+        reg.temporaries = [a for a in cands if r.random() < 0.6]
+    temps = {a for reg in prog.regions for a in reg.temporaries}
+    if temps and temps >= written_anywhere:
+        keep = sorted(temps)[0]
+        for reg in prog.regions:
+            reg.temporaries = [a for a in reg.temporaries if a != keep]
 
 
 class Arr:
@@ -148,6 +185,7 @@ class Region:
         self.free = False  # schedule items not proven legal (flextile may reject them)
         self.fmt = 0
         self.tdown = False  # scop: the time loop counts down
+        self.temporaries = []  # arrays declared temporary (see temporaries_style)
 
 
 class Program:
@@ -1144,6 +1182,7 @@ def generate(seed):
     g = Gen(seed)
     prog = g.generate()
     legacy_style(prog, random.Random(seed * 104729 + 3))
+    temporaries_style(prog, random.Random(seed * 7919 + 5))
     why = validate(prog)
     if why is not None:
         raise RuntimeError(f"seed {seed}: generated an invalid program: {why}")
@@ -1475,6 +1514,9 @@ class Renderer:
             out.append(f"{indent}    schedule({sched})")
         else:
             out.append(f"{indent}#pragma omplc loopchain schedule({sched})")
+        if reg.temporaries:
+            names = ", ".join(reg.aliases.get(a, a) for a in reg.temporaries)
+            out[-1] += f" temporary({names})"
         out.append(f"{indent}{{")
         for n in reg.nests:
             self.all_iters.update(n.iters)
@@ -1489,7 +1531,8 @@ class Renderer:
         return out
 
     def scop(self, reg, indent):
-        out = [f"#pragma scop"]
+        temps = f" temporary({', '.join(reg.temporaries)})" if reg.temporaries else ""
+        out = [f"#pragma scop{temps}"]
         ind = indent
         lg = self.prog.legacy
         if reg.time and reg.tdown:
@@ -1599,7 +1642,10 @@ class Renderer:
             else:
                 main.append(f"    fill((double *){a.name}, {total});")
         main.append(f"    kernel(N, M, K, T, {', '.join(a.name for a in prog.arrays)});")
+        temporaries = {a for reg in prog.regions for a in reg.temporaries}
         for a in prog.arrays:
+            if a.name in temporaries:
+                continue  # declared temporary: its final values are unspecified
             ext = a.extent_exprs()
             total = " * ".join(f"(long)({e})" for e in ext)
             if a.kind == "hist":
