@@ -1641,8 +1641,32 @@ class Renderer:
                 main.append(f"    memset({a.name}, 0, sizeof(int) * {NB});")
             else:
                 main.append(f"    fill((double *){a.name}, {total});")
-        main.append(f"    kernel(N, M, K, T, {', '.join(a.name for a in prog.arrays)});")
         temporaries = {a for reg in prog.regions for a in reg.temporaries}
+        sizes = {}
+        for a in prog.arrays:
+            if a.name in temporaries:
+                ext = a.extent_exprs()
+                sizes[a.name] = f"sizeof({a.ctype}) * " + " * ".join(f"(size_t)({e})" for e in ext)
+        if sizes:
+            # Built with -DFT_SENTINEL, the program fills its temporaries with a
+            # sentinel byte and reports which ones the kernel left untouched
+            # (run.py checks those flextile says it never stores).
+            main.append("#ifdef FT_SENTINEL")
+            for name, size in sizes.items():
+                main.append(f"    memset({name}, 0x5A, {size});")
+            main.append("#endif")
+        main.append(f"    kernel(N, M, K, T, {', '.join(a.name for a in prog.arrays)});")
+        if sizes:
+            main.append("#ifdef FT_SENTINEL")
+            for name, size in sizes.items():
+                main.append("    {")
+                main.append(f"        const unsigned char *p_ = (const unsigned char *){name};")
+                main.append("        size_t k_, n_ = 0;")
+                main.append(f"        for (k_ = 0; k_ < {size}; k_++)")
+                main.append("            n_ += p_[k_] != 0x5A;")
+                main.append(f'        printf("SENTINEL {name} untouched: %s\\n", n_ ? "no" : "yes");')
+                main.append("    }")
+            main.append("#endif")
         for a in prog.arrays:
             if a.name in temporaries:
                 continue  # declared temporary: its final values are unspecified

@@ -325,8 +325,45 @@ class Checker:
                     return ("run-error", f"args {' '.join(args)}, {mode}: rc={rc} {err.strip()[:200]}")
                 if out != exp:
                     return ("mismatch", f"args {' '.join(args)}, {mode}: {first_difference(exp, out)}")
+        fail = self.sentinel(prog, out_c, d, tag)
+        if fail:
+            return fail
         if sanitize:
             return self.sanitized(prog, out_c, d, tag)
+        return None
+
+    def sentinel(self, prog, out_c, d, tag):
+        """The temporaries the output's banners say are never stored must be
+        untouched: the output built with -DFT_SENTINEL fills them with a
+        sentinel and reports them (gen.py)."""
+        with open(out_c) as f:
+            text = f.read()
+        to_array = {}
+        for reg in prog.regions:
+            for a in reg.temporaries:
+                to_array[reg.aliases.get(a, a)] = a
+        claimed = set()
+        for m in re.finditer(r"temporaries never stored: ([^\n]*)", text):
+            for word in m.group(1).split(", "):
+                word = word.strip().removesuffix("*/").strip()
+                if word not in to_array:
+                    break
+                claimed.add(to_array[word])
+        if not claimed:
+            return None
+        exe = os.path.join(d, f"out{tag}_sentinel")
+        rc, _, err = run([CC] + CFLAGS + ["-DFT_SENTINEL", "-o", exe, out_c, "-lm"], CC_TIMEOUT)
+        if rc != 0:
+            return ("cc-error", "with -DFT_SENTINEL: " + first_error(err))
+        args = gen.args_of(prog.argsets[0])
+        rc, out, err = run([exe] + args, RUN_TIMEOUT, env=run_env("2", None), cwd=d)
+        if rc != 0:
+            return ("run-error", f"with -DFT_SENTINEL, args {' '.join(args)}: rc={rc} {err.strip()[:200]}")
+        if isinstance(out, bytes):
+            out = out.decode(errors="replace")
+        for name in sorted(claimed):
+            if f"SENTINEL {name} untouched: yes" not in out:
+                return ("stored-temporary", f"args {' '.join(args)}: '{name}' is said never stored, but its array was written")
         return None
 
     def sanitized(self, prog, out_c, d, tag):
