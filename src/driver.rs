@@ -35,6 +35,8 @@ use log::info;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use budget::{dependence_budget, inexact_dependences, isl_budget, Simpler};
+
 /// The code flextile generates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
@@ -862,91 +864,6 @@ fn check_versions_in_scratchpads(region: &Region, storage: &TileStorage) -> Resu
     Ok(())
 }
 
-/// The isl operations a region may take in each of code generation and the
-/// validity check (0: no limit).
-fn isl_budget(opts: &Options, region: &Region) -> u64 {
-    opts.max_isl_operations
-        .saturating_mul(region.stages.len() as u64)
-}
-
-/// The isl operations a region's exact dependence analysis may take (0: no limit).
-fn dependence_budget(opts: &Options, region: &Region) -> u64 {
-    opts.max_dependence_operations
-        .saturating_mul(region.stages.len() as u64)
-}
-
-/// The warning for a region whose exact dependence analysis ran past `budget`.
-fn inexact_dependences(region: &Region, budget: u64) -> Diagnostic {
-    Diagnostic::warning(
-        region.pragma_span,
-        format!(
-            "the exact dependence analysis of this region ran past its budget of {budget} isl operations; it is compiled with memory-based dependences (every earlier access to the same element: a superset of the exact ones, which overlapped tiling cannot use) (--max-dependence-operations raises the budget)"
-        ),
-    )
-}
-
-/// How much simpler than asked a region's schedule is made after isl's code
-/// generator ran past its budget.
-#[derive(Clone, Debug, Default)]
-struct Simpler {
-    /// Overlapped tiling: at most this many stages per group.
-    max_group: Option<usize>,
-    /// Wavefronts of the loop-chain pragma run as serial loops.
-    no_wavefront: bool,
-    /// Rectangle tiles: every point loop atomic, no isolated guard-free part.
-    atomic_points: bool,
-}
-
-impl Simpler {
-    /// The next simplification after `t` ran past the budget, with what it
-    /// does in words; `None` when nothing simpler is left.
-    fn next(&self, t: &Transformed) -> Option<(Simpler, String)> {
-        if t.isolate_points && !self.atomic_points {
-            return Some((
-                Simpler {
-                    atomic_points: true,
-                    ..self.clone()
-                },
-                "the fused point loops of its rectangle tiles are now generated atomic, with no guard-free part"
-                    .to_string(),
-            ));
-        }
-        if t.storage.is_some() {
-            let half = t.largest_group / 2;
-            return (half >= 2).then(|| {
-                (
-                    Simpler {
-                        max_group: Some(half),
-                        ..self.clone()
-                    },
-                    format!(
-                        "overlapped groups now have at most {half} stages (the largest had {})",
-                        t.largest_group
-                    ),
-                )
-            });
-        }
-        (t.wavefronts && !self.no_wavefront).then(|| {
-            (
-                Simpler {
-                    no_wavefront: true,
-                    ..self.clone()
-                },
-                "its wavefronts run as serial loops".to_string(),
-            )
-        })
-    }
-
-    /// What was tried, for the final diagnostic.
-    fn tried(&self) -> String {
-        match (self.max_group, self.no_wavefront) {
-            (Some(g), _) => format!(" even with overlapped groups of at most {g} stages"),
-            (None, true) => " even with its wavefronts run as serial loops".to_string(),
-            (None, false) => String::new(),
-        }
-    }
-}
-
 /// A region's schedule after the transformation passes.
 struct Transformed {
     /// The final schedule tree.
@@ -1235,6 +1152,7 @@ fn max_depth(region: &Region) -> usize {
         .unwrap_or(1)
 }
 
+mod budget;
 mod counters;
 #[cfg(test)]
 mod pipeline_tests;

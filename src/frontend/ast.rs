@@ -759,6 +759,14 @@ impl<'tu> Unit<'tu> {
         (last.text == "++" || last.text == "--").then(|| (last.text.clone(), false))
     }
 
+    /// The function whose definition holds all of `span`, if any.
+    pub fn function_around(&self, span: Span) -> Option<Cursor<'tu>> {
+        self.functions.iter().copied().find(|f| {
+            f.span()
+                .is_some_and(|s| s.start <= span.start && span.end <= s.end)
+        })
+    }
+
     /// The innermost statement of a function body that strictly contains `pos`
     /// (a compound statement, loop, `if`, ...), if `pos` is inside a function body.
     pub fn statement_containing(&self, pos: usize) -> Option<Cursor<'tu>> {

@@ -49,15 +49,12 @@ pub fn final_values(
     for &(s, depth) in region.stmts {
         assigned_loop_vars(unit, s, depth, &mut vars);
     }
-    let Some(function) = unit.functions.iter().find(|f| {
-        f.span()
-            .is_some_and(|s| s.start <= region.span.start && region.span.end <= s.end)
-    }) else {
+    let Some(function) = unit.function_around(region.span) else {
         return Ok(None);
     };
     let mut live = BTreeSet::new();
     for (name, decl) in &vars {
-        if !live.contains(name) && is_live_after(unit, *function, region.span, *decl) {
+        if !live.contains(name) && is_live_after(unit, function, region.span, *decl) {
             live.insert(name.clone());
         }
     }

@@ -563,12 +563,7 @@ fn pragma_from_tokens(
 
 /// Parses the tokens after `#pragma omplc` (`omplc` is the span of that word).
 pub fn parse_omplc(toks: &[PTok], omplc: Span) -> Result<PragmaKind, Diagnostic> {
-    let mut p = Parser {
-        toks,
-        pos: 0,
-        depth: 0,
-        end: toks.last().map(|t| t.span).unwrap_or(omplc),
-    };
+    let mut p = Parser::new(toks, omplc);
     let kind = match p.peek_ident() {
         Some("loopchain") => {
             p.pos += 1;
@@ -587,34 +582,19 @@ pub fn parse_omplc(toks: &[PTok], omplc: Span) -> Result<PragmaKind, Diagnostic>
         }
         None => return Err(p.expected("'loopchain' or 'for' after '#pragma omplc'")),
     };
-    if p.pos < p.toks.len() {
-        return Err(Diagnostic::error(
-            p.here(),
-            format!("unexpected {} at the end of the pragma", p.describe()),
-        ));
-    }
+    p.finish()?;
     Ok(kind)
 }
 
 /// Parses the tokens after `#pragma scop` (`scop` is the span of that word):
 /// nothing, or a `temporary(...)` clause.
 fn parse_scop(toks: &[PTok], scop: Span) -> Result<Vec<Temporary>, Diagnostic> {
-    let mut p = Parser {
-        toks,
-        pos: 0,
-        depth: 0,
-        end: toks.last().map(|t| t.span).unwrap_or(scop),
-    };
+    let mut p = Parser::new(toks, scop);
     if p.pos < p.toks.len() && p.peek_ident() != Some("temporary") {
         return Err(p.expected("'temporary(...)' or the end of the pragma after '#pragma scop'"));
     }
     let temps = p.temporaries()?;
-    if p.pos < p.toks.len() {
-        return Err(Diagnostic::error(
-            p.here(),
-            format!("unexpected {} at the end of the pragma", p.describe()),
-        ));
-    }
+    p.finish()?;
     Ok(temps)
 }
 
@@ -632,7 +612,28 @@ struct Parser<'a> {
     end: Span,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    /// A parser over `toks`, the tokens after the word at `word`.
+    fn new(toks: &'a [PTok], word: Span) -> Parser<'a> {
+        Parser {
+            toks,
+            pos: 0,
+            depth: 0,
+            end: toks.last().map(|t| t.span).unwrap_or(word),
+        }
+    }
+
+    /// An error unless every token was consumed.
+    fn finish(&self) -> Result<(), Diagnostic> {
+        if self.pos < self.toks.len() {
+            return Err(Diagnostic::error(
+                self.here(),
+                format!("unexpected {} at the end of the pragma", self.describe()),
+            ));
+        }
+        Ok(())
+    }
+
     fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.pos).map(|t| &t.tok)
     }

@@ -60,12 +60,10 @@ pub fn check(
             });
         }
     }
-    let function = unit.functions.iter().find(|f| {
-        f.span()
-            .is_some_and(|s| s.start <= region.span.start && region.span.end <= s.end)
-    });
-    if let Some(function) = function {
-        if in_a_loop(*function, region.span) {
+    if let Some(function) = unit.function_around(region.span) {
+        let all = descendants(function);
+        let around = loops_around(&all, region.span);
+        if !around.is_empty() {
             // The next iteration of the loop runs the region again: a
             // statement that reads the data set may read values this
             // iteration wrote (where the writes depend on the loop), so they
@@ -88,7 +86,7 @@ pub fn check(
                 keep
             });
         }
-        let reads = reads_after(unit, *function, region.span);
+        let reads = reads_after(unit, &all, &around, region.span);
         for t in &temps {
             if let Some((_, at)) = reads.iter().find(|(n, _)| *n == t.name) {
                 let how = match t.span {
@@ -116,24 +114,10 @@ pub fn check(
     }
 }
 
-/// Whether a loop of `function` encloses the region `region`.
-fn in_a_loop(function: Cursor<'_>, region: Span) -> bool {
-    descendants(function).iter().any(|n| {
-        matches!(
-            n.kind(),
-            CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt
-        ) && n
-            .span()
-            .is_some_and(|s| s.start <= region.start && region.end <= s.end && s != region)
-    })
-}
-
-/// The element reads `(array, span)` of `function` that may run after the
-/// region `region`: those after it, and those in a loop around it.
-fn reads_after(unit: &Unit<'_>, function: Cursor<'_>, region: Span) -> Vec<(String, Span)> {
-    let all = descendants(function);
-    let around: Vec<Span> = all
-        .iter()
+/// The spans of the loops among `all` (a function's nodes) that enclose
+/// the region `region`.
+fn loops_around(all: &[Cursor<'_>], region: Span) -> Vec<Span> {
+    all.iter()
         .filter(|n| {
             matches!(
                 n.kind(),
@@ -142,7 +126,18 @@ fn reads_after(unit: &Unit<'_>, function: Cursor<'_>, region: Span) -> Vec<(Stri
         })
         .filter_map(|n| n.span())
         .filter(|s| s.start <= region.start && region.end <= s.end && *s != region)
-        .collect();
+        .collect()
+}
+
+/// The element reads `(array, span)` among `all` (a function's nodes) that
+/// may run after the region `region`: those after it, and those in one of
+/// the loops `around` it.
+fn reads_after(
+    unit: &Unit<'_>,
+    all: &[Cursor<'_>],
+    around: &[Span],
+    region: Span,
+) -> Vec<(String, Span)> {
     let inside = |s: Span, outer: Span| outer.start <= s.start && s.end <= outer.end;
     let may_run_after = |s: Span| {
         !inside(s, region) && (s.start >= region.end || around.iter().any(|l| inside(s, *l)))
@@ -151,7 +146,7 @@ fn reads_after(unit: &Unit<'_>, function: Cursor<'_>, region: Span) -> Vec<(Stri
     // another (the inner part of `A[i][j]`).
     let mut targets = BTreeSet::new();
     let mut inner = BTreeSet::new();
-    for n in &all {
+    for n in all {
         match n.kind() {
             CursorKind::BinaryOperator if unit.binary_op(*n).as_deref() == Some("=") => {
                 if let Some(lhs) = n.children().first() {
@@ -170,7 +165,7 @@ fn reads_after(unit: &Unit<'_>, function: Cursor<'_>, region: Span) -> Vec<(Stri
         }
     }
     let mut reads = Vec::new();
-    for n in &all {
+    for n in all {
         if n.kind() != CursorKind::ArraySubscriptExpr {
             continue;
         }
