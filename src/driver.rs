@@ -26,7 +26,8 @@ use crate::model::polyhedral::{self, Names, RegionModel};
 use crate::model::program::{
     AccessKind, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, TileSpec,
 };
-use crate::transform::overlap::{overlapped_tiling, OverlapSpec, Shape, TileStorage};
+use crate::model::storage::StoragePlan;
+use crate::transform::overlap::{overlapped_tiling, OverlapSpec, Shape};
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::mentions;
 use crate::transform::{fuse, parallel, tile, validity};
@@ -841,7 +842,7 @@ fn lower(
 /// Versions of arrays that live only in scratchpads (the inner steps of a
 /// time block) must have one in every group that touches them: the steps of
 /// a block have to be tiled together.
-fn check_versions_in_scratchpads(region: &Region, storage: &TileStorage) -> Result<()> {
+fn check_versions_in_scratchpads(region: &Region, storage: &StoragePlan) -> Result<()> {
     for s in &region.stages {
         for a in &s.accesses {
             if region.versions.get(&a.data).is_none_or(|v| v.stored) {
@@ -849,7 +850,7 @@ fn check_versions_in_scratchpads(region: &Region, storage: &TileStorage) -> Resu
             }
             let held = storage
                 .group_of(&s.name)
-                .is_some_and(|g| g.scratchpad(&a.data).is_some());
+                .is_some_and(|(g, _)| storage.tile_buffer(g, &a.data).is_some());
             if !held {
                 return Err(Error::at(
                     region.pragma_span,
@@ -871,7 +872,7 @@ struct Transformed {
     /// What was done, for the region's banner.
     summary: Vec<String>,
     /// Tile-local storage (overlapped tiling).
-    storage: Option<TileStorage>,
+    storage: Option<StoragePlan>,
     /// Stages of the largest overlapped group.
     largest_group: usize,
     /// Whether some band was skewed into a wavefront.
@@ -904,7 +905,7 @@ fn transform(
         .copy()
         .map_err(crate::model::isl_ext::isl_err)?;
     let mut summary = Vec::new();
-    let mut storage: Option<TileStorage> = None;
+    let mut storage: Option<StoragePlan> = None;
     let mut largest_group = 0;
     let mut wavefronts = false;
     let mut report_text = None;

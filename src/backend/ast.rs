@@ -3,9 +3,8 @@
 
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::{ast_node_kind, isl_err, AstKind};
+use crate::model::marks::Mark;
 use crate::model::polyhedral::Names;
-use crate::transform::band::MARK_PARALLEL;
-use crate::transform::overlap::MARK_TILE_STORAGE;
 use isl_rs::{ASTExpr, ASTExprOpType, ASTExprType, ASTNode};
 use std::collections::BTreeSet;
 
@@ -36,11 +35,11 @@ pub enum CNode {
         /// Else branch, if any.
         els: Option<Vec<CNode>>,
     },
-    /// The body of an overlapped tile: the scratchpads of the group its mark
-    /// names are declared first.
+    /// The body of an overlapped tile: the tile buffers of the group are
+    /// declared first.
     TileStorage {
-        /// The mark (`tile_storage_g`).
-        mark: String,
+        /// The group (index into the region's storage plan).
+        group: usize,
         /// The tile's statements.
         body: Vec<CNode>,
     },
@@ -144,20 +143,20 @@ impl<'a> AstReader<'a> {
             }
             AstKind::Mark => {
                 let id = node.mark_get_id().map_err(isl_err)?;
-                let name = id.get_name().map_err(isl_err)?.to_string();
+                let mark = Mark::from_id(id.get_name().map_err(isl_err)?);
                 let mut body = self.read(&node.mark_get_node().map_err(isl_err)?)?;
-                if let Some(depths) = name
-                    .strip_prefix(MARK_PARALLEL)
-                    .and_then(|d| d.strip_prefix('_'))
-                {
-                    let iters: Vec<String> = depths
-                        .split('_')
-                        .map(|d| format!("{}{}", self.counter_prefix, d))
-                        .collect();
-                    body.iter_mut().for_each(|n| set_parallel(n, &iters));
-                }
-                if name.starts_with(MARK_TILE_STORAGE) {
-                    body = vec![CNode::TileStorage { mark: name, body }];
+                match mark {
+                    Some(Mark::Parallel { depths }) => {
+                        let iters: Vec<String> = depths
+                            .iter()
+                            .map(|d| format!("{}{}", self.counter_prefix, d))
+                            .collect();
+                        body.iter_mut().for_each(|n| set_parallel(n, &iters));
+                    }
+                    Some(Mark::TileBody { group }) => {
+                        body = vec![CNode::TileStorage { group, body }];
+                    }
+                    _ => {}
                 }
                 body
             }
@@ -323,7 +322,7 @@ fn paren(s: String, prec: u8, min: u8) -> String {
 /// interleave, no scope can hold both and compilation stops with an internal
 /// error instead of printing a program whose stages lose their scratchpads.
 pub fn hoist_tile_storage(body: Vec<CNode>) -> Result<Vec<CNode>> {
-    let sets: Vec<Vec<String>> = body
+    let sets: Vec<Vec<usize>> = body
         .iter()
         .map(|n| {
             let mut v = Vec::new();
@@ -333,12 +332,12 @@ pub fn hoist_tile_storage(body: Vec<CNode>) -> Result<Vec<CNode>> {
             v
         })
         .collect();
-    let mut ranges: Vec<(String, usize, usize)> = Vec::new();
+    let mut ranges: Vec<(usize, usize, usize)> = Vec::new();
     for (i, set) in sets.iter().enumerate() {
         for m in set {
             match ranges.iter_mut().find(|r| &r.0 == m) {
                 Some(r) => r.2 = i,
-                None => ranges.push((m.clone(), i, i)),
+                None => ranges.push((*m, i, i)),
             }
         }
     }
@@ -348,9 +347,8 @@ pub fn hoist_tile_storage(body: Vec<CNode>) -> Result<Vec<CNode>> {
             if matches!(body.as_slice(), [CNode::TileStorage { .. }]) {
                 return Ok(body);
             }
-            let mark = ranges[0].0.clone();
             return Ok(vec![CNode::TileStorage {
-                mark,
+                group: ranges[0].0,
                 body: strip_marks(body),
             }]);
         }
@@ -366,18 +364,18 @@ pub fn hoist_tile_storage(body: Vec<CNode>) -> Result<Vec<CNode>> {
                 .filter(|r| sets[*a].contains(&r.0))
                 .any(|r| r.1 != *a || r.2 != *a)
             {
-                return Err(interleaved(mark));
+                return Err(interleaved(*mark));
             }
             continue;
         }
         for slot in owner.iter_mut().take(b + 1).skip(*a) {
             if slot.is_some() {
-                return Err(interleaved(mark));
+                return Err(interleaved(*mark));
             }
             *slot = Some(k);
         }
         if (*a..=*b).any(|i| sets[i].len() > 1) {
-            return Err(interleaved(mark));
+            return Err(interleaved(*mark));
         }
     }
     let mut out = Vec::new();
@@ -389,7 +387,7 @@ pub fn hoist_tile_storage(body: Vec<CNode>) -> Result<Vec<CNode>> {
             match nodes.as_slice() {
                 [CNode::TileStorage { .. }] => out.extend(nodes),
                 _ => out.push(CNode::TileStorage {
-                    mark: ranges[k].0.clone(),
+                    group: ranges[k].0,
                     body: strip_marks(nodes),
                 }),
             }
@@ -419,24 +417,24 @@ fn hoist_inside(node: CNode) -> Result<CNode> {
             then: hoist_tile_storage(then)?,
             els: els.map(hoist_tile_storage).transpose()?,
         }),
-        CNode::TileStorage { mark, .. } => Err(interleaved(&mark)),
+        CNode::TileStorage { group, .. } => Err(interleaved(group)),
         other => Ok(other),
     }
 }
 
-fn interleaved(mark: &str) -> Error {
+fn interleaved(group: usize) -> Error {
     Error::internal(format!(
-        "the generated code splits overlapped tile storage '{mark}' into copies that \
+        "the generated code splits the tile storage of overlapped group {group} into copies that \
          interleave with another group's; refusing to print a program whose stages \
          would lose their scratchpads"
     ))
 }
 
 /// Storage marks reachable without entering a loop.
-fn collect_marks(nodes: &[CNode], out: &mut Vec<String>) {
+fn collect_marks(nodes: &[CNode], out: &mut Vec<usize>) {
     for n in nodes {
         match n {
-            CNode::TileStorage { mark, .. } => out.push(mark.clone()),
+            CNode::TileStorage { group, .. } => out.push(*group),
             CNode::If { then, els, .. } => {
                 collect_marks(then, out);
                 if let Some(e) = els {
@@ -490,9 +488,9 @@ fn set_parallel(node: &mut CNode, iters: &[String]) {
 mod tests {
     use super::*;
 
-    fn copy(mark: &str, stage: &str) -> CNode {
+    fn copy(group: usize, stage: &str) -> CNode {
         CNode::TileStorage {
-            mark: mark.into(),
+            group,
             body: vec![CNode::Stmt {
                 stage: stage.into(),
                 args: vec![],
@@ -500,11 +498,11 @@ mod tests {
         }
     }
 
-    fn marks_of(nodes: &[CNode]) -> Vec<(String, usize)> {
+    fn marks_of(nodes: &[CNode]) -> Vec<(usize, usize)> {
         nodes
             .iter()
             .filter_map(|n| match n {
-                CNode::TileStorage { mark, body } => Some((mark.clone(), body.len())),
+                CNode::TileStorage { group, body } => Some((*group, body.len())),
                 _ => None,
             })
             .collect()
@@ -514,19 +512,19 @@ mod tests {
     fn copies_of_two_groups_are_gathered_per_group() {
         let body = vec![CNode::If {
             cond: "c".into(),
-            then: vec![copy("m0", "S0"), copy("m0", "S1"), copy("m1", "S2")],
+            then: vec![copy(0, "S0"), copy(0, "S1"), copy(1, "S2")],
             els: None,
         }];
         let out = hoist_tile_storage(body).unwrap();
         let [CNode::If { then, .. }] = out.as_slice() else {
             panic!("{out:?}")
         };
-        assert_eq!(marks_of(then), vec![("m0".into(), 2), ("m1".into(), 1)]);
+        assert_eq!(marks_of(then), vec![(0, 2), (1, 1)]);
     }
 
     #[test]
     fn interleaved_copies_are_an_internal_error() {
-        let body = vec![copy("m0", "S0"), copy("m1", "S1"), copy("m0", "S2")];
+        let body = vec![copy(0, "S0"), copy(1, "S1"), copy(0, "S2")];
         assert!(hoist_tile_storage(body).is_err());
     }
 }

@@ -5,7 +5,9 @@ use crate::backend::ast::CNode;
 use crate::diag::{Error, Result};
 use crate::model::expr::Expr;
 use crate::model::program::{AccessKind, Stage};
-use crate::transform::overlap::{Condition, GroupStorage, Load, Scratchpad, Slide, TileStorage};
+use crate::model::storage::{
+    Affine, Buffer, Condition, GroupStorage, Load, Slide, StmtRole, StoragePlan, Term,
+};
 use std::collections::HashMap;
 
 /// One indentation level of generated code.
@@ -14,11 +16,13 @@ const INDENT: &str = "  ";
 /// Prints loop trees of one region.
 pub struct CPrinter<'a> {
     stages: HashMap<&'a str, &'a Stage>,
+    /// The region's stages in order (a store names its stage by index).
+    by_index: &'a [Stage],
     /// The line printed before a parallel loop (`#pragma omp parallel for`).
     parallel_for: String,
-    /// Tile-local storage of an overlapped-tiled region.
-    storage: Option<&'a TileStorage>,
-    /// Prefix of scratchpad names.
+    /// The region's storage plan (buffers and generated statements).
+    storage: Option<&'a StoragePlan>,
+    /// Prefix of buffer names.
     prefix: String,
     /// C type of loop counters.
     counter_type: &'static str,
@@ -29,12 +33,13 @@ impl<'a> CPrinter<'a> {
     pub fn new(
         stages: &'a [Stage],
         parallel_for: &str,
-        storage: Option<&'a TileStorage>,
+        storage: Option<&'a StoragePlan>,
         prefix: &str,
         counter_type: &'static str,
     ) -> CPrinter<'a> {
         CPrinter {
             stages: stages.iter().map(|s| (s.name.as_str(), s)).collect(),
+            by_index: stages,
             parallel_for: parallel_for.trim_end().to_string(),
             storage,
             prefix: prefix.to_string(),
@@ -89,15 +94,10 @@ impl<'a> CPrinter<'a> {
                 }
             }
             CNode::Stmt { stage, args } => self.statement(stage, args, indent, out)?,
-            CNode::TileStorage { mark, body } => {
+            CNode::TileStorage { group, body } => {
                 out.push_str(&format!("{indent}{{\n"));
-                for sp in self
-                    .storage
-                    .and_then(|s| s.group_of_mark(mark))
-                    .map(|g| g.scratchpads.as_slice())
-                    .unwrap_or_default()
-                {
-                    let dims: String = sp.sizes.iter().map(|n| format!("[{n}]")).collect();
+                for sp in self.storage.iter().flat_map(|s| s.tile_buffers(*group)) {
+                    let dims: String = sp.extents.iter().map(|n| format!("[{n}]")).collect();
                     // Cache-line aligned. The explicit alignment also makes
                     // gcc 12 realign the OpenMP outlined function's frame: at
                     // -O3 -march=native it otherwise vectorised fused point
@@ -107,7 +107,7 @@ impl<'a> CPrinter<'a> {
                         "{inner}{} {}{dims} __attribute__((aligned(64))); /* tile-local '{}' */\n",
                         sp.elem_type,
                         scratch_name(&self.prefix, sp),
-                        sp.data
+                        sp.data.join("', '")
                     ));
                 }
                 self.print(body, &inner, out)?;
@@ -128,24 +128,36 @@ impl CPrinter<'_> {
         indent: &str,
         out: &mut String,
     ) -> Result<()> {
-        let group = self.storage.and_then(|st| st.group_of(stage));
-        if let Some((storage, l)) = group.and_then(|g| g.loads.get(stage).map(|d| (g, d))) {
-            return load(&self.prefix, storage, l, args, indent, out);
-        }
-        if let Some((storage, sl)) = group.and_then(|g| g.slides.get(stage).map(|s| (g, s))) {
-            return slide(&self.prefix, storage, sl, args, indent, out);
-        }
-        let store = group.and_then(|g| g.stores.get(stage).map(|k| (g, *k)));
-        let name = match store {
-            Some(_) => stage.trim_end_matches("_store"),
-            None => stage,
+        let found = self.storage.and_then(|p| Some((p, p.group_of(stage)?)));
+        let group = found.map(|(p, (g, storage))| Tile {
+            plan: p,
+            group: g,
+            storage,
+        });
+        let role = group.and_then(|g| g.storage.statements.get(stage));
+        let stored = match (role, group) {
+            (Some(StmtRole::Load(l)), Some(g)) => {
+                return load(&self.prefix, g, l, args, indent, out)
+            }
+            (Some(StmtRole::Slide(sl)), Some(g)) => {
+                return slide(&self.prefix, g, sl, args, indent, out)
+            }
+            (Some(StmtRole::Store { stage }), Some(g)) => Some((g, *stage)),
+            _ => None,
         };
-        let Some(s) = self.stages.get(name) else {
+        let s = match stored {
+            Some((_, k)) => self.by_index.get(k),
+            None => self.stages.get(stage).copied(),
+        };
+        let Some(s) = s else {
             return Err(Error::internal(format!(
                 "AST names unknown statement {stage}"
             )));
         };
-        let tile_dims = group.map(|g| g.tile_dims).unwrap_or(0).min(args.len());
+        let tile_dims = group
+            .map(|g| g.storage.tile_dims)
+            .unwrap_or(0)
+            .min(args.len());
         let (tile, iters) = args.split_at(if args.len() > s.iterators.len() {
             tile_dims
         } else {
@@ -153,16 +165,16 @@ impl CPrinter<'_> {
         });
         let iters: Vec<String> = iters.iter().map(|a| wrap(a)).collect();
         let tile: Vec<String> = tile.iter().map(|a| wrap(a)).collect();
-        if let Some((storage, _)) = store {
+        if let Some((g, _)) = stored {
             out.push_str(&format!(
                 "{indent}/* {}: store its own tile part */\n",
                 s.name
             ));
             for a in s.analysed().unwrap_or_default() {
-                if a.kind != AccessKind::Write || storage.unstored.contains(&a.data) {
+                if a.kind != AccessKind::Write || g.storage.unstored.contains(&a.data) {
                     continue;
                 }
-                if let Some(sp) = storage.scratchpad(&a.data) {
+                if let Some(sp) = g.buffer(&a.data) {
                     let target =
                         format!("{}{}", a.data, subscripts(&a.index, &s.iterators, &iters));
                     out.push_str(&format!(
@@ -174,9 +186,9 @@ impl CPrinter<'_> {
             return Ok(());
         }
         let text = match (group, s.analysed()) {
-            (Some(storage), Some(analysed)) => s.body.instantiate_with(&iters, &mut |k| {
+            (Some(g), Some(analysed)) => s.body.instantiate_with(&iters, &mut |k| {
                 let a = analysed.get(k)?;
-                let sp = storage.scratchpad(&a.data)?;
+                let sp = g.buffer(&a.data)?;
                 Some(scratch_access(
                     &self.prefix,
                     sp,
@@ -198,23 +210,38 @@ impl CPrinter<'_> {
     }
 }
 
+/// An overlapped group of the storage plan, as a statement in its tiles sees it.
+#[derive(Clone, Copy)]
+struct Tile<'a> {
+    plan: &'a StoragePlan,
+    group: usize,
+    storage: &'a GroupStorage,
+}
+
+impl<'a> Tile<'a> {
+    /// The tile buffer holding `data`.
+    fn buffer(&self, data: &str) -> Option<&'a Buffer> {
+        self.plan.tile_buffer(self.group, data)
+    }
+}
+
 /// A load statement: one element of `data` copied into its scratchpad,
 /// under the load's guard when it has one.
 fn load(
     prefix: &str,
-    storage: &GroupStorage,
+    storage: Tile<'_>,
     l: &Load,
     args: &[String],
     indent: &str,
     out: &mut String,
 ) -> Result<()> {
     let data = &l.data;
-    let Some(sp) = storage.scratchpad(data) else {
+    let Some(sp) = storage.buffer(data) else {
         return Err(Error::internal(format!(
             "load of '{data}' without a scratchpad"
         )));
     };
-    let (tile, index) = args.split_at(storage.tile_dims.min(args.len()));
+    let (tile, index) = args.split_at(storage.storage.tile_dims.min(args.len()));
     let names: Vec<String> = (0..index.len()).map(|d| format!("ft_x{d}")).collect();
     let vars: Vec<Expr> = names.iter().map(|n| Expr::Var(n.clone())).collect();
     let values: Vec<String> = index.iter().map(|a| wrap(a)).collect();
@@ -228,15 +255,14 @@ fn load(
     match &l.guard {
         None => out.push_str(&format!("{indent}{copy}\n")),
         Some(g) => {
-            let subst = |v: &str| {
-                names
-                    .iter()
-                    .position(|n| n == v)
-                    .and_then(|k| values.get(k).cloned())
+            let term = |t: &Term| match t {
+                Term::Index(d) => values.get(*d).cloned().unwrap_or_default(),
+                Term::Tile(d) => tile.get(*d).cloned().unwrap_or_default(),
+                Term::Param(p) => p.clone(),
             };
             out.push_str(&format!(
                 "{indent}if ({})\n{indent}  {copy}\n",
-                c_condition(g, &subst)
+                c_condition(g, &term)
             ));
         }
     }
@@ -244,8 +270,8 @@ fn load(
 }
 
 /// C text of a [`Condition`] (`1` when it has a disjunct with no
-/// constraint, `0` when it has no disjunct).
-fn c_condition(g: &Condition, subst: &dyn Fn(&str) -> Option<String>) -> String {
+/// constraint, `0` when it has no disjunct); `term` gives each term's C text.
+fn c_condition(g: &Condition, term: &dyn Fn(&Term) -> String) -> String {
     if g.disjuncts.is_empty() {
         return "0".to_string();
     }
@@ -256,7 +282,10 @@ fn c_condition(g: &Condition, subst: &dyn Fn(&str) -> Option<String>) -> String 
         }
         let ands: Vec<String> = conj
             .iter()
-            .map(|(e, eq)| format!("{} {} 0", c_expr(e, subst), if *eq { "==" } else { ">=" }))
+            .map(|(e, eq)| {
+                let op = if *eq { "==" } else { ">=" };
+                format!("{} {op} 0", c_expr(&e.to_expr(term), &|_| None))
+            })
             .collect();
         ors.push(format!("({})", ands.join(" && ")));
     }
@@ -267,19 +296,19 @@ fn c_condition(g: &Condition, subst: &dyn Fn(&str) -> Option<String>) -> String 
 /// classically tiled loop (`ft_D[x0][x1] = ft_D[x0][x1 + step]`).
 fn slide(
     prefix: &str,
-    storage: &GroupStorage,
+    storage: Tile<'_>,
     sl: &Slide,
     args: &[String],
     indent: &str,
     out: &mut String,
 ) -> Result<()> {
-    let Some(sp) = storage.scratchpad(&sl.data) else {
+    let Some(sp) = storage.buffer(&sl.data) else {
         return Err(Error::internal(format!(
             "slide of '{}' without a scratchpad",
             sl.data
         )));
     };
-    let (_, index) = args.split_at(storage.tile_dims.min(args.len()));
+    let (_, index) = args.split_at(storage.storage.tile_dims.min(args.len()));
     let to: String = index.iter().map(|a| format!("[{a}]")).collect();
     let from: String = index
         .iter()
@@ -311,10 +340,11 @@ fn subscripts(index: &[Expr], iterators: &[String], values: &[String]) -> String
         .collect()
 }
 
-/// The scratchpad element for data index `index`: `ft_D[x0 - o0][x1 - o1]`.
+/// The buffer element for data index `index`, by the buffer's index
+/// function: `ft_D[x0 - (o0)][(x1 - (o1)) % m1]`.
 fn scratch_access(
     prefix: &str,
-    sp: &Scratchpad,
+    sp: &Buffer,
     index: &[Expr],
     iterators: &[String],
     values: &[String],
@@ -326,22 +356,34 @@ fn scratch_access(
             .position(|i| i == v)
             .and_then(|k| values.get(k).cloned())
     };
-    let tile_subst = |v: &str| {
-        v.strip_prefix("ft_T")
-            .and_then(|d| d.parse::<usize>().ok())
-            .and_then(|d| tile.get(d).cloned())
+    let term = |t: &Term| match t {
+        Term::Tile(d) => tile.get(*d).cloned().unwrap_or_default(),
+        Term::Index(d) => values.get(*d).cloned().unwrap_or_default(),
+        Term::Param(p) => p.clone(),
     };
     let subs: String = index
         .iter()
-        .zip(&sp.offsets)
-        .map(|(e, o)| format!("[{} - ({})]", c_expr(e, &subst), c_expr(o, &tile_subst)))
+        .zip(&sp.index.offsets)
+        .zip(&sp.index.moduli)
+        .map(|((e, o), m)| {
+            let d = format!("{} - ({})", c_expr(e, &subst), offset_text(o, &term));
+            match m {
+                None => format!("[{d}]"),
+                Some(m) => format!("[({d}) % {m}]"),
+            }
+        })
         .collect();
     format!("{}{subs}", scratch_name(prefix, sp))
 }
 
-/// The C name of a scratchpad.
-fn scratch_name(prefix: &str, sp: &Scratchpad) -> String {
-    format!("{prefix}{}", sp.data)
+/// C text of an offset of an index function.
+fn offset_text(o: &Affine, term: &dyn Fn(&Term) -> String) -> String {
+    c_expr(&o.to_expr(term), &|_| None)
+}
+
+/// The C name of a buffer.
+fn scratch_name(prefix: &str, sp: &Buffer) -> String {
+    format!("{prefix}{}", sp.name)
 }
 
 /// C text of an affine expression; variables for which `subst` answers are

@@ -13,7 +13,7 @@ use crate::diag::{Error, Result};
 use crate::model::isl_ext::ast_from_schedule;
 use crate::model::polyhedral::Names;
 use crate::model::program::Stage;
-use crate::transform::overlap::TileStorage;
+use crate::model::storage::StoragePlan;
 use isl_rs::{Schedule, Set};
 use std::collections::BTreeSet;
 use tera::{Context, Tera};
@@ -348,7 +348,7 @@ pub fn generate_loops(
     templates: &Templates,
     indent: &str,
     helpers: &mut BTreeSet<Helper>,
-    storage: Option<&TileStorage>,
+    storage: Option<&StoragePlan>,
     max_operations: u64,
 ) -> Result<Option<String>> {
     let Some(ast) = ast_from_schedule(schedule, context, max_operations)? else {

@@ -3,6 +3,8 @@
 pub mod deps;
 pub mod expr;
 pub mod isl_ext;
+pub mod marks;
 pub mod polyhedral;
 pub mod program;
 pub mod relations;
+pub mod storage;

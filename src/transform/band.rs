@@ -3,15 +3,9 @@
 
 use crate::diag::Result;
 use crate::model::isl_ext::isl_err;
+use crate::model::marks::Mark;
 use crate::model::relations::{map_list, ByStatement};
 use isl_rs::{Id, ScheduleNode, ScheduleNodeType, UnionMap};
-
-/// Mark above a band whose outermost loop runs as `omp parallel for`.
-pub const MARK_PARALLEL: &str = "parallel";
-/// Mark above a band the user asked to run in parallel (checked by the parallel pass).
-pub const MARK_PARALLEL_REQUEST: &str = "parallel_requested";
-/// Mark above a band the user asked to run serially.
-pub const MARK_SERIAL: &str = "serial";
 
 /// What a visitor wants after handling a band.
 pub enum Walk {
@@ -44,15 +38,15 @@ pub fn walk(
     Ok(node)
 }
 
-/// The name of a mark node's id.
-pub fn mark_name(node: &ScheduleNode) -> Result<String> {
+/// The flextile mark at mark node `node` (`None`: a mark of another tool).
+pub fn mark_of(node: &ScheduleNode) -> Result<Option<Mark>> {
     let id = node.mark_get_id().map_err(isl_err)?;
-    Ok(id.get_name().map_err(isl_err)?.to_string())
+    Ok(Mark::from_id(id.get_name().map_err(isl_err)?))
 }
 
-/// Inserts a mark named `name` above `node`; returns the mark node.
-pub fn insert_mark(node: ScheduleNode, name: &str) -> Result<ScheduleNode> {
-    let id = Id::read_from_str(&node.get_ctx(), name).map_err(isl_err)?;
+/// Inserts `mark` above `node`; returns the mark node.
+pub fn insert_mark(node: ScheduleNode, mark: &Mark) -> Result<ScheduleNode> {
+    let id = Id::read_from_str(&node.get_ctx(), &mark.id()).map_err(isl_err)?;
     node.insert_mark(id).map_err(isl_err)
 }
 

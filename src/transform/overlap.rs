@@ -73,13 +73,9 @@ use isl_rs::{Context, DimType, Map, Schedule, UnionAccessInfo, UnionMap, UnionSe
 use log::info;
 use std::collections::BTreeSet;
 
+use crate::model::marks::Mark;
+use crate::model::storage::StoragePlan;
 use crate::transform::storage::plan_storage;
-pub use crate::transform::storage::{
-    Condition, GroupStorage, Load, Scratchpad, Slide, TileStorage,
-};
-
-/// Mark above the expansion node: the back end declares the tile's scratchpads there.
-pub const MARK_TILE_STORAGE: &str = "tile_storage";
 
 /// The two trapezoid shapes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,7 +127,7 @@ pub struct Overlapped {
     /// The schedule tree with tile band, expansion node and point loops.
     pub schedule: Schedule,
     /// Scratchpads and store statements.
-    pub storage: TileStorage,
+    pub storage: StoragePlan,
     /// Per-stage footprints, in chain order.
     pub footprints: Vec<Footprint>,
     /// Stages of the largest group.
@@ -172,13 +168,15 @@ pub fn overlapped_tiling(
     } = form_groups(region, names, model, deps, spec, span)?;
 
     let mut schedule: Option<Schedule> = None;
-    let mut storage = TileStorage::default();
+    let mut storage = StoragePlan::default();
     let mut footprints = Vec::new();
     for (group, tile) in &groups {
         let (stages, sub_units) = flatten(&units, group);
         let (sub, sub_model, sub_deps) = restrict(region, model, deps, &stages)?;
         let part = if *tile {
-            let mark = format!("{MARK_TILE_STORAGE}_{}", storage.groups.len());
+            let mark = Mark::TileBody {
+                group: storage.groups.len(),
+            };
             let (sched, st, fp) = tile_group(
                 &sub, names, &sub_model, &sub_deps, &sub_units, spec, span, &mark,
             )?;
@@ -187,7 +185,7 @@ pub fn overlapped_tiling(
                 group.len(),
                 stages.len()
             );
-            storage.groups.push(st);
+            storage.append(st, &stages);
             footprints.extend(fp);
             sched
         } else {
@@ -215,7 +213,7 @@ pub fn overlapped_tiling(
 /// Overlapped tiles for one group (a region of equal-depth statements, in
 /// `units`: the multi-statement stages, see
 /// [`crate::transform::overlap_groups::nest_units`]): the schedule,
-/// its storage plan and the statements' footprints. `mark` names the mark
+/// its storage plan (one group) and the statements' footprints. `mark` is the mark
 /// above the expansion node.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tile_group(
@@ -226,8 +224,8 @@ pub(crate) fn tile_group(
     units: &[Vec<usize>],
     spec: &OverlapSpec,
     span: Span,
-    mark: &str,
-) -> Result<(Schedule, GroupStorage, Vec<Footprint>)> {
+    mark: &Mark,
+) -> Result<(Schedule, StoragePlan, Vec<Footprint>)> {
     let shape = spec.shape;
     let n_stages = region.stages.len();
     let depth = region

@@ -15,9 +15,10 @@
 use crate::diag::{Error, Result, Span};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::isl_err;
+use crate::model::marks::Mark;
 use crate::model::polyhedral::{stages_under, Names, RegionModel};
 use crate::model::program::{AccessKind, OrigNode, Region, RegionKind};
-use crate::transform::overlap::{stage_universe, tile_group, OverlapSpec, MARK_TILE_STORAGE};
+use crate::transform::overlap::{stage_universe, tile_group, OverlapSpec};
 use isl_rs::{UnionMap, UnionSet};
 use log::info;
 
@@ -341,7 +342,7 @@ fn group_is_overlappable(
             &sub_units,
             spec,
             span,
-            MARK_TILE_STORAGE,
+            &Mark::TileBody { group: 0 },
         )?;
         if let Some(tolerance) = spec.overlap_tolerance {
             // PolyMage's greedy grouping: the overlap (redundant computation

@@ -10,8 +10,10 @@
 
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::{insert_expansion, isl_err};
+use crate::model::marks::Mark;
 use crate::model::program::Region;
-use crate::transform::overlap::{GroupStorage, Shape, WHOLE};
+use crate::model::storage::StoragePlan;
+use crate::transform::overlap::{Shape, WHOLE};
 use isl_rs::{
     Context, DimType, Map, MultiUnionPwAff, Schedule, UnionMap, UnionPwMultiAff, UnionSet,
     UnionSetList,
@@ -26,25 +28,28 @@ pub(crate) fn build_tree(
     own: &[Map],
     regions: &[Map],
     loads: &[(String, Map)],
-    storage: &GroupStorage,
+    plan: &StoragePlan,
     shifts: &[Vec<i64>],
     scales: &[Vec<i64>],
     shape: Shape,
     depth: usize,
     classic: Option<usize>,
-    mark: &str,
+    mark: &Mark,
     isolate_points: bool,
     point_chunk: i64,
     sizes: &[i64],
 ) -> Result<Schedule> {
     let mut tokens = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
     let mut expansion = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err)?;
+    let storage = plan
+        .groups
+        .first()
+        .ok_or_else(|| Error::internal("overlap: a storage plan without its group"))?;
     let store_of = |k: usize| {
         storage
-            .stores
-            .iter()
-            .find(|(_, s)| **s == k)
-            .map(|(n, _)| n.clone())
+            .stores()
+            .find(|(_, s)| *s == k)
+            .map(|(n, _)| n.to_string())
     };
     // Every statement gets a token for every tile of the group (its region in
     // some tiles may be empty): with one token domain for all, isl puts no
@@ -98,13 +103,13 @@ pub(crate) fn build_tree(
     let tvars: Vec<String> = (0..depth).map(|d| format!("T{d}")).collect();
     // Slides: `[T] -> Slide[x]` over the scratchpad's elements that move.
     let mut slides: Vec<(String, Map)> = Vec::new();
-    for (name, sl) in &storage.slides {
-        let sp = storage
-            .scratchpad(&sl.data)
+    for (name, sl) in storage.slides() {
+        let sp = plan
+            .tile_buffer(0, &sl.data)
             .ok_or_else(|| Error::internal("slide without a scratchpad"))?;
-        let xs: Vec<String> = (0..sp.sizes.len()).map(|d| format!("x{d}")).collect();
+        let xs: Vec<String> = (0..sp.extents.len()).map(|d| format!("x{d}")).collect();
         let bounds: Vec<String> = sp
-            .sizes
+            .extents
             .iter()
             .enumerate()
             .map(|(d, n)| {
@@ -129,7 +134,7 @@ pub(crate) fn build_tree(
         expansion = expansion
             .union(expand(&rev, &token, name)?)
             .map_err(isl_err)?;
-        slides.push((name.clone(), m));
+        slides.push((name.to_string(), m));
     }
     let contraction = expansion
         .copy()
@@ -340,7 +345,7 @@ pub(crate) fn build_tree(
             // fused, next to the values it copies (heat-1d, the last step
             // of a time block: 7% faster). Legal: nothing in a tile reads
             // what a store writes (a stage's consumers read its scratchpad).
-            let is_store = |s: &(String, usize)| s.0 != region.stages[s.1].name;
+            let is_store = |s: &(String, usize)| storage.statements.contains_key(&s.0);
             let mut parts: Vec<Vec<(String, usize)>> = Vec::new();
             for layer in layers {
                 let (stores, computed): (Vec<_>, Vec<_>) =

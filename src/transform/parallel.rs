@@ -8,9 +8,8 @@
 
 use crate::diag::{Error, Result, Span};
 use crate::model::isl_ext::isl_err;
-use crate::transform::band::{
-    insert_mark, mark_name, BandDeps, MARK_PARALLEL, MARK_PARALLEL_REQUEST, MARK_SERIAL,
-};
+use crate::model::marks::Mark;
+use crate::transform::band::{insert_mark, mark_of, BandDeps};
 use isl_rs::{Schedule, ScheduleNode, ScheduleNodeType, UnionMap};
 use log::info;
 
@@ -29,17 +28,17 @@ pub fn mark_parallel_loops(
 fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {
     match node.get_type().map_err(isl_err)? {
         ScheduleNodeType::Mark => {
-            let name = mark_name(&node)?;
-            if name == MARK_SERIAL {
+            let mark = mark_of(&node)?;
+            if mark == Some(Mark::Serial) {
                 // Keep the band below serial; look inside it.
                 let band = node.child(0).map_err(isl_err)?;
                 let band = visit_children(band, deps, span)?;
                 return band.parent().map_err(isl_err);
             }
-            if name == MARK_PARALLEL_REQUEST {
+            if mark == Some(Mark::ParallelRequested) {
                 let below = node.child(0).map_err(isl_err)?;
                 if matches!(below.get_type().map_err(isl_err)?, ScheduleNodeType::Mark)
-                    && mark_name(&below)? == MARK_PARALLEL_REQUEST
+                    && mark_of(&below)? == Some(Mark::ParallelRequested)
                 {
                     // The same request twice: keep one.
                     let node = below.parent().and_then(|n| n.delete()).map_err(isl_err)?;
@@ -47,7 +46,7 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
                 }
                 let band = below;
                 if matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Mark)
-                    && mark_name(&band)? == MARK_SERIAL
+                    && mark_of(&band)? == Some(Mark::Serial)
                 {
                     // `parallel` then `tile(..., serial, ...)`: the tile item made the loops
                     // the request was for serial.
@@ -111,8 +110,8 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
 /// none for a member that runs once), and on no other loop.
 fn mark_parallel(node: ScheduleNode, run: usize) -> Result<ScheduleNode> {
     let depth = node.get_schedule_depth().map_err(isl_err)? as usize;
-    let depths: Vec<String> = (depth..depth + run).map(|d| d.to_string()).collect();
-    insert_mark(node, &format!("{MARK_PARALLEL}_{}", depths.join("_")))
+    let depths: Vec<usize> = (depth..depth + run).collect();
+    insert_mark(node, &Mark::Parallel { depths })
 }
 
 fn visit_children(mut node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {

@@ -10,129 +10,22 @@
 //! of the tile coordinates.
 
 use crate::diag::{Diagnostic, Error, Result, Span};
-use crate::model::expr::Expr;
 use crate::model::isl_ext::{isl_err, IslText};
 use crate::model::polyhedral::{Names, RegionModel};
 use crate::model::program::{AccessKind, Region};
-use crate::transform::overlap::MARK_TILE_STORAGE;
+use crate::model::storage::{
+    Affine, Buffer, Condition, GroupStorage, IndexFn, Load, Placement, Slide, StmtRole,
+    StoragePlan, Term,
+};
 use isl_rs::{Aff, DimType, Map, Set, UnionMap, UnionSet};
 use log::info;
-use std::collections::{BTreeMap, BTreeSet};
-
-/// A tile-local array holding the values a tile computes for one data set.
-#[derive(Clone, Debug)]
-pub struct Scratchpad {
-    /// Data set (C array) it replaces inside a tile.
-    pub data: String,
-    /// C element type.
-    pub elem_type: String,
-    /// Extent per dimension.
-    pub sizes: Vec<i64>,
-    /// Origin per dimension, over tile variables `ft_T0, ...` and parameters.
-    pub offsets: Vec<Expr>,
-}
-
-/// How values are stored inside the overlapped tiles of one group.
-#[derive(Clone, Debug, Default)]
-pub struct GroupStorage {
-    /// Names of the group's stages.
-    pub stages: BTreeSet<String>,
-    /// Number of tile dimensions (leading arguments of every statement instance).
-    pub tile_dims: usize,
-    /// One scratchpad per data set produced and consumed inside the group.
-    pub scratchpads: Vec<Scratchpad>,
-    /// Statements (by isl name) that copy a stage's own tile part from its
-    /// scratchpads to the original arrays, with the stage's index.
-    pub stores: BTreeMap<String, usize>,
-    /// Statements (by isl name) that copy, at the start of a tile, the
-    /// elements of a scratchpad's data set that the tile reads but the chain
-    /// never writes.
-    pub loads: BTreeMap<String, Load>,
-    /// Partial (hybrid) overlapped tiling: statements (by isl name) that, at
-    /// the start of a tile of the classically tiled loop, move the part of a
-    /// scratchpad the next tile reads (its halo) down by one tile.
-    pub slides: BTreeMap<String, Slide>,
-    /// Data sets whose values never leave the tile (versions of an array at
-    /// the inner steps of a time block): no store writes them back.
-    pub unstored: BTreeSet<String>,
-}
-
-/// A load statement: at the start of a tile, elements of `data` copied from
-/// the original array into the scratchpad.
-#[derive(Clone, Debug)]
-pub struct Load {
-    /// The data set whose scratchpad receives the elements.
-    pub data: String,
-    /// The C array the elements are read from: `data` itself, or the array
-    /// `data` is a version of.
-    pub source: String,
-    /// When the statement runs over a box around the elements to load: the
-    /// elements worth loading (a union of conjunctions of affine constraints
-    /// over `ft_x0, ...` and the parameters); the others are skipped.
-    pub guard: Option<Condition>,
-}
-
-/// A union of conjunctions of affine constraints: `(a >= 0 && b == 0) || ...`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Condition {
-    /// Disjuncts; each a list of `(e, equality)`: `e == 0` or `e >= 0`.
-    pub disjuncts: Vec<Vec<(Expr, bool)>>,
-}
-
-/// One scratchpad's sliding window along the classically tiled loop: its
-/// elements `step..size` move to `0..size-step` before a tile starts, since the
-/// scratchpad's origin advances by `step` (one tile) along data dimension `dim`.
-#[derive(Clone, Debug)]
-pub struct Slide {
-    /// Data set (C array) whose scratchpad slides.
-    pub data: String,
-    /// Data dimension along which it slides.
-    pub dim: usize,
-    /// Elements moved: the tile size of the classically tiled loop.
-    pub step: i64,
-}
-
-/// Tile-local storage of a region: one entry per overlapped group.
-#[derive(Clone, Debug, Default)]
-pub struct TileStorage {
-    /// Groups in execution order; group `g`'s tile body is marked `tile_storage_g`.
-    pub groups: Vec<GroupStorage>,
-}
-
-impl TileStorage {
-    /// The group that schedules statement `name` (a stage, store or load).
-    pub fn group_of(&self, name: &str) -> Option<&GroupStorage> {
-        self.groups.iter().find(|g| {
-            g.stages.contains(name)
-                || g.stores.contains_key(name)
-                || g.loads.contains_key(name)
-                || g.slides.contains_key(name)
-        })
-    }
-
-    /// The group whose tile body a `tile_storage_g` mark introduces.
-    pub fn group_of_mark(&self, mark: &str) -> Option<&GroupStorage> {
-        let g: usize = mark
-            .strip_prefix(MARK_TILE_STORAGE)?
-            .strip_prefix('_')?
-            .parse()
-            .ok()?;
-        self.groups.get(g)
-    }
-}
-
-impl GroupStorage {
-    /// The scratchpad replacing `data`, if any.
-    pub fn scratchpad(&self, data: &str) -> Option<&Scratchpad> {
-        self.scratchpads.iter().find(|s| s.data == data)
-    }
-}
+use std::collections::BTreeSet;
 
 /// The largest scratchpad (in elements) flextile declares on a thread's stack.
 const MAX_SCRATCHPAD_ELEMENTS: i64 = 1 << 18;
 
 /// Chooses the data sets that live in scratchpads and sizes them; returns the
-/// storage plan and the per-tile loads (`[T] -> D[x]`) of data read from before the chain.
+/// storage plan (one group, numbered 0) and the per-tile loads (`[T] -> D[x]`) of data read from before the chain.
 /// `units`: the group's multi-statement stages (statement indices).
 /// `classic`: the loop tiled classically under partial overlapped tiling and
 /// its tile size; scratchpads then also hold what a tile reads from the tile
@@ -149,7 +42,7 @@ pub(crate) fn plan_storage(
     depth: usize,
     classic: Option<(usize, i64)>,
     span: Span,
-) -> Result<(GroupStorage, Vec<(String, Map)>)> {
+) -> Result<(StoragePlan, Vec<(String, Map)>)> {
     // Data produced by stages that other stages consume (their regions overlap).
     // Values a statement passes only to the statements of its own
     // multi-statement stage (§3.6), computing each iteration in one tile,
@@ -184,6 +77,7 @@ pub(crate) fn plan_storage(
             }
         }
     }
+    let mut buffers: Vec<Buffer> = Vec::new();
     let mut storage = GroupStorage {
         tile_dims: depth,
         stages: region.stages.iter().map(|s| s.name.clone()).collect(),
@@ -364,7 +258,7 @@ pub(crate) fn plan_storage(
                     slide_dim = Some(d as usize);
                 }
             }
-            offsets.push(aff_to_expr(&aff, names)?);
+            offsets.push(aff_to_affine(&aff, names)?);
         }
         let elements = sizes.iter().try_fold(1i64, |acc, s| acc.checked_mul(*s));
         if sizes.iter().any(|s| *s > MAX_SCRATCHPAD_ELEMENTS) {
@@ -387,21 +281,26 @@ pub(crate) fn plan_storage(
         if let (Some(dim), Some((_, step))) = (slide_dim, classic) {
             if sizes[dim] > step {
                 let name = format!("ft_slide_{}", crate::model::polyhedral::isl_name(data));
-                storage.slides.insert(
+                storage.statements.insert(
                     name,
-                    Slide {
+                    StmtRole::Slide(Slide {
                         data: data.clone(),
                         dim,
                         step,
-                    },
+                    }),
                 );
             }
         }
-        storage.scratchpads.push(Scratchpad {
-            data: data.clone(),
+        buffers.push(Buffer {
+            name: data.clone(),
+            data: vec![data.clone()],
             elem_type,
-            sizes,
-            offsets,
+            index: IndexFn {
+                moduli: vec![None; sizes.len()],
+                offsets,
+            },
+            extents: sizes,
+            placement: Placement::Tile { group: 0 },
         });
         let several = loads_of_data.len() > 1;
         for (k, (l, guard)) in loads_of_data.into_iter().enumerate() {
@@ -409,16 +308,16 @@ pub(crate) fn plan_storage(
             if several {
                 name.push_str(&format!("_{k}"));
             }
-            storage.loads.insert(
+            storage.statements.insert(
                 name.clone(),
-                Load {
+                StmtRole::Load(Load {
                     data: data.clone(),
                     source: region
                         .versions
                         .get(data)
                         .map_or_else(|| data.clone(), |v| v.array.clone()),
                     guard,
-                },
+                }),
             );
             loads.push((name, l));
         }
@@ -439,10 +338,17 @@ pub(crate) fn plan_storage(
                 && scratch.contains(&a.data)
                 && !storage.unstored.contains(&a.data)
         }) {
-            storage.stores.insert(format!("{}_store", stage.name), k);
+            storage.statements.insert(
+                format!("{}_store", stage.name),
+                StmtRole::Store { stage: k },
+            );
         }
     }
-    Ok((storage, loads))
+    let plan = StoragePlan {
+        groups: vec![storage],
+        buffers,
+    };
+    Ok((plan, loads))
 }
 
 /// A stage of the group that writes `data` and computes some iteration in
@@ -623,7 +529,7 @@ fn boxed_loads(
 }
 
 /// `set` (over a data set's indices and the parameters) as a [`Condition`]
-/// over `ft_x0, ...` and the parameters' C names; `None` when it has
+/// over [`Term::Index`] and the parameters; `None` when it has
 /// existentially quantified variables (strides).
 fn condition(set: &Set, names: &Names) -> Result<Option<Condition>> {
     let list = set.get_basic_set_list().map_err(isl_err)?;
@@ -638,15 +544,13 @@ fn condition(set: &Set, names: &Names) -> Result<Option<Condition>> {
         for c in 0..cons.size().map_err(isl_err)? {
             let c = cons.get_at(c).map_err(isl_err)?;
             let int = |v: isl_rs::Val| v.get_num_si().map_err(isl_err);
-            let mut e = Expr::Int(int(c.get_constant_val().map_err(isl_err)?)?);
+            let mut e = Affine {
+                constant: int(c.get_constant_val().map_err(isl_err)?)?,
+                terms: Vec::new(),
+            };
             for d in 0..bset.dim(DimType::Set).map_err(isl_err)? {
                 let k = int(c.get_coefficient_val(DimType::Set, d).map_err(isl_err)?)?;
-                if k != 0 {
-                    e = Expr::sum(
-                        e,
-                        Expr::product(Expr::Int(k), Expr::Var(format!("ft_x{d}"))),
-                    );
-                }
+                e = e.plus(k, Term::Index(d as usize));
             }
             for p in 0..bset.dim(DimType::Param).map_err(isl_err)? {
                 let k = int(c.get_coefficient_val(DimType::Param, p).map_err(isl_err)?)?;
@@ -662,9 +566,9 @@ fn condition(set: &Set, names: &Names) -> Result<Option<Condition>> {
     Ok(Some(out))
 }
 
-/// An affine function of the tile variables and parameters as an [`Expr`]
-/// over `ft_T0, ...` and the parameters' C names.
-fn aff_to_expr(aff: &Aff, names: &Names) -> Result<Expr> {
+/// An affine function of the tile variables and parameters as an [`Affine`]
+/// over [`Term::Tile`] and the parameters.
+fn aff_to_affine(aff: &Aff, names: &Names) -> Result<Affine> {
     let den = aff
         .get_denominator_val()
         .and_then(|v| v.get_num_si())
@@ -674,22 +578,19 @@ fn aff_to_expr(aff: &Aff, names: &Names) -> Result<Expr> {
             "scratchpad offset is not integral affine: {den}"
         )));
     }
-    let mut e = Expr::Int(
-        aff.get_constant_val()
+    let mut e = Affine {
+        constant: aff
+            .get_constant_val()
             .and_then(|v| v.get_num_si())
             .map_err(isl_err)?,
-    );
+        terms: Vec::new(),
+    };
     for d in 0..aff.dim(DimType::In).map_err(isl_err)? {
         let c = aff
             .get_coefficient_val(DimType::In, d)
             .and_then(|v| v.get_num_si())
             .map_err(isl_err)?;
-        if c != 0 {
-            e = Expr::sum(
-                e,
-                Expr::product(Expr::Int(c), Expr::Var(format!("ft_T{d}"))),
-            );
-        }
+        e = e.plus(c, Term::Tile(d as usize));
     }
     for p in 0..aff.dim(DimType::Param).map_err(isl_err)? {
         let c = aff
@@ -705,10 +606,7 @@ fn aff_to_expr(aff: &Aff, names: &Names) -> Result<Expr> {
 }
 
 /// `e + k * P`, with `P` the C name of the isl parameter `isl` (`e` when `k` is 0).
-fn plus_param(e: Expr, k: i64, isl: &str, names: &Names) -> Expr {
-    if k == 0 {
-        return e;
-    }
+fn plus_param(e: Affine, k: i64, isl: &str, names: &Names) -> Affine {
     let c_name = names.c_param(isl).unwrap_or(isl).to_string();
-    Expr::sum(e, Expr::product(Expr::Int(k), Expr::Var(c_name)))
+    e.plus(k, Term::Param(c_name))
 }

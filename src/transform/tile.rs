@@ -16,10 +16,10 @@
 
 use crate::diag::{Error, Result, Span};
 use crate::model::isl_ext::{band_tile_local, isl_err};
+use crate::model::marks::Mark;
 use crate::model::program::{LoopTreatment, TileSpec};
 use crate::transform::band::{
     atomic_loops, has_band_below, insert_mark, permutable_prefix, walk, Walk,
-    MARK_PARALLEL_REQUEST, MARK_SERIAL,
 };
 use isl_rs::{MultiVal, Schedule, ScheduleNode, ScheduleNodeType, UnionMap, UnionPwAff, Val};
 use log::info;
@@ -211,8 +211,8 @@ fn treat(
 ) -> Result<ScheduleNode> {
     match t {
         LoopTreatment::Auto => Ok(node),
-        LoopTreatment::Serial => insert_mark(node, MARK_SERIAL),
-        LoopTreatment::Parallel => insert_mark(node, MARK_PARALLEL_REQUEST),
+        LoopTreatment::Serial => insert_mark(node, &Mark::Serial),
+        LoopTreatment::Parallel => insert_mark(node, &Mark::ParallelRequested),
         LoopTreatment::Wavefront => {
             let span = match strict {
                 Strictness::Pragma(s) => s,
@@ -283,5 +283,5 @@ pub fn wavefront(
 
 /// Marks the band at `node` as requested parallel by the user.
 pub fn request_parallel(node: ScheduleNode) -> Result<ScheduleNode> {
-    insert_mark(node, MARK_PARALLEL_REQUEST)
+    insert_mark(node, &Mark::ParallelRequested)
 }

@@ -35,12 +35,11 @@
 use crate::diag::{Error, Result};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::{isl_err, with_operation_budget};
+use crate::model::marks::Mark;
 use crate::model::relations::{
     apply_both, apply_range, apply_set, flat_range_product, pad_ranges, ByStatement,
 };
-use crate::transform::band::{
-    equal_prefix, mark_name, vector_pairs, MARK_PARALLEL, MARK_PARALLEL_REQUEST,
-};
+use crate::transform::band::{equal_prefix, mark_of, vector_pairs};
 use isl_rs::{DimType, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
 use std::collections::BTreeMap;
 
@@ -164,14 +163,10 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
     let mut marks = Vec::new();
     collect(&root, &mut |node| {
         if matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
-            let name = mark_name(node)?;
             // A request the parallel pass did not turn into a mark (no
             // OpenMP) prints no pragma.
-            if name == MARK_PARALLEL_REQUEST {
-                return Ok(());
-            }
-            if let Some(depths) = name.strip_prefix(&format!("{MARK_PARALLEL}_")) {
-                marks.push((node.copy().map_err(isl_err)?, depths.to_string()));
+            if let Some(Mark::Parallel { depths }) = mark_of(node)? {
+                marks.push((node.copy().map_err(isl_err)?, depths));
             }
         }
         Ok(())
@@ -183,12 +178,7 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
                 "parallel loops: a parallel mark is not above a loop band".to_string(),
             ));
         }
-        for d in depths.split('_') {
-            let Ok(d) = d.parse::<usize>() else {
-                return Ok(Err(format!(
-                    "parallel loops: cannot read the depths of mark '{MARK_PARALLEL}_{depths}'"
-                )));
-            };
+        for d in depths {
             if let Some(why) = parallel_violation(&band, d, &lifted, s.label)? {
                 return Ok(Err(why));
             }
@@ -695,7 +685,7 @@ mod tests {
         );
         let band = s.get_root().unwrap().child(0).unwrap();
         let band = band.band_split(1).unwrap().child(0).unwrap();
-        let s = insert_mark(band, "parallel_1")
+        let s = insert_mark(band, &Mark::Parallel { depths: vec![1] })
             .unwrap()
             .get_schedule()
             .unwrap();
@@ -705,16 +695,21 @@ mod tests {
     #[test]
     fn a_wrong_parallel_mark_fails() {
         let ctx = new_context();
-        for (depth, node) in [("0", 0), ("1", 1)] {
+        for (depth, node) in [(0, 0), (1, 1)] {
             let s = schedule(&ctx, DOMAIN, ORIGINAL);
             let mut band = s.get_root().unwrap().child(0).unwrap();
             if node == 1 {
                 band = band.band_split(1).unwrap().child(0).unwrap();
             }
-            let s = insert_mark(band, &format!("parallel_{depth}"))
-                .unwrap()
-                .get_schedule()
-                .unwrap();
+            let s = insert_mark(
+                band,
+                &Mark::Parallel {
+                    depths: vec![depth],
+                },
+            )
+            .unwrap()
+            .get_schedule()
+            .unwrap();
             let m = message(outcome(&ctx, &s));
             assert!(
                 m.contains(&format!("the loop at depth {depth} is marked parallel but carries a flow dependence from stage S0 to stage S0")),

@@ -1,0 +1,296 @@
+//! The storage plan of a region (Zhao & Cohen §3.7, "reducing the memory
+//! footprint"; Davis et al. §4.4, "mapping data to memory"): the buffers
+//! flextile allocates itself, each with its element type, extents, index
+//! function (offset and modulus per dimension) and the data sets mapped to
+//! it, and the typed roles of the statements generated to move data between
+//! buffers and the original arrays.
+//!
+//! Passes edit the plan (`transform::storage` chooses the scratchpads of
+//! overlapped tiles); the back ends read it. Nothing here is encoded in a
+//! statement or array name.
+
+use crate::model::expr::Expr;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A variable of an affine function in the plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// Tile coordinate `d` (the `d`-th leading argument of a statement instance in a tile).
+    Tile(usize),
+    /// Index `d` of the data element a load or guard ranges over.
+    Index(usize),
+    /// A parameter, by its C name.
+    Param(String),
+}
+
+/// `constant + Σ coefficient · term`, integral.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Affine {
+    /// Constant term.
+    pub constant: i64,
+    /// Non-zero coefficients, in the order they are printed.
+    pub terms: Vec<(Term, i64)>,
+}
+
+impl Affine {
+    /// `self + k · t` (`self` when `k` is 0).
+    pub fn plus(mut self, k: i64, t: Term) -> Affine {
+        if k != 0 {
+            self.terms.push((t, k));
+        }
+        self
+    }
+
+    /// The function as an expression, each term replaced by the variable
+    /// `name` gives it.
+    pub fn to_expr(&self, name: &dyn Fn(&Term) -> String) -> Expr {
+        self.terms
+            .iter()
+            .fold(Expr::Int(self.constant), |e, (t, k)| {
+                Expr::sum(e, Expr::product(Expr::Int(*k), Expr::Var(name(t))))
+            })
+    }
+}
+
+/// A union of conjunctions of affine constraints: `(a >= 0 && b == 0) || ...`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Condition {
+    /// Disjuncts; each a list of `(e, equality)`: `e == 0` or `e >= 0`.
+    pub disjuncts: Vec<Vec<(Affine, bool)>>,
+}
+
+/// How a buffer element is found from a data element `x`: dimension `d` is
+/// `(x[d] - offset[d]) mod modulus[d]` (no modulus: the difference itself).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IndexFn {
+    /// Origin per dimension, over the tile coordinates and parameters.
+    pub offsets: Vec<Affine>,
+    /// Modulus per dimension (a rolling window), if any.
+    pub moduli: Vec<Option<i64>>,
+}
+
+/// Where a buffer is declared and how long it lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// On the stack of the thread running a tile of overlapped group `group`,
+    /// declared where the group's tile body starts.
+    Tile {
+        /// The group (index into [`StoragePlan::groups`]).
+        group: usize,
+    },
+}
+
+/// A buffer flextile declares: it holds the values of its data sets where
+/// the generated code computes them.
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    /// C name (prefixed so that it shadows nothing of the input).
+    pub name: String,
+    /// Data sets (C arrays) mapped to the buffer.
+    pub data: Vec<String>,
+    /// C element type.
+    pub elem_type: String,
+    /// Extent per dimension.
+    pub extents: Vec<i64>,
+    /// From data element to buffer element.
+    pub index: IndexFn,
+    /// Where it is declared.
+    pub placement: Placement,
+}
+
+impl Buffer {
+    /// Number of elements.
+    pub fn elements(&self) -> i64 {
+        self.extents.iter().product()
+    }
+}
+
+/// A load: at the start of a tile, elements of `data` copied from the
+/// original array into its buffer.
+#[derive(Clone, Debug)]
+pub struct Load {
+    /// The data set whose buffer receives the elements.
+    pub data: String,
+    /// The C array the elements are read from: `data` itself, or the array
+    /// `data` is a version of.
+    pub source: String,
+    /// When the statement runs over a box around the elements to load: the
+    /// elements worth loading (over [`Term::Index`] and parameters); the
+    /// others are skipped.
+    pub guard: Option<Condition>,
+}
+
+/// One buffer's sliding window along the classically tiled loop: its
+/// elements `step..size` move to `0..size-step` before a tile starts, since
+/// the buffer's origin advances by `step` (one tile) along data dimension `dim`.
+#[derive(Clone, Debug)]
+pub struct Slide {
+    /// Data set whose buffer slides.
+    pub data: String,
+    /// Data dimension along which it slides.
+    pub dim: usize,
+    /// Elements moved: the tile size of the classically tiled loop.
+    pub step: i64,
+}
+
+/// What a statement flextile generated does.
+#[derive(Clone, Debug)]
+pub enum StmtRole {
+    /// Copies the own tile part of stage `stage` (index in the region) from
+    /// its buffers to the original arrays.
+    Store {
+        /// The stage whose writes are stored.
+        stage: usize,
+    },
+    /// Fills a buffer from an original array.
+    Load(Load),
+    /// Moves a buffer's halo down by one tile.
+    Slide(Slide),
+}
+
+/// The storage of one overlapped group.
+#[derive(Clone, Debug, Default)]
+pub struct GroupStorage {
+    /// Names of the group's stages.
+    pub stages: BTreeSet<String>,
+    /// Number of tile dimensions (leading arguments of every statement instance).
+    pub tile_dims: usize,
+    /// Statements generated for the group (by isl name), with their roles.
+    pub statements: BTreeMap<String, StmtRole>,
+    /// Data sets whose values never leave the tile (versions of an array at
+    /// the inner steps of a time block, temporaries): no store writes them back.
+    pub unstored: BTreeSet<String>,
+}
+
+impl GroupStorage {
+    /// The store statements, with their stages.
+    pub fn stores(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.statements.iter().filter_map(|(n, r)| match r {
+            StmtRole::Store { stage } => Some((n.as_str(), *stage)),
+            _ => None,
+        })
+    }
+
+    /// The slide statements.
+    pub fn slides(&self) -> impl Iterator<Item = (&str, &Slide)> {
+        self.statements.iter().filter_map(|(n, r)| match r {
+            StmtRole::Slide(s) => Some((n.as_str(), s)),
+            _ => None,
+        })
+    }
+}
+
+/// The storage plan of a region.
+#[derive(Clone, Debug, Default)]
+pub struct StoragePlan {
+    /// Overlapped groups in execution order.
+    pub groups: Vec<GroupStorage>,
+    /// Buffers, in declaration order.
+    pub buffers: Vec<Buffer>,
+}
+
+impl StoragePlan {
+    /// The group that schedules statement `name` (a stage or a generated
+    /// statement), with its index.
+    pub fn group_of(&self, name: &str) -> Option<(usize, &GroupStorage)> {
+        self.groups
+            .iter()
+            .enumerate()
+            .find(|(_, g)| g.stages.contains(name) || g.statements.contains_key(name))
+    }
+
+    /// The buffer holding `data` inside the tiles of group `group`, if any.
+    pub fn tile_buffer(&self, group: usize, data: &str) -> Option<&Buffer> {
+        self.buffers
+            .iter()
+            .find(|b| b.placement == Placement::Tile { group } && b.data.iter().any(|d| d == data))
+    }
+
+    /// The buffers declared at the start of group `group`'s tile body.
+    pub fn tile_buffers(&self, group: usize) -> impl Iterator<Item = &Buffer> {
+        self.buffers
+            .iter()
+            .filter(move |b| b.placement == Placement::Tile { group })
+    }
+
+    /// Appends `other`'s groups and buffers, renumbering its groups after
+    /// ours; `stages[k]` is our index of `other`'s stage `k`.
+    pub fn append(&mut self, mut other: StoragePlan, stages: &[usize]) {
+        let base = self.groups.len();
+        for role in other
+            .groups
+            .iter_mut()
+            .flat_map(|g| g.statements.values_mut())
+        {
+            if let StmtRole::Store { stage } = role {
+                *stage = stages.get(*stage).copied().unwrap_or(*stage);
+            }
+        }
+        self.groups.extend(other.groups);
+        self.buffers.extend(other.buffers.into_iter().map(|mut b| {
+            let Placement::Tile { group } = b.placement;
+            b.placement = Placement::Tile {
+                group: group + base,
+            };
+            b
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affine_prints_terms_in_order() {
+        let a = Affine {
+            constant: -2,
+            terms: vec![],
+        }
+        .plus(32, Term::Tile(0))
+        .plus(0, Term::Tile(1))
+        .plus(1, Term::Param("N".into()));
+        let e = a.to_expr(&|t| match t {
+            Term::Tile(d) => format!("c{d}"),
+            Term::Index(d) => format!("x{d}"),
+            Term::Param(p) => p.clone(),
+        });
+        assert_eq!(e.to_string(), "((-2 + (32 * c0)) + (1 * N))");
+    }
+
+    #[test]
+    fn plan_finds_buffers_by_group() {
+        let buf = |g, d: &str| Buffer {
+            name: format!("ft_{d}"),
+            data: vec![d.to_string()],
+            elem_type: "double".into(),
+            extents: vec![4, 8],
+            index: IndexFn::default(),
+            placement: Placement::Tile { group: g },
+        };
+        let mut plan = StoragePlan {
+            groups: vec![GroupStorage::default()],
+            buffers: vec![buf(0, "A")],
+        };
+        let mut other = GroupStorage::default();
+        other
+            .statements
+            .insert("S0_store".into(), StmtRole::Store { stage: 0 });
+        plan.append(
+            StoragePlan {
+                groups: vec![other],
+                buffers: vec![buf(0, "B")],
+            },
+            &[4],
+        );
+        assert_eq!(
+            plan.groups[1].stores().collect::<Vec<_>>(),
+            [("S0_store", 4)]
+        );
+        assert!(plan.tile_buffer(0, "A").is_some());
+        assert!(plan.tile_buffer(1, "B").is_some());
+        assert!(plan.tile_buffer(0, "B").is_none());
+        assert_eq!(plan.tile_buffers(1).count(), 1);
+        assert_eq!(plan.tile_buffer(1, "B").map(Buffer::elements), Some(32));
+    }
+}
