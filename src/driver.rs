@@ -30,7 +30,7 @@ use crate::model::storage::StoragePlan;
 use crate::transform::overlap::{overlapped_tiling, OverlapSpec, Shape};
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::mentions;
-use crate::transform::{fuse, parallel, tile, validity};
+use crate::transform::{contract, fuse, parallel, tile, validity};
 use isl_rs::Schedule;
 use log::info;
 use std::collections::BTreeSet;
@@ -910,6 +910,7 @@ fn transform(
     let mut wavefronts = false;
     let mut report_text = None;
     let mut notes = Vec::new();
+    let mut never_stored: Vec<String> = Vec::new();
 
     if let Some(shape) = opts.overlap {
         if !deps.exact {
@@ -977,9 +978,7 @@ fn transform(
             .iter()
             .map(|t| t.name.as_str())
             .partition(|t| unstored.contains(t));
-        if !kept.is_empty() {
-            summary.push(format!("temporaries never stored: {}", kept.join(", ")));
-        }
+        never_stored.extend(kept.iter().map(|t| t.to_string()));
         if !stored.is_empty() {
             info!(
                 "temporaries stored all the same (read outside their group, or no later than written): {}",
@@ -1089,6 +1088,42 @@ fn transform(
     if opts.openmp {
         schedule = parallel::mark_parallel_loops(schedule, all, region.pragma_span)?;
         summary.push("OpenMP".to_string());
+    }
+    if !region.temporaries.is_empty() {
+        // Temporaries that a tile group touches stay as overlapped tiling left them.
+        let mut plan = storage.take().unwrap_or_default();
+        let in_tiles: Vec<String> = region
+            .stages
+            .iter()
+            .filter(|s| plan.group_of(&s.name).is_some())
+            .flat_map(|s| s.accesses.iter().map(|a| a.data.clone()))
+            .collect();
+        let (contracted, done) =
+            contract::contract(region, names, model, schedule, &mut plan, &in_tiles)?;
+        schedule = contracted;
+        if !done.is_empty() {
+            never_stored.extend(done.iter().map(|c| c.data.clone()));
+            summary.push(format!(
+                "temporaries contracted: {}",
+                done.iter()
+                    .map(|c| format!("{} to {}", c.data, c.shape))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !plan.groups.is_empty() || !plan.buffers.is_empty() {
+            storage = Some(plan);
+        }
+    }
+    if !never_stored.is_empty() {
+        let pos = summary
+            .iter()
+            .position(|s| s == "OpenMP")
+            .unwrap_or(summary.len());
+        summary.insert(
+            pos,
+            format!("temporaries never stored: {}", never_stored.join(", ")),
+        );
     }
     Ok(Transformed {
         schedule,

@@ -25,7 +25,13 @@ fn build_and_run(dir: &Path, src: &Path, defines: &[&str]) -> String {
     let exe = dir.join(format!("program{}.exe", defines.len()));
     let o = Command::new("gcc")
         .args(["-O2", "-std=gnu99", "-fopenmp", "-ffp-contract=off"])
-        .args(["-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas"])
+        .args([
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-unknown-pragmas",
+            "-Wno-unused-variable",
+        ])
         .args(defines)
         .arg("-o")
         .arg(&exe)
@@ -50,9 +56,14 @@ fn build_and_run(dir: &Path, src: &Path, defines: &[&str]) -> String {
 
 /// flextile's output for `options`, in `dir`.
 fn compile(dir: &Path, options: &[&str]) -> PathBuf {
+    compile_program(dir, PROGRAM, options)
+}
+
+/// flextile's output for `program` under `options`, in `dir`.
+fn compile_program(dir: &Path, program: &str, options: &[&str]) -> PathBuf {
     let out = dir.join("out.c");
     let o = Command::new(env!("CARGO_BIN_EXE_flextile"))
-        .arg(PROGRAM)
+        .arg(program)
         .arg("-o")
         .arg(&out)
         .args(options)
@@ -96,6 +107,51 @@ fn overlapped_tiles_never_store_temporaries() {
             "{options:?}: results differ from the original's"
         );
     }
+}
+
+/// Outside overlapped tiles, temporaries live in contracted buffers (a
+/// scalar, rolling rows, a row per outer iteration) and their arrays stay
+/// untouched; under OpenMP, `BX` (read across rows by a parallel loop) keeps
+/// its array.
+#[test]
+fn contracted_temporaries_are_never_stored() {
+    const CONTRACTED: &str = "testsuite/programs/temporaries_contracted.c";
+    let dir = work_dir("contracted");
+    let run = build_and_run(&dir, Path::new(CONTRACTED), &[]);
+    let (_, original) = split(&run);
+    let all = [
+        "BX untouched: yes",
+        "BY untouched: yes",
+        "P untouched: yes",
+        "T untouched: yes",
+        "U untouched: yes",
+    ];
+    let mut openmp = all;
+    openmp[0] = "BX untouched: no";
+    for (options, expected, banner) in [
+        (
+            &["--no-openmp"][..],
+            all,
+            "BX to 3 x W - 2, BY to scalar, P to scalar",
+        ),
+        (&[][..], openmp, "BY to scalar, P to scalar"),
+        (&["--tile"][..], openmp, "T to W, U to scalar"),
+    ] {
+        let out = compile_program(&dir, CONTRACTED, options);
+        let text = fs::read_to_string(&out).expect("output");
+        assert!(
+            text.contains(&format!("temporaries contracted: {banner}")),
+            "{options:?}: banner"
+        );
+        let run = build_and_run(&dir, &out, &["-DSENTINEL_CHECK"]);
+        let (sentinel, rest) = split(&run);
+        assert_eq!(sentinel, expected, "{options:?}");
+        assert!(
+            rest == original,
+            "{options:?}: results differ from the original's"
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
 }
 
 /// The check can fail: without overlapped tiling the temporaries are

@@ -1483,6 +1483,7 @@ mod programs {
         statement_comments,
         subscript_cast,
         c_division,
+        temporaries_contracted,
         temporaries_pipeline,
         tile_of_tiles_wavefronts_3d,
         time_blocks_three_arrays,

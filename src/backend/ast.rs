@@ -5,6 +5,7 @@ use crate::diag::{Error, Result};
 use crate::model::isl_ext::{ast_node_kind, isl_err, AstKind};
 use crate::model::marks::Mark;
 use crate::model::polyhedral::Names;
+use crate::model::storage::Placement;
 use isl_rs::{ASTExpr, ASTExprOpType, ASTExprType, ASTNode};
 use std::collections::BTreeSet;
 
@@ -35,11 +36,11 @@ pub enum CNode {
         /// Else branch, if any.
         els: Option<Vec<CNode>>,
     },
-    /// The body of an overlapped tile: the tile buffers of the group are
-    /// declared first.
-    TileStorage {
-        /// The group (index into the region's storage plan).
-        group: usize,
+    /// A scope of the storage plan (an overlapped tile's body, or a buffer
+    /// scope): the buffers placed there are declared first.
+    Buffers {
+        /// Where the buffers are placed.
+        at: Placement,
         /// The tile's statements.
         body: Vec<CNode>,
     },
@@ -154,7 +155,16 @@ impl<'a> AstReader<'a> {
                         body.iter_mut().for_each(|n| set_parallel(n, &iters));
                     }
                     Some(Mark::TileBody { group }) => {
-                        body = vec![CNode::TileStorage { group, body }];
+                        body = vec![CNode::Buffers {
+                            at: Placement::Tile { group },
+                            body,
+                        }];
+                    }
+                    Some(Mark::BufferScope { scope }) => {
+                        body = vec![CNode::Buffers {
+                            at: Placement::Scope { scope },
+                            body,
+                        }];
                     }
                     _ => {}
                 }
@@ -322,7 +332,7 @@ fn paren(s: String, prec: u8, min: u8) -> String {
 /// interleave, no scope can hold both and compilation stops with an internal
 /// error instead of printing a program whose stages lose their scratchpads.
 pub fn hoist_tile_storage(body: Vec<CNode>) -> Result<Vec<CNode>> {
-    let sets: Vec<Vec<usize>> = body
+    let sets: Vec<Vec<Placement>> = body
         .iter()
         .map(|n| {
             let mut v = Vec::new();
@@ -332,7 +342,7 @@ pub fn hoist_tile_storage(body: Vec<CNode>) -> Result<Vec<CNode>> {
             v
         })
         .collect();
-    let mut ranges: Vec<(usize, usize, usize)> = Vec::new();
+    let mut ranges: Vec<(Placement, usize, usize)> = Vec::new();
     for (i, set) in sets.iter().enumerate() {
         for m in set {
             match ranges.iter_mut().find(|r| &r.0 == m) {
@@ -344,11 +354,11 @@ pub fn hoist_tile_storage(body: Vec<CNode>) -> Result<Vec<CNode>> {
     match ranges.len() {
         0 => return Ok(body),
         1 => {
-            if matches!(body.as_slice(), [CNode::TileStorage { .. }]) {
+            if matches!(body.as_slice(), [CNode::Buffers { .. }]) {
                 return Ok(body);
             }
-            return Ok(vec![CNode::TileStorage {
-                group: ranges[0].0,
+            return Ok(vec![CNode::Buffers {
+                at: ranges[0].0,
                 body: strip_marks(body),
             }]);
         }
@@ -385,9 +395,9 @@ pub fn hoist_tile_storage(body: Vec<CNode>) -> Result<Vec<CNode>> {
         if let Some(k) = k {
             let nodes = std::mem::take(run);
             match nodes.as_slice() {
-                [CNode::TileStorage { .. }] => out.extend(nodes),
-                _ => out.push(CNode::TileStorage {
-                    group: ranges[k].0,
+                [CNode::Buffers { .. }] => out.extend(nodes),
+                _ => out.push(CNode::Buffers {
+                    at: ranges[k].0,
                     body: strip_marks(nodes),
                 }),
             }
@@ -417,24 +427,24 @@ fn hoist_inside(node: CNode) -> Result<CNode> {
             then: hoist_tile_storage(then)?,
             els: els.map(hoist_tile_storage).transpose()?,
         }),
-        CNode::TileStorage { group, .. } => Err(interleaved(group)),
+        CNode::Buffers { at, .. } => Err(interleaved(at)),
         other => Ok(other),
     }
 }
 
-fn interleaved(group: usize) -> Error {
+fn interleaved(at: Placement) -> Error {
     Error::internal(format!(
-        "the generated code splits the tile storage of overlapped group {group} into copies that \
+        "the generated code splits the buffers of {at:?} into copies that \
          interleave with another group's; refusing to print a program whose stages \
          would lose their scratchpads"
     ))
 }
 
 /// Storage marks reachable without entering a loop.
-fn collect_marks(nodes: &[CNode], out: &mut Vec<usize>) {
+fn collect_marks(nodes: &[CNode], out: &mut Vec<Placement>) {
     for n in nodes {
         match n {
-            CNode::TileStorage { group, .. } => out.push(*group),
+            CNode::Buffers { at, .. } => out.push(*at),
             CNode::If { then, els, .. } => {
                 collect_marks(then, out);
                 if let Some(e) = els {
@@ -451,7 +461,7 @@ fn strip_marks(nodes: Vec<CNode>) -> Vec<CNode> {
     let mut out = Vec::new();
     for n in nodes {
         match n {
-            CNode::TileStorage { body, .. } => out.extend(strip_marks(body)),
+            CNode::Buffers { body, .. } => out.extend(strip_marks(body)),
             CNode::If { cond, then, els } => out.push(CNode::If {
                 cond,
                 then: strip_marks(then),
@@ -480,7 +490,7 @@ fn set_parallel(node: &mut CNode, iters: &[String]) {
                 e.iter_mut().for_each(|n| set_parallel(n, iters));
             }
         }
-        CNode::Stmt { .. } | CNode::TileStorage { .. } => {}
+        CNode::Stmt { .. } | CNode::Buffers { .. } => {}
     }
 }
 
@@ -489,8 +499,8 @@ mod tests {
     use super::*;
 
     fn copy(group: usize, stage: &str) -> CNode {
-        CNode::TileStorage {
-            group,
+        CNode::Buffers {
+            at: Placement::Tile { group },
             body: vec![CNode::Stmt {
                 stage: stage.into(),
                 args: vec![],
@@ -498,11 +508,11 @@ mod tests {
         }
     }
 
-    fn marks_of(nodes: &[CNode]) -> Vec<(usize, usize)> {
+    fn marks_of(nodes: &[CNode]) -> Vec<(Placement, usize)> {
         nodes
             .iter()
             .filter_map(|n| match n {
-                CNode::TileStorage { group, body } => Some((*group, body.len())),
+                CNode::Buffers { at, body } => Some((*at, body.len())),
                 _ => None,
             })
             .collect()
@@ -519,7 +529,8 @@ mod tests {
         let [CNode::If { then, .. }] = out.as_slice() else {
             panic!("{out:?}")
         };
-        assert_eq!(marks_of(then), vec![(0, 2), (1, 1)]);
+        let tile = |group| Placement::Tile { group };
+        assert_eq!(marks_of(then), vec![(tile(0), 2), (tile(1), 1)]);
     }
 
     #[test]

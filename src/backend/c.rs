@@ -6,7 +6,8 @@ use crate::diag::{Error, Result};
 use crate::model::expr::Expr;
 use crate::model::program::{AccessKind, Stage};
 use crate::model::storage::{
-    Affine, Buffer, Condition, GroupStorage, Load, Slide, StmtRole, StoragePlan, Term,
+    Affine, Alloc, Buffer, Condition, GroupStorage, Load, Placement, Slide, StmtRole, StoragePlan,
+    Term,
 };
 use std::collections::HashMap;
 
@@ -94,10 +95,39 @@ impl<'a> CPrinter<'a> {
                 }
             }
             CNode::Stmt { stage, args } => self.statement(stage, args, indent, out)?,
-            CNode::TileStorage { group, body } => {
+            CNode::Buffers {
+                at: at @ Placement::Scope { .. },
+                body,
+            } => {
                 out.push_str(&format!("{indent}{{\n"));
-                for sp in self.storage.iter().flat_map(|s| s.tile_buffers(*group)) {
-                    let dims: String = sp.extents.iter().map(|n| format!("[{n}]")).collect();
+                let buffers: Vec<&Buffer> = self
+                    .storage
+                    .iter()
+                    .flat_map(|s| s.buffers_at(*at))
+                    .collect();
+                for b in &buffers {
+                    out.push_str(&self.declaration(b, &inner));
+                }
+                self.print(body, &inner, out)?;
+                for b in buffers.iter().filter(|b| b.alloc == Alloc::Heap) {
+                    out.push_str(&format!(
+                        "{inner}__builtin_free({});\n",
+                        scratch_name(&self.prefix, b)
+                    ));
+                }
+                out.push_str(&format!("{indent}}}\n"));
+            }
+            CNode::Buffers {
+                at: at @ Placement::Tile { .. },
+                body,
+            } => {
+                out.push_str(&format!("{indent}{{\n"));
+                for sp in self.storage.iter().flat_map(|s| s.buffers_at(*at)) {
+                    let dims: String = sp
+                        .extents
+                        .iter()
+                        .map(|n| format!("[{}]", offset_text(n, &param_term)))
+                        .collect();
                     // Cache-line aligned. The explicit alignment also makes
                     // gcc 12 realign the OpenMP outlined function's frame: at
                     // -O3 -march=native it otherwise vectorised fused point
@@ -185,19 +215,26 @@ impl CPrinter<'_> {
             }
             return Ok(());
         }
-        let text = match (group, s.analysed()) {
-            (Some(g), Some(analysed)) => s.body.instantiate_with(&iters, &mut |k| {
-                let a = analysed.get(k)?;
-                let sp = g.buffer(&a.data)?;
-                Some(scratch_access(
-                    &self.prefix,
-                    sp,
-                    &a.index,
-                    &s.iterators,
-                    &iters,
-                    &tile,
-                ))
-            }),
+        let scoped = |data: &str| self.storage.and_then(|p| p.scope_buffer(data));
+        let text = match s.analysed() {
+            Some(analysed)
+                if group.is_some() || analysed.iter().any(|a| scoped(&a.data).is_some()) =>
+            {
+                s.body.instantiate_with(&iters, &mut |k| {
+                    let a = analysed.get(k)?;
+                    let sp = group
+                        .and_then(|g| g.buffer(&a.data))
+                        .or_else(|| scoped(&a.data))?;
+                    Some(scratch_access(
+                        &self.prefix,
+                        sp,
+                        &a.index,
+                        &s.iterators,
+                        &iters,
+                        &tile,
+                    ))
+                })
+            }
             _ => s.body.instantiate(&iters),
         };
         out.push_str(&format!(
@@ -341,7 +378,8 @@ fn subscripts(index: &[Expr], iterators: &[String], values: &[String]) -> String
 }
 
 /// The buffer element for data index `index`, by the buffer's index
-/// function: `ft_D[x0 - (o0)][(x1 - (o1)) % m1]`.
+/// function: `ft_D[x0 - (o0)][(x1 - (o1)) % m1]`; a dimension of modulus 1
+/// is dropped, and a zero offset of a buffer scope's buffer is not written.
 fn scratch_access(
     prefix: &str,
     sp: &Buffer,
@@ -361,16 +399,26 @@ fn scratch_access(
         Term::Index(d) => values.get(*d).cloned().unwrap_or_default(),
         Term::Param(p) => p.clone(),
     };
+    let tile_buffer = matches!(sp.placement, Placement::Tile { .. });
     let subs: String = index
         .iter()
-        .zip(&sp.index.offsets)
-        .zip(&sp.index.moduli)
-        .map(|((e, o), m)| {
-            let d = format!("{} - ({})", c_expr(e, &subst), offset_text(o, &term));
-            match m {
-                None => format!("[{d}]"),
-                Some(m) => format!("[({d}) % {m}]"),
+        .enumerate()
+        .filter_map(|(d, e)| {
+            let m = sp.index.moduli.get(d).copied().flatten();
+            if m == Some(1) {
+                return None;
             }
+            let x = c_expr(e, &subst);
+            let shifted = match sp.index.offsets.get(d) {
+                Some(o) if tile_buffer || *o != Affine::constant(0) => {
+                    format!("{x} - ({})", offset_text(o, &term))
+                }
+                _ => x,
+            };
+            Some(match m {
+                None => format!("[{shifted}]"),
+                Some(m) => format!("[({shifted}) % {m}]"),
+            })
         })
         .collect();
     format!("{}{subs}", scratch_name(prefix, sp))
@@ -379,6 +427,63 @@ fn scratch_access(
 /// C text of an offset of an index function.
 fn offset_text(o: &Affine, term: &dyn Fn(&Term) -> String) -> String {
     c_expr(&o.to_expr(term), &|_| None)
+}
+
+/// A term of an extent, which may name parameters only.
+fn param_term(t: &Term) -> String {
+    match t {
+        Term::Param(p) => p.clone(),
+        Term::Tile(d) | Term::Index(d) => format!("/* not a parameter: {d} */ 0"),
+    }
+}
+
+impl CPrinter<'_> {
+    /// The declaration of a buffer scope's buffer (its dimensions of modulus
+    /// 1 dropped): a scalar, a stack array, or a heap array of parametric
+    /// extents.
+    fn declaration(&self, b: &Buffer, indent: &str) -> String {
+        let name = scratch_name(&self.prefix, b);
+        let extents: Vec<String> = b
+            .extents
+            .iter()
+            .enumerate()
+            .filter(|(d, _)| b.index.moduli.get(*d).copied().flatten() != Some(1))
+            .map(|(_, e)| offset_text(e, &param_term))
+            .collect();
+        let what = format!("/* contracted '{}' */", b.data.join("', '"));
+        // The arrays are no longer used here (no unused-parameter warning).
+        let unused: String = b
+            .data
+            .iter()
+            .map(|d| format!("{indent}(void){d};\n"))
+            .collect();
+        unused
+            + &match b.alloc {
+                Alloc::Stack => {
+                    let dims: String = extents.iter().map(|e| format!("[{e}]")).collect();
+                    format!("{indent}{} {name}{dims}; {what}\n", b.elem_type)
+                }
+                Alloc::Heap => {
+                    // Extents that are not positive (the region runs no
+                    // iteration) count as 1: a valid type, and a valid malloc.
+                    let positive: Vec<String> = extents
+                        .iter()
+                        .map(|e| match e.parse::<i64>() {
+                            Ok(_) => e.clone(),
+                            Err(_) => format!("({e} > 0 ? {e} : 1)"),
+                        })
+                        .collect();
+                    let inner: String = positive.iter().skip(1).map(|e| format!("[{e}]")).collect();
+                    let size: Vec<String> =
+                        positive.iter().map(|e| format!("(size_t){e}")).collect();
+                    format!(
+                    "{indent}{ty} (*{name}){inner} = __builtin_malloc(sizeof({ty}){}); {what}\n{indent}if (!{name})\n{indent}  __builtin_abort();\n",
+                    size.iter().map(|s| format!(" * {s}")).collect::<String>(),
+                    ty = b.elem_type,
+                )
+                }
+            }
+    }
 }
 
 /// The C name of a buffer.

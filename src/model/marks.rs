@@ -23,12 +23,19 @@ pub enum Mark {
         /// Index of the group in the region's storage plan.
         group: usize,
     },
+    /// Above the subtree in which buffer scope `scope` of the storage plan
+    /// lives: the back end declares (and frees) its buffers there.
+    BufferScope {
+        /// The scope's number.
+        scope: usize,
+    },
 }
 
 const PARALLEL: &str = "parallel";
 const PARALLEL_REQUESTED: &str = "parallel_requested";
 const SERIAL: &str = "serial";
 const TILE_BODY: &str = "tile_storage";
+const BUFFER_SCOPE: &str = "buffer_scope";
 
 impl Mark {
     /// The name of the mark's isl id.
@@ -41,6 +48,7 @@ impl Mark {
             Mark::ParallelRequested => PARALLEL_REQUESTED.to_string(),
             Mark::Serial => SERIAL.to_string(),
             Mark::TileBody { group } => format!("{TILE_BODY}_{group}"),
+            Mark::BufferScope { scope } => format!("{BUFFER_SCOPE}_{scope}"),
         }
     }
 
@@ -58,6 +66,15 @@ impl Mark {
         if let Some(rest) = id.strip_prefix(TILE_BODY).and_then(|r| r.strip_prefix('_')) {
             return match numbers(rest)?.as_slice() {
                 [group] => Some(Mark::TileBody { group: *group }),
+                _ => None,
+            };
+        }
+        if let Some(rest) = id
+            .strip_prefix(BUFFER_SCOPE)
+            .and_then(|r| r.strip_prefix('_'))
+        {
+            return match numbers(rest)?.as_slice() {
+                [scope] => Some(Mark::BufferScope { scope: *scope }),
                 _ => None,
             };
         }
@@ -80,6 +97,7 @@ mod tests {
             Mark::ParallelRequested,
             Mark::Serial,
             Mark::TileBody { group: 3 },
+            Mark::BufferScope { scope: 0 },
         ] {
             assert_eq!(Mark::from_id(&m.id()), Some(m));
         }

@@ -41,6 +41,19 @@ impl Affine {
         self
     }
 
+    /// A constant function.
+    pub fn constant(c: i64) -> Affine {
+        Affine {
+            constant: c,
+            terms: Vec::new(),
+        }
+    }
+
+    /// The value of a constant function.
+    pub fn constant_value(&self) -> Option<i64> {
+        self.terms.is_empty().then_some(self.constant)
+    }
+
     /// The function as an expression, each term replaced by the variable
     /// `name` gives it.
     pub fn to_expr(&self, name: &dyn Fn(&Term) -> String) -> Expr {
@@ -60,7 +73,8 @@ pub struct Condition {
 }
 
 /// How a buffer element is found from a data element `x`: dimension `d` is
-/// `(x[d] - offset[d]) mod modulus[d]` (no modulus: the difference itself).
+/// `(x[d] - offset[d]) mod modulus[d]` (no modulus: the difference itself;
+/// modulus 1: the dimension is dropped).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct IndexFn {
     /// Origin per dimension, over the tile coordinates and parameters.
@@ -70,7 +84,7 @@ pub struct IndexFn {
 }
 
 /// Where a buffer is declared and how long it lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Placement {
     /// On the stack of the thread running a tile of overlapped group `group`,
     /// declared where the group's tile body starts.
@@ -78,6 +92,22 @@ pub enum Placement {
         /// The group (index into [`StoragePlan::groups`]).
         group: usize,
     },
+    /// Declared where the schedule's buffer scope `scope` starts (a mark in
+    /// the schedule tree), once per execution of that subtree.
+    Scope {
+        /// The scope's number.
+        scope: usize,
+    },
+}
+
+/// How a buffer is allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Alloc {
+    /// An array on the stack (constant extents).
+    Stack,
+    /// `malloc` where the buffer is declared, `free` where its scope ends
+    /// (extents that depend on parameters).
+    Heap,
 }
 
 /// A buffer flextile declares: it holds the values of its data sets where
@@ -90,18 +120,22 @@ pub struct Buffer {
     pub data: Vec<String>,
     /// C element type.
     pub elem_type: String,
-    /// Extent per dimension.
-    pub extents: Vec<i64>,
+    /// Extent per dimension (over the parameters).
+    pub extents: Vec<Affine>,
     /// From data element to buffer element.
     pub index: IndexFn,
     /// Where it is declared.
     pub placement: Placement,
+    /// How it is allocated.
+    pub alloc: Alloc,
 }
 
 impl Buffer {
-    /// Number of elements.
-    pub fn elements(&self) -> i64 {
-        self.extents.iter().product()
+    /// Number of elements, when constant.
+    pub fn elements(&self) -> Option<i64> {
+        self.extents
+            .iter()
+            .try_fold(1i64, |n, e| n.checked_mul(e.constant_value()?))
     }
 }
 
@@ -206,11 +240,28 @@ impl StoragePlan {
             .find(|b| b.placement == Placement::Tile { group } && b.data.iter().any(|d| d == data))
     }
 
-    /// The buffers declared at the start of group `group`'s tile body.
-    pub fn tile_buffers(&self, group: usize) -> impl Iterator<Item = &Buffer> {
+    /// The buffers declared where `at` starts.
+    pub fn buffers_at(&self, at: Placement) -> impl Iterator<Item = &Buffer> {
+        self.buffers.iter().filter(move |b| b.placement == at)
+    }
+
+    /// The buffer of a buffer scope (not a tile) holding `data`, if any.
+    pub fn scope_buffer(&self, data: &str) -> Option<&Buffer> {
+        self.buffers.iter().find(|b| {
+            matches!(b.placement, Placement::Scope { .. }) && b.data.iter().any(|d| d == data)
+        })
+    }
+
+    /// Number of buffer scopes so far (the next scope's number).
+    pub fn scopes(&self) -> usize {
         self.buffers
             .iter()
-            .filter(move |b| b.placement == Placement::Tile { group })
+            .filter_map(|b| match b.placement {
+                Placement::Scope { scope } => Some(scope + 1),
+                Placement::Tile { .. } => None,
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// Appends `other`'s groups and buffers, renumbering its groups after
@@ -228,10 +279,11 @@ impl StoragePlan {
         }
         self.groups.extend(other.groups);
         self.buffers.extend(other.buffers.into_iter().map(|mut b| {
-            let Placement::Tile { group } = b.placement;
-            b.placement = Placement::Tile {
-                group: group + base,
-            };
+            if let Placement::Tile { group } = b.placement {
+                b.placement = Placement::Tile {
+                    group: group + base,
+                };
+            }
             b
         }));
     }
@@ -264,9 +316,10 @@ mod tests {
             name: format!("ft_{d}"),
             data: vec![d.to_string()],
             elem_type: "double".into(),
-            extents: vec![4, 8],
+            extents: vec![Affine::constant(4), Affine::constant(8)],
             index: IndexFn::default(),
             placement: Placement::Tile { group: g },
+            alloc: Alloc::Stack,
         };
         let mut plan = StoragePlan {
             groups: vec![GroupStorage::default()],
@@ -290,7 +343,10 @@ mod tests {
         assert!(plan.tile_buffer(0, "A").is_some());
         assert!(plan.tile_buffer(1, "B").is_some());
         assert!(plan.tile_buffer(0, "B").is_none());
-        assert_eq!(plan.tile_buffers(1).count(), 1);
-        assert_eq!(plan.tile_buffer(1, "B").map(Buffer::elements), Some(32));
+        assert_eq!(plan.buffers_at(Placement::Tile { group: 1 }).count(), 1);
+        assert_eq!(
+            plan.tile_buffer(1, "B").and_then(Buffer::elements),
+            Some(32)
+        );
     }
 }

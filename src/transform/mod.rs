@@ -10,6 +10,7 @@
 
 pub mod align;
 pub mod band;
+pub mod contract;
 pub mod fuse;
 pub mod legality;
 pub mod overlap;

@@ -108,8 +108,13 @@ pub(crate) fn build_tree(
             .tile_buffer(0, &sl.data)
             .ok_or_else(|| Error::internal("slide without a scratchpad"))?;
         let xs: Vec<String> = (0..sp.extents.len()).map(|d| format!("x{d}")).collect();
-        let bounds: Vec<String> = sp
+        let extents: Vec<i64> = sp
             .extents
+            .iter()
+            .map(|e| e.constant_value())
+            .collect::<Option<_>>()
+            .ok_or_else(|| Error::internal("a tile buffer without a constant size"))?;
+        let bounds: Vec<String> = extents
             .iter()
             .enumerate()
             .map(|(d, n)| {

@@ -14,7 +14,7 @@ use crate::model::isl_ext::{isl_err, IslText};
 use crate::model::polyhedral::{Names, RegionModel};
 use crate::model::program::{AccessKind, Region};
 use crate::model::storage::{
-    Affine, Buffer, Condition, GroupStorage, IndexFn, Load, Placement, Slide, StmtRole,
+    Affine, Alloc, Buffer, Condition, GroupStorage, IndexFn, Load, Placement, Slide, StmtRole,
     StoragePlan, Term,
 };
 use isl_rs::{Aff, DimType, Map, Set, UnionMap, UnionSet};
@@ -299,8 +299,9 @@ pub(crate) fn plan_storage(
                 moduli: vec![None; sizes.len()],
                 offsets,
             },
-            extents: sizes,
+            extents: sizes.into_iter().map(Affine::constant).collect(),
             placement: Placement::Tile { group: 0 },
+            alloc: Alloc::Stack,
         });
         let several = loads_of_data.len() > 1;
         for (k, (l, guard)) in loads_of_data.into_iter().enumerate() {

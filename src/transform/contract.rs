@@ -1,0 +1,579 @@
+//! Storage contraction of temporaries outside overlapped tiles: modular
+//! buffers (Davis et al. §4.4, "mapping data to memory"; Halide's storage
+//! folding), from the lifetimes of the elements in the final schedule.
+//!
+//! For a temporary `A` (never read after the region, see
+//! [`crate::frontend::temporaries`]), every element lives from its first to
+//! its last access in the final schedule. Two elements *conflict* when those
+//! intervals overlap (touching counts). From the set Δ of differences
+//! `y - x` of conflicting pairs, the successive-modulo allocation gives each
+//! dimension `d` the modulus `b_d = 1 + max { δ_d : δ ∈ Δ, δ_0..δ_{d-1} = 0 }`
+//! (1 when no conflict is left: the dimension is dropped), and maps `x` to
+//! `(x_0 mod b_0, x_1 mod b_1, ...)`: two conflicting elements differ at
+//! their first differing dimension `d` by less than `b_d`, so they never
+//! share a slot. Pointwise producer-consumer fusion gives a scalar, a stencil
+//! fused with its producer a few rows (a rolling buffer). A dimension whose
+//! modulus depends on the parameters keeps its whole accessed range.
+//!
+//! The buffer is declared once per execution of a *scope*: the deepest
+//! position in the schedule tree above every access of `A` such that each
+//! element lives within one execution of it and no parallel loop lies inside
+//! it (each thread then has its own buffer). Conflicts are counted within
+//! one execution of the scope. A scope is marked in the schedule tree
+//! ([`Mark::BufferScope`]); the back end declares the buffer there, on the
+//! stack when its size is constant and small, else with `malloc`/`free`
+//! around the scope (which then runs once per region call, or holds loops).
+//!
+//! A temporary is left in its array (with the reason in `-v`) when some
+//! stage accessing it is not analysable, or reads an element the region did
+//! not write first, or when no scope exists (a parallel loop runs between
+//! its writes and its reads).
+
+use crate::diag::{Error, Result};
+use crate::model::isl_ext::isl_err;
+use crate::model::marks::Mark;
+use crate::model::polyhedral::{isl_name, Names, RegionModel};
+use crate::model::program::Region;
+use crate::model::relations::pad_ranges;
+use crate::model::storage::{Affine, Alloc, Buffer, IndexFn, Placement, StoragePlan, Term};
+use crate::transform::band::{has_band_below, insert_mark, mark_of};
+use isl_rs::{
+    Aff, DimType, Map, PwAff, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionAccessInfo,
+    UnionMap, UnionSet,
+};
+use log::info;
+
+/// The largest buffer (in elements) declared on a thread's stack.
+const MAX_STACK_ELEMENTS: i64 = 1 << 16;
+
+/// One temporary's contracted storage, for the region's banner.
+#[derive(Clone, Debug)]
+pub struct Contraction {
+    /// The data set.
+    pub data: String,
+    /// Its buffer's shape in words: `scalar`, `3 x N`.
+    pub shape: String,
+}
+
+/// Contracts the temporaries of `region` that overlapped tiles did not
+/// take (`skip`): edits `schedule` (buffer scope marks) and `plan` (the
+/// buffers). Returns the contractions made.
+pub fn contract(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    schedule: Schedule,
+    plan: &mut StoragePlan,
+    skip: &[String],
+) -> Result<(Schedule, Vec<Contraction>)> {
+    let mut schedule = schedule;
+    let mut done = Vec::new();
+    let live_in = live_in_reads(model)?;
+    for t in &region.temporaries {
+        if skip.contains(&t.name) {
+            continue;
+        }
+        match plan_one(
+            region,
+            names,
+            model,
+            &schedule,
+            &live_in,
+            &t.name,
+            plan.scopes(),
+        )? {
+            Ok((sched, buffer, shape)) => {
+                info!("contract: '{}' lives in a {shape} buffer", t.name);
+                schedule = sched;
+                plan.buffers.push(buffer);
+                done.push(Contraction {
+                    data: t.name.clone(),
+                    shape,
+                });
+            }
+            Err(why) => info!("contract: '{}' keeps its array: {why}", t.name),
+        }
+    }
+    Ok((schedule, done))
+}
+
+/// Reads with no write of the region before them (values from before it).
+fn live_in_reads(model: &RegionModel) -> Result<UnionMap> {
+    UnionAccessInfo::from_sink(model.reads.copy().map_err(isl_err)?)
+        .and_then(|a| a.set_must_source(model.must_writes.copy()?))
+        .and_then(|a| a.set_may_source(model.may_writes.copy()?))
+        .and_then(|a| a.set_schedule(model.schedule.copy()?))
+        .and_then(|a| a.compute_flow())
+        .and_then(|f| f.get_may_no_source())
+        .map_err(isl_err)
+}
+
+/// The new schedule, buffer and shape for temporary `data`, or why it keeps
+/// its array.
+#[allow(clippy::type_complexity)]
+fn plan_one(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    schedule: &Schedule,
+    live_in: &UnionMap,
+    data: &str,
+    scope: usize,
+) -> Result<std::result::Result<(Schedule, Buffer, String), String>> {
+    let mut rank = None;
+    for s in &region.stages {
+        if !s.accesses.iter().any(|a| a.data == data) {
+            continue;
+        }
+        let Some(accs) = s.analysed() else {
+            return Ok(Err(format!("{} is not analysable", s.label)));
+        };
+        for a in accs.iter().filter(|a| a.data == data) {
+            if a.index.iter().any(|e| !e.is_affine() || e.has_any()) {
+                return Ok(Err(format!(
+                    "{} accesses it at a data-dependent index",
+                    s.label
+                )));
+            }
+            if *rank.get_or_insert(a.index.len()) != a.index.len() {
+                return Ok(Err("it is accessed with different ranks".to_string()));
+            }
+        }
+    }
+    let Some(rank) = rank.filter(|r| *r > 0) else {
+        return Ok(Err("it is not an array the region accesses".to_string()));
+    };
+    if region.versions.contains_key(data) || region.versions.values().any(|v| v.array == data) {
+        return Ok(Err("it has versions in a time block".to_string()));
+    }
+    let Some(elem_type) = region.data_types.get(data).cloned() else {
+        return Ok(Err("its element type is unknown".to_string()));
+    };
+    let ctx = schedule.get_ctx();
+    let space = UnionSet::read_from_str(
+        &ctx,
+        &format!("{{ {}[{}] }}", isl_name(data), dims("o", rank)),
+    )
+    .map_err(isl_err)?;
+    let reads_of = |m: &UnionMap| {
+        m.copy()
+            .and_then(|m| m.intersect_range(space.copy()?))
+            .map_err(isl_err)
+    };
+    if !reads_of(live_in)?.is_empty().map_err(isl_err)? {
+        return Ok(Err(
+            "the region reads elements of it that it did not write first".to_string(),
+        ));
+    }
+    let accesses = reads_of(&model.reads)?
+        .union(reads_of(&model.may_writes)?)
+        .map_err(isl_err)?;
+    let instances = accesses.copy().and_then(|a| a.domain()).map_err(isl_err)?;
+    // Every element's accesses in time: A[x] -> [t].
+    let times = schedule
+        .get_map()
+        .and_then(|m| m.intersect_domain(instances.copy()?))
+        .map_err(isl_err)?;
+    let times = pad_ranges(&times)?;
+    let elem_times = accesses
+        .copy()
+        .and_then(|a| a.reverse())
+        .and_then(|a| a.apply_range(times))
+        .and_then(Map::from_union_map)
+        .and_then(|m| m.intersect_params(model.context.copy()?))
+        .map_err(isl_err)?;
+    let Some((node, prefix)) = scope_position(schedule, &instances, &accesses)? else {
+        return Ok(Err(
+            "a parallel loop runs between its writes and its reads (no scope holds an element's lifetime in one thread)".to_string(),
+        ));
+    };
+    // Pairs of elements alive at once within one execution of the scope.
+    let first = elem_times.copy().and_then(Map::lexmin).map_err(isl_err)?;
+    let last = elem_times.lexmax().map_err(isl_err)?;
+    let before = first.lex_le_map(last).map_err(isl_err)?;
+    let same_scope = prefix
+        .copy()
+        .and_then(|p| p.apply_range(prefix.reverse()?))
+        .map_err(isl_err)?;
+    let conflicts = before
+        .copy()
+        .and_then(|b| b.intersect(before.reverse()?))
+        .and_then(|b| b.intersect(same_scope))
+        .map_err(isl_err)?;
+    let deltas = conflicts
+        .deltas()
+        .and_then(|d| d.subtract(zero(&ctx, data, rank)?))
+        .map_err(isl_err)?;
+    // Successive modulo.
+    let accessed = accesses
+        .range()
+        .and_then(Set::from_union_set)
+        .and_then(|s| s.intersect_params(model.context.copy()?))
+        .map_err(isl_err)?;
+    let mut moduli = Vec::new();
+    let mut offsets = Vec::new();
+    let mut extents = Vec::new();
+    let mut reduced = false;
+    let mut rest = deltas;
+    for d in 0..rank {
+        let m = if rest.is_empty().map_err(isl_err)? {
+            Some(1)
+        } else {
+            constant(
+                rest.copy()
+                    .and_then(|r| r.dim_max(d as i32))
+                    .map_err(isl_err)?,
+            )?
+            .map(|m| m + 1)
+        };
+        rest = rest.fix_si(DimType::Set, d as u32, 0).map_err(isl_err)?;
+        match m {
+            Some(m) => {
+                // `%` of C needs non-negative indices.
+                let non_negative = accessed
+                    .copy()
+                    .and_then(|s| s.upper_bound_si(DimType::Set, d as u32, -1))
+                    .and_then(|s| s.is_empty())
+                    .map_err(isl_err)?;
+                if !non_negative {
+                    return Ok(Err(format!(
+                        "it may be accessed at a negative index in dimension {d}"
+                    )));
+                }
+                let lo = accessed
+                    .copy()
+                    .and_then(|s| s.dim_min(d as i32))
+                    .map_err(isl_err)?;
+                let hi = accessed
+                    .copy()
+                    .and_then(|s| s.dim_max(d as i32))
+                    .map_err(isl_err)?;
+                let range = match (affine(lo, names)?, affine(hi, names)?) {
+                    (Some(lo), Some(hi)) => extent(&lo, &hi).constant_value(),
+                    _ => None,
+                };
+                reduced |= range.is_none_or(|r| r > m);
+                moduli.push(Some(m));
+                offsets.push(Affine::constant(0));
+                extents.push(Affine::constant(m));
+            }
+            None => {
+                let lo = accessed
+                    .copy()
+                    .and_then(|s| s.dim_min(d as i32))
+                    .map_err(isl_err)?;
+                let hi = accessed
+                    .copy()
+                    .and_then(|s| s.dim_max(d as i32))
+                    .map_err(isl_err)?;
+                let (Some(lo), Some(hi)) = (affine(lo, names)?, affine(hi, names)?) else {
+                    return Ok(Err(format!(
+                        "the range of its dimension {d} has no affine bounds"
+                    )));
+                };
+                extents.push(extent(&lo, &hi));
+                moduli.push(None);
+                offsets.push(lo);
+            }
+        }
+    }
+    if !reduced {
+        return Ok(Err(
+            "its elements' lifetimes overlap so that nothing smaller than its accessed range would do"
+                .to_string(),
+        ));
+    }
+    let constant_size = extents
+        .iter()
+        .try_fold(1i64, |n, e| n.checked_mul(e.constant_value()?));
+    // On the heap at region level, or once per execution of a scope with
+    // loops inside (a row buffer per outer iteration): never per iteration
+    // of an innermost loop.
+    let heap_ok = node.get_schedule_depth().map_err(isl_err)? == 0 || has_band_below(&node)?;
+    let alloc = match constant_size {
+        Some(n) if n <= MAX_STACK_ELEMENTS => Alloc::Stack,
+        _ if heap_ok => Alloc::Heap,
+        _ => {
+            return Ok(Err(
+                "its buffer is too large for the stack, and its scope runs once per iteration of an innermost loop"
+                    .to_string(),
+            ))
+        }
+    };
+    let shape = if moduli.iter().all(|m| *m == Some(1)) {
+        "scalar".to_string()
+    } else {
+        extents
+            .iter()
+            .zip(&moduli)
+            .filter(|(_, m)| **m != Some(1))
+            .map(|(e, _)| text(e))
+            .collect::<Vec<_>>()
+            .join(" x ")
+    };
+    let schedule = insert_mark(node, &Mark::BufferScope { scope })?
+        .get_schedule()
+        .map_err(isl_err)?;
+    Ok(Ok((
+        schedule,
+        Buffer {
+            name: data.to_string(),
+            data: vec![data.to_string()],
+            elem_type,
+            extents,
+            index: IndexFn { offsets, moduli },
+            placement: Placement::Scope { scope },
+            alloc,
+        },
+        shape,
+    )))
+}
+
+/// An affine function of the parameters as text: `N - 2`.
+fn text(e: &Affine) -> String {
+    let mut s = String::new();
+    for (t, k) in &e.terms {
+        let name = match t {
+            Term::Param(p) => p.clone(),
+            Term::Tile(d) | Term::Index(d) => format!("x{d}"),
+        };
+        let (sign, mag) = if *k < 0 { ("-", -k) } else { ("+", *k) };
+        let term = if mag == 1 {
+            name
+        } else {
+            format!("{mag}*{name}")
+        };
+        s = match (s.is_empty(), sign) {
+            (true, "-") => format!("-{term}"),
+            (true, _) => term,
+            (false, _) => format!("{s} {sign} {term}"),
+        };
+    }
+    match (s.is_empty(), e.constant) {
+        (true, c) => c.to_string(),
+        (false, 0) => s,
+        (false, c) if c < 0 => format!("{s} - {}", -c),
+        (false, c) => format!("{s} + {c}"),
+    }
+}
+
+/// `hi - lo + 1`.
+fn extent(lo: &Affine, hi: &Affine) -> Affine {
+    let mut e = Affine::constant(hi.constant - lo.constant + 1);
+    for (t, k) in &hi.terms {
+        e = e.plus(*k, t.clone());
+    }
+    for (t, k) in &lo.terms {
+        match e.terms.iter_mut().find(|(u, _)| u == t) {
+            Some((_, c)) => *c -= k,
+            None => e = e.plus(-k, t.clone()),
+        }
+    }
+    e.terms.retain(|(_, k)| *k != 0);
+    e
+}
+
+/// `x0, x1, ...`
+fn dims(v: &str, n: usize) -> String {
+    (0..n)
+        .map(|d| format!("{v}{d}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The zero vector of data set `data` (rank `n`).
+fn zero(
+    ctx: &isl_rs::Context,
+    data: &str,
+    n: usize,
+) -> std::result::Result<Set, isl_rs::LibISLError> {
+    Set::read_from_str(
+        ctx,
+        &format!("{{ {}[{}] }}", isl_name(data), vec!["0"; n].join(", ")),
+    )
+}
+
+/// The value of a piecewise function that is one constant, if it is.
+fn constant(pa: PwAff) -> Result<Option<i64>> {
+    if pa.n_piece().map_err(isl_err)? != 1 || !pa.is_cst().map_err(isl_err)? {
+        return Ok(None);
+    }
+    let v = pa.max_val().map_err(isl_err)?;
+    if !v.is_int().map_err(isl_err)? {
+        return Ok(None);
+    }
+    Ok(Some(v.get_num_si().map_err(isl_err)?))
+}
+
+/// A piecewise function of the parameters with a single integral affine
+/// piece, as an [`Affine`] over [`Term::Param`].
+fn affine(pa: PwAff, names: &Names) -> Result<Option<Affine>> {
+    if pa.n_piece().map_err(isl_err)? != 1 {
+        return Ok(None);
+    }
+    // Its one piece, defined where the parameters allow it.
+    let aff: Aff = pa
+        .copy()
+        .and_then(|p| p.domain())
+        .and_then(|d| pa.gist(d))
+        .and_then(|p| p.as_aff())
+        .map_err(isl_err)?;
+    let int = |v: isl_rs::Val| v.get_num_si().map_err(isl_err);
+    if int(aff.get_denominator_val().map_err(isl_err)?)? != 1
+        || aff.dim(DimType::Div).map_err(isl_err)? > 0
+    {
+        return Ok(None);
+    }
+    let mut e = Affine::constant(int(aff.get_constant_val().map_err(isl_err)?)?);
+    for p in 0..aff.dim(DimType::Param).map_err(isl_err)? {
+        let k = int(aff
+            .get_coefficient_val(DimType::Param, p)
+            .map_err(isl_err)?)?;
+        let isl = aff
+            .get_dim_name(DimType::Param, p as u32)
+            .map_err(isl_err)?;
+        e = e.plus(
+            k,
+            Term::Param(names.c_param(isl).unwrap_or(isl).to_string()),
+        );
+    }
+    Ok(Some(e))
+}
+
+/// Where the buffer scope of the accesses `accesses` (by `instances`) goes:
+/// the node to mark and the scope's prefix schedule per element
+/// (`A[x] -> [p]`, single-valued); `None` when no position works.
+fn scope_position(
+    schedule: &Schedule,
+    instances: &UnionSet,
+    accesses: &UnionMap,
+) -> Result<Option<(ScheduleNode, Map)>> {
+    // Down from the root to the deepest node above every instance.
+    let mut path = vec![schedule.get_root().map_err(isl_err)?];
+    loop {
+        let node = path
+            .last()
+            .ok_or_else(|| Error::internal("contract: empty path"))?;
+        let n = node.n_children().map_err(isl_err)?;
+        let mut next = None;
+        for i in 0..n {
+            let c = node.get_child(i).map_err(isl_err)?;
+            // A filter's domain is its parent's: what reaches its child is filtered.
+            let dom = match c.get_type().map_err(isl_err)? {
+                ScheduleNodeType::Filter => c.get_child(0).and_then(|f| f.get_domain()),
+                _ => c.get_domain(),
+            }
+            .map_err(isl_err)?;
+            if instances.is_subset(&dom).map_err(isl_err)? {
+                next = Some(c);
+                break;
+            }
+        }
+        match next {
+            Some(c) if !matches!(c.get_type().map_err(isl_err)?, ScheduleNodeType::Leaf) => {
+                path.push(c)
+            }
+            _ => break,
+        }
+    }
+    // Candidates, deepest first: above each node of the path, and between
+    // the members of each band on it.
+    for node in path.iter().skip(1).rev() {
+        let mut candidates = Vec::new();
+        if matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
+            let n = node.band_n_member().map_err(isl_err)?;
+            for m in (1..n).rev() {
+                let split = node
+                    .copy()
+                    .and_then(|b| b.band_split(m))
+                    .and_then(|b| b.child(0))
+                    .map_err(isl_err)?;
+                candidates.push(split);
+            }
+        }
+        // Nothing goes between a sequence and its filters: below a filter instead.
+        candidates.push(match node.get_type().map_err(isl_err)? {
+            ScheduleNodeType::Filter => node.get_child(0).map_err(isl_err)?,
+            _ => node.copy().map_err(isl_err)?,
+        });
+        for c in candidates {
+            let prefix = element_prefix(&c, accesses)?;
+            if !prefix.is_single_valued().map_err(isl_err)? {
+                continue;
+            }
+            if parallel_inside(&c, instances)? {
+                return Ok(None);
+            }
+            return Ok(Some((c, prefix)));
+        }
+    }
+    Ok(None)
+}
+
+/// `A[x] -> [p]`: the prefix schedule at `node` of the instances accessing each element.
+fn element_prefix(node: &ScheduleNode, accesses: &UnionMap) -> Result<Map> {
+    let prefix = node.get_prefix_schedule_union_map().map_err(isl_err)?;
+    let prefix = pad_ranges(&prefix)?;
+    accesses
+        .copy()
+        .and_then(|a| a.reverse())
+        .and_then(|a| a.apply_range(prefix))
+        .and_then(Map::from_union_map)
+        .map_err(isl_err)
+}
+
+/// Whether a parallel loop over some of `instances` lies at or below `node`
+/// (a parallel mark below it, or one above whose band members reach it).
+fn parallel_inside(node: &ScheduleNode, instances: &UnionSet) -> Result<bool> {
+    let depth = node.get_schedule_depth().map_err(isl_err)? as usize;
+    // Marks above: a parallel band split by this position.
+    let mut up = node.copy().map_err(isl_err)?;
+    while up.has_parent().map_err(isl_err)? {
+        up = up.parent().map_err(isl_err)?;
+        if matches!(up.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
+            if let Some(Mark::Parallel { depths }) = mark_of(&up)? {
+                if depths.iter().any(|d| *d >= depth) {
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    below(node, instances)
+}
+
+/// Whether a parallel mark over some of `instances` lies at or below `node`.
+fn below(node: &ScheduleNode, instances: &UnionSet) -> Result<bool> {
+    let dom = node.get_domain().map_err(isl_err)?;
+    if dom
+        .intersect(instances.copy().map_err(isl_err)?)
+        .and_then(|d| d.is_empty())
+        .map_err(isl_err)?
+    {
+        return Ok(false);
+    }
+    if matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Mark)
+        && matches!(mark_of(node)?, Some(Mark::Parallel { .. }))
+    {
+        return Ok(true);
+    }
+    for i in 0..node.n_children().map_err(isl_err)? {
+        if below(&node.get_child(i).map_err(isl_err)?, instances)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extent_of_affine_bounds() {
+        let lo = Affine::constant(1);
+        let hi = Affine::constant(-2).plus(1, Term::Param("N".into()));
+        let e = extent(&lo, &hi);
+        assert_eq!(e, Affine::constant(-2).plus(1, Term::Param("N".into())));
+        assert_eq!(extent(&lo, &Affine::constant(4)), Affine::constant(4));
+    }
+}
