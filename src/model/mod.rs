@@ -3,6 +3,7 @@
 pub mod deps;
 pub mod expr;
 pub mod isl_ext;
+pub mod mdg;
 pub mod polyhedral;
 pub mod program;
 pub mod relations;
