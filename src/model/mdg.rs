@@ -10,8 +10,10 @@
 //! stages; edges go from a value to each statement reading it and from a
 //! statement to each value it writes. "After" is the grouping the driver
 //! chose ([`Grouping`]: plain data, so that the model does not depend on the
-//! transformation passes): each group is one macro node, and a temporary
-//! that never leaves a group's tile scratchpads is not read from memory.
+//! transformation passes): each group is one macro node, which reads each
+//! value once (read-reduction fusion), reads nothing from memory that it
+//! takes from its tile scratchpads (values it computes itself), and a
+//! temporary that never leaves the scratchpads is not stored either.
 //!
 //! Sizes: a value's size is the number of its elements the region accesses,
 //! the image of the statement instances under the access relations. When
@@ -51,8 +53,9 @@ pub struct Quantity {
     constant: u128,
     /// Symbolic size -> coefficient.
     terms: BTreeMap<String, u128>,
-    /// Why the quantity is unknown (empty: known).
-    unknown: BTreeSet<String>,
+    /// Why the quantity is unknown (empty: known): what is missing, and of
+    /// which data sets.
+    unknown: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Quantity {
@@ -72,10 +75,10 @@ impl Quantity {
         }
     }
 
-    /// An unknown quantity, with the reason.
-    pub fn unknown(why: impl Into<String>) -> Quantity {
+    /// An unknown quantity: `what` is missing (`element type`) of `data`.
+    pub fn unknown(what: &str, data: &str) -> Quantity {
         Quantity {
-            unknown: BTreeSet::from([why.into()]),
+            unknown: BTreeMap::from([(what.to_string(), BTreeSet::from([data.to_string()]))]),
             ..Quantity::default()
         }
     }
@@ -86,7 +89,12 @@ impl Quantity {
         for (t, k) in &other.terms {
             *self.terms.entry(t.clone()).or_default() += k;
         }
-        self.unknown.extend(other.unknown.iter().cloned());
+        for (what, data) in &other.unknown {
+            self.unknown
+                .entry(what.clone())
+                .or_default()
+                .extend(data.iter().cloned());
+        }
     }
 
     /// This quantity times `k`.
@@ -110,7 +118,14 @@ impl Quantity {
 impl fmt::Display for Quantity {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         if !self.unknown.is_empty() {
-            let why: Vec<&str> = self.unknown.iter().map(String::as_str).collect();
+            let why: Vec<String> = self
+                .unknown
+                .iter()
+                .map(|(what, data)| {
+                    let data: Vec<String> = data.iter().map(|d| format!("'{d}'")).collect();
+                    format!("{what} of {}", data.join(", "))
+                })
+                .collect();
             return write!(f, "unknown ({})", why.join("; "));
         }
         let mut parts: Vec<String> = self
@@ -156,8 +171,8 @@ pub enum Node {
 /// An edge: a read (value -> statement) or a write (statement -> value).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Edge {
-    /// The access goes to memory; false for a temporary that lives in the
-    /// group's tile scratchpad and is never stored.
+    /// The access goes to memory; false for a read from the group's tile
+    /// scratchpad, and for every access to a temporary that is never stored.
     pub memory: bool,
 }
 
@@ -216,6 +231,10 @@ pub struct Grouping {
     /// Groups of stage indices, in execution order; together every stage
     /// exactly once.
     pub groups: Vec<Vec<usize>>,
+    /// Per group (empty: none anywhere), the data sets its stages read
+    /// from the group's tile scratchpads, not from memory: values the group
+    /// computes itself (no element loaded from memory first).
+    pub scratch_reads: Vec<BTreeSet<String>>,
     /// Data sets whose values never leave a group's scratchpads.
     pub unstored: BTreeSet<String>,
     /// Bytes of one tile's scratchpad of each data set of `unstored` (summed
@@ -285,7 +304,7 @@ impl Mdg {
             if grouping.unstored.contains(&v.name) {
                 bytes.add(&match grouping.scratchpad_bytes.get(&v.name) {
                     Some(b) => Quantity::exact(u128::from(*b)),
-                    None => Quantity::unknown(format!("scratchpad of '{}'", v.name)),
+                    None => Quantity::unknown("scratchpad size", &v.name),
                 });
             } else {
                 bytes.add(&v.bytes);
@@ -335,7 +354,7 @@ pub fn build(
             let elements = sizes.get(*d).cloned().unwrap_or_default();
             let bytes = match region.data_types.get(*d).and_then(|t| type_bytes(t)) {
                 Some(b) => elements.times(u128::from(b)),
-                None => Quantity::unknown(format!("element type of '{d}'")),
+                None => Quantity::unknown("element type", d),
             };
             Value {
                 name: d.to_string(),
@@ -386,9 +405,18 @@ fn graph(region: &Region, values: &[Value], grouping: &Grouping) -> Result<Graph
         )));
     }
     let mut g = DiGraph::new();
-    let value_nodes: Vec<NodeIndex> = (0..values.len()).map(|v| g.add_node(Node::Value(v))).collect();
+    let value_nodes: Vec<NodeIndex> = (0..values.len())
+        .map(|v| g.add_node(Node::Value(v)))
+        .collect();
     let index = |d: &str| values.iter().position(|v| v.name == d);
-    for group in &grouping.groups {
+    if !grouping.scratch_reads.is_empty() && grouping.scratch_reads.len() != grouping.groups.len() {
+        return Err(Error::internal(
+            "macro dataflow graph: scratchpad reads not given per group",
+        ));
+    }
+    let none = BTreeSet::new();
+    for (i, group) in grouping.groups.iter().enumerate() {
+        let scratch = grouping.scratch_reads.get(i).unwrap_or(&none);
         let s = g.add_node(Node::Statement(group.clone()));
         let (mut reads, mut writes) = (BTreeSet::new(), BTreeSet::new());
         for k in group {
@@ -406,7 +434,8 @@ fn graph(region: &Region, values: &[Value], grouping: &Grouping) -> Result<Graph
             }
         }
         for v in reads {
-            let memory = !grouping.unstored.contains(&values[v].name);
+            let name = &values[v].name;
+            let memory = !grouping.unstored.contains(name) && !scratch.contains(name);
             g.add_edge(value_nodes[v], s, Edge { memory });
         }
         for v in writes {
@@ -428,8 +457,14 @@ pub fn type_bytes(t: &str) -> Option<u64> {
         ["char"] | ["_Bool"] | ["int8_t"] | ["uint8_t"] => 1,
         ["short"] | ["short", "int"] | ["int16_t"] | ["uint16_t"] => 2,
         [] | ["int"] | ["float"] | ["int32_t"] | ["uint32_t"] => 4,
-        ["long"] | ["long", "int"] | ["long", "long"] | ["long", "long", "int"] | ["double"]
-        | ["int64_t"] | ["uint64_t"] | ["size_t"] => 8,
+        ["long"]
+        | ["long", "int"]
+        | ["long", "long"]
+        | ["long", "long", "int"]
+        | ["double"]
+        | ["int64_t"]
+        | ["uint64_t"]
+        | ["size_t"] => 8,
         ["long", "double"] => 16,
         _ => return None,
     })
@@ -465,36 +500,21 @@ fn element_counts(
             fixed.insert(isl.clone(), v.get_num_si().map_err(isl_err)?);
         }
     }
-    let accesses = model
-        .reads
-        .copy()
-        .and_then(|r| r.union(model.may_writes.copy()?))
-        .map_err(isl_err)?;
-    let touched = model
-        .domain
-        .copy()
-        .and_then(|d| d.apply(accesses))
-        .map_err(isl_err)?;
-    let list = touched.get_set_list().map_err(isl_err)?;
     let mut out = BTreeMap::new();
-    for i in 0..list.size().map_err(isl_err)? {
-        let set = list.get_at(i).map_err(isl_err)?;
-        let tuple = set.get_tuple_name().map_err(isl_err)?.to_string();
+    for (tuple, set) in model.touched_sets()? {
         let Some(data) = order.iter().find(|d| isl_name(d) == tuple) else {
             continue;
         };
-        let set = set
-            .intersect_params(model.context.copy().map_err(isl_err)?)
-            .map_err(isl_err)?;
-        out.insert(data.to_string(), count(&ctx, set, &fixed, model)?);
+        out.insert(data.to_string(), count(&ctx, data, set, &fixed, model)?);
     }
     Ok(out)
 }
 
-/// The elements of `set`: exact when the parameters it depends on are all in
+/// The elements of `set` (of data set `data`): exact when the parameters it depends on are all in
 /// `fixed`, else its bounding box's extent over the parameters.
 fn count(
     ctx: &isl_rs::Context,
+    data: &str,
     set: Set,
     fixed: &BTreeMap<String, i64>,
     model: &RegionModel,
@@ -519,20 +539,23 @@ fn count(
         return Ok(Quantity::exact(0));
     }
     if !set.is_bounded().map_err(isl_err)? && set.n_param().map_err(isl_err)? == 0 {
-        return Ok(Quantity::unknown("unbounded subscripts"));
+        return Ok(Quantity::unknown("bounded subscripts", data));
     }
     if set.n_param().map_err(isl_err)? == 0 {
         let n = set.count_val().map_err(isl_err)?;
         if !n.is_int().map_err(isl_err)? {
-            return Ok(Quantity::unknown("isl could not count"));
+            return Ok(Quantity::unknown("isl count", data));
         }
         let n = n.get_num_si().map_err(isl_err)?;
         return Ok(Quantity::exact(u128::try_from(n).unwrap_or(0)));
     }
     let mut extents = Vec::new();
     for d in 0..set.n_dim().map_err(isl_err)? {
-        if !set.dim_is_bounded(DimType::Set, d as u32).map_err(isl_err)? {
-            return Ok(Quantity::unknown("unbounded subscripts"));
+        if !set
+            .dim_is_bounded(DimType::Set, d as u32)
+            .map_err(isl_err)?
+        {
+            return Ok(Quantity::unknown("bounded subscripts", data));
         }
         let lo = set.copy().and_then(|s| s.dim_min(d)).map_err(isl_err)?;
         let ext = set
@@ -550,7 +573,13 @@ fn count(
         _ => Quantity::symbolic(
             extents
                 .iter()
-                .map(|e| if e.contains(' ') { format!("({e})") } else { e.clone() })
+                .map(|e| {
+                    if e.contains(' ') {
+                        format!("({e})")
+                    } else {
+                        e.clone()
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join(" * "),
         ),
@@ -631,6 +660,7 @@ void f(double *A, double *T, double *B) {
     fn two_stage_chain_fused_with_scratchpad() {
         let g = Grouping {
             groups: vec![vec![0, 1]],
+            scratch_reads: vec![BTreeSet::from(["T".to_string()])],
             unstored: BTreeSet::from(["T".to_string()]),
             scratchpad_bytes: BTreeMap::from([("T".to_string(), 33 * 8)]),
         };
@@ -655,6 +685,20 @@ void f(double *A, double *T, double *B) {
         let c = mdg(Some(&g)).costs_after().expect("costs");
         assert_eq!(c.s_r.as_exact(), Some(202));
         assert_eq!(c.s_c, 2);
+    }
+
+    #[test]
+    fn scratchpad_reads_do_not_reach_memory() {
+        // T stored (not unstored) but read by S1 from the group's scratchpad.
+        let g = Grouping {
+            groups: vec![vec![0, 1]],
+            scratch_reads: vec![BTreeSet::from(["T".to_string()])],
+            ..Grouping::default()
+        };
+        let c = mdg(Some(&g)).costs_after().expect("costs");
+        assert_eq!(c.s_r.as_exact(), Some(101));
+        assert_eq!(c.s_c, 1);
+        assert_eq!(c.bytes.as_exact(), Some(8 * (101 + 101 + 100)));
     }
 
     #[test]
@@ -688,8 +732,9 @@ void f(double *A, double *T, double *B) {
         let mut q = Quantity::symbolic("N * N").times(2);
         q.add(&Quantity::exact(5));
         assert_eq!(q.to_string(), "2*(N * N) + 5");
-        q.add(&Quantity::unknown("element type of 'X'"));
-        assert_eq!(q.to_string(), "unknown (element type of 'X')");
+        q.add(&Quantity::unknown("element type", "X"));
+        q.add(&Quantity::unknown("element type", "B"));
+        assert_eq!(q.to_string(), "unknown (element type of 'B', 'X')");
         assert_eq!(type_bytes("unsigned short"), Some(2));
         assert_eq!(type_bytes("real_t"), None);
     }
