@@ -12,7 +12,8 @@
 
 use crate::backend::alias::{self, Guard, GuardParts};
 use crate::backend::ast::Helper;
-use crate::backend::output::{counter_prefix, helper_prefix, report, splice};
+use crate::backend::mdg_dot;
+use crate::backend::output::{counter_prefix, helper_prefix, mdg_report, report, splice};
 use crate::backend::{
     generate_loops, FileParts, Naming, OriginalParts, RegionParts, ShadowParts, Templates,
 };
@@ -22,6 +23,7 @@ use crate::frontend;
 use crate::model::deps;
 use crate::model::expr::Expr;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
+use crate::model::mdg::{self, Grouping, Mdg};
 use crate::model::polyhedral::{self, Names, RegionModel};
 use crate::model::program::{
     AccessKind, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, TileSpec,
@@ -32,7 +34,8 @@ use crate::transform::time_blocks::mentions;
 use crate::transform::{fuse, parallel, tile, validity};
 use isl_rs::Schedule;
 use log::info;
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use budget::{dependence_budget, inexact_dependences, isl_budget, Simpler};
@@ -115,8 +118,12 @@ pub struct Options {
     /// Rectangle tiles: chunk size of the innermost fused point loop (0:
     /// fused point by point).
     pub point_chunk: i64,
-    /// Print per-stage tile footprints (overlapped tiling) on stdout.
+    /// Print per-stage tile footprints (overlapped tiling) and each
+    /// region's macro dataflow graph costs on stdout.
     pub report: bool,
+    /// `--emit mdg=FILE`: write the regions' macro dataflow graphs (DOT) to
+    /// FILE, and FILE.svg when Graphviz's `dot` is on the PATH.
+    pub emit_mdg: Option<PathBuf>,
     /// isl's operation budget for the code generation of a region, per
     /// statement of the region (0: none).
     pub max_isl_operations: u64,
@@ -164,6 +171,9 @@ impl Failure {
 pub fn run(opts: &Options) -> std::result::Result<Input, Failure> {
     let no_file = |error: Error| Failure { error, file: None };
     files::check_output(&opts.input, &opts.output).map_err(no_file)?;
+    if let Some(mdg) = &opts.emit_mdg {
+        files::check_output(&opts.input, mdg).map_err(no_file)?;
+    }
     let input = Input::read(&opts.input).map_err(no_file)?;
     let file = SourceFile::new(opts.input.display().to_string(), input.text.clone());
     let fail = |error: Error| Failure {
@@ -175,6 +185,10 @@ pub fn run(opts: &Options) -> std::result::Result<Input, Failure> {
         eprint!("{}", file.render(w));
     }
     files::write_output(&opts.output, &input.restore(&out.text)).map_err(fail)?;
+    if let (Some(path), Some(dot)) = (&opts.emit_mdg, &out.mdg_dot) {
+        files::write_output(path, dot.as_bytes()).map_err(fail)?;
+        mdg_dot::render_svg(path);
+    }
     if let Some(dep) = &opts.dep_file {
         let rule = files::dependency_rule(&opts.output, &opts.input, &includes);
         files::write_output(dep, rule.as_bytes()).map_err(fail)?;
@@ -189,6 +203,8 @@ pub struct Compiled {
     /// What the user should know about it (for instance a schedule made
     /// simpler than asked).
     pub warnings: Vec<Diagnostic>,
+    /// The macro dataflow graphs in DOT, when `--emit mdg=FILE` asks.
+    pub mdg_dot: Option<String>,
 }
 
 /// Compiles `opts.input` to the output text (its non-UTF-8 bytes as
@@ -218,12 +234,14 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         helper: helper_prefix(&program.file.text, &program.reserved),
         wide: counters::wide_counters(opts, program, &names)?,
     };
+    let graphs = RefCell::new(BTreeMap::new());
     let shared = Shared {
         program,
         names: &names,
         templates: &templates,
         naming: &naming,
         guard: None,
+        graphs: &graphs,
     };
     let mut helpers = BTreeSet::new();
     let mut generated = Vec::new();
@@ -267,7 +285,15 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         helper_prefix: &naming.helper,
         body: &body,
     })?;
-    Ok(Compiled { text, warnings })
+    let mdg_dot = opts.emit_mdg.as_ref().map(|_| {
+        let graphs: Vec<(String, Mdg)> = graphs.into_inner().into_values().collect();
+        mdg_dot::dot(&program.file.path, &graphs)
+    });
+    Ok(Compiled {
+        text,
+        warnings,
+        mdg_dot,
+    })
 }
 
 /// The code after a region's generated code that gives the loop variables
@@ -303,6 +329,10 @@ struct Shared<'a> {
     naming: &'a Naming,
     /// The region's run-time alias guard, once decided.
     guard: Option<&'a GuardParts>,
+    /// The macro dataflow graph of each region compiled so far (by the
+    /// offset of its pragma; a later attempt at a region replaces an
+    /// earlier one), with the region's name for the DOT file.
+    graphs: &'a RefCell<BTreeMap<usize, (String, Mdg)>>,
 }
 
 /// Compiles one region as the options ask. When overlapped tiling does not
@@ -433,6 +463,11 @@ fn compile_region_once(
                 region.pragma_span,
                 format!("{why}: the region is left as written, without any transformation"),
             ));
+            let grouping = Grouping {
+                groups: nest_groups(region, &BTreeSet::new()),
+                ..Grouping::default()
+            };
+            record_mdg(opts, shared, region, Some(&grouping), None)?;
             let (line, _) = program.file.line_col(region.pragma_span.start);
             return shared.templates.original(&OriginalParts {
                 kind: region_kind(region),
@@ -632,6 +667,7 @@ fn compile_region_as_asked(
         warnings,
         &format!("{}  ", region.indent),
     )?;
+    record_mdg(opts, shared, region, Some(&lowered.grouping), None)?;
     let mut schedule = banner.to_vec();
     schedule.extend(macro_values_note(region));
     schedule.extend(lowered.summary);
@@ -655,6 +691,36 @@ fn compile_region_as_asked(
         shadows,
         guard: shared.guard,
     })
+}
+
+/// Builds the macro dataflow graph of `region` (as the user wrote it: before
+/// shadow copies) when `--emit mdg` or `--report` asks: "after" is
+/// `grouping`, or unknown (`note` says why). Prints its costs for
+/// `--report` and keeps it for the DOT file.
+fn record_mdg(
+    opts: &Options,
+    shared: &Shared,
+    region: &Region,
+    grouping: Option<&Grouping>,
+    note: Option<String>,
+) -> Result<()> {
+    if opts.emit_mdg.is_none() && !opts.report {
+        return Ok(());
+    }
+    let ctx = new_context();
+    let model = polyhedral::build(&ctx, region, shared.names, opts.assume.as_deref())?;
+    let graph = mdg::build(region, &model, shared.names, grouping, note)?;
+    let path = &shared.program.file.path;
+    let (line, _) = shared.program.file.line_col(region.pragma_span.start);
+    if opts.report {
+        print!("{}", mdg_report(path, line, &graph));
+    }
+    let name = format!("{} at {path}:{line}", region_kind(region));
+    shared
+        .graphs
+        .borrow_mut()
+        .insert(region.pragma_span.start, (name, graph));
+    Ok(())
 }
 
 /// "loop chain" or "scop", for banners.
@@ -719,6 +785,8 @@ struct Lowered {
     code: String,
     /// What was done, for the region's banner.
     summary: Vec<String>,
+    /// The stages run fused, for the macro dataflow graph.
+    grouping: Grouping,
 }
 
 /// The model, dependence and transformation passes on one region, and its
@@ -817,7 +885,11 @@ fn lower(
                 print!("{r}");
             }
             warnings.extend(t.warnings);
-            return Ok(Lowered { code, summary });
+            return Ok(Lowered {
+                code,
+                summary,
+                grouping: t.grouping,
+            });
         }
         info!("codegen: isl ran past its budget of {budget} operations");
         let next = simpler.next(&t);
@@ -883,6 +955,8 @@ struct Transformed {
     /// What the user should know about the result (stages overlapped tiling
     /// left in their original loops).
     warnings: Vec<Diagnostic>,
+    /// The stages run fused, for the macro dataflow graph.
+    grouping: Grouping,
 }
 
 /// The transformation passes, in order: overlapped tiling, or the loop
@@ -909,6 +983,10 @@ fn transform(
     let mut wavefronts = false;
     let mut report_text = None;
     let mut notes = Vec::new();
+    let mut grouping = Grouping {
+        groups: nest_groups(region, &BTreeSet::new()),
+        ..Grouping::default()
+    };
 
     if let Some(shape) = opts.overlap {
         if !deps.exact {
@@ -971,6 +1049,7 @@ fn transform(
             .iter()
             .flat_map(|g| g.unstored.iter().map(String::as_str))
             .collect();
+        grouping = overlap_grouping(region, &o.storage);
         let (kept, stored): (Vec<&str>, Vec<&str>) = region
             .temporaries
             .iter()
@@ -997,6 +1076,8 @@ fn transform(
                         Some(s) => format!("fused with shifts {s:?}"),
                         None => "fused (shifts computed)".to_string(),
                     });
+                    // All nests run in one fused loop nest: one macro node.
+                    grouping.groups = vec![(0..region.stages.len()).collect()];
                     fuse::fuse(schedule, region, names, deps, shifts.as_deref(), *span)?
                 }
                 ScheduleItem::Tile(spec) if !opts.tile => {
@@ -1100,7 +1181,87 @@ fn transform(
             && opts.point_chunk == 0
             && !simpler.atomic_points,
         warnings: notes,
+        grouping,
     })
+}
+
+/// The stages of each top-level loop nest of `region` (the statements of a
+/// nest run in its loops together), leaving out `taken`.
+fn nest_groups(region: &Region, taken: &BTreeSet<usize>) -> Vec<Vec<usize>> {
+    region
+        .tree
+        .iter()
+        .filter_map(|n| {
+            let mut ks = Vec::new();
+            polyhedral::stages_under(std::slice::from_ref(n), &mut ks);
+            ks.retain(|k| !taken.contains(k));
+            (!ks.is_empty()).then_some(ks)
+        })
+        .collect()
+}
+
+/// The grouping of overlapped tiling: each tiled group, the other stages in
+/// their nests; what each group reads from its scratchpads; the data sets
+/// that never leave them, and one tile's scratchpad bytes of each (left out
+/// where an element type has no known size).
+fn overlap_grouping(region: &Region, storage: &TileStorage) -> Grouping {
+    let mut groups: Vec<(Vec<usize>, BTreeSet<String>)> = storage
+        .groups
+        .iter()
+        .map(|g| {
+            let stages = (0..region.stages.len())
+                .filter(|k| g.stages.contains(&region.stages[*k].name))
+                .collect::<Vec<usize>>();
+            // Scratchpads no element of which is loaded from memory.
+            let scratch = g
+                .scratchpads
+                .iter()
+                .map(|sp| sp.data.clone())
+                .filter(|d| !g.loads.values().any(|l| &l.data == d))
+                .collect();
+            (stages, scratch)
+        })
+        .filter(|(g, _)| !g.is_empty())
+        .collect();
+    let taken: BTreeSet<usize> = groups.iter().flat_map(|(g, _)| g).copied().collect();
+    groups.extend(
+        nest_groups(region, &taken)
+            .into_iter()
+            .map(|g| (g, BTreeSet::new())),
+    );
+    groups.sort_by_key(|(g, _)| g.first().copied());
+    let (groups, scratch_reads) = groups.into_iter().unzip();
+    let mut unstored = BTreeSet::new();
+    let mut bytes: BTreeMap<String, u64> = BTreeMap::new();
+    let mut unknown = BTreeSet::new();
+    for g in &storage.groups {
+        unstored.extend(g.unstored.iter().cloned());
+        for sp in g
+            .scratchpads
+            .iter()
+            .filter(|sp| g.unstored.contains(&sp.data))
+        {
+            let elements = sp
+                .sizes
+                .iter()
+                .try_fold(1u64, |n, s| n.checked_mul(u64::try_from(*s).ok()?));
+            match elements.zip(mdg::type_bytes(&sp.elem_type)) {
+                Some((n, b)) => *bytes.entry(sp.data.clone()).or_default() += n * b,
+                None => {
+                    unknown.insert(sp.data.clone());
+                }
+            }
+        }
+    }
+    for d in unknown {
+        bytes.remove(&d);
+    }
+    Grouping {
+        groups,
+        scratch_reads,
+        unstored,
+        scratchpad_bytes: bytes,
+    }
 }
 
 /// Whether a loop treatment (or a tiling nested in it) asks for a wavefront.
