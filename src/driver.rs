@@ -12,7 +12,8 @@
 
 use crate::backend::alias::{self, Guard, GuardParts};
 use crate::backend::ast::Helper;
-use crate::backend::output::{counter_prefix, helper_prefix, report, splice};
+use crate::backend::mdg_dot;
+use crate::backend::output::{counter_prefix, helper_prefix, mdg_report, report, splice};
 use crate::backend::{
     generate_loops, FileParts, Naming, OriginalParts, RegionParts, ShadowParts, Templates,
 };
@@ -22,18 +23,20 @@ use crate::frontend;
 use crate::model::deps;
 use crate::model::expr::Expr;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
+use crate::model::mdg::{self, Grouping, Mdg};
 use crate::model::polyhedral::{self, Names, RegionModel};
 use crate::model::program::{
     AccessKind, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, TileSpec,
 };
-use crate::model::storage::StoragePlan;
+use crate::model::storage::{Buffer, Placement, StmtRole, StoragePlan};
 use crate::transform::overlap::{overlapped_tiling, OverlapSpec, Shape};
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::mentions;
 use crate::transform::{contract, fuse, parallel, tile, validity};
 use isl_rs::Schedule;
 use log::info;
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use budget::{dependence_budget, inexact_dependences, isl_budget, Simpler};
@@ -116,8 +119,12 @@ pub struct Options {
     /// Rectangle tiles: chunk size of the innermost fused point loop (0:
     /// fused point by point).
     pub point_chunk: i64,
-    /// Print per-stage tile footprints (overlapped tiling) on stdout.
+    /// Print per-stage tile footprints (overlapped tiling) and each
+    /// region's macro dataflow graph costs on stdout.
     pub report: bool,
+    /// `--emit mdg=FILE`: write the regions' macro dataflow graphs (DOT) to
+    /// FILE, and FILE.svg when Graphviz's `dot` is on the PATH.
+    pub emit_mdg: Option<PathBuf>,
     /// isl's operation budget for the code generation of a region, per
     /// statement of the region (0: none).
     pub max_isl_operations: u64,
@@ -165,6 +172,9 @@ impl Failure {
 pub fn run(opts: &Options) -> std::result::Result<Input, Failure> {
     let no_file = |error: Error| Failure { error, file: None };
     files::check_output(&opts.input, &opts.output).map_err(no_file)?;
+    if let Some(mdg) = &opts.emit_mdg {
+        files::check_output(&opts.input, mdg).map_err(no_file)?;
+    }
     let input = Input::read(&opts.input).map_err(no_file)?;
     let file = SourceFile::new(opts.input.display().to_string(), input.text.clone());
     let fail = |error: Error| Failure {
@@ -176,6 +186,10 @@ pub fn run(opts: &Options) -> std::result::Result<Input, Failure> {
         eprint!("{}", file.render(w));
     }
     files::write_output(&opts.output, &input.restore(&out.text)).map_err(fail)?;
+    if let (Some(path), Some(dot)) = (&opts.emit_mdg, &out.mdg_dot) {
+        files::write_output(path, dot.as_bytes()).map_err(fail)?;
+        mdg_dot::render_svg(path);
+    }
     if let Some(dep) = &opts.dep_file {
         let rule = files::dependency_rule(&opts.output, &opts.input, &includes);
         files::write_output(dep, rule.as_bytes()).map_err(fail)?;
@@ -190,6 +204,8 @@ pub struct Compiled {
     /// What the user should know about it (for instance a schedule made
     /// simpler than asked).
     pub warnings: Vec<Diagnostic>,
+    /// The macro dataflow graphs in DOT, when `--emit mdg=FILE` asks.
+    pub mdg_dot: Option<String>,
 }
 
 /// Compiles `opts.input` to the output text (its non-UTF-8 bytes as
@@ -219,12 +235,14 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         helper: helper_prefix(&program.file.text, &program.reserved),
         wide: counters::wide_counters(opts, program, &names)?,
     };
+    let graphs = RefCell::new(BTreeMap::new());
     let shared = Shared {
         program,
         names: &names,
         templates: &templates,
         naming: &naming,
         guard: None,
+        graphs: &graphs,
     };
     let mut helpers = BTreeSet::new();
     let mut generated = Vec::new();
@@ -268,7 +286,15 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         helper_prefix: &naming.helper,
         body: &body,
     })?;
-    Ok(Compiled { text, warnings })
+    let mdg_dot = opts.emit_mdg.as_ref().map(|_| {
+        let graphs: Vec<(String, Mdg)> = graphs.into_inner().into_values().collect();
+        mdg_dot::dot(&program.file.path, &graphs)
+    });
+    Ok(Compiled {
+        text,
+        warnings,
+        mdg_dot,
+    })
 }
 
 /// The code after a region's generated code that gives the loop variables
@@ -304,6 +330,10 @@ struct Shared<'a> {
     naming: &'a Naming,
     /// The region's run-time alias guard, once decided.
     guard: Option<&'a GuardParts>,
+    /// The macro dataflow graph of each region compiled so far (by the
+    /// offset of its pragma; a later attempt at a region replaces an
+    /// earlier one), with the region's name for the DOT file.
+    graphs: &'a RefCell<BTreeMap<usize, (String, Mdg)>>,
 }
 
 /// Compiles one region as the options ask. When overlapped tiling does not
@@ -434,6 +464,11 @@ fn compile_region_once(
                 region.pragma_span,
                 format!("{why}: the region is left as written, without any transformation"),
             ));
+            let grouping = Grouping {
+                groups: nest_groups(region, &BTreeSet::new()),
+                ..Grouping::default()
+            };
+            record_mdg(opts, shared, region, Some(&grouping), None)?;
             let (line, _) = program.file.line_col(region.pragma_span.start);
             return shared.templates.original(&OriginalParts {
                 kind: region_kind(region),
@@ -633,6 +668,7 @@ fn compile_region_as_asked(
         warnings,
         &format!("{}  ", region.indent),
     )?;
+    record_mdg(opts, shared, region, Some(&lowered.grouping), None)?;
     let mut schedule = banner.to_vec();
     schedule.extend(macro_values_note(region));
     schedule.extend(lowered.summary);
@@ -656,6 +692,36 @@ fn compile_region_as_asked(
         shadows,
         guard: shared.guard,
     })
+}
+
+/// Builds the macro dataflow graph of `region` (as the user wrote it: before
+/// shadow copies) when `--emit mdg` or `--report` asks: "after" is
+/// `grouping`, or unknown (`note` says why). Prints its costs for
+/// `--report` and keeps it for the DOT file.
+fn record_mdg(
+    opts: &Options,
+    shared: &Shared,
+    region: &Region,
+    grouping: Option<&Grouping>,
+    note: Option<String>,
+) -> Result<()> {
+    if opts.emit_mdg.is_none() && !opts.report {
+        return Ok(());
+    }
+    let ctx = new_context();
+    let model = polyhedral::build(&ctx, region, shared.names, opts.assume.as_deref())?;
+    let graph = mdg::build(region, &model, shared.names, grouping, note)?;
+    let path = &shared.program.file.path;
+    let (line, _) = shared.program.file.line_col(region.pragma_span.start);
+    if opts.report {
+        print!("{}", mdg_report(path, line, &graph));
+    }
+    let name = format!("{} at {path}:{line}", region_kind(region));
+    shared
+        .graphs
+        .borrow_mut()
+        .insert(region.pragma_span.start, (name, graph));
+    Ok(())
 }
 
 /// "loop chain" or "scop", for banners.
@@ -720,6 +786,8 @@ struct Lowered {
     code: String,
     /// What was done, for the region's banner.
     summary: Vec<String>,
+    /// The stages run fused, for the macro dataflow graph.
+    grouping: Grouping,
 }
 
 /// The model, dependence and transformation passes on one region, and its
@@ -818,7 +886,11 @@ fn lower(
                 print!("{r}");
             }
             warnings.extend(t.warnings);
-            return Ok(Lowered { code, summary });
+            return Ok(Lowered {
+                code,
+                summary,
+                grouping: t.grouping,
+            });
         }
         info!("codegen: isl ran past its budget of {budget} operations");
         let next = simpler.next(&t);
@@ -884,6 +956,8 @@ struct Transformed {
     /// What the user should know about the result (stages overlapped tiling
     /// left in their original loops).
     warnings: Vec<Diagnostic>,
+    /// The stages run fused, for the macro dataflow graph.
+    grouping: Grouping,
 }
 
 /// The transformation passes, in order: overlapped tiling, or the loop
@@ -911,6 +985,10 @@ fn transform(
     let mut report_text = None;
     let mut notes = Vec::new();
     let mut never_stored: Vec<String> = Vec::new();
+    let mut grouping = Grouping {
+        groups: nest_groups(region, &BTreeSet::new()),
+        ..Grouping::default()
+    };
 
     if let Some(shape) = opts.overlap {
         if !deps.exact {
@@ -973,6 +1051,7 @@ fn transform(
             .iter()
             .flat_map(|g| g.unstored.iter().map(String::as_str))
             .collect();
+        grouping = overlap_grouping(region, &o.storage);
         let (kept, stored): (Vec<&str>, Vec<&str>) = region
             .temporaries
             .iter()
@@ -997,6 +1076,8 @@ fn transform(
                         Some(s) => format!("fused with shifts {s:?}"),
                         None => "fused (shifts computed)".to_string(),
                     });
+                    // All nests run in one fused loop nest: one macro node.
+                    grouping.groups = vec![(0..region.stages.len()).collect()];
                     fuse::fuse(schedule, region, names, deps, shifts.as_deref(), *span)?
                 }
                 ScheduleItem::Tile(spec) if !opts.tile => {
@@ -1103,6 +1184,11 @@ fn transform(
         schedule = contracted;
         if !done.is_empty() {
             never_stored.extend(done.iter().map(|c| c.data.clone()));
+            let scoped = plan
+                .buffers
+                .iter()
+                .filter(|b| matches!(b.placement, Placement::Scope { .. }));
+            add_unstored(&mut grouping, scoped);
             summary.push(format!(
                 "temporaries contracted: {}",
                 done.iter()
@@ -1136,7 +1222,104 @@ fn transform(
             && opts.point_chunk == 0
             && !simpler.atomic_points,
         warnings: notes,
+        grouping,
     })
+}
+
+/// The stages of each top-level loop nest of `region` (the statements of a
+/// nest run in its loops together), leaving out `taken`.
+fn nest_groups(region: &Region, taken: &BTreeSet<usize>) -> Vec<Vec<usize>> {
+    region
+        .tree
+        .iter()
+        .filter_map(|n| {
+            let mut ks = Vec::new();
+            polyhedral::stages_under(std::slice::from_ref(n), &mut ks);
+            ks.retain(|k| !taken.contains(k));
+            (!ks.is_empty()).then_some(ks)
+        })
+        .collect()
+}
+
+/// The grouping of overlapped tiling: each tiled group, the other stages in
+/// their nests; what each group reads from its scratchpads; the data sets
+/// that never leave them, and one tile's scratchpad bytes of each (left out
+/// where an element type has no known size).
+fn overlap_grouping(region: &Region, storage: &StoragePlan) -> Grouping {
+    let mut groups: Vec<(Vec<usize>, BTreeSet<String>)> = storage
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(gi, g)| {
+            let stages = (0..region.stages.len())
+                .filter(|k| g.stages.contains(&region.stages[*k].name))
+                .collect::<Vec<usize>>();
+            // Scratchpads no element of which is loaded from memory.
+            let loaded: BTreeSet<&str> = g
+                .statements
+                .values()
+                .filter_map(|r| match r {
+                    StmtRole::Load(l) => Some(l.data.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let scratch = storage
+                .buffers_at(Placement::Tile { group: gi })
+                .flat_map(|b| b.data.iter())
+                .filter(|d| !loaded.contains(d.as_str()))
+                .cloned()
+                .collect();
+            (stages, scratch)
+        })
+        .filter(|(g, _)| !g.is_empty())
+        .collect();
+    let taken: BTreeSet<usize> = groups.iter().flat_map(|(g, _)| g).copied().collect();
+    groups.extend(
+        nest_groups(region, &taken)
+            .into_iter()
+            .map(|g| (g, BTreeSet::new())),
+    );
+    groups.sort_by_key(|(g, _)| g.first().copied());
+    let (groups, scratch_reads) = groups.into_iter().unzip();
+    let mut grouping = Grouping {
+        groups,
+        scratch_reads,
+        ..Grouping::default()
+    };
+    let held = storage.groups.iter().enumerate().flat_map(|(gi, g)| {
+        storage
+            .buffers_at(Placement::Tile { group: gi })
+            .filter(|b| b.data.iter().any(|d| g.unstored.contains(d)))
+    });
+    add_unstored(&mut grouping, held);
+    grouping
+}
+
+/// Records the data sets of `buffers` as never stored, with the bytes of
+/// one buffer of each (summed; left out where unknown: an element type of
+/// no known size, or a size that depends on the parameters).
+fn add_unstored<'a>(grouping: &mut Grouping, buffers: impl Iterator<Item = &'a Buffer>) {
+    let mut unknown = BTreeSet::new();
+    for b in buffers {
+        for d in &b.data {
+            grouping.unstored.insert(d.clone());
+            let bytes = b
+                .elements()
+                .and_then(|n| u64::try_from(n).ok())
+                .zip(mdg::type_bytes(&b.elem_type));
+            match bytes {
+                Some((n, size)) => {
+                    *grouping.scratchpad_bytes.entry(d.clone()).or_default() += n * size
+                }
+                None => {
+                    unknown.insert(d.clone());
+                }
+            }
+        }
+    }
+    for d in unknown {
+        grouping.scratchpad_bytes.remove(&d);
+    }
 }
 
 /// Whether a loop treatment (or a tiling nested in it) asks for a wavefront.

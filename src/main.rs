@@ -108,9 +108,15 @@ struct Cli {
     /// 0: no limit.
     #[arg(long, value_name = "N")]
     max_dependence_operations: Option<u64>,
-    /// Print the per-tile footprint of every stage (overlapped tiling).
+    /// Print the per-tile footprint of every stage (overlapped tiling) and
+    /// each region's macro dataflow graph costs (S_R, S_C, storage bytes),
+    /// before and after the transformation.
     #[arg(long)]
     report: bool,
+    /// Write an extra file: `mdg=FILE.dot`, the regions' macro dataflow
+    /// graphs in Graphviz DOT (and FILE.svg when `dot` is on the PATH).
+    #[arg(long, value_name = "KIND=FILE", action = ArgAction::Append)]
+    emit: Vec<String>,
     /// Treat warnings as errors (exit code 1, no output): in particular,
     /// refuse a region overlapped tiling does not apply to instead of
     /// compiling it with its original loops.
@@ -284,6 +290,39 @@ fn run_verify(cli: &Cli, opts: &Options, source: &[u8]) -> ExitCode {
     }
 }
 
+/// The file of `--emit mdg=FILE`, if asked: each `--emit` is `KIND=FILE`
+/// with a known kind, given once, and names neither the input nor the output.
+fn emit_mdg(emit: &[String], input: &Path, output: &Path) -> Result<Option<PathBuf>, String> {
+    let mut mdg = None;
+    for e in emit {
+        let Some((kind, file)) = e.split_once('=') else {
+            return Err(format!(
+                "--emit '{e}': write KIND=FILE, e.g. --emit mdg=graph.dot"
+            ));
+        };
+        if kind != "mdg" {
+            return Err(format!(
+                "--emit '{e}': unknown kind '{kind}' (the kinds are: mdg)"
+            ));
+        }
+        if file.is_empty() || file == "-" {
+            return Err(format!("--emit '{e}': name a file (FILE.dot)"));
+        }
+        if mdg.is_some() {
+            return Err("--emit mdg is given twice".into());
+        }
+        let file = PathBuf::from(file);
+        if file == output || file == input {
+            return Err(format!(
+                "--emit '{e}' names the {} file",
+                if file == input { "input" } else { "output" }
+            ));
+        }
+        mdg = Some(file);
+    }
+    Ok(mdg)
+}
+
 /// Checks the arguments clap cannot and builds the driver's options.
 fn options(cli: &Cli) -> Result<Options, String> {
     if cli.tile_sizes.is_some() && !(cli.tile || cli.rectangle || cli.scalene) {
@@ -329,9 +368,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             "point chunk {c} is too large: at most {MAX_SIZE} (2^40), so that the generated loop counters cannot overflow"
         ));
     }
-    if cli.report && !(cli.rectangle || cli.scalene) {
-        return Err("--report needs --rectangle or --scalene".into());
-    }
+    let emit_mdg = emit_mdg(&cli.emit, &cli.input, &cli.output)?;
     if let Some(sizes) = &cli.tile_sizes {
         if let Some(bad) = sizes.iter().find(|s| **s < 1) {
             return Err(format!(
@@ -399,12 +436,15 @@ fn options(cli: &Cli) -> Result<Options, String> {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--" => break,
-            "-o" | "-MF" | "--cc" | "--cflags" => {
+            "-o" | "-MF" | "--cc" | "--cflags" | "--emit" => {
                 args.next();
             }
             "--dump-schedule" | "--report" | "--fatal-warnings" | "-v" | "-vv" | "-MD"
             | "--verify" => {}
-            _ if a.starts_with("-MF") || a.starts_with("--cc=") || a.starts_with("--cflags=") => {}
+            _ if a.starts_with("-MF")
+                || a.starts_with("--cc=")
+                || a.starts_with("--cflags=")
+                || a.starts_with("--emit=") => {}
             "--tile-sizes"
             | "--assume"
             | "--target"
@@ -451,6 +491,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             .max_dependence_operations
             .unwrap_or(cli.max_isl_operations),
         report: cli.report,
+        emit_mdg,
         fatal_warnings: cli.fatal_warnings,
         summary: summary.join(" "),
         dep_file,

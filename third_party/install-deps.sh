@@ -9,6 +9,7 @@ PKGS=(
   autoconf automake libtool make pkg-config   # isl-rs builds its own isl with autotools
   gcc libgomp1      # C compiler with OpenMP for the testsuite
   libc6-dev
+  graphviz          # dot: --emit mdg=FILE.dot also writes FILE.svg
 )
 
 missing=()

@@ -64,6 +64,7 @@ fn options(selector: u8) -> Options {
         // bit 6: PolyMage's overlap tolerance 0.4
         overlap_tolerance: (selector & 0x40 != 0).then_some(0.4),
         report: false,
+        emit_mdg: None,
         max_isl_operations: driver::DEFAULT_MAX_ISL_OPERATIONS,
         summary: String::new(),
         dep_file: None,

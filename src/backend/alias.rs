@@ -130,7 +130,7 @@ pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guar
         .storage
         .values()
         .all(|s| s.is_some_and(|s| !matches!(s.kind, StorageKind::Pointer { restrict: false })));
-    let touched = touched_sets(model)?;
+    let touched = model.touched_sets()?;
     let is_touched = |d: &str| -> Result<bool> {
         match touched.get(&isl_name(d)) {
             Some(set) => Ok(!set.is_empty().map_err(isl_err)?),
@@ -193,31 +193,6 @@ pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guar
         .filter_map(|(i, j)| Some((*index.get(&i)?, *index.get(&j)?)))
         .collect();
     Ok(Guard::Check(Check { ranges, pairs }))
-}
-
-/// The elements each data set's reads and writes touch, by isl name, for
-/// the parameter values the context (`--assume`) allows.
-fn touched_sets(model: &RegionModel) -> Result<BTreeMap<String, Set>> {
-    let all = model
-        .reads
-        .copy()
-        .map_err(isl_err)?
-        .union(model.may_writes.copy().map_err(isl_err)?)
-        .map_err(isl_err)?
-        .intersect_domain(model.domain.copy().map_err(isl_err)?)
-        .map_err(isl_err)?
-        .range()
-        .map_err(isl_err)?
-        .intersect_params(model.context.copy().map_err(isl_err)?)
-        .map_err(isl_err)?;
-    let list = all.get_set_list().map_err(isl_err)?;
-    let mut out = BTreeMap::new();
-    for k in 0..list.size().map_err(isl_err)? {
-        let set = list.get_at(k).map_err(isl_err)?;
-        let name = set.get_tuple_name().map_err(isl_err)?.to_string();
-        out.insert(name, set);
-    }
-    Ok(out)
 }
 
 /// Per dimension of `set` (of `rank` dimensions), its smallest and largest

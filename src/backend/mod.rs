@@ -4,6 +4,7 @@
 pub mod alias;
 pub mod ast;
 pub mod c;
+pub mod mdg_dot;
 pub mod output;
 
 use crate::backend::alias::GuardParts;

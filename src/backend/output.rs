@@ -1,9 +1,10 @@
 //! What flextile writes besides the loops: the `--report` table of
-//! overlapped tiles, and the output file: each region's generated code
+//! overlapped tiles and of the macro dataflow graph's costs, and the output file: each region's generated code
 //! spliced into the input's text, generated names that avoid the input's
 //! identifiers (the file itself is written by [`crate::files`]).
 
 use crate::diag::Span;
+use crate::model::mdg::{Costs, Mdg};
 use crate::transform::overlap::{Footprint, Shape};
 use std::collections::BTreeSet;
 
@@ -38,6 +39,36 @@ pub(crate) fn report(path: &str, line: usize, shape: Shape, footprints: &[Footpr
             100.0 * f.redundancy()
         ));
     }
+    s
+}
+
+/// The `--report` lines of a region's macro dataflow graph: the cost
+/// figures of Davis et al. (CGO'18 §3.3) and the storage the values take,
+/// before the transformation and after it.
+pub(crate) fn mdg_report(path: &str, line: usize, m: &Mdg) -> String {
+    let before = m.costs_before();
+    let after = m.costs_after();
+    let groups = m.after.as_ref().map_or_else(
+        || m.after_note.clone().unwrap_or_default(),
+        |(_, g)| {
+            let fused = g.groups.iter().filter(|g| g.len() > 1).count();
+            format!(
+                "{} stage(s) in {} macro node(s), {fused} fused",
+                m.stages.len(),
+                g.groups.len()
+            )
+        },
+    );
+    let row = |what: &str, f: &dyn Fn(&Costs) -> String| {
+        let a = after.as_ref().map_or_else(|| "unknown".to_string(), f);
+        format!("  {what}: {} before, {a} after\n", f(&before))
+    };
+    let mut s = format!("{path}:{line}: macro dataflow graph, {groups}\n");
+    s.push_str(&row("S_R (elements read from memory)", &|c| {
+        c.s_r.to_string()
+    }));
+    s.push_str(&row("S_C (streams read at once)", &|c| c.s_c.to_string()));
+    s.push_str(&row("storage (bytes)", &|c| c.bytes.to_string()));
     s
 }
 

@@ -136,6 +136,7 @@ fn opts() -> Options {
         overlap_tolerance: None,
         point_chunk: DEFAULT_POINT_CHUNK,
         report: false,
+        emit_mdg: None,
         fatal_warnings: false,
         max_isl_operations: DEFAULT_MAX_ISL_OPERATIONS,
         max_dependence_operations: DEFAULT_MAX_ISL_OPERATIONS,

@@ -4,8 +4,8 @@
 //! the remaining steps with the original schedule.
 
 use super::{
-    guard_note, ignored_sizes, lower, macro_values_note, max_depth, shadow_parts, stage_lines,
-    Options, Shared, DEFAULT_TILE_SIZE, DEFAULT_TIME_STEPS, DEFAULT_TIME_STEPS_3D,
+    guard_note, ignored_sizes, lower, macro_values_note, max_depth, record_mdg, shadow_parts,
+    stage_lines, Options, Shared, DEFAULT_TILE_SIZE, DEFAULT_TIME_STEPS, DEFAULT_TIME_STEPS_3D,
 };
 use crate::backend::ast::Helper;
 use crate::backend::TimeBlockParts;
@@ -109,6 +109,13 @@ pub(super) fn compile_time_blocked(
         helpers,
         warnings,
         &indent,
+    )?;
+    record_mdg(
+        opts,
+        shared,
+        region,
+        None,
+        Some("time blocks: the grouping of versions is not modelled".to_string()),
     )?;
     let (line, _) = program.file.line_col(region.pragma_span.start);
     let mut summary = vec![format!(

@@ -55,6 +55,7 @@ extern "C" {
     fn isl_union_set_to_str(uset: Ptr) -> *mut c_char;
     fn isl_set_to_str(set: Ptr) -> *mut c_char;
     fn isl_map_to_str(map: Ptr) -> *mut c_char;
+    fn isl_pw_aff_to_str(pa: Ptr) -> *mut c_char;
     #[link_name = "isl_version"]
     fn isl_version_string() -> *const c_char;
 }
@@ -372,6 +373,7 @@ isl_text!(UnionMap, isl_union_map_to_str);
 isl_text!(UnionSet, isl_union_set_to_str);
 isl_text!(Set, isl_set_to_str);
 isl_text!(Map, isl_map_to_str);
+isl_text!(PwAff, isl_pw_aff_to_str);
 
 #[cfg(test)]
 mod tests {

@@ -4,6 +4,7 @@ pub mod deps;
 pub mod expr;
 pub mod isl_ext;
 pub mod marks;
+pub mod mdg;
 pub mod polyhedral;
 pub mod program;
 pub mod relations;

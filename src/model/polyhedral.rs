@@ -106,6 +106,33 @@ pub struct RegionModel {
     pub context: Set,
 }
 
+impl RegionModel {
+    /// The elements each data set's reads and writes touch, by isl name, for
+    /// the parameter values the context (`--assume`) allows.
+    pub fn touched_sets(&self) -> Result<BTreeMap<String, Set>> {
+        let all = self
+            .reads
+            .copy()
+            .map_err(isl_err)?
+            .union(self.may_writes.copy().map_err(isl_err)?)
+            .map_err(isl_err)?
+            .intersect_domain(self.domain.copy().map_err(isl_err)?)
+            .map_err(isl_err)?
+            .range()
+            .map_err(isl_err)?
+            .intersect_params(self.context.copy().map_err(isl_err)?)
+            .map_err(isl_err)?;
+        let list = all.get_set_list().map_err(isl_err)?;
+        let mut out = BTreeMap::new();
+        for k in 0..list.size().map_err(isl_err)? {
+            let set = list.get_at(k).map_err(isl_err)?;
+            let name = set.get_tuple_name().map_err(isl_err)?.to_string();
+            out.insert(name, set);
+        }
+        Ok(out)
+    }
+}
+
 /// One child of the top-level sequence of a region's schedule.
 pub struct SchedulePart {
     /// Its statement instances.
