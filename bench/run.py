@@ -40,9 +40,16 @@ VARIANTS = [
     ("flextile --tile", ["--tile", "--tile-sizes", "{T}"]),
     ("flextile --rectangle", ["--rectangle", "--tile-sizes", "{T}"]),
     ("flextile --scalene", ["--scalene", "--tile-sizes", "{T}"]),
+    ("flextile --rectangle, all stored", ["--rectangle", "--tile-sizes", "{T}"]),
+    ("flextile --scalene, all stored", ["--scalene", "--tile-sizes", "{T}"]),
     ("flextile --rectangle --overlap-dims", ["--rectangle", "--overlap-dims", "{D}", "--tile-sizes", "{T}"]),
     ("flextile --scalene --overlap-dims", ["--scalene", "--overlap-dims", "{D}", "--tile-sizes", "{T}"]),
 ]
+
+# Variants built from the program with its temporary(...) clauses removed:
+# every intermediate stage stored, as before storage reduction (issue 18).
+ALL_STORED = {"flextile --rectangle, all stored", "flextile --scalene, all stored"}
+TEMPORARY_CLAUSE = re.compile(r"(#pragma (?:omplc loopchain|scop)\b[^\n]*?)\s*temporary\([^)]*\)")
 
 # Partial overlapped tiling (--overlap-dims): the loops that overlap, leaving
 # the innermost tiled loop of the main nests to classic tiling (line buffers).
@@ -112,15 +119,36 @@ def run_rss(cmd, env=None):
         return p.returncode, out.read(), err.read(), usage.ru_maxrss / 1024.0
 
 
-def build(prog):
-    """Builds every variant of prog; returns {variant: (binary or None, note, compile_s)}."""
-    src = os.path.join(BENCH_DIR, prog + ".c")
+def all_stored_source(prog):
+    """The program without its temporary(...) clauses, in WORK; None when it has none."""
+    with open(os.path.join(BENCH_DIR, prog + ".c")) as f:
+        text = f.read()
+    stripped = TEMPORARY_CLAUSE.sub(r"\1", text)
+    if stripped == text:
+        return None
+    path = os.path.join(WORK, f"{prog}.all-stored.c")
+    with open(path, "w") as f:
+        f.write(stripped)
+    return path
+
+
+def build(prog, reuse=False):
+    """Builds every variant of prog; returns {variant: (binary or None, note, compile_s)}.
+    With reuse, flextile's outputs already in WORK are compiled as they are."""
     out = {}
     for name, opts in VARIANTS:
-        tag = name.replace("flextile", "ft").replace(" --", "-").replace(" ", "")
+        src = os.path.join(BENCH_DIR, prog + ".c")
+        tag = name.replace("flextile", "ft").replace(" --", "-").replace(",", "").replace(" ", "-")
         exe = os.path.join(WORK, f"{prog}.{tag}")
         csrc, compile_s = src, None
-        if opts is not None:
+        if name in ALL_STORED:
+            src = all_stored_source(prog)
+            if src is None:
+                out[name] = (None, "n/a (declares no temporaries)", None)
+                continue
+        if opts is not None and reuse and os.path.exists(os.path.join(WORK, f"{prog}.{tag}.c")):
+            csrc = os.path.join(WORK, f"{prog}.{tag}.c")
+        elif opts is not None:
             if "{D}" in opts and prog not in OVERLAP_DIMS:
                 out[name] = (None, "n/a (no --overlap-dims value for this program)", None)
                 continue
@@ -172,15 +200,23 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--size", default="bench")
     ap.add_argument("--only", default="")
+    ap.add_argument("--threads", default="1,2", help="thread counts, e.g. 1,2,16 (the table shows the first two)")
+    ap.add_argument("--variants", default="", help="regex: only the flextile variants it matches (and naive)")
+    ap.add_argument("--reuse", action="store_true", help="compile flextile outputs already in bench/work (no flextile run)")
     args = ap.parse_args()
+    threads = [int(t) for t in args.threads.split(",")]
+    args.thread_list = threads
+    if args.variants:
+        keep = re.compile(args.variants)
+        VARIANTS[:] = [v for v in VARIANTS if v[1] is None or keep.search(v[0])]
     progs = [p for p in PROGRAMS if not args.only or p in args.only.split(",")]
     args.load_before = os.getloadavg()[0]
     os.makedirs(WORK, exist_ok=True)
     rows = []
     for prog in progs:
         print(f"== {prog}", flush=True)
-        built = build(prog)
-        times = {(v, t): [] for v, _ in VARIANTS for t in (1, 2)}
+        built = build(prog, args.reuse)
+        times = {(v, t): [] for v, _ in VARIANTS for t in threads}
         mins = dict.fromkeys(times, float("inf"))
         rss = dict.fromkeys((v for v, _ in VARIANTS), 0.0)
         reference = None
@@ -190,7 +226,7 @@ def main():
                 exe = built[v][0]
                 if exe is None or status[v].startswith("MISMATCH"):
                     continue
-                for t in (1, 2):
+                for t in threads:
                     out, tmin, tmed, mib = measure(exe, args.size, args.reps, t)
                     rss[v] = max(rss[v], mib)
                     if reference is None:
@@ -200,31 +236,34 @@ def main():
                         break
                     times[(v, t)].append(tmed)
                     mins[(v, t)] = min(mins[(v, t)], tmin)
-        base = statistics.median(times[("naive", 1)]) if times[("naive", 1)] else None
+        base = statistics.median(times[("naive", threads[0])]) if times[("naive", threads[0])] else None
         for v, _ in VARIANTS:
             row = {"program": prog, "variant": v, "size": args.size, "tiles": (tiles_for(prog, v) if "--" in v else "") + (f" dims {OVERLAP_DIMS[prog]}" if "overlap-dims" in v and prog in OVERLAP_DIMS else ""),
                    "status": status[v] or "ok",
                    "compile_s": "" if built[v][2] is None else f"{built[v][2][0]:.3f}",
                    "compile_mib": "" if built[v][2] is None else f"{built[v][2][1]:.0f}",
                    "max_rss_mib": f"{rss[v]:.0f}" if rss[v] else ""}
-            for t in (1, 2):
+            for t in threads:
                 ts = times[(v, t)]
                 med = statistics.median(ts) if ts and not status[v] else None
                 row[f"median_ms_{t}t"] = f"{med:.2f}" if med else ""
                 row[f"min_ms_{t}t"] = f"{mins[(v, t)]:.2f}" if med else ""
                 row[f"speedup_{t}t"] = f"{base / med:.2f}" if med and base else ""
             rows.append(row)
-            print(f"   {v:36s} {row['median_ms_1t']:>10s} {row['median_ms_2t']:>10s} "
-                  f"{row['speedup_1t']:>6s} {row['speedup_2t']:>6s} "
-                  f"{(row['max_rss_mib'] + ' MiB') if row['max_rss_mib'] else '':>9s}  {row['status']}",
+            print(f"   {v:40s} " + " ".join(f"{row[f'median_ms_{t}t']:>10s}" for t in threads) + " "
+                  + " ".join(f"{row[f'speedup_{t}t']:>6s}" for t in threads)
+                  + f" {(row['max_rss_mib'] + ' MiB') if row['max_rss_mib'] else '':>9s}  {row['status']}",
                   flush=True)
     args.load_after = os.getloadavg()[0]
     write_results(rows, args)
 
 
 def write_results(rows, args):
-    fields = ["program", "variant", "size", "tiles", "status", "median_ms_1t", "min_ms_1t", "speedup_1t",
-              "median_ms_2t", "min_ms_2t", "speedup_2t", "max_rss_mib", "compile_s", "compile_mib"]
+    threads = args.thread_list
+    fields = ["program", "variant", "size", "tiles", "status"]
+    for t in threads:
+        fields += [f"median_ms_{t}t", f"min_ms_{t}t", f"speedup_{t}t"]
+    fields += ["max_rss_mib", "compile_s", "compile_mib"]
     with open(os.path.join(ROOT, "bench", "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
@@ -236,22 +275,25 @@ def write_results(rows, args):
         f"Measured {now} on {machine()}.",
         f"Flags: `gcc {' '.join(CFLAGS[:-2])}`; size preset `{args.size}` (see benchmarks/README.md);",
         f"{args.rounds} interleaved rounds x {args.reps} repetitions; times are medians of the rounds'",
-        "median kernel times. Speedup is over the naive original on 1 thread. Outputs of every",
+        f"median kernel times. Speedup is over the naive original on {threads[0]} thread(s). Outputs of every",
         "variant are compared with the original's (stdout: checksums and FNV-1a hashes of the outputs).",
         f"Load average (1 min) before / after the run: {args.load_before:.2f} / {args.load_after:.2f} on",
-        f"{os.cpu_count()} cores: with other work on the machine, 2-thread times (many short parallel",
-        "regions with spinning barriers) are not meaningful.",
+        f"{os.cpu_count()} cores: with other work on the machine, multi-thread times (many short parallel",
+        "regions with spinning barriers) are not meaningful. The \"all stored\" variants compile the",
+        "program with its temporary(...) clauses removed: every intermediate stage is stored.",
         "",
         "Max RSS: the peak resident memory of the benchmark process (its own getrusage, larger of",
-        "the 1- and 2-thread runs); flextile (s, MiB): compile time and peak memory of flextile.",
+        "the runs); flextile (s, MiB): compile time and peak memory of flextile.",
         "",
-        "| program | variant | tiles | 1 thread (ms) | 2 threads (ms) | speedup 1t | speedup 2t | max RSS (MiB) | flextile (s) | flextile (MiB) | status |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| program | variant | tiles | " + " | ".join(f"{t} thread(s) (ms)" for t in threads) + " | "
+        + " | ".join(f"speedup {t}t" for t in threads) + " | max RSS (MiB) | flextile (s) | flextile (MiB) | status |",
+        "|---|---|---|" + "---:|" * (2 * len(threads)) + "---:|---:|---:|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['program']} | {r['variant']} | {r['tiles']} | {r['median_ms_1t']} | {r['median_ms_2t']} | "
-                     f"{r['speedup_1t']} | {r['speedup_2t']} | {r['max_rss_mib']} | {r['compile_s']} | "
-                     f"{r['compile_mib']} | {r['status']} |")
+        lines.append(f"| {r['program']} | {r['variant']} | {r['tiles']} | "
+                     + " | ".join(r[f"median_ms_{t}t"] for t in threads) + " | "
+                     + " | ".join(r[f"speedup_{t}t"] for t in threads)
+                     + f" | {r['max_rss_mib']} | {r['compile_s']} | {r['compile_mib']} | {r['status']} |")
     with open(os.path.join(ROOT, "bench", "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote bench/results.md and bench/results.csv")

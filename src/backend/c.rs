@@ -122,23 +122,48 @@ impl<'a> CPrinter<'a> {
                 body,
             } => {
                 out.push_str(&format!("{indent}{{\n"));
-                for sp in self.storage.iter().flat_map(|s| s.buffers_at(*at)) {
+                let buffers: Vec<&Buffer> = self
+                    .storage
+                    .iter()
+                    .flat_map(|s| s.buffers_at(*at))
+                    .collect();
+                let array = |sp: &Buffer| {
                     let dims: String = sp
                         .extents
                         .iter()
                         .map(|n| format!("[{}]", offset_text(n, &param_term)))
                         .collect();
+                    format!("{} {}{}{dims}", sp.elem_type, self.prefix, sp.name)
+                };
+                let mut pools_done = Vec::new();
+                for sp in &buffers {
                     // Cache-line aligned. The explicit alignment also makes
                     // gcc 12 realign the OpenMP outlined function's frame: at
                     // -O3 -march=native it otherwise vectorised fused point
                     // loops with 32-byte aligned loads from arrays the frame
                     // only aligned to 16 (heat-1d --rectangle crashed).
-                    out.push_str(&format!(
-                        "{inner}{} {}{dims} __attribute__((aligned(64))); /* tile-local '{}' */\n",
-                        sp.elem_type,
-                        scratch_name(&self.prefix, sp),
-                        sp.data.join("', '")
-                    ));
+                    match sp.pool {
+                        None => out.push_str(&format!(
+                            "{inner}{} __attribute__((aligned(64))); /* tile-local '{}' */\n",
+                            array(sp),
+                            sp.data.join("', '")
+                        )),
+                        Some(p) if !pools_done.contains(&p) => {
+                            pools_done.push(p);
+                            let members: Vec<&&Buffer> =
+                                buffers.iter().filter(|b| b.pool == Some(p)).collect();
+                            let fields: String =
+                                members.iter().map(|b| format!(" {};", array(b))).collect();
+                            let data: Vec<String> =
+                                members.iter().map(|b| b.data.join("', '")).collect();
+                            out.push_str(&format!(
+                                "{inner}union {{{fields} }} {}shared{p} __attribute__((aligned(64))); /* tile-local '{}', lifetimes apart */\n",
+                                self.prefix,
+                                data.join("', '")
+                            ));
+                        }
+                        Some(_) => {}
+                    }
                 }
                 self.print(body, &inner, out)?;
                 out.push_str(&format!("{indent}}}\n"));
@@ -486,9 +511,12 @@ impl CPrinter<'_> {
     }
 }
 
-/// The C name of a buffer.
+/// The C name of a buffer (a member of its pool's union, if it has one).
 fn scratch_name(prefix: &str, sp: &Buffer) -> String {
-    format!("{prefix}{}", sp.name)
+    match sp.pool {
+        None => format!("{prefix}{}", sp.name),
+        Some(p) => format!("{prefix}shared{p}.{prefix}{}", sp.name),
+    }
 }
 
 /// C text of an affine expression; variables for which `subst` answers are

@@ -128,6 +128,9 @@ pub struct Buffer {
     pub placement: Placement,
     /// How it is allocated.
     pub alloc: Alloc,
+    /// The pool it shares an allocation with (buffers of one pool, in one
+    /// scope, have lifetimes that do not overlap), if any.
+    pub pool: Option<usize>,
 }
 
 impl Buffer {
@@ -320,6 +323,7 @@ mod tests {
             index: IndexFn::default(),
             placement: Placement::Tile { group: g },
             alloc: Alloc::Stack,
+            pool: None,
         };
         let mut plan = StoragePlan {
             groups: vec![GroupStorage::default()],

@@ -324,6 +324,7 @@ fn plan_one(
             index: IndexFn { offsets, moduli },
             placement: Placement::Scope { scope },
             alloc,
+            pool: None,
         },
         shape,
     )))

@@ -18,6 +18,7 @@ pub mod overlap_groups;
 pub mod overlap_tree;
 pub mod parallel;
 pub mod shadow;
+pub mod sharing;
 pub mod storage;
 pub mod tile;
 pub mod time_blocks;

@@ -379,6 +379,8 @@ pub(crate) fn tile_group(
         spec.point_chunk,
         &sizes,
     )?;
+    let mut storage = storage;
+    crate::transform::sharing::share(&schedule, &mut storage, region)?;
     Ok((schedule, storage, footprints))
 }
 

@@ -302,6 +302,7 @@ pub(crate) fn plan_storage(
             extents: sizes.into_iter().map(Affine::constant).collect(),
             placement: Placement::Tile { group: 0 },
             alloc: Alloc::Stack,
+            pool: None,
         });
         let several = loads_of_data.len() > 1;
         for (k, (l, guard)) in loads_of_data.into_iter().enumerate() {
