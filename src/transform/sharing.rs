@@ -103,8 +103,7 @@ pub(crate) fn share(schedule: &Schedule, plan: &mut StoragePlan, region: &Region
             None => pools.push((last, vec![k])),
         }
     }
-    let mut id = 0;
-    for (_, members) in pools.into_iter().filter(|(_, m)| m.len() > 1) {
+    for (id, (_, members)) in pools.into_iter().filter(|(_, m)| m.len() > 1).enumerate() {
         let names: Vec<String> = members
             .iter()
             .map(|k| plan.buffers[*k].data.join("/"))
@@ -113,7 +112,6 @@ pub(crate) fn share(schedule: &Schedule, plan: &mut StoragePlan, region: &Region
         for k in members {
             plan.buffers[k].pool = Some(id);
         }
-        id += 1;
     }
     Ok(())
 }
