@@ -24,7 +24,8 @@ use crate::model::expr::Expr;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
 use crate::model::polyhedral::{self, Names, RegionModel};
 use crate::model::program::{
-    AccessKind, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, TileSpec,
+    AccessKind, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, Temporary,
+    TileSpec,
 };
 use crate::transform::overlap::{overlapped_tiling, OverlapSpec, Shape, TileStorage};
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
@@ -102,6 +103,9 @@ pub struct Options {
     pub clang_args: Vec<String>,
     /// Data sets declared temporary on the command line (`--temporary`).
     pub temporaries: Vec<String>,
+    /// Prove temporary the data sets the enclosing function owns and does
+    /// not read after their region (off: `--no-infer-temporaries`).
+    pub infer_temporaries: bool,
     /// Constraints on the parameters, in isl syntax (`N >= 1`).
     pub assume: Option<String>,
     /// Print each region's final schedule tree (YAML) on stderr.
@@ -204,7 +208,12 @@ fn compile_input(opts: &Options, input: &Input) -> Result<(Compiled, Vec<String>
             "the CUDA target is not supported yet; write a .c output (or pass --target c)",
         )));
     }
-    let parsed = frontend::parse_input(input, &opts.clang_args, &opts.temporaries)?;
+    let parsed = frontend::parse_input(
+        input,
+        &opts.clang_args,
+        &opts.temporaries,
+        opts.infer_temporaries,
+    )?;
     info!("front end: {} region(s)", parsed.program.regions.len());
     Ok((compile_program(opts, &parsed.program)?, parsed.includes))
 }
@@ -971,18 +980,28 @@ fn transform(
             .iter()
             .flat_map(|g| g.unstored.iter().map(String::as_str))
             .collect();
-        let (kept, stored): (Vec<&str>, Vec<&str>) = region
+        let (kept, stored): (Vec<&Temporary>, Vec<&Temporary>) = region
             .temporaries
             .iter()
-            .map(|t| t.name.as_str())
-            .partition(|t| unstored.contains(t));
+            .partition(|t| unstored.contains(t.name.as_str()));
         if !kept.is_empty() {
-            summary.push(format!("temporaries never stored: {}", kept.join(", ")));
+            // Where flextile proved some, each says whether it was declared.
+            let mark = kept.iter().any(|t| t.proved);
+            let names: Vec<String> = kept
+                .iter()
+                .map(|t| match (mark, t.proved) {
+                    (false, _) => t.name.clone(),
+                    (true, true) => format!("{} (proved)", t.name),
+                    (true, false) => format!("{} (declared)", t.name),
+                })
+                .collect();
+            summary.push(format!("temporaries never stored: {}", names.join(", ")));
         }
         if !stored.is_empty() {
+            let names: Vec<&str> = stored.iter().map(|t| t.name.as_str()).collect();
             info!(
                 "temporaries stored all the same (read outside their group, or no later than written): {}",
-                stored.join(", ")
+                names.join(", ")
             );
         }
         schedule = o.schedule;

@@ -82,6 +82,12 @@ struct Cli {
     /// scratchpads and never store them.
     #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
     temporary: Vec<String>,
+    /// Do not prove temporaries: by default a data set a region writes is
+    /// temporary too where its function owns it (a local array, or a local
+    /// pointer to memory it mallocs) and uses it after the region only to
+    /// write elements, free it or take its size.
+    #[arg(long)]
+    no_infer_temporaries: bool,
     /// Partial overlapped tiling: the loops (0 = outermost) whose tiles
     /// overlap; the one left out is tiled classically (its tiles run in order).
     #[arg(long, value_delimiter = ',', value_name = "D,...")]
@@ -432,6 +438,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         tile_sizes: cli.tile_sizes.clone(),
         clang_args,
         temporaries: cli.temporary.clone(),
+        infer_temporaries: !cli.no_infer_temporaries,
         assume,
         dump_schedule: cli.dump_schedule,
         overlap: if cli.rectangle {

@@ -1484,6 +1484,7 @@ mod programs {
         subscript_cast,
         c_division,
         temporaries_pipeline,
+        temporaries_inferred,
         tile_of_tiles_wavefronts_3d,
         time_blocks_three_arrays,
         two_chains,
