@@ -70,12 +70,38 @@ pub fn check(
         let all: Vec<Cursor<'_>> = nodes.iter().map(|n| n.cursor).collect();
         let around = loops_around(&all, region.span);
         let reads = reads_after(unit, &all, &around, region.span);
+        // In a loop, the next iteration runs the region again: a statement
+        // of it that reads the data set may read values this iteration wrote
+        // (where the writes depend on the loop), so they must reach memory.
+        let read_again: BTreeSet<&str> = match around.is_empty() {
+            true => BTreeSet::new(),
+            false => region
+                .stages
+                .iter()
+                .flat_map(|s| &s.accesses)
+                .filter(|a| a.kind == AccessKind::Read)
+                .map(|a| a.data.as_str())
+                .collect(),
+        };
+        let again = "the region runs in a loop and reads it";
+        let named: BTreeSet<String> = temps.iter().map(|t| t.name.clone()).collect();
+        temps.retain(|t| {
+            let keep = !read_again.contains(t.name.as_str());
+            if !keep {
+                info!("'{}' is not treated as temporary: {again}", t.name);
+            }
+            keep
+        });
         let line = unit.line_of(region.pragma_span.start);
         for name in &written {
-            if !infer || temps.iter().any(|t| t.name == *name) {
+            if !infer || named.contains(*name) {
                 continue;
             }
-            match liveness::prove(unit, &nodes, region.span, name, &reads) {
+            let proof = match read_again.contains(name) {
+                true => Err(again.to_string()),
+                false => liveness::prove(unit, &nodes, region.span, name, &reads),
+            };
+            match proof {
                 Ok(owner) => {
                     info!("region at line {line}: '{name}' is proved temporary ({owner})");
                     temps.push(Temporary {
@@ -86,29 +112,6 @@ pub fn check(
                 }
                 Err(why) => info!("region at line {line}: '{name}' is live-out: {why}"),
             }
-        }
-        if !around.is_empty() {
-            // The next iteration of the loop runs the region again: a
-            // statement that reads the data set may read values this
-            // iteration wrote (where the writes depend on the loop), so they
-            // must reach memory.
-            let read: BTreeSet<&str> = region
-                .stages
-                .iter()
-                .flat_map(|s| &s.accesses)
-                .filter(|a| a.kind == AccessKind::Read)
-                .map(|a| a.data.as_str())
-                .collect();
-            temps.retain(|t| {
-                let keep = !read.contains(t.name.as_str());
-                if !keep {
-                    info!(
-                        "'{}' is not treated as temporary: the region runs in a loop and reads it",
-                        t.name
-                    );
-                }
-                keep
-            });
         }
         for t in temps.iter().filter(|t| !t.proved) {
             if let Some((_, at)) = reads.iter().find(|(n, _)| *n == t.name) {
