@@ -84,8 +84,9 @@ struct Cli {
     temporary: Vec<String>,
     /// Do not prove temporaries: by default a data set a region writes is
     /// temporary too where its function owns it (a local array, or a local
-    /// pointer to memory it mallocs) and uses it after the region only to
-    /// write elements, free it or take its size.
+    /// pointer to memory it mallocs) and no code can read what the region
+    /// leaves in it (its other uses are element writes, reads before the
+    /// region, free, sizeof, null checks; -v tells why one is not).
     #[arg(long)]
     no_infer_temporaries: bool,
     /// Partial overlapped tiling: the loops (0 = outermost) whose tiles
