@@ -207,6 +207,29 @@ fn owned_arrays_are_proved_temporary() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// Where a region has proved temporaries, the banner marks each one proved
+/// or declared.
+#[test]
+fn the_banner_tells_proved_from_declared() {
+    let dir = work_dir("mixed");
+    let src = kernel("void", "double X[64];", "", "", false)
+        .replace("double *out)", "double *Y, double *out)")
+        .replace("#pragma scop", "#pragma scop temporary(Y)")
+        .replace(
+            "X[i] = in[i] * 2.0;",
+            "{ X[i] = in[i] * 2.0; Y[i] = in[i]; }",
+        )
+        .replace("X[i - 1] + X[i + 1]", "X[i - 1] + Y[i + 1]");
+    let (banner, log) = banner_and_log(&dir, &src, &[]);
+    assert!(
+        banner.contains("temporaries never stored: Y (declared), X (proved)"),
+        "{banner}\n{log}"
+    );
+    let (banner, _) = banner_and_log(&dir, &src, &["--no-infer-temporaries"]);
+    assert!(banner.contains("temporaries never stored: Y,"), "{banner}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
 /// Negative controls: every other use of the array, or a read of it that
 /// may follow the region, keeps it live-out; `-v` says why.
 #[test]
