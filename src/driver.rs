@@ -26,7 +26,8 @@ use crate::model::isl_ext::{new_context, schedule_to_yaml};
 use crate::model::mdg::{self, Grouping, Mdg};
 use crate::model::polyhedral::{self, Names, RegionModel};
 use crate::model::program::{
-    AccessKind, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, TileSpec,
+    AccessKind, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, Temporary,
+    TileSpec,
 };
 use crate::model::storage::{Buffer, Placement, StmtRole, StoragePlan};
 use crate::transform::overlap::{overlapped_tiling, OverlapSpec, Shape};
@@ -106,6 +107,9 @@ pub struct Options {
     pub clang_args: Vec<String>,
     /// Data sets declared temporary on the command line (`--temporary`).
     pub temporaries: Vec<String>,
+    /// Prove temporary the data sets the enclosing function owns and does
+    /// not read after their region (off: `--no-infer-temporaries`).
+    pub infer_temporaries: bool,
     /// Constraints on the parameters, in isl syntax (`N >= 1`).
     pub assume: Option<String>,
     /// Print each region's final schedule tree (YAML) on stderr.
@@ -221,7 +225,12 @@ fn compile_input(opts: &Options, input: &Input) -> Result<(Compiled, Vec<String>
             "the CUDA target is not supported yet; write a .c output (or pass --target c)",
         )));
     }
-    let parsed = frontend::parse_input(input, &opts.clang_args, &opts.temporaries)?;
+    let parsed = frontend::parse_input(
+        input,
+        &opts.clang_args,
+        &opts.temporaries,
+        opts.infer_temporaries,
+    )?;
     info!("front end: {} region(s)", parsed.program.regions.len());
     Ok((compile_program(opts, &parsed.program)?, parsed.includes))
 }
@@ -1052,16 +1061,16 @@ fn transform(
             .flat_map(|g| g.unstored.iter().map(String::as_str))
             .collect();
         grouping = overlap_grouping(region, &o.storage);
-        let (kept, stored): (Vec<&str>, Vec<&str>) = region
+        let (kept, stored): (Vec<&Temporary>, Vec<&Temporary>) = region
             .temporaries
             .iter()
-            .map(|t| t.name.as_str())
-            .partition(|t| unstored.contains(t));
-        never_stored.extend(kept.iter().map(|t| t.to_string()));
+            .partition(|t| unstored.contains(t.name.as_str()));
+        never_stored.extend(kept.iter().map(|t| t.name.clone()));
         if !stored.is_empty() {
+            let names: Vec<&str> = stored.iter().map(|t| t.name.as_str()).collect();
             info!(
                 "temporaries stored all the same (read outside their group, or no later than written): {}",
-                stored.join(", ")
+                names.join(", ")
             );
         }
         schedule = o.schedule;
@@ -1206,9 +1215,20 @@ fn transform(
             .iter()
             .position(|s| s == "OpenMP")
             .unwrap_or(summary.len());
+        // Where flextile proved some, each says whether it was declared.
+        let proved = |n: &str| region.temporaries.iter().any(|t| t.name == n && t.proved);
+        let mark = never_stored.iter().any(|n| proved(n));
+        let names: Vec<String> = never_stored
+            .iter()
+            .map(|n| match (mark, proved(n)) {
+                (false, _) => n.clone(),
+                (true, true) => format!("{n} (proved)"),
+                (true, false) => format!("{n} (declared)"),
+            })
+            .collect();
         summary.insert(
             pos,
-            format!("temporaries never stored: {}", never_stored.join(", ")),
+            format!("temporaries never stored: {}", names.join(", ")),
         );
     }
     Ok(Transformed {

@@ -82,6 +82,13 @@ struct Cli {
     /// scratchpads and never store them.
     #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
     temporary: Vec<String>,
+    /// Do not prove temporaries: by default a data set a region writes is
+    /// temporary too where its function owns it (a local array, or a local
+    /// pointer to memory it mallocs) and no code can read what the region
+    /// leaves in it (its other uses are element writes, reads before the
+    /// region, free, sizeof, null checks; -v tells why one is not).
+    #[arg(long)]
+    no_infer_temporaries: bool,
     /// Partial overlapped tiling: the loops (0 = outermost) whose tiles
     /// overlap; the one left out is tiled classically (its tiles run in order).
     #[arg(long, value_delimiter = ',', value_name = "D,...")]
@@ -472,6 +479,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         tile_sizes: cli.tile_sizes.clone(),
         clang_args,
         temporaries: cli.temporary.clone(),
+        infer_temporaries: !cli.no_infer_temporaries,
         assume,
         dump_schedule: cli.dump_schedule,
         overlap: if cli.rectangle {

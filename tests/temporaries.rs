@@ -5,6 +5,8 @@
 //! tiling the generated code must leave every one untouched and print what
 //! the original prints; without a transformation that keeps them in
 //! scratchpads (default options) they are written as in the original.
+//! Arrays a function owns and reads no more after the region are proved
+//! temporary; the negative controls show every other use keeps them live.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -193,5 +195,143 @@ fn a_region_in_a_loop_stores_the_temporaries_it_reads() {
     let text = fs::read_to_string(&out).expect("output");
     assert!(text.contains("overlapped tiling"), "{text}");
     assert!(!text.contains("temporaries never stored"), "{text}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A function whose scop writes `X` (declared by `decl`) and reads it back,
+/// with `before` and `after` the scop; `ret` is its return type, and
+/// `loop_around` puts the scop in a loop.
+fn kernel(ret: &str, decl: &str, before: &str, after: &str, loop_around: bool) -> String {
+    let (open, close) = match loop_around {
+        true => ("for (int s = 0; s < 2; s++) {", "}"),
+        false => ("", ""),
+    };
+    format!(
+        "#include <stdlib.h>\nvoid use(double *);\ndouble *keep;\n#define CLEAR(k) X[k] = 0.0\n\
+         {ret} f(int n, const double *in, double *out)\n{{\n  int i;\n  {decl}\n  {before}\n  {open}\n\
+         #pragma scop\n  for (i = 0; i < n; i++)\n    X[i] = in[i] * 2.0;\n  \
+         for (i = 1; i < n - 1; i++)\n    out[i] = X[i - 1] + X[i + 1];\n#pragma endscop\n  \
+         {close}\n  {after}\n}}\n"
+    )
+}
+
+/// flextile's output banner and `-v` log for `src` under `--rectangle`
+/// (and `extra`), compiled in `dir`.
+fn banner_and_log(dir: &Path, src: &str, extra: &[&str]) -> (String, String) {
+    let input = dir.join("in.c");
+    fs::write(&input, src).expect("in.c");
+    let out = dir.join("out.c");
+    let o = Command::new(env!("CARGO_BIN_EXE_flextile"))
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .args(["--rectangle", "-v"])
+        .args(extra)
+        .output()
+        .expect("run flextile");
+    let log = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{log}");
+    let text = fs::read_to_string(&out).expect("output");
+    let banner: String = text
+        .lines()
+        .filter(|l| l.contains("flextile: scop"))
+        .collect();
+    assert!(banner.contains("overlapped tiling"), "{banner}");
+    (banner, log)
+}
+
+/// Arrays the function owns and reads no more after the region are proved
+/// temporary: an automatic array, a VLA, a malloc'ed block.
+#[test]
+fn owned_arrays_are_proved_temporary() {
+    let dir = work_dir("proved");
+    let malloc = "double *X = malloc(sizeof(double) * (size_t)n);\n  if (!X) return;";
+    for (decl, after) in [
+        ("double X[64];", "X[0] = 1.0;"),
+        ("double X[n];", ""),
+        (malloc, "free(X);"),
+    ] {
+        let src = kernel("void", decl, "X[0] = 0.0;", after, false);
+        let (banner, log) = banner_and_log(&dir, &src, &[]);
+        assert!(
+            banner.contains("temporaries never stored: X (proved)"),
+            "{decl}: {banner}\n{log}"
+        );
+        let (banner, _) = banner_and_log(&dir, &src, &["--no-infer-temporaries"]);
+        assert!(!banner.contains("temporaries never stored"), "{banner}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Where a region has proved temporaries, the banner marks each one proved
+/// or declared.
+#[test]
+fn the_banner_tells_proved_from_declared() {
+    let dir = work_dir("mixed");
+    let src = kernel("void", "double X[64];", "", "", false)
+        .replace("double *out)", "double *Y, double *out)")
+        .replace("#pragma scop", "#pragma scop temporary(Y)")
+        .replace(
+            "X[i] = in[i] * 2.0;",
+            "{ X[i] = in[i] * 2.0; Y[i] = in[i]; }",
+        )
+        .replace("X[i - 1] + X[i + 1]", "X[i - 1] + Y[i + 1]");
+    let (banner, log) = banner_and_log(&dir, &src, &[]);
+    assert!(
+        banner.contains("temporaries never stored: Y (declared), X (proved)"),
+        "{banner}\n{log}"
+    );
+    let (banner, _) = banner_and_log(&dir, &src, &["--no-infer-temporaries"]);
+    assert!(banner.contains("temporaries never stored: Y,"), "{banner}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Negative controls: every other use of the array, or a read of it that
+/// may follow the region, keeps it live-out; `-v` says why.
+#[test]
+fn other_uses_keep_arrays_live_out() {
+    let dir = work_dir("live");
+    let a = "double X[64];";
+    let m = "double *X = malloc(sizeof(double) * (size_t)n);";
+    let cases = [
+        (kernel("void", a, "", "use(X);", false), "passed to a call"),
+        (kernel("double *", m, "", "return X;", false), "returned"),
+        (
+            kernel("void", a, "", "keep = &X[1];", false),
+            "the address of an element is taken",
+        ),
+        (
+            kernel("void", m, "", "keep = X;", false),
+            "assigned to another variable",
+        ),
+        (
+            kernel("void", a, "", "out[0] = X[3];", false),
+            "read after the region",
+        ),
+        (
+            kernel("void", "static double X[64];", "", "", false),
+            "declared static or extern",
+        ),
+        (
+            kernel("void", a, "", "", true),
+            "the region runs in a loop and reads it",
+        ),
+        (
+            kernel("void", a, "CLEAR(0);", "", false),
+            "named in a macro's body",
+        ),
+    ];
+    for (src, why) in &cases {
+        let (banner, log) = banner_and_log(&dir, src, &[]);
+        assert!(
+            !banner.contains("temporaries never stored"),
+            "{src}\n{banner}"
+        );
+        let line = log
+            .lines()
+            .find(|l| l.contains("'X' is live-out"))
+            .unwrap_or_else(|| panic!("no decision on X:\n{log}"));
+        assert!(line.contains(why), "{line:?} lacks {why:?}\n{src}");
+    }
     let _ = fs::remove_dir_all(&dir);
 }

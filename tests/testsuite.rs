@@ -1485,6 +1485,7 @@ mod programs {
         c_division,
         temporaries_contracted,
         temporaries_pipeline,
+        temporaries_inferred,
         tile_of_tiles_wavefronts_3d,
         time_blocks_three_arrays,
         two_chains,

@@ -129,6 +129,7 @@ fn opts() -> Options {
         tile_sizes: None,
         clang_args: vec![],
         temporaries: vec![],
+        infer_temporaries: true,
         assume: None,
         dump_schedule: false,
         overlap: None,

@@ -955,6 +955,23 @@ impl<'tu> Cursor<'tu> {
         })
     }
 
+    /// The initializer of a variable declaration, if it has one.
+    pub fn initializer(&self) -> Option<Cursor<'tu>> {
+        if self.kind() != CursorKind::VarDecl {
+            return None;
+        }
+        // SAFETY: valid VarDecl cursor; a null result is checked.
+        let r = unsafe { clang_Cursor_getVarDeclInitializer(self.raw) };
+        // SAFETY: checking a cursor value.
+        if unsafe { clang_Cursor_isNull(r) } != 0 {
+            return None;
+        }
+        Some(Cursor {
+            raw: r,
+            tu: self.tu,
+        })
+    }
+
     /// The integer value of a constant expression, when clang can evaluate it.
     pub fn eval_int(&self) -> Option<i64> {
         if !self.kind().is_expression() {

@@ -11,7 +11,8 @@
 //! (`for` headers as constraints), [`body`] (body templates and access
 //! analysis), [`storage`] (how accessed variables are declared: what may
 //! alias), [`chain`] (loop chains), [`scop`]
-//! (`#pragma scop` regions).
+//! (`#pragma scop` regions), [`temporaries`] and [`liveness`] (temporaries
+//! declared and proved).
 
 pub mod ast;
 pub mod body;
@@ -20,6 +21,7 @@ pub mod chain;
 pub mod clang;
 pub mod depth;
 pub mod final_values;
+pub mod liveness;
 pub mod loops;
 pub mod params;
 pub mod pragma;
@@ -104,14 +106,21 @@ pub struct Parsed {
 /// Parses `path` with the user's clang flags (`-I`, `-D`, `-std=`) and returns
 /// the regions flextile will rewrite, in source order. Stages are named `S0`,
 /// `S1`, ... across the whole file.
+/// Temporaries are inferred ([`liveness`]).
 pub fn parse_file(path: &Path, clang_args: &[String]) -> Result<Program> {
-    Ok(parse_input(&Input::read(path)?, clang_args, &[])?.program)
+    Ok(parse_input(&Input::read(path)?, clang_args, &[], true)?.program)
 }
 
 /// [`parse_file`] on an input already read: clang parses its bytes from
 /// memory (the file is not read again). `temporaries`: the data sets of
-/// `--temporary` (see [`temporaries::check`]).
-pub fn parse_input(input: &Input, clang_args: &[String], temporaries: &[String]) -> Result<Parsed> {
+/// `--temporary`; `infer_temporaries`: prove the others that can be (see
+/// [`temporaries::check`]).
+pub fn parse_input(
+    input: &Input,
+    clang_args: &[String],
+    temporaries: &[String],
+    infer_temporaries: bool,
+) -> Result<Parsed> {
     let path = input.path.as_path();
     let file = SourceFile::new(path.display().to_string(), input.text.clone());
     let mut macros = Vec::new();
@@ -170,7 +179,7 @@ pub fn parse_input(input: &Input, clang_args: &[String], temporaries: &[String])
         return Err(Error::User(errors));
     }
     let wide_vars = params::wide_variables(&unit, tu.root(), &region_pragmas);
-    let mut regions = build_regions(&unit, &pragmas, temporaries, &mut errors);
+    let mut regions = build_regions(&unit, &pragmas, temporaries, infer_temporaries, &mut errors);
     for name in temporaries {
         if errors.is_empty()
             && !regions
@@ -564,6 +573,7 @@ fn build_regions(
     unit: &Unit<'_>,
     pragmas: &[PragmaLine],
     cli_temporaries: &[String],
+    infer_temporaries: bool,
     errors: &mut Vec<Diagnostic>,
 ) -> Vec<Region> {
     let with_temporaries =
@@ -572,6 +582,7 @@ fn build_regions(
             &r,
             declared,
             cli_temporaries,
+            infer_temporaries,
         ) {
             Ok(t) => Some(Region {
                 temporaries: t,

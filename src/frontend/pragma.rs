@@ -724,6 +724,7 @@ impl<'a> Parser<'a> {
             temps.push(Temporary {
                 name,
                 span: Some(span),
+                proved: false,
             });
             if self.is_punct(',') {
                 self.pos += 1;

@@ -9,26 +9,30 @@
 //! a loop around the region, disproves it: an error that points at the read.
 //! Reads flextile cannot see (through another pointer, in a callee, after
 //! the function returns) are the declaration's responsibility, as
-//! `restrict` is.
+//! `restrict` is. The data sets the region writes that are not declared
+//! are temporary too where [`liveness`] proves them so.
 
 use std::collections::BTreeSet;
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
 use crate::frontend::clang::{Cursor, CursorKind};
-use crate::frontend::final_values::descendants;
+use crate::frontend::liveness;
 use crate::model::program::{AccessKind, Region, Temporary};
 use log::info;
 
 /// The temporaries of `region` among `declared` (its pragma's clause) and
 /// `cli` (`--temporary`, which names data sets of any region: those this
-/// region does not write are not its own). Errors: a pragma name the region
-/// does not write, and a read after the region.
+/// region does not write are not its own), then, when `infer`, the other
+/// data sets it writes that [`liveness::prove`] proves temporary. Errors: a
+/// pragma name the region does not write, and a read after the region of a
+/// declared one.
 pub fn check(
     unit: &Unit<'_>,
     region: &Region,
     declared: &[Temporary],
     cli: &[String],
+    infer: bool,
 ) -> Result<Vec<Temporary>, Vec<Diagnostic>> {
     let written: BTreeSet<&str> = region
         .stages
@@ -57,37 +61,59 @@ pub fn check(
             temps.push(Temporary {
                 name: name.clone(),
                 span: None,
+                proved: false,
             });
         }
     }
     if let Some(function) = unit.function_around(region.span) {
-        let all = descendants(function);
+        let nodes = liveness::tree(function);
+        let all: Vec<Cursor<'_>> = nodes.iter().map(|n| n.cursor).collect();
         let around = loops_around(&all, region.span);
-        if !around.is_empty() {
-            // The next iteration of the loop runs the region again: a
-            // statement that reads the data set may read values this
-            // iteration wrote (where the writes depend on the loop), so they
-            // must reach memory.
-            let read: BTreeSet<&str> = region
+        let reads = reads_after(unit, &all, &around, region.span);
+        // In a loop, the next iteration runs the region again: a statement
+        // of it that reads the data set may read values this iteration wrote
+        // (where the writes depend on the loop), so they must reach memory.
+        let read_again: BTreeSet<&str> = match around.is_empty() {
+            true => BTreeSet::new(),
+            false => region
                 .stages
                 .iter()
                 .flat_map(|s| &s.accesses)
                 .filter(|a| a.kind == AccessKind::Read)
                 .map(|a| a.data.as_str())
-                .collect();
-            temps.retain(|t| {
-                let keep = !read.contains(t.name.as_str());
-                if !keep {
-                    info!(
-                        "'{}' is not treated as temporary: the region runs in a loop and reads it",
-                        t.name
-                    );
+                .collect(),
+        };
+        let again = "the region runs in a loop and reads it";
+        let named: BTreeSet<String> = temps.iter().map(|t| t.name.clone()).collect();
+        temps.retain(|t| {
+            let keep = !read_again.contains(t.name.as_str());
+            if !keep {
+                info!("'{}' is not treated as temporary: {again}", t.name);
+            }
+            keep
+        });
+        let line = unit.line_of(region.pragma_span.start);
+        for name in &written {
+            if !infer || named.contains(*name) {
+                continue;
+            }
+            let proof = match read_again.contains(name) {
+                true => Err(again.to_string()),
+                false => liveness::prove(unit, &nodes, region.span, name, &reads),
+            };
+            match proof {
+                Ok(owner) => {
+                    info!("region at line {line}: '{name}' is proved temporary ({owner})");
+                    temps.push(Temporary {
+                        name: name.to_string(),
+                        span: None,
+                        proved: true,
+                    });
                 }
-                keep
-            });
+                Err(why) => info!("region at line {line}: '{name}' is live-out: {why}"),
+            }
         }
-        let reads = reads_after(unit, &all, &around, region.span);
-        for t in &temps {
+        for t in temps.iter().filter(|t| !t.proved) {
             if let Some((_, at)) = reads.iter().find(|(n, _)| *n == t.name) {
                 let how = match t.span {
                     Some(_) => "declared temporary",
@@ -116,7 +142,7 @@ pub fn check(
 
 /// The spans of the loops among `all` (a function's nodes) that enclose
 /// the region `region`.
-fn loops_around(all: &[Cursor<'_>], region: Span) -> Vec<Span> {
+pub(crate) fn loops_around(all: &[Cursor<'_>], region: Span) -> Vec<Span> {
     all.iter()
         .filter(|n| {
             matches!(
@@ -132,7 +158,7 @@ fn loops_around(all: &[Cursor<'_>], region: Span) -> Vec<Span> {
 /// The element reads `(array, span)` among `all` (a function's nodes) that
 /// may run after the region `region`: those after it, and those in one of
 /// the loops `around` it.
-fn reads_after(
+pub(crate) fn reads_after(
     unit: &Unit<'_>,
     all: &[Cursor<'_>],
     around: &[Span],

@@ -86,20 +86,23 @@ pub struct Region {
     /// endscop`): the region's text without them is the user's original
     /// code, which the alias guard's fallback runs.
     pub pragma_lines: Vec<Span>,
-    /// The data sets declared temporary (see [`Temporary`]), each written
-    /// by the region; in the order declared.
+    /// The temporaries (see [`Temporary`]), each written by the region: the
+    /// declared ones in the order declared, then those proved.
     pub temporaries: Vec<Temporary>,
 }
 
-/// A data set declared temporary (the `temporary(...)` clause of a region's
-/// pragma, or `--temporary`): the program does not read its values after
-/// the region, so the generated code need not store them.
+/// A temporary data set: the program does not read its values after the
+/// region, so the generated code need not store them. Declared (the
+/// `temporary(...)` clause of a region's pragma, or `--temporary`) or
+/// proved (`frontend::liveness`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Temporary {
     /// The data set (in a scop, the C array).
     pub name: String,
-    /// Its name in the pragma; `None` for `--temporary`.
+    /// Its name in the pragma; `None` for `--temporary` and proved ones.
     pub span: Option<Span>,
+    /// Proved temporary by flextile, not declared.
+    pub proved: bool,
 }
 
 /// How a C variable accessed in a region is declared: what memory it may
