@@ -50,6 +50,8 @@ VARIANTS = [
 # every intermediate stage stored, as before storage reduction (issue 18).
 ALL_STORED = {"flextile --rectangle, all stored", "flextile --scalene, all stored"}
 TEMPORARY_CLAUSE = re.compile(r"(#pragma (?:omplc loopchain|scop)\b[^\n]*?)\s*temporary\([^)]*\)")
+# The clause alone on a continuation line of its pragma.
+TEMPORARY_LINE = re.compile(r"[ \t]*\\\n[ \t]*temporary\([^)]*\)")
 
 # Partial overlapped tiling (--overlap-dims): the loops that overlap, leaving
 # the innermost tiled loop of the main nests to classic tiling (line buffers).
@@ -123,7 +125,7 @@ def all_stored_source(prog):
     """The program without its temporary(...) clauses, in WORK; None when it has none."""
     with open(os.path.join(BENCH_DIR, prog + ".c")) as f:
         text = f.read()
-    stripped = TEMPORARY_CLAUSE.sub(r"\1", text)
+    stripped = TEMPORARY_CLAUSE.sub(r"\1", TEMPORARY_LINE.sub("", text))
     if stripped == text:
         return None
     path = os.path.join(WORK, f"{prog}.all-stored.c")
@@ -254,6 +256,9 @@ def main():
                   + " ".join(f"{row[f'speedup_{t}t']:>6s}" for t in threads)
                   + f" {(row['max_rss_mib'] + ' MiB') if row['max_rss_mib'] else '':>9s}  {row['status']}",
                   flush=True)
+        # Written after every program: an interrupted run keeps what it measured.
+        args.load_after = os.getloadavg()[0]
+        write_results(rows, args)
     args.load_after = os.getloadavg()[0]
     write_results(rows, args)
 
