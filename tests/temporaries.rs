@@ -145,6 +145,16 @@ fn contracted_temporaries_are_never_stored() {
             text.contains(&format!("temporaries contracted: {banner}")),
             "{options:?}: banner"
         );
+        // The scop's row buffer: allocated once per region call where its
+        // row loop is serial, once per row (per thread) where it is parallel.
+        let scop = &text[text.find("flextile: scop").expect("scop banner")..];
+        let alloc = scop.find("contracted 'T'").expect("T's buffer");
+        let first_loop = scop.find("for (").expect("a loop");
+        assert_eq!(
+            alloc < first_loop,
+            options.contains(&"--no-openmp"),
+            "{options:?}: where T's buffer is allocated"
+        );
         let run = build_and_run(&dir, &out, &["-DSENTINEL_CHECK"]);
         let (sentinel, rest) = split(&run);
         assert_eq!(sentinel, expected, "{options:?}");

@@ -21,8 +21,10 @@
 //! it (each thread then has its own buffer). Conflicts are counted within
 //! one execution of the scope. A scope is marked in the schedule tree
 //! ([`Mark::BufferScope`]); the back end declares the buffer there, on the
-//! stack when its size is constant and small, else with `malloc`/`free`
-//! around the scope (which then runs once per region call, or holds loops).
+//! stack when its size is constant and small, else with `malloc`/`free`:
+//! once per region call where no parallel loop runs around the scope (its
+//! executions, one after another, reuse the buffer), else once per
+//! execution of a scope that holds loops (each thread its own).
 //!
 //! A temporary is left in its array (with the reason in `-v`) when some
 //! stage accessing it is not analysable, or reads an element the region did
@@ -286,10 +288,14 @@ fn plan_one(
     let constant_size = extents
         .iter()
         .try_fold(1i64, |n, e| n.checked_mul(e.constant_value()?));
-    // On the heap at region level, or once per execution of a scope with
-    // loops inside (a row buffer per outer iteration): never per iteration
-    // of an innermost loop.
-    let heap_ok = node.get_schedule_depth().map_err(isl_err)? == 0 || has_band_below(&node)?;
+    // A heap buffer is allocated once per region call where no parallel
+    // loop runs around its scope: the scope's executions run one after
+    // another and each starts afresh (no element lives across two), so they
+    // can reuse one allocation. Inside a parallel loop each execution
+    // allocates its own, once per execution of a scope with loops inside
+    // (a row per outer iteration), never per iteration of an innermost loop.
+    let threaded = parallel_around(&node)?;
+    let heap_ok = !threaded || has_band_below(&node)?;
     let alloc = match constant_size {
         Some(n) if n <= MAX_STACK_ELEMENTS => Alloc::Stack,
         _ if heap_ok => Alloc::Heap,
@@ -310,6 +316,13 @@ fn plan_one(
             .map(|(e, _)| text(e))
             .collect::<Vec<_>>()
             .join(" x ")
+    };
+    let node = match alloc {
+        Alloc::Heap if !threaded => schedule
+            .get_root()
+            .and_then(|r| r.child(0))
+            .map_err(isl_err)?,
+        _ => node,
     };
     let schedule = insert_mark(node, &Mark::BufferScope { scope })?
         .get_schedule()
@@ -540,6 +553,20 @@ fn parallel_inside(node: &ScheduleNode, instances: &UnionSet) -> Result<bool> {
         }
     }
     below(node, instances)
+}
+
+/// Whether a parallel mark lies above `node`.
+fn parallel_around(node: &ScheduleNode) -> Result<bool> {
+    let mut up = node.copy().map_err(isl_err)?;
+    while up.has_parent().map_err(isl_err)? {
+        up = up.parent().map_err(isl_err)?;
+        if matches!(up.get_type().map_err(isl_err)?, ScheduleNodeType::Mark)
+            && matches!(mark_of(&up)?, Some(Mark::Parallel { .. }))
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Whether a parallel mark over some of `instances` lies at or below `node`.
