@@ -345,3 +345,31 @@ fn other_uses_keep_arrays_live_out() {
     }
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// A temporary whose only statement runs no instance (its guard contradicts
+/// its loop bounds) keeps its array; it is not an internal error (difftest
+/// seed 4100310).
+#[test]
+fn a_temporary_never_accessed_keeps_its_array() {
+    let dir = work_dir("empty");
+    let src = dir.join("in.c");
+    fs::write(
+        &src,
+        "void f(int N, double A[N + 8][N + 8])\n{\n  int i, j;\n#pragma scop temporary(A)\n  for (i = 8; i < N; i++)\n    for (j = 8; j <= i - 4; j++)\n      if (i <= j + 1)\n        A[i][j] = 0.5;\n#pragma endscop\n}\n",
+    )
+    .expect("in.c");
+    let o = Command::new(env!("CARGO_BIN_EXE_flextile"))
+        .arg(&src)
+        .arg("-o")
+        .arg(dir.join("out.c"))
+        .arg("-v")
+        .output()
+        .expect("run flextile");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("contract: 'A' keeps its array: the region never accesses it"),
+        "{err}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -170,6 +170,11 @@ fn plan_one(
     let accesses = reads_of(&model.reads)?
         .union(reads_of(&model.may_writes)?)
         .map_err(isl_err)?;
+    if accesses.is_empty().map_err(isl_err)? {
+        return Ok(Err(
+            "the region never accesses it (its statements run no instance)".to_string(),
+        ));
+    }
     let instances = accesses.copy().and_then(|a| a.domain()).map_err(isl_err)?;
     // Every element's accesses in time: A[x] -> [t].
     let times = schedule
