@@ -1,4 +1,6 @@
+use super::install::major_version;
 use super::*;
+use std::path::PathBuf;
 
 fn write_temp(name: &str, text: &str) -> PathBuf {
     let p = std::env::temp_dir().join(format!("flextile-clang-{}-{}.c", std::process::id(), name));

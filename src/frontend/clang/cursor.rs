@@ -1,0 +1,397 @@
+//! [`Cursor`]: a node of the AST, its kind, spelling, type, extent (as a
+//! byte [`Span`] of the main file, widened over macro invocations) and
+//! children.
+
+#![allow(non_upper_case_globals)]
+
+use super::*;
+
+/// A node of the AST (or of the preprocessing record).
+#[derive(Clone, Copy)]
+pub struct Cursor<'tu> {
+    pub(super) raw: CXCursor,
+    pub(super) tu: &'tu TranslationUnit<'tu>,
+}
+
+impl std::fmt::Debug for Cursor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Cursor({:?} '{}' {:?})",
+            self.kind(),
+            self.spelling(),
+            self.span()
+        )
+    }
+}
+
+impl PartialEq for Cursor<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        // SAFETY: both cursors are valid values.
+        unsafe { clang_equalCursors(self.raw, other.raw) != 0 }
+    }
+}
+
+extern "C" fn collect_child(
+    child: CXCursor,
+    _parent: CXCursor,
+    data: CXClientData,
+) -> CXChildVisitResult {
+    // SAFETY: `data` is the `&mut Vec<CXCursor>` passed by `Cursor::children`,
+    // alive for the duration of the visit.
+    let v = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+    v.push(child);
+    CXChildVisit_Continue
+}
+
+impl<'tu> Cursor<'tu> {
+    /// The kind of node.
+    pub fn kind(&self) -> CursorKind {
+        // SAFETY: reading the kind of a valid cursor.
+        CursorKind::from_raw(unsafe { clang_getCursorKind(self.raw) })
+    }
+
+    /// clang's spelling: the name of declarations, references and calls.
+    pub fn spelling(&self) -> String {
+        // SAFETY: valid cursor; the string is taken over.
+        take_string(unsafe { clang_getCursorSpelling(self.raw) })
+    }
+
+    /// The node's bytes in the main file (file locations), if it is there,
+    /// widened over the macro invocations it starts or ends inside (see the
+    /// module comment).
+    pub fn span(&self) -> Option<Span> {
+        let sp = self.raw_span()?;
+        if self.kind() == CursorKind::MacroExpansion {
+            return Some(sp);
+        }
+        Some(self.tu.invocations().widen(sp))
+    }
+
+    /// clang's extent of the node in the main file, not widened.
+    pub(super) fn raw_span(&self) -> Option<Span> {
+        // SAFETY: valid cursor.
+        let range = unsafe { clang_getCursorExtent(self.raw) };
+        if self.kind() == CursorKind::MacroExpansion {
+            return self.tu.main_span(range);
+        }
+        // SAFETY: range accessors on a value range.
+        let (s, e) = unsafe { (clang_getRangeStart(range), clang_getRangeEnd(range)) };
+        let start = self.tu.node_offset(s)?;
+        let end = self.tu.node_offset(e)?;
+        // A node whose last token a macro definition supplies ends at the
+        // invocation's start, before an argument it starts in: the span
+        // from there reaches into the invocation, which widening covers.
+        Some(Span::new(start.min(end), start.max(end)))
+    }
+
+    /// The translation unit's root (its file-scope declarations are its children).
+    pub fn translation_root(&self) -> Cursor<'tu> {
+        self.tu.root()
+    }
+
+    /// The direct children, in order.
+    pub fn children(&self) -> Vec<Cursor<'tu>> {
+        let mut raw: Vec<CXCursor> = Vec::new();
+        // SAFETY: the visitor only pushes into `raw`, which outlives the call.
+        unsafe {
+            clang_visitChildren(
+                self.raw,
+                collect_child,
+                &mut raw as *mut Vec<CXCursor> as *mut c_void,
+            );
+        }
+        raw.into_iter()
+            .map(|raw| Cursor { raw, tu: self.tu })
+            .collect()
+    }
+
+    /// The declaration (or macro definition) this node refers to.
+    pub fn referenced(&self) -> Option<Cursor<'tu>> {
+        // SAFETY: valid cursor; a null result is checked.
+        let r = unsafe { clang_getCursorReferenced(self.raw) };
+        // SAFETY: checking a cursor value.
+        if unsafe { clang_Cursor_isNull(r) } != 0 {
+            return None;
+        }
+        Some(Cursor {
+            raw: r,
+            tu: self.tu,
+        })
+    }
+
+    /// The initializer of a variable declaration, if it has one.
+    pub fn initializer(&self) -> Option<Cursor<'tu>> {
+        if self.kind() != CursorKind::VarDecl {
+            return None;
+        }
+        // SAFETY: valid VarDecl cursor; a null result is checked.
+        let r = unsafe { clang_Cursor_getVarDeclInitializer(self.raw) };
+        // SAFETY: checking a cursor value.
+        if unsafe { clang_Cursor_isNull(r) } != 0 {
+            return None;
+        }
+        Some(Cursor {
+            raw: r,
+            tu: self.tu,
+        })
+    }
+
+    /// The integer value of a constant expression, when clang can evaluate it.
+    pub fn eval_int(&self) -> Option<i64> {
+        if !self.kind().is_expression() {
+            return None;
+        }
+        // SAFETY: valid expression cursor; the result is disposed.
+        unsafe {
+            let r = clang_Cursor_Evaluate(self.raw);
+            if r.is_null() {
+                return None;
+            }
+            let v = if clang_EvalResult_getKind(r) == CXEval_Int {
+                if clang_EvalResult_isUnsignedInt(r) != 0 {
+                    i64::try_from(clang_EvalResult_getAsUnsigned(r)).ok()
+                } else {
+                    Some(clang_EvalResult_getAsLongLong(r))
+                }
+            } else {
+                None
+            };
+            clang_EvalResult_dispose(r);
+            v
+        }
+    }
+
+    /// The value of an enumerator.
+    pub fn enum_value(&self) -> Option<i64> {
+        if self.kind() != CursorKind::EnumConstantDecl {
+            return None;
+        }
+        // SAFETY: valid enumerator cursor.
+        Some(unsafe { clang_getEnumConstantDeclValue(self.raw) })
+    }
+
+    /// True when the node's type is an integer type whose values need not fit
+    /// in an `int` (`unsigned`, `long`, `long long`, `size_t`, `int64_t`...).
+    pub fn is_wide_integer(&self) -> bool {
+        // SAFETY: valid cursor; types are plain values.
+        let kind = unsafe { clang_getCanonicalType(clang_getCursorType(self.raw)).kind };
+        matches!(
+            kind,
+            CXType_UInt
+                | CXType_ULong
+                | CXType_ULongLong
+                | CXType_UInt128
+                | CXType_Long
+                | CXType_LongLong
+                | CXType_Int128
+        )
+    }
+
+    /// The canonical type class of the node.
+    pub fn type_class(&self) -> TypeClass {
+        // SAFETY: valid cursor; types are plain values.
+        let kind = unsafe { clang_getCanonicalType(clang_getCursorType(self.raw)).kind };
+        match kind {
+            CXType_Bool | CXType_Char_U | CXType_UChar | CXType_Char16 | CXType_Char32
+            | CXType_UShort | CXType_UInt | CXType_ULong | CXType_ULongLong | CXType_UInt128
+            | CXType_Char_S | CXType_SChar | CXType_WChar | CXType_Short | CXType_Int
+            | CXType_Long | CXType_LongLong | CXType_Int128 | CXType_Enum => TypeClass::Integer,
+            CXType_Float | CXType_Double | CXType_LongDouble | CXType_Half | CXType_Float16
+            | CXType_Float128 => TypeClass::Floating,
+            CXType_Pointer => TypeClass::Pointer,
+            CXType_ConstantArray
+            | CXType_IncompleteArray
+            | CXType_VariableArray
+            | CXType_DependentSizedArray => TypeClass::Array,
+            _ => TypeClass::Other,
+        }
+    }
+
+    /// For an integer-typed node: whether its canonical type is signed, and
+    /// its size in bytes.
+    pub fn int_type(&self) -> Option<(bool, i64)> {
+        // SAFETY: valid cursor; types are plain values.
+        let ty = unsafe { clang_getCanonicalType(clang_getCursorType(self.raw)) };
+        let signed = match ty.kind {
+            CXType_Char_S | CXType_SChar | CXType_WChar | CXType_Short | CXType_Int
+            | CXType_Long | CXType_LongLong | CXType_Int128 => true,
+            CXType_Bool | CXType_Char_U | CXType_UChar | CXType_Char16 | CXType_Char32
+            | CXType_UShort | CXType_UInt | CXType_ULong | CXType_ULongLong | CXType_UInt128 => {
+                false
+            }
+            _ => return None,
+        };
+        // SAFETY: plain query on a type value; negative results are errors.
+        let size = unsafe { clang_Type_getSizeOf(ty) };
+        (size > 0).then_some((signed, size))
+    }
+
+    /// clang's spelling of the node's type (as written, typedef names kept;
+    /// an expression's type is that of its value: `double` for `A[i][j]`).
+    pub fn type_spelling(&self) -> String {
+        // SAFETY: valid cursor; types are plain values; the string is taken over.
+        take_string(unsafe { clang_getTypeSpelling(clang_getCursorType(self.raw)) })
+    }
+
+    /// The layout of a declaration's canonical type: whether it is a
+    /// pointer (and `restrict`-qualified), and how many subscripts index
+    /// contiguous memory from it (a pointer or an array, then every array
+    /// level below it; 0 for a scalar). `None` for other types (structs,
+    /// functions).
+    pub fn layout(&self) -> Option<TypeLayout> {
+        // SAFETY: valid cursor; types are plain values.
+        let written = unsafe { clang_getCursorType(self.raw) };
+        // SAFETY: plain query on a type value.
+        let mut ty = unsafe { clang_getCanonicalType(written) };
+        let is_array = |k| {
+            matches!(
+                k,
+                CXType_ConstantArray
+                    | CXType_IncompleteArray
+                    | CXType_VariableArray
+                    | CXType_DependentSizedArray
+            )
+        };
+        let (pointer, restrict) = match ty.kind {
+            CXType_Pointer => {
+                // SAFETY: plain queries on type values. A parameter written
+                // `double a[restrict N]` has the qualifier on its decayed type
+                // only (not on the canonical pointer libclang 14 returns).
+                let restrict = unsafe {
+                    clang_isRestrictQualifiedType(ty) != 0
+                        || clang_isRestrictQualifiedType(written) != 0
+                };
+                ty = unsafe { clang_getCanonicalType(clang_getPointeeType(ty)) };
+                (true, restrict)
+            }
+            // A parameter declared as an array (`double a[restrict][M]`):
+            // libclang 14 reports the array type, whose first brackets hold
+            // the qualifiers of the pointer it decays to.
+            k if is_array(k) => {
+                // SAFETY: plain query on a type value; the string is taken over.
+                let spelled = take_string(unsafe { clang_getTypeSpelling(written) });
+                let is_restrict = |w: &str| matches!(w, "restrict" | "__restrict" | "__restrict__");
+                let quals = spelled
+                    .split_once('[')
+                    .and_then(|(_, rest)| rest.split_once(']'))
+                    .map_or("", |(q, _)| q);
+                let spelled_restrict = quals
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .any(is_restrict);
+                // clang prints `double [restrict][M]` as `double[][M]`: the
+                // tokens after the parameter's name tell.
+                let written_restrict = || {
+                    let (Some(span), Some(at)) = (self.span(), self.location()) else {
+                        return false;
+                    };
+                    let toks = self.tu.tokens(span);
+                    let mut after = toks.iter().skip_while(|t| t.span.start <= at);
+                    after.next().is_some_and(|t| t.text == "[")
+                        && after
+                            .take_while(|t| t.text != "]")
+                            .any(|t| is_restrict(&t.text))
+                };
+                (false, spelled_restrict || written_restrict())
+            }
+            _ => {
+                return (self.type_class() == TypeClass::Integer
+                    || self.type_class() == TypeClass::Floating)
+                    .then_some(TypeLayout {
+                        pointer: false,
+                        restrict: false,
+                        levels: 0,
+                    })
+            }
+        };
+        let mut levels = usize::from(pointer);
+        while is_array(ty.kind) {
+            levels += 1;
+            // SAFETY: plain query on an array type value.
+            ty = unsafe { clang_getCanonicalType(clang_getArrayElementType(ty)) };
+        }
+        Some(TypeLayout {
+            pointer,
+            restrict,
+            levels,
+        })
+    }
+
+    /// True for a variable with automatic storage: a parameter, or a
+    /// variable of a function body declared neither `static` nor `extern`.
+    pub fn is_automatic(&self) -> bool {
+        match self.kind() {
+            CursorKind::ParmDecl => true,
+            CursorKind::VarDecl => {
+                // SAFETY: valid cursors.
+                let (sc, parent) = unsafe {
+                    (
+                        clang_Cursor_getStorageClass(self.raw),
+                        clang_getCursorKind(clang_getCursorSemanticParent(self.raw)),
+                    )
+                };
+                matches!(sc, CX_SC_None | CX_SC_Auto | CX_SC_Register)
+                    && parent == CXCursor_FunctionDecl
+            }
+            _ => false,
+        }
+    }
+
+    /// The tokens of a macro definition (name, parameters and body), as spellings.
+    pub fn definition_tokens(&self) -> Vec<(TokenKind, String)> {
+        // SAFETY: extent of a valid cursor.
+        let range = unsafe { clang_getCursorExtent(self.raw) };
+        self.tu
+            .tokenize(range)
+            .into_iter()
+            .map(|(k, t, _)| (k, t))
+            .collect()
+    }
+
+    /// True for a function-like macro definition.
+    pub fn is_macro_function_like(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_Cursor_isMacroFunctionLike(self.raw) != 0 }
+    }
+
+    /// Main-file offset of the node's location (a declaration's name, a
+    /// reference's identifier), if in the main file.
+    pub fn location(&self) -> Option<usize> {
+        // SAFETY: valid cursor.
+        let loc = unsafe { clang_getCursorLocation(self.raw) };
+        self.tu.main_offset(loc)
+    }
+
+    /// True for a variable of automatic storage of a function: a parameter,
+    /// or a variable declared in a function body without `static` or
+    /// `extern` (its value dies with the call).
+    pub fn is_automatic_variable(&self) -> bool {
+        match self.kind() {
+            CursorKind::ParmDecl => true,
+            CursorKind::VarDecl => {
+                // SAFETY: plain queries on a valid cursor.
+                let (storage, parent) = unsafe {
+                    (
+                        clang_Cursor_getStorageClass(self.raw),
+                        clang_getCursorKind(clang_getCursorSemanticParent(self.raw)),
+                    )
+                };
+                matches!(storage, CX_SC_None | CX_SC_Auto | CX_SC_Register)
+                    && parent == CXCursor_FunctionDecl
+            }
+            _ => false,
+        }
+    }
+
+    /// True when the node's location is in a system header (or built in).
+    pub fn is_in_system_header(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_Location_isInSystemHeader(clang_getCursorLocation(self.raw)) != 0 }
+    }
+
+    /// True when the node's location is in the main file (not a header).
+    pub fn is_in_main_file(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_Location_isFromMainFile(clang_getCursorLocation(self.raw)) != 0 }
+    }
+}
