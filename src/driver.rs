@@ -29,7 +29,7 @@ use crate::model::program::{
     AccessKind, LoopTreatment, OrigNode, Program, Region, RegionKind, ScheduleItem, Temporary,
     TileSpec,
 };
-use crate::model::storage::{Buffer, Placement, StmtRole, StoragePlan};
+use crate::model::storage::{Placement, StoragePlan};
 use crate::transform::overlap::{overlapped_tiling, OverlapSpec, Shape};
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::mentions;
@@ -41,6 +41,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use budget::{dependence_budget, inexact_dependences, isl_budget, Simpler};
+use grouping::{add_unstored, nest_groups, never_stored_line, overlap_grouping};
+use tiling::{has_wavefront, tiled_details, tiled_summary, without_wavefronts};
 
 /// The code flextile generates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1175,6 +1177,8 @@ fn transform(
             ));
         }
     }
+    // The banner lists the temporaries never stored before "OpenMP".
+    let never_stored_at = summary.len();
     if opts.openmp {
         schedule = parallel::mark_parallel_loops(schedule, all, region.pragma_span)?;
         summary.push("OpenMP".to_string());
@@ -1211,25 +1215,7 @@ fn transform(
         }
     }
     if !never_stored.is_empty() {
-        let pos = summary
-            .iter()
-            .position(|s| s == "OpenMP")
-            .unwrap_or(summary.len());
-        // Where flextile proved some, each says whether it was declared.
-        let proved = |n: &str| region.temporaries.iter().any(|t| t.name == n && t.proved);
-        let mark = never_stored.iter().any(|n| proved(n));
-        let names: Vec<String> = never_stored
-            .iter()
-            .map(|n| match (mark, proved(n)) {
-                (false, _) => n.clone(),
-                (true, true) => format!("{n} (proved)"),
-                (true, false) => format!("{n} (declared)"),
-            })
-            .collect();
-        summary.insert(
-            pos,
-            format!("temporaries never stored: {}", names.join(", ")),
-        );
+        summary.insert(never_stored_at, never_stored_line(region, &never_stored));
     }
     Ok(Transformed {
         schedule,
@@ -1244,127 +1230,6 @@ fn transform(
         warnings: notes,
         grouping,
     })
-}
-
-/// The stages of each top-level loop nest of `region` (the statements of a
-/// nest run in its loops together), leaving out `taken`.
-fn nest_groups(region: &Region, taken: &BTreeSet<usize>) -> Vec<Vec<usize>> {
-    region
-        .tree
-        .iter()
-        .filter_map(|n| {
-            let mut ks = Vec::new();
-            polyhedral::stages_under(std::slice::from_ref(n), &mut ks);
-            ks.retain(|k| !taken.contains(k));
-            (!ks.is_empty()).then_some(ks)
-        })
-        .collect()
-}
-
-/// The grouping of overlapped tiling: each tiled group, the other stages in
-/// their nests; what each group reads from its scratchpads; the data sets
-/// that never leave them, and one tile's scratchpad bytes of each (left out
-/// where an element type has no known size).
-fn overlap_grouping(region: &Region, storage: &StoragePlan) -> Grouping {
-    let mut groups: Vec<(Vec<usize>, BTreeSet<String>)> = storage
-        .groups
-        .iter()
-        .enumerate()
-        .map(|(gi, g)| {
-            let stages = (0..region.stages.len())
-                .filter(|k| g.stages.contains(&region.stages[*k].name))
-                .collect::<Vec<usize>>();
-            // Scratchpads no element of which is loaded from memory.
-            let loaded: BTreeSet<&str> = g
-                .statements
-                .values()
-                .filter_map(|r| match r {
-                    StmtRole::Load(l) => Some(l.data.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let scratch = storage
-                .buffers_at(Placement::Tile { group: gi })
-                .flat_map(|b| b.data.iter())
-                .filter(|d| !loaded.contains(d.as_str()))
-                .cloned()
-                .collect();
-            (stages, scratch)
-        })
-        .filter(|(g, _)| !g.is_empty())
-        .collect();
-    let taken: BTreeSet<usize> = groups.iter().flat_map(|(g, _)| g).copied().collect();
-    groups.extend(
-        nest_groups(region, &taken)
-            .into_iter()
-            .map(|g| (g, BTreeSet::new())),
-    );
-    groups.sort_by_key(|(g, _)| g.first().copied());
-    let (groups, scratch_reads) = groups.into_iter().unzip();
-    let mut grouping = Grouping {
-        groups,
-        scratch_reads,
-        ..Grouping::default()
-    };
-    let held = storage.groups.iter().enumerate().flat_map(|(gi, g)| {
-        storage
-            .buffers_at(Placement::Tile { group: gi })
-            .filter(|b| b.data.iter().any(|d| g.unstored.contains(d)))
-    });
-    add_unstored(&mut grouping, held);
-    grouping
-}
-
-/// Records the data sets of `buffers` as never stored, with the bytes of
-/// one buffer of each (summed; left out where unknown: an element type of
-/// no known size, or a size that depends on the parameters).
-fn add_unstored<'a>(grouping: &mut Grouping, buffers: impl Iterator<Item = &'a Buffer>) {
-    let mut unknown = BTreeSet::new();
-    for b in buffers {
-        for d in &b.data {
-            grouping.unstored.insert(d.clone());
-            let bytes = b
-                .elements()
-                .and_then(|n| u64::try_from(n).ok())
-                .zip(mdg::type_bytes(&b.elem_type));
-            match bytes {
-                Some((n, size)) => {
-                    *grouping.scratchpad_bytes.entry(d.clone()).or_default() += n * size
-                }
-                None => {
-                    unknown.insert(d.clone());
-                }
-            }
-        }
-    }
-    for d in unknown {
-        grouping.scratchpad_bytes.remove(&d);
-    }
-}
-
-/// Whether a loop treatment (or a tiling nested in it) asks for a wavefront.
-fn has_wavefront(t: &LoopTreatment) -> bool {
-    match t {
-        LoopTreatment::Wavefront => true,
-        LoopTreatment::Tile(spec) => has_wavefront(&spec.outer) || has_wavefront(&spec.inner),
-        _ => false,
-    }
-}
-
-/// `spec` with every wavefront (at any tiling level) run as serial loops.
-fn without_wavefronts(spec: &TileSpec) -> TileSpec {
-    fn treat(t: &LoopTreatment) -> LoopTreatment {
-        match t {
-            LoopTreatment::Wavefront => LoopTreatment::Serial,
-            LoopTreatment::Tile(spec) => LoopTreatment::Tile(Box::new(without_wavefronts(spec))),
-            other => other.clone(),
-        }
-    }
-    TileSpec {
-        outer: treat(&spec.outer),
-        inner: treat(&spec.inner),
-        ..spec.clone()
-    }
 }
 
 /// The deepest loop nesting of the region's stages.
@@ -1382,6 +1247,7 @@ fn ignored_sizes(opts: &Options, depth: usize, region: &Region, what: &str) -> O
     ))
 }
 
+/// The depth of the deepest nest of `region` (1 for a region without loops).
 fn max_depth(region: &Region) -> usize {
     region
         .stages
@@ -1393,69 +1259,8 @@ fn max_depth(region: &Region) -> usize {
 
 mod budget;
 mod counters;
+mod grouping;
 #[cfg(test)]
 mod pipeline_tests;
+mod tiling;
 mod time_blocked;
-
-/// The banner's words for a tiling with `sizes` and whether it applied only
-/// in part: `tiled [32, 32]` when every band got all the sizes, else the
-/// sizes each band got and the loops they apply to.
-fn tiled_summary(region: &Region, sizes: &[i64], bands: &[tile::TiledBand]) -> (String, bool) {
-    if !bands.is_empty() && bands.iter().all(|b| b.sizes == sizes) {
-        return (format!("tiled {sizes:?}"), false);
-    }
-    (format!("tiled {}", tiled_loops(region, bands)), true)
-}
-
-/// Per band: the sizes applied and the loops (iterator names of the band's
-/// first statement) they apply to, or that the band is left untiled.
-fn tiled_loops(region: &Region, bands: &[tile::TiledBand]) -> String {
-    if bands.is_empty() {
-        return "nothing (no loop to tile)".to_string();
-    }
-    let parts: Vec<String> = bands
-        .iter()
-        .map(|b| {
-            let iters = b
-                .stages
-                .first()
-                .and_then(|n| region.stages.iter().find(|s| &s.name == n))
-                .map(|s| s.iterators.as_slice())
-                .unwrap_or_default();
-            let name = |d: usize| {
-                iters
-                    .get(d)
-                    .map_or_else(|| format!("#{}", d + 1), |i| format!("'{i}'"))
-            };
-            if b.sizes.is_empty() {
-                let loops: Vec<String> = (b.first..b.first + b.loops).map(name).collect();
-                format!("loop(s) {} untiled", loops.join(", "))
-            } else {
-                let loops: Vec<String> = (b.first..b.first + b.sizes.len()).map(name).collect();
-                format!("{:?} on loop(s) {}", b.sizes, loops.join(", "))
-            }
-        })
-        .collect();
-    parts.join("; ")
-}
-
-/// [`tiled_loops`] with the statements of each band, for warnings.
-fn tiled_details(region: &Region, bands: &[tile::TiledBand]) -> String {
-    let parts: Vec<String> = bands
-        .iter()
-        .map(|b| {
-            let labels: Vec<&str> = b
-                .stages
-                .iter()
-                .filter_map(|n| region.stages.iter().find(|s| &s.name == n))
-                .map(|s| s.label.as_str())
-                .collect();
-            format!(
-                "{} ({})",
-                tiled_loops(region, std::slice::from_ref(b)),
-                labels.join(", ")
-            )
-        })
-        .collect();
-    parts.join("; ")
-}
