@@ -357,6 +357,19 @@ fn isl_flow(
         .map_err(isl_err)
 }
 
+/// The reads of `model` that no write of the region precedes (they read
+/// values from before the region), as isl's dataflow analysis finds them in
+/// the original order: `S[i] -> A[x]`.
+pub fn live_in_reads(model: &RegionModel) -> Result<UnionMap> {
+    UnionAccessInfo::from_sink(model.reads.copy().map_err(isl_err)?)
+        .and_then(|a| a.set_must_source(model.must_writes.copy()?))
+        .and_then(|a| a.set_may_source(model.may_writes.copy()?))
+        .and_then(|a| a.set_schedule(model.schedule.copy()?))
+        .and_then(|a| a.compute_flow())
+        .and_then(|f| f.get_may_no_source())
+        .map_err(isl_err)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,6 +32,7 @@
 //! its writes and its reads).
 
 use crate::diag::{Error, Result};
+use crate::model::deps::live_in_reads;
 use crate::model::isl_ext::isl_err;
 use crate::model::marks::Mark;
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
@@ -39,9 +40,9 @@ use crate::model::program::Region;
 use crate::model::relations::pad_ranges;
 use crate::model::storage::{Affine, Alloc, Buffer, IndexFn, Placement, StoragePlan, Term};
 use crate::transform::band::{has_band_below, insert_mark, mark_of};
+use crate::transform::storage::aff_to_affine;
 use isl_rs::{
-    Aff, DimType, Map, PwAff, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionAccessInfo,
-    UnionMap, UnionSet,
+    Aff, DimType, Map, PwAff, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet,
 };
 use log::info;
 
@@ -97,17 +98,6 @@ pub fn contract(
         }
     }
     Ok((schedule, done))
-}
-
-/// Reads with no write of the region before them (values from before it).
-fn live_in_reads(model: &RegionModel) -> Result<UnionMap> {
-    UnionAccessInfo::from_sink(model.reads.copy().map_err(isl_err)?)
-        .and_then(|a| a.set_must_source(model.must_writes.copy()?))
-        .and_then(|a| a.set_may_source(model.may_writes.copy()?))
-        .and_then(|a| a.set_schedule(model.schedule.copy()?))
-        .and_then(|a| a.compute_flow())
-        .and_then(|f| f.get_may_no_source())
-        .map_err(isl_err)
 }
 
 /// The new schedule, buffer and shape for temporary `data`, or why it keeps
@@ -443,20 +433,7 @@ fn affine(pa: PwAff, names: &Names) -> Result<Option<Affine>> {
     {
         return Ok(None);
     }
-    let mut e = Affine::constant(int(aff.get_constant_val().map_err(isl_err)?)?);
-    for p in 0..aff.dim(DimType::Param).map_err(isl_err)? {
-        let k = int(aff
-            .get_coefficient_val(DimType::Param, p)
-            .map_err(isl_err)?)?;
-        let isl = aff
-            .get_dim_name(DimType::Param, p as u32)
-            .map_err(isl_err)?;
-        e = e.plus(
-            k,
-            Term::Param(names.c_param(isl).unwrap_or(isl).to_string()),
-        );
-    }
-    Ok(Some(e))
+    aff_to_affine(&aff, names).map(Some)
 }
 
 /// Where the buffer scope of the accesses `accesses` (by `instances`) goes:
@@ -546,32 +523,33 @@ fn element_prefix(node: &ScheduleNode, accesses: &UnionMap) -> Result<Map> {
 fn parallel_inside(node: &ScheduleNode, instances: &UnionSet) -> Result<bool> {
     let depth = node.get_schedule_depth().map_err(isl_err)? as usize;
     // Marks above: a parallel band split by this position.
-    let mut up = node.copy().map_err(isl_err)?;
-    while up.has_parent().map_err(isl_err)? {
-        up = up.parent().map_err(isl_err)?;
-        if matches!(up.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
-            if let Some(Mark::Parallel { depths }) = mark_of(&up)? {
-                if depths.iter().any(|d| *d >= depth) {
-                    return Ok(true);
-                }
-            }
-        }
+    if parallel_marks_above(node)?
+        .iter()
+        .any(|depths| depths.iter().any(|d| *d >= depth))
+    {
+        return Ok(true);
     }
     below(node, instances)
 }
 
 /// Whether a parallel mark lies above `node`.
 fn parallel_around(node: &ScheduleNode) -> Result<bool> {
+    Ok(!parallel_marks_above(node)?.is_empty())
+}
+
+/// The depths of the parallel marks above `node`, nearest first.
+fn parallel_marks_above(node: &ScheduleNode) -> Result<Vec<Vec<usize>>> {
+    let mut out = Vec::new();
     let mut up = node.copy().map_err(isl_err)?;
     while up.has_parent().map_err(isl_err)? {
         up = up.parent().map_err(isl_err)?;
-        if matches!(up.get_type().map_err(isl_err)?, ScheduleNodeType::Mark)
-            && matches!(mark_of(&up)?, Some(Mark::Parallel { .. }))
-        {
-            return Ok(true);
+        if matches!(up.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
+            if let Some(Mark::Parallel { depths }) = mark_of(&up)? {
+                out.push(depths);
+            }
         }
     }
-    Ok(false)
+    Ok(out)
 }
 
 /// Whether a parallel mark over some of `instances` lies at or below `node`.

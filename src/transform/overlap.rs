@@ -61,7 +61,7 @@
 //! of it; see [`crate::transform::storage`]).
 
 use crate::diag::{Diagnostic, Error, Result, Span};
-use crate::model::deps::Dependences;
+use crate::model::deps::{live_in_reads, Dependences};
 use crate::model::isl_ext::{isl_err, IslText};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::Region;
@@ -800,17 +800,6 @@ fn check_race_free(
         return Err(Error::inapplicable(d));
     }
     Ok(())
-}
-
-/// Reads whose value comes from before the chain: `{ Sk[i] -> D[x] }`.
-fn live_in_reads(model: &RegionModel) -> Result<UnionMap> {
-    UnionAccessInfo::from_sink(model.reads.copy().map_err(isl_err)?)
-        .and_then(|a| a.set_must_source(model.must_writes.copy()?))
-        .and_then(|a| a.set_may_source(model.may_writes.copy()?))
-        .and_then(|a| a.set_schedule(model.schedule.copy()?))
-        .and_then(|a| a.compute_flow())
-        .and_then(|f| f.get_may_no_source())
-        .map_err(isl_err)
 }
 
 /// Footprint per stage from the fixed box of its per-tile region.

@@ -570,7 +570,7 @@ fn condition(set: &Set, names: &Names) -> Result<Option<Condition>> {
 
 /// An affine function of the tile variables and parameters as an [`Affine`]
 /// over [`Term::Tile`] and the parameters.
-fn aff_to_affine(aff: &Aff, names: &Names) -> Result<Affine> {
+pub(crate) fn aff_to_affine(aff: &Aff, names: &Names) -> Result<Affine> {
     let den = aff
         .get_denominator_val()
         .and_then(|v| v.get_num_si())
