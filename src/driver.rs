@@ -1195,16 +1195,22 @@ fn transform(
         let (contracted, done) =
             contract::contract(region, names, model, schedule, &mut plan, &in_tiles)?;
         schedule = contracted;
-        if !done.is_empty() {
-            never_stored.extend(done.iter().map(|c| c.data.clone()));
+        if !done.buffers.is_empty() {
+            never_stored.extend(done.buffers.iter().map(|c| c.data.clone()));
             let scoped = plan
                 .buffers
                 .iter()
                 .filter(|b| matches!(b.placement, Placement::Scope { .. }));
             add_unstored(&mut grouping, scoped);
+            let shared: String = done
+                .shared
+                .iter()
+                .map(|p| format!("; {} share one allocation", p.join(" and ")))
+                .collect();
             summary.push(format!(
-                "temporaries contracted: {}",
-                done.iter()
+                "temporaries contracted: {}{shared}",
+                done.buffers
+                    .iter()
                     .map(|c| format!("{} to {}", c.data, c.shape))
                     .collect::<Vec<_>>()
                     .join(", ")

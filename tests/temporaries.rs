@@ -146,18 +146,70 @@ fn contracted_temporaries_are_never_stored() {
             "{options:?}: banner"
         );
         // The scop's row buffer: allocated once per region call where its
-        // row loop is serial, once per row (per thread) where it is parallel.
+        // row loop is serial, once per thread where it is parallel (in the
+        // team, before the worksharing loop), never once per row.
         let scop = &text[text.find("flextile: scop").expect("scop banner")..];
         let alloc = scop.find("contracted 'T'").expect("T's buffer");
         let first_loop = scop.find("for (").expect("a loop");
-        assert_eq!(
+        assert!(
             alloc < first_loop,
-            options.contains(&"--no-openmp"),
             "{options:?}: where T's buffer is allocated"
         );
+        if !options.contains(&"--no-openmp") {
+            let team = scop.find("#pragma omp parallel\n").expect("a team");
+            let worksharing = scop.find("#pragma omp for\n").expect("omp for");
+            assert!(team < alloc && alloc < worksharing, "{options:?}: team");
+        }
         let run = build_and_run(&dir, &out, &["-DSENTINEL_CHECK"]);
         let (sentinel, rest) = split(&run);
         assert_eq!(sentinel, expected, "{options:?}");
+        assert!(
+            rest == original,
+            "{options:?}: results differ from the original's"
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Contracted temporaries never alive at once share one allocation (of
+/// one element type only), allocated once per region call where the row
+/// loop is serial and once per thread where it is parallel.
+#[test]
+fn contracted_temporaries_share_allocations() {
+    const SHARED: &str = "testsuite/programs/temporaries_shared.c";
+    let dir = work_dir("shared");
+    let run = build_and_run(&dir, Path::new(SHARED), &[]);
+    let (_, original) = split(&run);
+    for options in [&["--no-openmp"][..], &[][..]] {
+        let out = compile_program(&dir, SHARED, options);
+        let text = fs::read_to_string(&out).expect("output");
+        assert!(
+            text.contains(
+                "temporaries contracted: T to W, V to W, G to W; T and V share one allocation"
+            ),
+            "{options:?}: banner"
+        );
+        let scop = &text[text.find("flextile: scop").expect("scop banner")..];
+        // One allocation for T and V, one for G, both before any loop.
+        assert_eq!(scop.matches("__builtin_malloc(").count(), 2, "{options:?}");
+        let last_alloc = scop.rfind("__builtin_malloc(").expect("malloc");
+        let first_loop = scop.find("for (").expect("a loop");
+        assert!(
+            last_alloc < first_loop,
+            "{options:?}: allocated before the loops"
+        );
+        assert_eq!(
+            scop.contains("#pragma omp parallel\n"),
+            !options.contains(&"--no-openmp"),
+            "{options:?}: a team allocates per thread"
+        );
+        let run = build_and_run(&dir, &out, &["-DSENTINEL_CHECK"]);
+        let (sentinel, rest) = split(&run);
+        assert_eq!(
+            sentinel,
+            ["T untouched: yes", "V untouched: yes", "G untouched: yes"],
+            "{options:?}"
+        );
         assert!(
             rest == original,
             "{options:?}: results differ from the original's"

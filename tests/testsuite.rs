@@ -1486,6 +1486,7 @@ mod programs {
         temporaries_contracted,
         temporaries_pipeline,
         temporaries_inferred,
+        temporaries_shared,
         tile_of_tiles_wavefronts_3d,
         time_blocks_three_arrays,
         two_chains,

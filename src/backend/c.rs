@@ -9,18 +9,33 @@ use crate::model::storage::{
     Affine, Alloc, Buffer, Condition, GroupStorage, Load, Placement, Slide, StmtRole, StoragePlan,
     Term,
 };
+use std::cell::Cell;
 use std::collections::HashMap;
 
 /// One indentation level of generated code.
 const INDENT: &str = "  ";
+
+/// The OpenMP lines of parallel loops (from the templates).
+pub struct OmpLines {
+    /// Before a parallel loop: `#pragma omp parallel for`.
+    pub parallel_for: String,
+    /// Before the block of a team of threads that allocate their own
+    /// buffers: `#pragma omp parallel`.
+    pub team: String,
+    /// Before a parallel loop inside such a block: `#pragma omp for`.
+    pub team_for: String,
+}
 
 /// Prints loop trees of one region.
 pub struct CPrinter<'a> {
     stages: HashMap<&'a str, &'a Stage>,
     /// The region's stages in order (a store names its stage by index).
     by_index: &'a [Stage],
-    /// The line printed before a parallel loop (`#pragma omp parallel for`).
-    parallel_for: String,
+    /// The OpenMP lines.
+    omp: OmpLines,
+    /// Whether the code printed now runs in a team's block, outside its
+    /// worksharing loops (a parallel loop is then an `omp for`).
+    in_team: Cell<bool>,
     /// The region's storage plan (buffers and generated statements).
     storage: Option<&'a StoragePlan>,
     /// Prefix of buffer names.
@@ -30,10 +45,10 @@ pub struct CPrinter<'a> {
 }
 
 impl<'a> CPrinter<'a> {
-    /// A printer for the given stages; `parallel_for` is the OpenMP line.
+    /// A printer for the given stages.
     pub fn new(
         stages: &'a [Stage],
-        parallel_for: &str,
+        omp: OmpLines,
         storage: Option<&'a StoragePlan>,
         prefix: &str,
         counter_type: &'static str,
@@ -41,7 +56,8 @@ impl<'a> CPrinter<'a> {
         CPrinter {
             stages: stages.iter().map(|s| (s.name.as_str(), s)).collect(),
             by_index: stages,
-            parallel_for: parallel_for.trim_end().to_string(),
+            omp,
+            in_team: Cell::new(false),
             storage,
             prefix: prefix.to_string(),
             counter_type,
@@ -67,8 +83,15 @@ impl<'a> CPrinter<'a> {
                 body,
                 parallel,
             } => {
+                // The body of a worksharing loop is not the team's block.
+                let in_team = self.in_team.get();
                 if *parallel {
-                    out.push_str(&format!("{indent}{}\n", self.parallel_for));
+                    let line = match in_team {
+                        true => &self.omp.team_for,
+                        false => &self.omp.parallel_for,
+                    };
+                    out.push_str(&format!("{indent}{line}\n"));
+                    self.in_team.set(false);
                 }
                 let step = if inc == "1" {
                     format!("{iter}++")
@@ -80,6 +103,7 @@ impl<'a> CPrinter<'a> {
                     self.counter_type
                 ));
                 self.print(body, &inner, out)?;
+                self.in_team.set(in_team);
                 out.push_str(&format!("{indent}}}\n"));
             }
             CNode::If { cond, then, els } => {
@@ -99,21 +123,54 @@ impl<'a> CPrinter<'a> {
                 at: at @ Placement::Scope { .. },
                 body,
             } => {
-                out.push_str(&format!("{indent}{{\n"));
                 let buffers: Vec<&Buffer> = self
                     .storage
                     .iter()
                     .flat_map(|s| s.buffers_at(*at))
                     .collect();
-                for b in &buffers {
-                    out.push_str(&self.declaration(b, &inner));
-                }
+                // Per-thread buffers: each thread of a team allocates its
+                // own, then shares out the parallel loops (`omp for`). Where
+                // isl generated no parallel loop, the code runs serially.
+                let team = buffers.iter().any(|b| b.alloc == Alloc::PerThread)
+                    && match team_shape(body) {
+                        TeamShape::Worksharing => true,
+                        TeamShape::Serial => false,
+                        TeamShape::Mixed => {
+                            return Err(Error::internal(format!(
+                                "buffer scope {at:?}: statements outside the parallel loops \
+                                 of a team that allocates per-thread buffers"
+                            )))
+                        }
+                    };
+                out.push_str(&format!("{indent}{{\n"));
+                let inner = match team {
+                    true => {
+                        out.push_str(&format!("{inner}{}\n{inner}{{\n", self.omp.team));
+                        format!("{inner}{INDENT}")
+                    }
+                    false => inner,
+                };
+                out.push_str(&self.declarations(&buffers, &inner));
+                let was = self.in_team.replace(team);
                 self.print(body, &inner, out)?;
-                for b in buffers.iter().filter(|b| b.alloc == Alloc::Heap) {
+                self.in_team.set(was);
+                for b in buffers
+                    .iter()
+                    .filter(|b| b.alloc.is_heap() && b.pool.is_none())
+                {
                     out.push_str(&format!(
                         "{inner}__builtin_free({});\n",
                         scratch_name(&self.prefix, b)
                     ));
+                }
+                let mut pools: Vec<usize> = buffers.iter().filter_map(|b| b.pool).collect();
+                pools.sort_unstable();
+                pools.dedup();
+                for p in pools {
+                    out.push_str(&format!("{inner}__builtin_free({}pool{p});\n", self.prefix));
+                }
+                if team {
+                    out.push_str(&format!("{indent}{INDENT}}}\n"));
                 }
                 out.push_str(&format!("{indent}}}\n"));
             }
@@ -462,19 +519,113 @@ fn param_term(t: &Term) -> String {
     }
 }
 
+/// What runs in the block of a team of threads: only parallel loops (and
+/// the conditions and serial loops around them), no parallel loop, or both
+/// parallel loops and statements outside them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TeamShape {
+    Worksharing,
+    Serial,
+    Mixed,
+}
+
+fn team_shape(nodes: &[CNode]) -> TeamShape {
+    let mut shapes = Vec::new();
+    for n in nodes {
+        match n {
+            CNode::For { parallel: true, .. } => shapes.push(TeamShape::Worksharing),
+            CNode::For { body, .. } | CNode::Buffers { body, .. } => shapes.push(team_shape(body)),
+            CNode::If { then, els, .. } => {
+                shapes.push(team_shape(then));
+                if let Some(e) = els {
+                    shapes.push(team_shape(e));
+                }
+            }
+            CNode::Stmt { .. } => shapes.push(TeamShape::Serial),
+        }
+    }
+    let has = |s| shapes.contains(&s);
+    if has(TeamShape::Mixed) || (has(TeamShape::Worksharing) && has(TeamShape::Serial)) {
+        TeamShape::Mixed
+    } else if has(TeamShape::Worksharing) {
+        TeamShape::Worksharing
+    } else {
+        TeamShape::Serial
+    }
+}
+
+/// The extents of a scope buffer as C text, its dimensions of modulus 1 dropped.
+fn scope_extents(b: &Buffer) -> Vec<String> {
+    b.extents
+        .iter()
+        .enumerate()
+        .filter(|(d, _)| b.index.moduli.get(*d).copied().flatten() != Some(1))
+        .map(|(_, e)| offset_text(e, &param_term))
+        .collect()
+}
+
+/// Extents as C text that are at least 1: a region that runs no iteration
+/// still declares a valid type and calls a valid `malloc`.
+fn positive_extents(extents: &[String]) -> Vec<String> {
+    extents
+        .iter()
+        .map(|e| match e.parse::<i64>() {
+            Ok(_) => e.clone(),
+            Err(_) => format!("({e} > 0 ? {e} : 1)"),
+        })
+        .collect()
+}
+
+/// The size in bytes of a heap buffer, as C text.
+fn heap_bytes(b: &Buffer) -> String {
+    let size: String = positive_extents(&scope_extents(b))
+        .iter()
+        .map(|e| format!(" * (size_t){e}"))
+        .collect();
+    format!("sizeof({}){size}", b.elem_type)
+}
+
 impl CPrinter<'_> {
+    /// The declarations of a buffer scope's buffers, each pool allocated
+    /// (the size of its largest member) before its first member.
+    fn declarations(&self, buffers: &[&Buffer], indent: &str) -> String {
+        let mut out = String::new();
+        let mut pools_done = Vec::new();
+        for b in buffers {
+            if let Some(p) = b.pool.filter(|p| !pools_done.contains(p)) {
+                pools_done.push(p);
+                let members: Vec<&&Buffer> = buffers.iter().filter(|m| m.pool == Some(p)).collect();
+                let pool = format!("{}pool{p}", self.prefix);
+                let data: Vec<String> = members.iter().map(|m| m.data.join("', '")).collect();
+                let first = heap_bytes(members[0]);
+                out.push_str(&format!(
+                    "{indent}size_t {pool}_bytes = {first}; /* '{}', lifetimes apart */\n",
+                    data.join("', '")
+                ));
+                let mut sizes: Vec<String> = members.iter().map(|m| heap_bytes(m)).collect();
+                sizes.retain(|s| *s != first);
+                sizes.sort();
+                sizes.dedup();
+                for bytes in sizes {
+                    out.push_str(&format!(
+                        "{indent}if ({pool}_bytes < {bytes})\n{indent}  {pool}_bytes = {bytes};\n"
+                    ));
+                }
+                out.push_str(&format!(
+                    "{indent}void *{pool} = __builtin_malloc({pool}_bytes);\n{indent}if (!{pool})\n{indent}  __builtin_abort();\n"
+                ));
+            }
+            out.push_str(&self.declaration(b, indent));
+        }
+        out
+    }
+
     /// The declaration of a buffer scope's buffer (its dimensions of modulus
     /// 1 dropped): a scalar, a stack array, or a heap array of parametric
-    /// extents.
+    /// extents (a pointer into its pool, if it has one).
     fn declaration(&self, b: &Buffer, indent: &str) -> String {
         let name = scratch_name(&self.prefix, b);
-        let extents: Vec<String> = b
-            .extents
-            .iter()
-            .enumerate()
-            .filter(|(d, _)| b.index.moduli.get(*d).copied().flatten() != Some(1))
-            .map(|(_, e)| offset_text(e, &param_term))
-            .collect();
+        let extents = scope_extents(b);
         let what = format!("/* contracted '{}' */", b.data.join("', '"));
         // The arrays are no longer used here (no unused-parameter warning).
         let unused: String = b
@@ -488,34 +639,34 @@ impl CPrinter<'_> {
                     let dims: String = extents.iter().map(|e| format!("[{e}]")).collect();
                     format!("{indent}{} {name}{dims}; {what}\n", b.elem_type)
                 }
-                Alloc::Heap => {
-                    // Extents that are not positive (the region runs no
-                    // iteration) count as 1: a valid type, and a valid malloc.
-                    let positive: Vec<String> = extents
+                Alloc::Heap | Alloc::PerThread => {
+                    let inner: String = positive_extents(&extents)
                         .iter()
-                        .map(|e| match e.parse::<i64>() {
-                            Ok(_) => e.clone(),
-                            Err(_) => format!("({e} > 0 ? {e} : 1)"),
-                        })
+                        .skip(1)
+                        .map(|e| format!("[{e}]"))
                         .collect();
-                    let inner: String = positive.iter().skip(1).map(|e| format!("[{e}]")).collect();
-                    let size: Vec<String> =
-                        positive.iter().map(|e| format!("(size_t){e}")).collect();
-                    format!(
-                    "{indent}{ty} (*{name}){inner} = __builtin_malloc(sizeof({ty}){}); {what}\n{indent}if (!{name})\n{indent}  __builtin_abort();\n",
-                    size.iter().map(|s| format!(" * {s}")).collect::<String>(),
-                    ty = b.elem_type,
-                )
+                    let ty = &b.elem_type;
+                    match b.pool {
+                        Some(p) => format!(
+                            "{indent}{ty} (*{name}){inner} = {}pool{p}; {what}\n",
+                            self.prefix
+                        ),
+                        None => format!(
+                            "{indent}{ty} (*{name}){inner} = __builtin_malloc({}); {what}\n{indent}if (!{name})\n{indent}  __builtin_abort();\n",
+                            heap_bytes(b)
+                        ),
+                    }
                 }
             }
     }
 }
 
-/// The C name of a buffer (a member of its pool's union, if it has one).
+/// The C name of a buffer (in a tile, a member of its pool's union, if it
+/// has one; in a scope, a pointer into its pool).
 fn scratch_name(prefix: &str, sp: &Buffer) -> String {
-    match sp.pool {
-        None => format!("{prefix}{}", sp.name),
-        Some(p) => format!("{prefix}shared{p}.{prefix}{}", sp.name),
+    match (sp.placement, sp.pool) {
+        (Placement::Tile { .. }, Some(p)) => format!("{prefix}shared{p}.{prefix}{}", sp.name),
+        _ => format!("{prefix}{}", sp.name),
     }
 }
 
@@ -683,6 +834,44 @@ fn reindent(text: &str, indent: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn stmt() -> CNode {
+        CNode::Stmt {
+            stage: "S0".into(),
+            args: vec![],
+        }
+    }
+
+    fn for_loop(parallel: bool, body: Vec<CNode>) -> CNode {
+        CNode::For {
+            iter: "c0".into(),
+            init: "0".into(),
+            cond: "c0 < N".into(),
+            inc: "1".into(),
+            body,
+            parallel,
+        }
+    }
+
+    /// A team's block may hold parallel loops under conditions and serial
+    /// loops, but no statement outside a parallel loop beside them.
+    #[test]
+    fn team_shapes() {
+        let guarded = CNode::If {
+            cond: "N > 0".into(),
+            then: vec![for_loop(true, vec![stmt()])],
+            els: None,
+        };
+        assert_eq!(team_shape(&[guarded]), TeamShape::Worksharing);
+        let serial_around = for_loop(false, vec![for_loop(true, vec![stmt()])]);
+        assert_eq!(team_shape(&[serial_around]), TeamShape::Worksharing);
+        assert_eq!(
+            team_shape(&[for_loop(false, vec![stmt()])]),
+            TeamShape::Serial
+        );
+        let mixed = [for_loop(true, vec![stmt()]), stmt()];
+        assert_eq!(team_shape(&mixed), TeamShape::Mixed);
+    }
 
     #[test]
     fn reindents_relative() {

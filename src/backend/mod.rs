@@ -9,7 +9,7 @@ pub mod output;
 
 use crate::backend::alias::GuardParts;
 use crate::backend::ast::{AstReader, Helper};
-use crate::backend::c::CPrinter;
+use crate::backend::c::{CPrinter, OmpLines};
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::ast_from_schedule;
 use crate::model::polyhedral::Names;
@@ -56,6 +56,11 @@ const TEMPLATES: &[(&str, &str)] = &[
     (
         "parallel_for",
         include_str!("../../templates/c/parallel_for.c.tera"),
+    ),
+    ("team", include_str!("../../templates/c/team.c.tera")),
+    (
+        "team_for",
+        include_str!("../../templates/c/team_for.c.tera"),
     ),
     ("helpers", include_str!("../../templates/c/helpers.c.tera")),
     ("shadows", include_str!("../../templates/c/shadows.c.tera")),
@@ -191,11 +196,19 @@ impl Templates {
         Ok(Templates { tera })
     }
 
-    /// The `#pragma omp parallel for` line.
-    pub fn parallel_for(&self) -> Result<String> {
-        self.tera
-            .render("parallel_for", &Context::new())
-            .map_err(tera_err)
+    /// The OpenMP lines of parallel loops.
+    pub fn omp_lines(&self) -> Result<OmpLines> {
+        let line = |name: &str| {
+            self.tera
+                .render(name, &Context::new())
+                .map(|s| s.trim_end().to_string())
+                .map_err(tera_err)
+        };
+        Ok(OmpLines {
+            parallel_for: line("parallel_for")?,
+            team: line("team")?,
+            team_for: line("team_for")?,
+        })
     }
 
     /// A whole output file.
@@ -360,7 +373,7 @@ pub fn generate_loops(
     helpers.extend(reader.helpers.iter().copied());
     let printer = CPrinter::new(
         stages,
-        &templates.parallel_for()?,
+        templates.omp_lines()?,
         storage,
         &naming.helper,
         naming.counter_type(),

@@ -93,7 +93,8 @@ pub enum Placement {
         group: usize,
     },
     /// Declared where the schedule's buffer scope `scope` starts (a mark in
-    /// the schedule tree), once per execution of that subtree.
+    /// the schedule tree), once per execution of that subtree (per thread
+    /// for [`Alloc::PerThread`]).
     Scope {
         /// The scope's number.
         scope: usize,
@@ -108,6 +109,17 @@ pub enum Alloc {
     /// `malloc` where the buffer is declared, `free` where its scope ends
     /// (extents that depend on parameters).
     Heap,
+    /// `malloc` once by every thread of the parallel loops its scope holds
+    /// (`#pragma omp parallel` around their `omp for`), `free` at the
+    /// scope's end: each thread reuses its buffer for all its iterations.
+    PerThread,
+}
+
+impl Alloc {
+    /// Whether the buffer is allocated with `malloc`.
+    pub fn is_heap(self) -> bool {
+        matches!(self, Alloc::Heap | Alloc::PerThread)
+    }
 }
 
 /// A buffer flextile declares: it holds the values of its data sets where
@@ -129,7 +141,8 @@ pub struct Buffer {
     /// How it is allocated.
     pub alloc: Alloc,
     /// The pool it shares an allocation with (buffers of one pool, in one
-    /// scope, have lifetimes that do not overlap), if any.
+    /// tile or one scope, have lifetimes that do not overlap), if any: a C
+    /// `union` in a tile, one `malloc` of the largest member in a scope.
     pub pool: Option<usize>,
 }
 

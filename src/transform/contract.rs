@@ -15,16 +15,25 @@
 //! fused with its producer a few rows (a rolling buffer). A dimension whose
 //! modulus depends on the parameters keeps its whole accessed range.
 //!
-//! The buffer is declared once per execution of a *scope*: the deepest
+//! The buffer serves one execution of a *scope* at a time: the deepest
 //! position in the schedule tree above every access of `A` such that each
 //! element lives within one execution of it and no parallel loop lies inside
 //! it (each thread then has its own buffer). Conflicts are counted within
-//! one execution of the scope. A scope is marked in the schedule tree
-//! ([`Mark::BufferScope`]); the back end declares the buffer there, on the
-//! stack when its size is constant and small, else with `malloc`/`free`:
-//! once per region call where no parallel loop runs around the scope (its
-//! executions, one after another, reuse the buffer), else once per
-//! execution of a scope that holds loops (each thread its own).
+//! one execution of the scope. Small constant buffers go on the stack where
+//! the scope starts. Others are allocated with `malloc`/`free` (§4.4:
+//! "allocated once"): once per region call where no parallel loop runs
+//! around the scope (its executions, one after another, reuse the buffer),
+//! else once per thread of the nearest parallel loop around it (each thread
+//! runs its executions one after another). Allocation sites are marked in
+//! the schedule tree ([`Mark::BufferScope`]); buffers allocated at one site
+//! share the mark.
+//!
+//! **Sharing** (§4.4, a table of spaces): heap buffers of one allocation
+//! site whose temporaries are never alive at the same time (no element of
+//! one lives, in the final schedule, while an element of the other does)
+//! take one allocation, the size of the largest ([`Buffer::pool`]). Only
+//! buffers of one element type share, so that no access changes the
+//! effective type of memory another might still read.
 //!
 //! A temporary is left in its array (with the reason in `-v`) when some
 //! stage accessing it is not analysable, or reads an element the region did
@@ -39,12 +48,13 @@ use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::Region;
 use crate::model::relations::pad_ranges;
 use crate::model::storage::{Affine, Alloc, Buffer, IndexFn, Placement, StoragePlan, Term};
-use crate::transform::band::{has_band_below, insert_mark, mark_of};
+use crate::transform::band::{insert_mark, mark_of};
 use crate::transform::storage::aff_to_affine;
 use isl_rs::{
     Aff, DimType, Map, PwAff, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet,
 };
 use log::info;
+use std::collections::BTreeMap;
 
 /// The largest buffer (in elements) declared on a thread's stack.
 const MAX_STACK_ELEMENTS: i64 = 1 << 16;
@@ -58,9 +68,18 @@ pub struct Contraction {
     pub shape: String,
 }
 
+/// What contraction did to a region's temporaries, for its banner.
+#[derive(Clone, Debug, Default)]
+pub struct Contracted {
+    /// The temporaries contracted, in order.
+    pub buffers: Vec<Contraction>,
+    /// The temporaries of each shared allocation (two or more each).
+    pub shared: Vec<Vec<String>>,
+}
+
 /// Contracts the temporaries of `region` that overlapped tiles did not
 /// take (`skip`): edits `schedule` (buffer scope marks) and `plan` (the
-/// buffers). Returns the contractions made.
+/// buffers and their pools).
 pub fn contract(
     region: &Region,
     names: &Names,
@@ -68,28 +87,21 @@ pub fn contract(
     schedule: Schedule,
     plan: &mut StoragePlan,
     skip: &[String],
-) -> Result<(Schedule, Vec<Contraction>)> {
+) -> Result<(Schedule, Contracted)> {
     let mut schedule = schedule;
-    let mut done = Vec::new();
+    let mut done = Contracted::default();
     let live_in = live_in_reads(model)?;
+    let first_new = plan.buffers.len();
     for t in &region.temporaries {
         if skip.contains(&t.name) {
             continue;
         }
-        match plan_one(
-            region,
-            names,
-            model,
-            &schedule,
-            &live_in,
-            &t.name,
-            plan.scopes(),
-        )? {
+        match plan_one(region, names, model, &schedule, &live_in, &t.name, plan)? {
             Ok((sched, buffer, shape)) => {
                 info!("contract: '{}' lives in a {shape} buffer", t.name);
                 schedule = sched;
                 plan.buffers.push(buffer);
-                done.push(Contraction {
+                done.buffers.push(Contraction {
                     data: t.name.clone(),
                     shape,
                 });
@@ -97,7 +109,120 @@ pub fn contract(
             Err(why) => info!("contract: '{}' keeps its array: {why}", t.name),
         }
     }
+    done.shared = share_allocations(model, &schedule, plan, first_new)?;
     Ok((schedule, done))
+}
+
+/// Puts heap buffers `plan.buffers[first..]` of one allocation site whose
+/// temporaries are never alive at once into pools (first fit, in order).
+/// Returns the temporaries of each pool.
+fn share_allocations(
+    model: &RegionModel,
+    schedule: &Schedule,
+    plan: &mut StoragePlan,
+    first: usize,
+) -> Result<Vec<Vec<String>>> {
+    let candidates: Vec<usize> = (first..plan.buffers.len())
+        .filter(|&i| plan.buffers[i].alloc.is_heap() && plan.buffers[i].data.len() == 1)
+        .collect();
+    if candidates.len() < 2 {
+        return Ok(Vec::new());
+    }
+    // One time space for every statement instance of the region.
+    let times = pad_ranges(&schedule.get_map().map_err(isl_err)?)?;
+    let mut lifetimes = BTreeMap::new();
+    for &i in &candidates {
+        let b = &plan.buffers[i];
+        lifetimes.insert(i, lifetime(model, &times, &b.data[0], b.extents.len())?);
+    }
+    let mut next = plan
+        .buffers
+        .iter()
+        .filter(|b| matches!(b.placement, Placement::Scope { .. }))
+        .filter_map(|b| b.pool)
+        .max()
+        .map_or(0, |p| p + 1);
+    let mut pools: Vec<Vec<usize>> = Vec::new();
+    for &i in &candidates {
+        let b = &plan.buffers[i];
+        let mut home = None;
+        for (k, pool) in pools.iter().enumerate() {
+            let other = &plan.buffers[pool[0]];
+            if other.placement != b.placement || other.elem_type != b.elem_type {
+                continue;
+            }
+            let mut apart = true;
+            for j in pool {
+                if overlap(&lifetimes[&i], &lifetimes[j], model)? {
+                    apart = false;
+                    break;
+                }
+            }
+            if apart {
+                home = Some(k);
+                break;
+            }
+        }
+        match home {
+            Some(k) => pools[k].push(i),
+            None => pools.push(vec![i]),
+        }
+    }
+    let mut shared = Vec::new();
+    for pool in pools.into_iter().filter(|p| p.len() > 1) {
+        let names: Vec<String> = pool
+            .iter()
+            .map(|&i| plan.buffers[i].data[0].clone())
+            .collect();
+        info!(
+            "contract: {} share one allocation (lifetimes apart)",
+            names.join(", ")
+        );
+        for &i in &pool {
+            plan.buffers[i].pool = Some(next);
+        }
+        next += 1;
+        shared.push(names);
+    }
+    Ok(shared)
+}
+
+/// The first and last access times of every element of `data` (of rank
+/// `rank`), `A[x] -> [t]` each, in the time space of `times` (the region's
+/// padded schedule).
+fn lifetime(model: &RegionModel, times: &UnionMap, data: &str, rank: usize) -> Result<(Map, Map)> {
+    let space = UnionSet::read_from_str(
+        &times.get_ctx(),
+        &format!("{{ {}[{}] }}", isl_name(data), dims("o", rank)),
+    )
+    .map_err(isl_err)?;
+    let elem_times = model
+        .reads
+        .copy()
+        .and_then(|r| r.union(model.may_writes.copy()?))
+        .and_then(|a| a.intersect_range(space))
+        .and_then(|a| a.reverse())
+        .and_then(|a| a.apply_range(times.copy()?))
+        .and_then(Map::from_union_map)
+        .and_then(|m| m.intersect_params(model.context.copy()?))
+        .map_err(isl_err)?;
+    let first = elem_times.copy().and_then(Map::lexmin).map_err(isl_err)?;
+    let last = elem_times.lexmax().map_err(isl_err)?;
+    Ok((first, last))
+}
+
+/// Whether some element of one temporary is alive while one of the other
+/// is (their first-to-last intervals intersect; touching counts).
+fn overlap(a: &(Map, Map), b: &(Map, Map), model: &RegionModel) -> Result<bool> {
+    // A[x] -> B[y] with first(x) <= last(y) and first(y) <= last(x).
+    let a_starts = a.0.copy().and_then(|f| f.lex_le_map(b.1.copy()?));
+    let b_starts = b.0.copy().and_then(|f| f.lex_le_map(a.1.copy()?));
+    let both = a_starts
+        .and_then(|m| m.intersect(b_starts?.reverse()?))
+        .and_then(|m| m.intersect_params(model.context.copy()?))
+        .and_then(|m| m.is_empty())
+        .map_err(isl_err)?;
+    Ok(!both)
 }
 
 /// The new schedule, buffer and shape for temporary `data`, or why it keeps
@@ -110,7 +235,7 @@ fn plan_one(
     schedule: &Schedule,
     live_in: &UnionMap,
     data: &str,
-    scope: usize,
+    plan: &StoragePlan,
 ) -> Result<std::result::Result<(Schedule, Buffer, String), String>> {
     let mut rank = None;
     for s in &region.stages {
@@ -286,20 +411,13 @@ fn plan_one(
     // A heap buffer is allocated once per region call where no parallel
     // loop runs around its scope: the scope's executions run one after
     // another and each starts afresh (no element lives across two), so they
-    // can reuse one allocation. Inside a parallel loop each execution
-    // allocates its own, once per execution of a scope with loops inside
-    // (a row per outer iteration), never per iteration of an innermost loop.
-    let threaded = parallel_around(&node)?;
-    let heap_ok = !threaded || has_band_below(&node)?;
-    let alloc = match constant_size {
-        Some(n) if n <= MAX_STACK_ELEMENTS => Alloc::Stack,
-        _ if heap_ok => Alloc::Heap,
-        _ => {
-            return Ok(Err(
-                "its buffer is too large for the stack, and its scope runs once per iteration of an innermost loop"
-                    .to_string(),
-            ))
-        }
+    // can reuse one allocation. Inside a parallel loop, once per thread of
+    // the nearest one: a thread runs its executions one after another too.
+    let parallel = nearest_parallel_mark(&node)?;
+    let alloc = match (constant_size, &parallel) {
+        (Some(n), _) if n <= MAX_STACK_ELEMENTS => Alloc::Stack,
+        (_, None) => Alloc::Heap,
+        (_, Some(_)) => Alloc::PerThread,
     };
     let shape = if moduli.iter().all(|m| *m == Some(1)) {
         "scalar".to_string()
@@ -312,16 +430,25 @@ fn plan_one(
             .collect::<Vec<_>>()
             .join(" x ")
     };
-    let node = match alloc {
-        Alloc::Heap if !threaded => schedule
+    let node = match (alloc, parallel) {
+        (Alloc::Heap, _) => schedule
             .get_root()
             .and_then(|r| r.child(0))
             .map_err(isl_err)?,
+        (Alloc::PerThread, Some(mark)) => mark,
         _ => node,
     };
-    let schedule = insert_mark(node, &Mark::BufferScope { scope })?
-        .get_schedule()
-        .map_err(isl_err)?;
+    // Heap buffers allocated at one site share its mark.
+    let (schedule, scope) = match site_scope(&node, alloc, plan)? {
+        Some(scope) => (schedule.copy().map_err(isl_err)?, scope),
+        None => {
+            let scope = plan.scopes();
+            let edited = insert_mark(node, &Mark::BufferScope { scope })?
+                .get_schedule()
+                .map_err(isl_err)?;
+            (edited, scope)
+        }
+    };
     Ok(Ok((
         schedule,
         Buffer {
@@ -532,9 +659,46 @@ fn parallel_inside(node: &ScheduleNode, instances: &UnionSet) -> Result<bool> {
     below(node, instances)
 }
 
-/// Whether a parallel mark lies above `node`.
-fn parallel_around(node: &ScheduleNode) -> Result<bool> {
-    Ok(!parallel_marks_above(node)?.is_empty())
+/// The nearest parallel mark above `node`, if any.
+fn nearest_parallel_mark(node: &ScheduleNode) -> Result<Option<ScheduleNode>> {
+    let mut up = node.copy().map_err(isl_err)?;
+    while up.has_parent().map_err(isl_err)? {
+        up = up.parent().map_err(isl_err)?;
+        if matches!(up.get_type().map_err(isl_err)?, ScheduleNodeType::Mark)
+            && matches!(mark_of(&up)?, Some(Mark::Parallel { .. }))
+        {
+            return Ok(Some(up));
+        }
+    }
+    Ok(None)
+}
+
+/// The buffer scope already marked right above allocation site `node` for
+/// heap buffers allocated as `alloc`, if any: the region's first node
+/// (any scope there runs once per call) or a parallel loop's threads.
+fn site_scope(node: &ScheduleNode, alloc: Alloc, plan: &StoragePlan) -> Result<Option<usize>> {
+    let above = match alloc {
+        Alloc::Stack => return Ok(None),
+        Alloc::Heap => node.copy(),
+        Alloc::PerThread if node.has_parent().map_err(isl_err)? => {
+            node.copy().and_then(|n| n.parent())
+        }
+        Alloc::PerThread => return Ok(None),
+    }
+    .map_err(isl_err)?;
+    if !matches!(above.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
+        return Ok(None);
+    }
+    let Some(Mark::BufferScope { scope }) = mark_of(&above)? else {
+        return Ok(None);
+    };
+    let at = Placement::Scope { scope };
+    // A team's scope holds per-thread buffers only; the region's, none.
+    let per_thread = alloc == Alloc::PerThread;
+    let fits = plan
+        .buffers_at(at)
+        .all(|b| (b.alloc == Alloc::PerThread) == per_thread);
+    Ok(fits.then_some(scope))
 }
 
 /// The depths of the parallel marks above `node`, nearest first.
