@@ -138,8 +138,9 @@ pub struct Overlapped {
 }
 
 /// Builds overlapped tiles of `shape` and `sizes` for the chain `region`:
-/// its nests split into groups (`form_groups`), each group tiled by
-/// `tile_group` (or left in its loops), the groups one after another.
+/// its nests split into groups (`form_groups`, which analyses them), the
+/// tree of each tiled group built once (`build_group`), the others left in
+/// their loops, the groups one after another.
 pub fn overlapped_tiling(
     region: &Region,
     names: &Names,
@@ -170,26 +171,26 @@ pub fn overlapped_tiling(
     let mut schedule: Option<Schedule> = None;
     let mut storage = StoragePlan::default();
     let mut footprints = Vec::new();
-    for (group, tile) in &groups {
-        let (stages, sub_units) = flatten(&units, group);
-        let (sub, sub_model, sub_deps) = restrict(region, model, deps, &stages)?;
-        let part = if *tile {
-            let mark = Mark::TileBody {
-                group: storage.groups.len(),
-            };
-            let (sched, st, fp) = tile_group(
-                &sub, names, &sub_model, &sub_deps, &sub_units, spec, span, &mark,
-            )?;
-            info!(
-                "overlap: group of {} stages ({} statements) tiled",
-                group.len(),
-                stages.len()
-            );
-            storage.append(st, &stages);
-            footprints.extend(fp);
-            sched
-        } else {
-            sub_model.schedule
+    for (group, analysed) in &groups {
+        let part = match analysed {
+            Some(a) => {
+                let mark = Mark::TileBody {
+                    group: storage.groups.len(),
+                };
+                let (sched, st) = build_group(&a.region, &a.model, &a.analysis, spec, &mark)?;
+                info!(
+                    "overlap: group of {} stages ({} statements) tiled",
+                    group.len(),
+                    a.stages.len()
+                );
+                storage.append(st, &a.stages);
+                footprints.extend(a.analysis.footprints.iter().cloned());
+                sched
+            }
+            None => {
+                let (stages, _) = flatten(&units, group);
+                restrict(region, model, deps, &stages)?.1.schedule
+            }
         };
         schedule = Some(match schedule {
             None => part,
@@ -210,13 +211,40 @@ pub fn overlapped_tiling(
     })
 }
 
-/// Overlapped tiles for one group (a region of equal-depth statements, in
-/// `units`: the multi-statement stages, see
-/// [`crate::transform::overlap_groups::nest_units`]): the schedule,
-/// its storage plan (one group) and the statements' footprints. `mark` is the mark
-/// above the expansion node.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn tile_group(
+/// One group analysed for overlapped tiling, without building anything:
+/// its scale factors and shifts (§3.2, §3.7), each statement's own tile
+/// part and per-tile region (eq. 1–3), footprints (what the cost of a
+/// grouping reads), and its tile storage (scratchpads and loads, whose
+/// sizes decide whether the group can be tiled at all). [`build_group`]
+/// turns it into a schedule tree.
+pub(crate) struct GroupAnalysis {
+    /// The multi-statement stages (positions in the group's statements).
+    pub units: Vec<Vec<usize>>,
+    /// Tile size per loop, aligned on the innermost loops.
+    pub sizes: Vec<i64>,
+    /// Loops of every statement.
+    pub depth: usize,
+    /// The loop tiled classically under `--overlap-dims`, if any.
+    pub classic: Option<usize>,
+    /// Scale factor per statement and loop.
+    pub scales: Vec<Vec<i64>>,
+    /// Shift per statement and loop.
+    pub shifts: Vec<Vec<i64>>,
+    /// Each statement's own part of a tile (`Sk[i] -> [T]`).
+    pub own: Vec<Map>,
+    /// Each statement's per-tile region (the trapezoid of eq. 3).
+    pub regions: Vec<Map>,
+    /// Per-statement footprints, for `--report` and the tolerance.
+    pub footprints: Vec<Footprint>,
+    /// The group's tile buffers and generated statements.
+    pub storage: StoragePlan,
+    /// Per data set, the elements a tile loads into its buffer.
+    pub loads: Vec<(String, Map)>,
+}
+
+/// Analyses one group (see [`GroupAnalysis`]); an error says why it cannot
+/// be tiled (the program's reasons are [`Error::Inapplicable`]).
+pub(crate) fn analyse_group(
     region: &Region,
     names: &Names,
     model: &RegionModel,
@@ -224,8 +252,7 @@ pub(crate) fn tile_group(
     units: &[Vec<usize>],
     spec: &OverlapSpec,
     span: Span,
-    mark: &Mark,
-) -> Result<(Schedule, StoragePlan, Vec<Footprint>)> {
+) -> Result<GroupAnalysis> {
     let shape = spec.shape;
     let n_stages = region.stages.len();
     let depth = region
@@ -361,27 +388,53 @@ pub(crate) fn tile_group(
         classic.map(|c| (c, sizes[c])),
         span,
     )?;
+    Ok(GroupAnalysis {
+        units: units.to_vec(),
+        sizes,
+        depth,
+        classic,
+        scales,
+        shifts,
+        own,
+        regions,
+        footprints,
+        storage,
+        loads,
+    })
+}
+
+/// The schedule tree of an analysed group (of `region`, with `model`) and
+/// its storage plan, its buffers shared by liveness. `mark` is the mark
+/// above the expansion node.
+pub(crate) fn build_group(
+    region: &Region,
+    model: &RegionModel,
+    a: &GroupAnalysis,
+    spec: &OverlapSpec,
+    mark: &Mark,
+) -> Result<(Schedule, StoragePlan)> {
+    let ctx = model.schedule.get_ctx();
     let schedule = build_tree(
         &ctx,
         region,
-        units,
-        &own,
-        &regions,
-        &loads,
-        &storage,
-        &shifts,
-        &scales,
-        shape,
-        depth,
-        classic,
+        &a.units,
+        &a.own,
+        &a.regions,
+        &a.loads,
+        &a.storage,
+        &a.shifts,
+        &a.scales,
+        spec.shape,
+        a.depth,
+        a.classic,
         mark,
         spec.isolate_points,
         spec.point_chunk,
-        &sizes,
+        &a.sizes,
     )?;
-    let mut storage = storage;
+    let mut storage = a.storage.clone();
     crate::transform::sharing::share(&schedule, &mut storage, region)?;
-    Ok((schedule, storage, footprints))
+    Ok((schedule, storage))
 }
 
 /// The trapezoid of eq. 3 around a stage's exact per-tile region `exact`

@@ -6,7 +6,9 @@
 //! The stages are grouped greedily, in order: a stage joins the current
 //! group when the group stays overlappable (equal depth, analysable bodies,
 //! constant dependence distances, race-free, within `--overlap-tolerance`;
-//! checked by tiling it, see `overlap::tile_group`);
+//! checked by analysing it, see `overlap::analyse_group`, without building
+//! its schedule tree; each candidate's analysis is kept, so the chosen
+//! groups are built from it);
 //! otherwise it starts a new group, and the reason is logged. A group of one
 //! stage is tiled alone when that is race-free, else keeps its original
 //! loops (the driver warns with the reason). When no stage can be tiled,
@@ -15,22 +17,43 @@
 use crate::diag::{Error, Result, Span};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::isl_err;
-use crate::model::marks::Mark;
 use crate::model::polyhedral::{stages_under, Names, RegionModel};
 use crate::model::program::{AccessKind, OrigNode, Region, RegionKind};
-use crate::transform::overlap::{stage_universe, tile_group, OverlapSpec};
+use crate::transform::overlap::{analyse_group, stage_universe, GroupAnalysis, OverlapSpec};
 use isl_rs::{UnionMap, UnionSet};
 use log::info;
+use std::collections::HashMap;
 
 /// A region's nests split into groups of overlapped tiles.
 pub(crate) struct Groups {
     /// The multi-statement stages: the statements of each nest (`nest_units`).
     pub units: Vec<Vec<usize>>,
-    /// Groups of stages (indices into `units`), in order, each with whether
-    /// it is tiled (a group of one stage that cannot be tiled keeps its loops).
-    pub groups: Vec<(Vec<usize>, bool)>,
+    /// Groups of stages (indices into `units`), in order, each with its
+    /// analysis when it is tiled (a group of one stage that cannot be tiled
+    /// keeps its loops).
+    pub groups: Vec<(Vec<usize>, Option<Analysed>)>,
     /// Statements that keep their original loops, each with the reason.
     pub untiled: Vec<(usize, String)>,
+}
+
+/// A group analysed for overlapped tiling: its statements, the group as a
+/// region of its own, and the analysis.
+pub(crate) struct Analysed {
+    /// The region's statements in the group, in order.
+    pub stages: Vec<usize>,
+    /// The group as a region of its own.
+    pub region: Region,
+    /// Its model.
+    pub model: RegionModel,
+    /// What tiling it needs.
+    pub analysis: GroupAnalysis,
+}
+
+/// The analyses of the candidate groups of one region, by their units:
+/// each candidate is analysed once, whichever strategy asks.
+#[derive(Default)]
+struct Analyses {
+    done: HashMap<Vec<usize>, std::result::Result<Analysed, Why>>,
 }
 
 /// Why stages cannot be overlapped together.
@@ -69,6 +92,12 @@ pub(crate) fn form_groups(
     // stage (§3.6): they are grouped, shifted and strip-mined together.
     let (units, imperfect): (Vec<Vec<usize>>, Vec<Option<String>>) =
         nest_units(region).into_iter().unzip();
+    let mut analyses = Analyses::default();
+    let mut overlappable = |cand: &[usize]| -> std::result::Result<(), Why> {
+        analyses
+            .get(region, names, model, deps, spec, &units, cand, span)
+            .map(|_| ())
+    };
     // Groups of units (indices into `units`), formed greedily in order.
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut current: Vec<usize> = Vec::new();
@@ -97,7 +126,7 @@ pub(crate) fn form_groups(
             groups.push(std::mem::replace(&mut current, vec![u]));
             continue;
         }
-        match group_is_overlappable(region, names, model, deps, spec, &units, &cand, span) {
+        match overlappable(&cand) {
             Ok(()) => current = cand,
             Err(why) => {
                 info!("overlap: {} starts a new group: {}", label(u), why.text);
@@ -120,7 +149,7 @@ pub(crate) fn form_groups(
                     text: why.clone(),
                     options: false,
                 }),
-                None => group_is_overlappable(region, names, model, deps, spec, &units, g, span),
+                None => overlappable(g),
             }
             .map_err(|why| {
                 info!("overlap: {} is not tiled: {}", label(u), why.text);
@@ -149,9 +178,17 @@ pub(crate) fn form_groups(
             Error::inapplicable_at(span, message)
         });
     }
+    let mut analysed = Vec::new();
+    for (g, tile) in groups.into_iter().zip(tiled) {
+        let a = match tile {
+            true => Some(analyses.take(region, names, model, deps, spec, &units, &g, span)?),
+            false => None,
+        };
+        analysed.push((g, a));
+    }
     Ok(Groups {
         units,
-        groups: groups.into_iter().zip(tiled).collect(),
+        groups: analysed,
         untiled: untiled.into_iter().map(|(k, w)| (k, w.text)).collect(),
     })
 }
@@ -303,9 +340,64 @@ fn must_reach_memory(region: &Region, group: &[usize], data: &str) -> bool {
     })
 }
 
-/// Whether the stages `cand` can be overlapped together; the reason when not.
+impl Analyses {
+    /// The analysis of the units `cand`, or why they cannot be overlapped
+    /// together.
+    #[allow(clippy::too_many_arguments)]
+    fn get(
+        &mut self,
+        region: &Region,
+        names: &Names,
+        model: &RegionModel,
+        deps: &Dependences,
+        spec: &OverlapSpec,
+        units: &[Vec<usize>],
+        cand: &[usize],
+        span: Span,
+    ) -> std::result::Result<&Analysed, Why> {
+        if !self.done.contains_key(cand) {
+            let a = analyse(region, names, model, deps, spec, units, cand, span);
+            self.done.insert(cand.to_vec(), a);
+        }
+        match self.done.get(cand) {
+            Some(Ok(a)) => Ok(a),
+            Some(Err(why)) => Err(why.clone()),
+            None => Err(Why::of(Error::internal(
+                "overlap: an analysis went missing",
+            ))),
+        }
+    }
+
+    /// The analysis of the tiled group `group`, taken out of the table.
+    #[allow(clippy::too_many_arguments)]
+    fn take(
+        &mut self,
+        region: &Region,
+        names: &Names,
+        model: &RegionModel,
+        deps: &Dependences,
+        spec: &OverlapSpec,
+        units: &[Vec<usize>],
+        group: &[usize],
+        span: Span,
+    ) -> Result<Analysed> {
+        let found = match self.done.remove(group) {
+            Some(found) => found,
+            None => analyse(region, names, model, deps, spec, units, group, span),
+        };
+        found.map_err(|why| {
+            Error::internal(format!(
+                "overlap: a group chosen for tiling cannot be tiled: {}",
+                why.text
+            ))
+        })
+    }
+}
+
+/// Analyses the stages `cand` as one group; the reason when they cannot be
+/// overlapped together.
 #[allow(clippy::too_many_arguments)]
-fn group_is_overlappable(
+fn analyse(
     region: &Region,
     names: &Names,
     model: &RegionModel,
@@ -314,7 +406,7 @@ fn group_is_overlappable(
     units: &[Vec<usize>],
     cand: &[usize],
     span: Span,
-) -> std::result::Result<(), Why> {
+) -> std::result::Result<Analysed, Why> {
     let (stages, sub_units) = flatten(units, cand);
     let depth = region.stages[stages[0]].iterators.len();
     if let Some(k) = stages
@@ -333,21 +425,12 @@ fn group_is_overlappable(
     let ctx = model.schedule.get_ctx();
     // Bound isl's work: a group whose relations explode is split instead.
     ctx.set_max_operations(20_000_000);
-    let result = (|| -> Result<()> {
-        let (_, _, footprints) = tile_group(
-            &sub,
-            names,
-            &sub_model,
-            &sub_deps,
-            &sub_units,
-            spec,
-            span,
-            &Mark::TileBody { group: 0 },
-        )?;
+    let result = (|| -> Result<GroupAnalysis> {
+        let analysis = analyse_group(&sub, names, &sub_model, &sub_deps, &sub_units, spec, span)?;
         if let Some(tolerance) = spec.overlap_tolerance {
             // PolyMage's greedy grouping: the overlap (redundant computation
             // per loop, a fraction of the tile size) stays within the tolerance.
-            for f in &footprints {
+            for f in &analysis.footprints {
                 for (d, (dim, tile)) in f.dims.iter().zip(&f.tile).enumerate() {
                     let Some((_, left, right)) = dim else {
                         continue;
@@ -362,10 +445,15 @@ fn group_is_overlappable(
                 }
             }
         }
-        Ok(())
+        Ok(analysis)
     })();
     ctx.set_max_operations(0);
     ctx.reset_operations();
     ctx.reset_error();
-    result.map_err(Why::of)
+    result.map_err(Why::of).map(|analysis| Analysed {
+        stages,
+        region: sub,
+        model: sub_model,
+        analysis,
+    })
 }
