@@ -80,23 +80,47 @@ pub(super) fn overlap_grouping(region: &Region, storage: &StoragePlan) -> Groupi
 }
 
 /// Records the data sets of `buffers` as never stored, with the bytes of
-/// one buffer of each (summed; left out where unknown: an element type of
-/// no known size, or a size that depends on the parameters).
+/// their allocations (left out where unknown: an element type of no known
+/// size, or a size that depends on the parameters). An allocation counts
+/// once: a buffer holding several data sets (versions rotating through it),
+/// or a pool of buffers sharing one allocation (the largest member's
+/// bytes), is charged to its first data set, the others count nothing.
 pub(super) fn add_unstored<'a>(grouping: &mut Grouping, buffers: impl Iterator<Item = &'a Buffer>) {
-    let mut unknown = BTreeSet::new();
+    // Allocations: a pool (by placement and number), or one buffer alone.
+    type Pool = Option<(Placement, usize)>;
+    let mut allocations: Vec<(Pool, Vec<&Buffer>)> = Vec::new();
     for b in buffers {
-        for d in &b.data {
-            grouping.unstored.insert(d.clone());
-            let bytes = b
-                .elements()
-                .and_then(|n| u64::try_from(n).ok())
-                .zip(mdg::type_bytes(&b.elem_type));
-            match bytes {
-                Some((n, size)) => {
-                    *grouping.scratchpad_bytes.entry(d.clone()).or_default() += n * size
+        let key = b.pool.map(|p| (b.placement, p));
+        match allocations
+            .iter_mut()
+            .find(|(k, _)| key.is_some() && *k == key)
+        {
+            Some((_, members)) => members.push(b),
+            None => allocations.push((key, vec![b])),
+        }
+    }
+    let mut unknown = BTreeSet::new();
+    for (_, members) in allocations {
+        let bytes: Option<Vec<u64>> = members
+            .iter()
+            .map(|b| {
+                let n = b.elements().and_then(|n| u64::try_from(n).ok())?;
+                Some(n * mdg::type_bytes(&b.elem_type)?)
+            })
+            .collect();
+        let data: Vec<&String> = members.iter().flat_map(|b| &b.data).collect();
+        for (i, d) in data.iter().enumerate() {
+            grouping.unstored.insert((*d).clone());
+            match &bytes {
+                Some(bytes) => {
+                    let charge = match i {
+                        0 => bytes.iter().copied().max().unwrap_or(0),
+                        _ => 0,
+                    };
+                    *grouping.scratchpad_bytes.entry((*d).clone()).or_default() += charge;
                 }
                 None => {
-                    unknown.insert(d.clone());
+                    unknown.insert((*d).clone());
                 }
             }
         }
@@ -120,4 +144,43 @@ pub(super) fn never_stored_line(region: &Region, names: &[String]) -> String {
         })
         .collect();
     format!("temporaries never stored: {}", names.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::storage::{Affine, Alloc, IndexFn};
+
+    fn buffer(data: &[&str], elements: i64, pool: Option<usize>) -> Buffer {
+        Buffer {
+            name: format!("ft_{}", data[0]),
+            data: data.iter().map(|d| d.to_string()).collect(),
+            elem_type: "double".into(),
+            extents: vec![Affine::constant(elements)],
+            index: IndexFn {
+                offsets: vec![Affine::constant(0)],
+                moduli: vec![None],
+            },
+            placement: Placement::Tile { group: 0 },
+            alloc: Alloc::Stack,
+            pool,
+        }
+    }
+
+    /// Rotated versions in one buffer, and a union of two buffers, count
+    /// one allocation each.
+    #[test]
+    fn an_allocation_counts_once() {
+        let buffers = [
+            buffer(&["B1", "B2"], 10, None),
+            buffer(&["X"], 4, Some(0)),
+            buffer(&["Y"], 6, Some(0)),
+        ];
+        let mut g = Grouping::default();
+        add_unstored(&mut g, buffers.iter());
+        let total: u64 = g.scratchpad_bytes.values().sum();
+        assert_eq!(total, 8 * (10 + 6));
+        assert_eq!(g.unstored.len(), 4);
+        assert_eq!(g.scratchpad_bytes.get("B2"), Some(&0));
+    }
 }

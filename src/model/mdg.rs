@@ -238,7 +238,9 @@ pub struct Grouping {
     /// Data sets whose values never leave a group's scratchpads.
     pub unstored: BTreeSet<String>,
     /// Bytes of one tile's scratchpad of each data set of `unstored` (summed
-    /// over the groups holding one); a missing entry is unknown.
+    /// over the groups holding one; an allocation that holds several data
+    /// sets is charged to the first, the others count 0); a missing entry
+    /// is unknown.
     pub scratchpad_bytes: BTreeMap<String, u64>,
 }
 
