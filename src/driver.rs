@@ -13,7 +13,7 @@
 use crate::backend::alias::{self, Guard, GuardParts};
 use crate::backend::ast::Helper;
 use crate::backend::mdg_dot;
-use crate::backend::output::{counter_prefix, helper_prefix, mdg_report, report, splice};
+use crate::backend::output::{counter_prefix, explain, helper_prefix, mdg_report, report, splice};
 use crate::backend::{
     generate_loops, FileParts, Naming, OriginalParts, RegionParts, ShadowParts, Templates,
 };
@@ -30,7 +30,7 @@ use crate::model::program::{
     TileSpec,
 };
 use crate::model::storage::{Placement, StoragePlan};
-use crate::transform::overlap::{overlapped_tiling, OverlapSpec, Shape};
+use crate::transform::overlap::{overlapped_tiling, GroupingStrategy, OverlapSpec, Shape};
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::mentions;
 use crate::transform::{contract, fuse, parallel, tile, validity};
@@ -122,6 +122,10 @@ pub struct Options {
     pub overlap_dims: Option<Vec<usize>>,
     /// `--overlap-tolerance`: the largest overlap per loop (fraction of the tile) a group may have.
     pub overlap_tolerance: Option<f64>,
+    /// `--grouping`: how overlapped tiling groups the nests of a region.
+    pub grouping: GroupingStrategy,
+    /// `--explain`: print the grouping decisions on stdout.
+    pub explain: bool,
     /// Rectangle tiles: chunk size of the innermost fused point loop (0:
     /// fused point by point).
     pub point_chunk: i64,
@@ -1025,6 +1029,7 @@ fn transform(
                 sizes: sizes.clone(),
                 overlap_dims: opts.overlap_dims.clone(),
                 overlap_tolerance: opts.overlap_tolerance,
+                grouping: opts.grouping,
                 max_group: simpler.max_group,
                 isolate_points: !simpler.atomic_points,
                 point_chunk: opts.point_chunk,
@@ -1045,9 +1050,21 @@ fn transform(
         if simpler.atomic_points && shape == Shape::Rectangle {
             summary.push("atomic point loops (code generation budget)".to_string());
         }
-        if opts.report {
+        if opts.report || opts.explain {
             let (line, _) = program.file.line_col(region.pragma_span.start);
-            report_text = Some(report(&program.file.path, line, shape, &o.footprints));
+            let mut text = String::new();
+            if opts.explain {
+                text.push_str(&explain(
+                    &program.file.path,
+                    line,
+                    &opts.grouping,
+                    &o.explained,
+                ));
+            }
+            if opts.report {
+                text.push_str(&report(&program.file.path, line, shape, &o.footprints));
+            }
+            report_text = Some(text);
         }
         for (k, why) in &o.untiled {
             let s = &region.stages[*k];

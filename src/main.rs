@@ -3,7 +3,7 @@
 
 use clap::{ArgAction, Parser, ValueEnum};
 use flextile::driver::{self, Options, Target, MAX_SIZE};
-use flextile::transform::overlap::Shape;
+use flextile::transform::overlap::{GroupingStrategy, Shape};
 use flextile::verify::{self, Outcome, Verify};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -98,6 +98,16 @@ struct Cli {
     /// within this fraction (PolyMage's overlap tolerance; default: no limit).
     #[arg(long, value_name = "F")]
     overlap_tolerance: Option<f64>,
+    /// Overlapped tiling: how the nests of a region are grouped into
+    /// overlapped tiles. greedy (default): in order, a nest joins the group
+    /// before it while the group stays overlappable (and within
+    /// --overlap-tolerance); none: every nest is tiled alone.
+    #[arg(long, value_enum, value_name = "STRATEGY")]
+    grouping: Option<GroupingArg>,
+    /// Overlapped tiling: print how each region's nests were grouped, and
+    /// why each group ends where it does, on stdout.
+    #[arg(long)]
+    explain: bool,
     /// Rectangle tiles: strip-mine the innermost fused point loop into
     /// chunks of N points, the stages one after another inside a chunk, so
     /// that the loops vectorise (0: fused point by point, as in the paper's
@@ -153,6 +163,12 @@ struct Cli {
 enum TargetArg {
     C,
     Cuda,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum GroupingArg {
+    Greedy,
+    None,
 }
 
 /// Minimal stderr logger for the `log` facade.
@@ -355,6 +371,15 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if cli.overlap_tolerance.is_some() && !(cli.rectangle || cli.scalene) {
         return Err("--overlap-tolerance needs --rectangle or --scalene".into());
     }
+    if cli.grouping.is_some() && !(cli.rectangle || cli.scalene) {
+        return Err("--grouping needs --rectangle or --scalene".into());
+    }
+    if cli.explain && !(cli.rectangle || cli.scalene) {
+        return Err("--explain needs --rectangle or --scalene".into());
+    }
+    if matches!(cli.grouping, Some(GroupingArg::None)) && cli.overlap_tolerance.is_some() {
+        return Err("--overlap-tolerance bounds the groups of --grouping greedy; --grouping none forms none".into());
+    }
     if let Some(t) = cli.overlap_tolerance {
         if !(t >= 0.0 && t.is_finite()) {
             return Err(format!(
@@ -446,8 +471,8 @@ fn options(cli: &Cli) -> Result<Options, String> {
             "-o" | "-MF" | "--cc" | "--cflags" | "--emit" => {
                 args.next();
             }
-            "--dump-schedule" | "--report" | "--fatal-warnings" | "-v" | "-vv" | "-MD"
-            | "--verify" => {}
+            "--dump-schedule" | "--report" | "--explain" | "--fatal-warnings" | "-v" | "-vv"
+            | "-MD" | "--verify" => {}
             _ if a.starts_with("-MF")
                 || a.starts_with("--cc=")
                 || a.starts_with("--cflags=")
@@ -457,6 +482,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             | "--target"
             | "--overlap-dims"
             | "--overlap-tolerance"
+            | "--grouping"
             | "--point-chunk"
             | "--max-isl-operations"
             | "--max-dependence-operations"
@@ -491,6 +517,11 @@ fn options(cli: &Cli) -> Result<Options, String> {
         },
         overlap_dims: cli.overlap_dims.clone(),
         overlap_tolerance: cli.overlap_tolerance,
+        grouping: match cli.grouping {
+            Some(GroupingArg::None) => GroupingStrategy::None,
+            Some(GroupingArg::Greedy) | None => GroupingStrategy::Greedy,
+        },
+        explain: cli.explain,
         point_chunk: cli
             .point_chunk
             .unwrap_or(flextile::driver::DEFAULT_POINT_CHUNK),

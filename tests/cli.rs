@@ -564,3 +564,36 @@ fn temporary_naming_no_written_array_is_an_error() {
     assert_eq!(fs::read(d.join("out.c")).expect("out.c"), SENTINEL);
     let _ = fs::remove_dir_all(&d);
 }
+
+/// `--grouping` and `--explain` concern overlapped tiling only, and
+/// `--grouping none` forms no group for `--overlap-tolerance` to bound.
+#[test]
+fn grouping_options_need_overlapped_tiling() {
+    for (args, expected) in [
+        (
+            &["--grouping", "none"][..],
+            "--grouping needs --rectangle or --scalene",
+        ),
+        (
+            &["--explain"][..],
+            "--explain needs --rectangle or --scalene",
+        ),
+        (
+            &[
+                "--rectangle",
+                "--grouping",
+                "none",
+                "--overlap-tolerance",
+                "0.2",
+            ][..],
+            "--grouping none forms none",
+        ),
+        (
+            &["--rectangle", "--grouping", "dp"][..],
+            "invalid value 'dp'",
+        ),
+    ] {
+        let err = fails("grouping_options", PLAIN.as_bytes(), args);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+}

@@ -116,6 +116,50 @@ fn fig3_overlap_tolerance_splits_the_group() {
     );
 }
 
+/// `--explain` says how the nests were grouped and why a group ends: the
+/// tolerance case above, and `--grouping none` (every nest alone, no
+/// recomputation).
+#[test]
+fn fig3_explain_says_why_groups_end() {
+    let r = report(
+        "testsuite/programs/fig3_pipeline.c",
+        &[
+            "--rectangle",
+            "--tile-sizes",
+            "32",
+            "--overlap-tolerance",
+            "0.15",
+            "--explain",
+        ],
+    );
+    let expected = [
+        "grouping (greedy)",
+        "  nest 1 (line 27) .. nest 2 (line 30) (2 nests): tiled 32; tiles recompute at most 5.9% of a stage's work (nest 1 (line 27))",
+        "  nest 3 (line 33) starts a new group: nest 1 (line 27) would overlap by 0.19 of a tile along loop 0, over the tolerance 0.15",
+        "  nest 3 (line 33): tiled 32; no recomputation",
+    ];
+    for line in expected {
+        assert!(r.contains(line), "{line}\n{r}");
+    }
+    // Without --report, no footprint table.
+    assert!(!r.contains("per tile"), "{r}");
+    let r = report(
+        "testsuite/programs/fig3_pipeline.c",
+        &["--scalene", "--grouping", "none", "--explain", "--report"],
+    );
+    assert!(r.contains("grouping (none)"), "{r}");
+    for nest in ["nest 2 (line 30)", "nest 3 (line 33)"] {
+        assert!(
+            r.contains(&format!(
+                "  {nest} starts a new group: every nest is its own group (--grouping none)"
+            )),
+            "{r}"
+        );
+    }
+    assert_eq!(r.matches("no recomputation").count(), 3, "{r}");
+    assert_eq!(r.matches("redundant 0.0%").count(), 3, "{r}");
+}
+
 /// The generated code of the Fig. 3 pipeline under `shape`.
 fn generated(args: &[&str], tag: &str) -> String {
     let out = std::env::temp_dir().join(format!("flextile-code-{tag}-{}.c", std::process::id()));

@@ -5,7 +5,7 @@
 
 use crate::diag::Span;
 use crate::model::mdg::{Costs, Mdg};
-use crate::transform::overlap::{Footprint, Shape};
+use crate::transform::overlap::{Footprint, GroupingStrategy, Shape};
 use std::collections::BTreeSet;
 
 /// The `--report` text of one region: per stage, the box it computes per
@@ -38,6 +38,21 @@ pub(crate) fn report(path: &str, line: usize, shape: Shape, footprints: &[Footpr
                 .join(" x "),
             100.0 * f.redundancy()
         ));
+    }
+    s
+}
+
+/// The `--explain` text of one region: how its nests were grouped, and why
+/// each group ends where it does.
+pub(crate) fn explain(
+    path: &str,
+    line: usize,
+    strategy: &GroupingStrategy,
+    lines: &[String],
+) -> String {
+    let mut s = format!("{path}:{line}: grouping ({})\n", strategy.name());
+    for l in lines {
+        s.push_str(&format!("  {l}\n"));
     }
     s
 }

@@ -135,6 +135,8 @@ fn opts() -> Options {
         overlap: None,
         overlap_dims: None,
         overlap_tolerance: None,
+        grouping: GroupingStrategy::Greedy,
+        explain: false,
         point_chunk: DEFAULT_POINT_CHUNK,
         report: false,
         emit_mdg: None,

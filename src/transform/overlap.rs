@@ -67,6 +67,7 @@ use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::Region;
 use crate::transform::align::{scale_deps, stage_scales};
 use crate::transform::fuse::minimal_shifts;
+pub use crate::transform::overlap_groups::GroupingStrategy;
 use crate::transform::overlap_groups::{flatten, form_groups, restrict, Groups};
 use crate::transform::overlap_tree::build_tree;
 use isl_rs::{Context, DimType, Map, Schedule, UnionAccessInfo, UnionMap, UnionSet};
@@ -135,6 +136,8 @@ pub struct Overlapped {
     /// Stages that keep their original loops (groups of one stage that
     /// cannot be tiled alone), each with the reason.
     pub untiled: Vec<(usize, String)>,
+    /// The grouping decisions in words (`--explain`).
+    pub explained: Vec<String>,
 }
 
 /// Builds overlapped tiles of `shape` and `sizes` for the chain `region`:
@@ -166,6 +169,7 @@ pub fn overlapped_tiling(
         units,
         groups,
         untiled,
+        explained,
     } = form_groups(region, names, model, deps, spec, span)?;
 
     let mut schedule: Option<Schedule> = None;
@@ -208,6 +212,7 @@ pub fn overlapped_tiling(
             .max()
             .unwrap_or(0),
         untiled,
+        explained,
     })
 }
 
@@ -554,6 +559,8 @@ pub struct OverlapSpec {
     /// At most this many stages per group (the driver's fallback when isl's
     /// code generator runs past its budget). `None`: no limit.
     pub max_group: Option<usize>,
+    /// How the nests are grouped (`--grouping`).
+    pub grouping: GroupingStrategy,
     /// Rectangle tiles: the innermost fused point loop is split where that
     /// is cheap (chains) or isolated and generated without guards (steps of
     /// time blocks) (isl's `isolate` option;

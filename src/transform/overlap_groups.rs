@@ -24,6 +24,26 @@ use isl_rs::{UnionMap, UnionSet};
 use log::info;
 use std::collections::HashMap;
 
+/// How the nests of a region are grouped (`--grouping`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupingStrategy {
+    /// In order, a nest joins the group before it while the group stays
+    /// overlappable (PolyMage's greedy grouping).
+    Greedy,
+    /// Every nest is its own group.
+    None,
+}
+
+impl GroupingStrategy {
+    /// The option's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupingStrategy::Greedy => "greedy",
+            GroupingStrategy::None => "none",
+        }
+    }
+}
+
 /// A region's nests split into groups of overlapped tiles.
 pub(crate) struct Groups {
     /// The multi-statement stages: the statements of each nest (`nest_units`).
@@ -34,6 +54,9 @@ pub(crate) struct Groups {
     pub groups: Vec<(Vec<usize>, Option<Analysed>)>,
     /// Statements that keep their original loops, each with the reason.
     pub untiled: Vec<(usize, String)>,
+    /// The decisions in words (`--explain`): each group, and why each
+    /// group ends where it does.
+    pub explained: Vec<String>,
 }
 
 /// A group analysed for overlapped tiling: its statements, the group as a
@@ -102,12 +125,15 @@ pub(crate) fn form_groups(
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut current: Vec<usize> = Vec::new();
     let label = |u: usize| region.stages[units[u][0]].label.clone();
+    // Why the group starting at a unit does not include the unit before it.
+    let mut starts: HashMap<usize, String> = HashMap::new();
     for (u, why_not) in imperfect.iter().enumerate() {
-        if why_not.is_some() {
+        if let Some(why) = why_not {
             // Tiled with no other nest, and not at all (below).
             if !current.is_empty() {
                 groups.push(std::mem::take(&mut current));
             }
+            let _ = why;
             groups.push(vec![u]);
             continue;
         }
@@ -117,12 +143,15 @@ pub(crate) fn form_groups(
             current = cand;
             continue;
         }
+        if spec.grouping == GroupingStrategy::None {
+            starts.insert(u, "every nest is its own group (--grouping none)".into());
+            groups.push(std::mem::replace(&mut current, vec![u]));
+            continue;
+        }
         if spec.max_group.is_some_and(|m| current.len() >= m) {
-            info!(
-                "overlap: {} starts a new group: groups have at most {} stages",
-                label(u),
-                current.len()
-            );
+            let why = format!("groups have at most {} stages", current.len());
+            info!("overlap: {} starts a new group: {why}", label(u));
+            starts.insert(u, why);
             groups.push(std::mem::replace(&mut current, vec![u]));
             continue;
         }
@@ -130,6 +159,7 @@ pub(crate) fn form_groups(
             Ok(()) => current = cand,
             Err(why) => {
                 info!("overlap: {} starts a new group: {}", label(u), why.text);
+                starts.insert(u, why.text);
                 groups.push(std::mem::take(&mut current));
                 current = vec![u];
             }
@@ -179,18 +209,71 @@ pub(crate) fn form_groups(
         });
     }
     let mut analysed = Vec::new();
+    let mut explained = Vec::new();
     for (g, tile) in groups.into_iter().zip(tiled) {
         let a = match tile {
             true => Some(analyses.take(region, names, model, deps, spec, &units, &g, span)?),
             false => None,
         };
+        if let Some(why) = g.first().and_then(|u| starts.get(u)) {
+            explained.push(format!("{} starts a new group: {why}", label(g[0])));
+        }
+        explained.push(explain_group(region, &units, &g, a.as_ref(), &untiled));
         analysed.push((g, a));
     }
     Ok(Groups {
+        explained,
         units,
         groups: analysed,
         untiled: untiled.into_iter().map(|(k, w)| (k, w.text)).collect(),
     })
+}
+
+/// One line of `--explain` for the group `g` (units) with its analysis
+/// when tiled: its nests, and how much of its work tiles recompute.
+fn explain_group(
+    region: &Region,
+    units: &[Vec<usize>],
+    g: &[usize],
+    a: Option<&Analysed>,
+    untiled: &[(usize, Why)],
+) -> String {
+    let label = |u: usize| region.stages[units[u][0]].label.clone();
+    let (first, last) = (g[0], g[g.len() - 1]);
+    let nests = match g.len() {
+        1 => label(first),
+        n => format!("{} .. {} ({n} nests)", label(first), label(last)),
+    };
+    let Some(a) = a else {
+        let why = untiled
+            .iter()
+            .find(|(k, _)| units[first].contains(k))
+            .map_or_else(String::new, |(_, w)| format!(": {}", w.text));
+        return format!("{nests}: keeps its original loops{why}");
+    };
+    let most = a
+        .analysis
+        .footprints
+        .iter()
+        .map(|f| (f.redundancy(), &f.stage))
+        .max_by(|x, y| x.0.total_cmp(&y.0));
+    let sizes: Vec<String> = a
+        .analysis
+        .sizes
+        .iter()
+        .map(|s| match *s >= crate::transform::overlap::WHOLE {
+            true => "all".to_string(),
+            false => s.to_string(),
+        })
+        .collect();
+    let recompute = match most {
+        Some((r, stage)) if r > 0.0 => format!(
+            "; tiles recompute at most {:.1}% of a stage's work ({stage})",
+            100.0 * r
+        ),
+        _ => "; no recomputation".to_string(),
+    };
+    format!("{nests}: tiled {}{recompute}", sizes.join(" x "))
 }
 
 /// A stage that shares its top-level loop nest with another, if any.

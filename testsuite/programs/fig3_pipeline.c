@@ -7,7 +7,7 @@
  * B by 4). Output: A, B and C in full, as hexadecimal floating point.
  *
  * flextile-test: args: 100 | 5 | 33 | 1 | 9 | 200
- * flextile-test: options: default | --tile | --tile --tile-sizes 7 | --rectangle | --scalene | --rectangle --tile-sizes 8 | --scalene --tile-sizes 7 | --rectangle --tile-sizes 64 | --scalene --tile-sizes 3 | --rectangle --tile-sizes 32 --overlap-tolerance 0.15 | --scalene --tile-sizes 8 --overlap-tolerance 0.3 | --rectangle --point-chunk 0 | --rectangle --tile-sizes 16 --point-chunk 3
+ * flextile-test: options: default | --tile | --tile --tile-sizes 7 | --rectangle | --scalene | --rectangle --tile-sizes 8 | --scalene --tile-sizes 7 | --rectangle --tile-sizes 64 | --scalene --tile-sizes 3 | --rectangle --tile-sizes 32 --overlap-tolerance 0.15 | --scalene --tile-sizes 8 --overlap-tolerance 0.3 | --rectangle --point-chunk 0 | --rectangle --tile-sizes 16 --point-chunk 3 | --rectangle --grouping none | --scalene --tile-sizes 8 --grouping none
  */
 #include <stdio.h>
 #include <stdlib.h>
