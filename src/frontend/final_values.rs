@@ -197,7 +197,7 @@ pub(crate) fn descendants(c: Cursor<'_>) -> Vec<Cursor<'_>> {
 /// statements), or a loop around the region that mentions it elsewhere
 /// (its next iteration runs that code after the region).
 fn is_live_after(unit: &Unit<'_>, function: Cursor<'_>, region: Span, decl: Cursor<'_>) -> bool {
-    if !decl.is_automatic_variable() {
+    if !decl.is_automatic() {
         return true;
     }
     let name = decl.spelling();

@@ -124,7 +124,7 @@ pub fn prove(
         return Err("not a variable of the function".to_string());
     }
     let declared = decl.location().map(|l| Span::new(l, l + name.len()));
-    if !decl.is_automatic_variable() {
+    if !decl.is_automatic() {
         return Err(at(declared, "declared static or extern"));
     }
     let owner = match decl.type_class() {

@@ -318,7 +318,8 @@ impl<'tu> Cursor<'tu> {
     }
 
     /// True for a variable with automatic storage: a parameter, or a
-    /// variable of a function body declared neither `static` nor `extern`.
+    /// variable of a function body declared neither `static` nor `extern`
+    /// (its value dies with the call).
     pub fn is_automatic(&self) -> bool {
         match self.kind() {
             CursorKind::ParmDecl => true,
@@ -360,27 +361,6 @@ impl<'tu> Cursor<'tu> {
         // SAFETY: valid cursor.
         let loc = unsafe { clang_getCursorLocation(self.raw) };
         self.tu.main_offset(loc)
-    }
-
-    /// True for a variable of automatic storage of a function: a parameter,
-    /// or a variable declared in a function body without `static` or
-    /// `extern` (its value dies with the call).
-    pub fn is_automatic_variable(&self) -> bool {
-        match self.kind() {
-            CursorKind::ParmDecl => true,
-            CursorKind::VarDecl => {
-                // SAFETY: plain queries on a valid cursor.
-                let (storage, parent) = unsafe {
-                    (
-                        clang_Cursor_getStorageClass(self.raw),
-                        clang_getCursorKind(clang_getCursorSemanticParent(self.raw)),
-                    )
-                };
-                matches!(storage, CX_SC_None | CX_SC_Auto | CX_SC_Register)
-                    && parent == CXCursor_FunctionDecl
-            }
-            _ => false,
-        }
     }
 
     /// True when the node's location is in a system header (or built in).
