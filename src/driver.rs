@@ -20,7 +20,7 @@ use crate::backend::{
 use crate::diag::{Diagnostic, Error, Result, Severity, SourceFile, Span};
 use crate::files::{self, Input};
 use crate::frontend;
-use crate::model::deps;
+use crate::model::deps::{self, Dependences};
 use crate::model::expr::Expr;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
 use crate::model::mdg::{self, Grouping, Mdg};
@@ -34,7 +34,7 @@ use crate::transform::overlap::{overlapped_tiling, GroupingStrategy, OverlapSpec
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::mentions;
 use crate::transform::{contract, fuse, parallel, tile, validity};
-use isl_rs::Schedule;
+use isl_rs::{Context, Schedule};
 use log::info;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -654,19 +654,20 @@ fn compile_region_as_asked(
     // Overlapping tiles must not overwrite what their neighbours still read:
     // arrays updated in place get shadow copies where that is exact.
     let mut shadows = Vec::new();
+    let mut built = None;
     let renamed = match opts.overlap {
         Some(_) => {
-            let ctx = new_context();
-            let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
-            let deps = deps::compute(&model, dependence_budget(opts, region))?;
+            let b = Built::new(opts, region, names)?;
             // Without exact dependences overlapped tiling does not apply
             // (the lowering says why): nothing to rename for it.
-            let renamed = match deps.exact {
-                true => rename_inplace(region, &model, &deps, &naming.helper)?,
+            let renamed = match b.deps.exact {
+                true => rename_inplace(region, &b.model, &b.deps, &naming.helper)?,
                 false => None,
             };
-            if let Some(r) = &renamed {
-                shadows = shadow_parts(&model, names, &r.shadows, region.pragma_span)?;
+            match &renamed {
+                Some(r) => shadows = shadow_parts(&b.model, names, &r.shadows, region.pragma_span)?,
+                // The region is lowered as it is: its model serves again.
+                None => built = Some(b),
             }
             renamed
         }
@@ -682,6 +683,7 @@ fn compile_region_as_asked(
         helpers,
         warnings,
         &format!("{}  ", region.indent),
+        built,
     )?;
     record_mdg(opts, shared, region, Some(&lowered.grouping), None)?;
     let mut schedule = banner.to_vec();
@@ -805,6 +807,25 @@ struct Lowered {
     grouping: Grouping,
 }
 
+/// A region's polyhedral model and exact (or, past the budget,
+/// memory-based) dependences, in their own isl context: built once where
+/// renaming in place and the lowering both need them.
+struct Built {
+    model: RegionModel,
+    deps: Dependences,
+    // Declared last, so dropped last: the model and dependences live in it.
+    ctx: Context,
+}
+
+impl Built {
+    fn new(opts: &Options, region: &Region, names: &Names) -> Result<Built> {
+        let ctx = new_context();
+        let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+        let deps = deps::compute(&model, dependence_budget(opts, region))?;
+        Ok(Built { model, deps, ctx })
+    }
+}
+
 /// The model, dependence and transformation passes on one region, and its
 /// loops printed at `indent`.
 ///
@@ -815,6 +836,7 @@ struct Lowered {
 /// overlapped groups are split in halves (down to two stages); a loop chain
 /// that asks for wavefronts gets serial tile loops instead. When nothing
 /// simpler is left, the region is refused with a diagnostic.
+/// `built`: the region's model and dependences when they were built already.
 #[allow(clippy::too_many_arguments)]
 fn lower(
     opts: &Options,
@@ -826,12 +848,14 @@ fn lower(
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
     indent: &str,
+    built: Option<Built>,
 ) -> Result<Lowered> {
-    let ctx = new_context();
-    let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+    let Built { ctx, model, deps } = match built {
+        Some(b) => b,
+        None => Built::new(opts, region, names)?,
+    };
     polyhedral::check_declared_domains(&ctx, region)?;
     polyhedral::check_declared_accesses(&ctx, region, names)?;
-    let deps = deps::compute(&model, dependence_budget(opts, region))?;
     if !deps.exact {
         warnings.push(inexact_dependences(region, dependence_budget(opts, region)));
     }

@@ -93,6 +93,7 @@ pub(super) fn compile_time_blocked(
         helpers,
         warnings,
         &indent,
+        None,
     )?;
     let rest_opts = Options {
         overlap: None,
@@ -109,6 +110,7 @@ pub(super) fn compile_time_blocked(
         helpers,
         warnings,
         &indent,
+        None,
     )?;
     record_mdg(
         opts,
