@@ -91,15 +91,21 @@ pub fn contract(
     let mut schedule = schedule;
     let mut done = Contracted::default();
     let live_in = live_in_reads(model)?;
-    let first_new = plan.buffers.len();
+    // One time space for every statement instance of the region (the marks
+    // contraction inserts leave the schedule's map as it is).
+    let times = pad_ranges(&schedule.get_map().map_err(isl_err)?)?;
+    let mut lifetimes = BTreeMap::new();
     for t in &region.temporaries {
         if skip.contains(&t.name) {
             continue;
         }
-        match plan_one(region, names, model, &schedule, &live_in, &t.name, plan)? {
-            Ok((sched, buffer, shape)) => {
+        match plan_one(
+            region, names, model, &schedule, &times, &live_in, &t.name, plan,
+        )? {
+            Ok((sched, buffer, shape, lifetime)) => {
                 info!("contract: '{}' lives in a {shape} buffer", t.name);
                 schedule = sched;
+                lifetimes.insert(plan.buffers.len(), lifetime);
                 plan.buffers.push(buffer);
                 done.buffers.push(Contraction {
                     data: t.name.clone(),
@@ -109,31 +115,29 @@ pub fn contract(
             Err(why) => info!("contract: '{}' keeps its array: {why}", t.name),
         }
     }
-    done.shared = share_allocations(model, &schedule, plan, first_new)?;
+    done.shared = share_allocations(model, plan, &lifetimes)?;
     Ok((schedule, done))
 }
 
-/// Puts heap buffers `plan.buffers[first..]` of one allocation site whose
-/// temporaries are never alive at once into pools (first fit, in order).
-/// Returns the temporaries of each pool.
+/// The first and last access times of every element of a temporary.
+type Lifetime = (Map, Map);
+
+/// Puts the heap buffers among the contracted ones (`lifetimes`, by index
+/// in `plan.buffers`) of one allocation site whose temporaries are never
+/// alive at once into pools (first fit, in order). Returns the temporaries
+/// of each pool.
 fn share_allocations(
     model: &RegionModel,
-    schedule: &Schedule,
     plan: &mut StoragePlan,
-    first: usize,
+    lifetimes: &BTreeMap<usize, Lifetime>,
 ) -> Result<Vec<Vec<String>>> {
-    let candidates: Vec<usize> = (first..plan.buffers.len())
-        .filter(|&i| plan.buffers[i].alloc.is_heap() && plan.buffers[i].data.len() == 1)
+    let candidates: Vec<usize> = lifetimes
+        .keys()
+        .copied()
+        .filter(|&i| plan.buffers[i].alloc.is_heap())
         .collect();
     if candidates.len() < 2 {
         return Ok(Vec::new());
-    }
-    // One time space for every statement instance of the region.
-    let times = pad_ranges(&schedule.get_map().map_err(isl_err)?)?;
-    let mut lifetimes = BTreeMap::new();
-    for &i in &candidates {
-        let b = &plan.buffers[i];
-        lifetimes.insert(i, lifetime(model, &times, &b.data[0], b.extents.len())?);
     }
     let mut next = plan
         .buffers
@@ -187,20 +191,12 @@ fn share_allocations(
     Ok(shared)
 }
 
-/// The first and last access times of every element of `data` (of rank
-/// `rank`), `A[x] -> [t]` each, in the time space of `times` (the region's
-/// padded schedule).
-fn lifetime(model: &RegionModel, times: &UnionMap, data: &str, rank: usize) -> Result<(Map, Map)> {
-    let space = UnionSet::read_from_str(
-        &times.get_ctx(),
-        &format!("{{ {}[{}] }}", isl_name(data), dims("o", rank)),
-    )
-    .map_err(isl_err)?;
-    let elem_times = model
-        .reads
+/// The first and last access times of every element a temporary's
+/// `accesses` (`S[i] -> A[x]`, one data set) touch, `A[x] -> [t]` each, in
+/// the time space of `times` (the region's padded schedule).
+fn lifetime(model: &RegionModel, times: &UnionMap, accesses: &UnionMap) -> Result<Lifetime> {
+    let elem_times = accesses
         .copy()
-        .and_then(|r| r.union(model.may_writes.copy()?))
-        .and_then(|a| a.intersect_range(space))
         .and_then(|a| a.reverse())
         .and_then(|a| a.apply_range(times.copy()?))
         .and_then(Map::from_union_map)
@@ -213,7 +209,7 @@ fn lifetime(model: &RegionModel, times: &UnionMap, data: &str, rank: usize) -> R
 
 /// Whether some element of one temporary is alive while one of the other
 /// is (their first-to-last intervals intersect; touching counts).
-fn overlap(a: &(Map, Map), b: &(Map, Map), model: &RegionModel) -> Result<bool> {
+fn overlap(a: &Lifetime, b: &Lifetime, model: &RegionModel) -> Result<bool> {
     // A[x] -> B[y] with first(x) <= last(y) and first(y) <= last(x).
     let a_starts = a.0.copy().and_then(|f| f.lex_le_map(b.1.copy()?));
     let b_starts = b.0.copy().and_then(|f| f.lex_le_map(a.1.copy()?));
@@ -225,18 +221,20 @@ fn overlap(a: &(Map, Map), b: &(Map, Map), model: &RegionModel) -> Result<bool> 
     Ok(!both)
 }
 
-/// The new schedule, buffer and shape for temporary `data`, or why it keeps
-/// its array.
-#[allow(clippy::type_complexity)]
+/// The new schedule, buffer, shape and element lifetimes for temporary
+/// `data` (`times`: the region's padded schedule), or why it keeps its
+/// array.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn plan_one(
     region: &Region,
     names: &Names,
     model: &RegionModel,
     schedule: &Schedule,
+    times: &UnionMap,
     live_in: &UnionMap,
     data: &str,
     plan: &StoragePlan,
-) -> Result<std::result::Result<(Schedule, Buffer, String), String>> {
+) -> Result<std::result::Result<(Schedule, Buffer, String, Lifetime), String>> {
     let mut rank = None;
     for s in &region.stages {
         if !s.accesses.iter().any(|a| a.data == data) {
@@ -291,28 +289,17 @@ fn plan_one(
         ));
     }
     let instances = accesses.copy().and_then(|a| a.domain()).map_err(isl_err)?;
-    // Every element's accesses in time: A[x] -> [t].
-    let times = schedule
-        .get_map()
-        .and_then(|m| m.intersect_domain(instances.copy()?))
-        .map_err(isl_err)?;
-    let times = pad_ranges(&times)?;
-    let elem_times = accesses
-        .copy()
-        .and_then(|a| a.reverse())
-        .and_then(|a| a.apply_range(times))
-        .and_then(Map::from_union_map)
-        .and_then(|m| m.intersect_params(model.context.copy()?))
-        .map_err(isl_err)?;
+    let (first, last) = lifetime(model, times, &accesses)?;
     let Some((node, prefix)) = scope_position(schedule, &instances, &accesses)? else {
         return Ok(Err(
             "a parallel loop runs between its writes and its reads (no scope holds an element's lifetime in one thread)".to_string(),
         ));
     };
     // Pairs of elements alive at once within one execution of the scope.
-    let first = elem_times.copy().and_then(Map::lexmin).map_err(isl_err)?;
-    let last = elem_times.lexmax().map_err(isl_err)?;
-    let before = first.lex_le_map(last).map_err(isl_err)?;
+    let before = first
+        .copy()
+        .and_then(|f| f.lex_le_map(last.copy()?))
+        .map_err(isl_err)?;
     let same_scope = prefix
         .copy()
         .and_then(|p| p.apply_range(prefix.reverse()?))
@@ -462,6 +449,7 @@ fn plan_one(
             pool: None,
         },
         shape,
+        (first, last),
     )))
 }
 

@@ -128,12 +128,12 @@ pub(crate) fn form_groups(
     // Why the group starting at a unit does not include the unit before it.
     let mut starts: HashMap<usize, String> = HashMap::new();
     for (u, why_not) in imperfect.iter().enumerate() {
-        if let Some(why) = why_not {
-            // Tiled with no other nest, and not at all (below).
+        if why_not.is_some() {
+            // Tiled with no other nest, and not at all (below): the reason
+            // is given where it keeps its loops.
             if !current.is_empty() {
                 groups.push(std::mem::take(&mut current));
             }
-            let _ = why;
             groups.push(vec![u]);
             continue;
         }
