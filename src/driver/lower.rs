@@ -1,0 +1,517 @@
+//! Lowering one region: its model and dependences, the transform passes in
+//! order ([`transform`]: fusion, overlapped or classic tiling, storage
+//! contraction, parallel loops, the validity check), and code generation
+//! under isl's operation budget, retried with simpler schedules past it.
+
+use super::*;
+
+/// A region's generated loops and what was done to them.
+pub(super) struct Lowered {
+    /// The loops, indented.
+    pub(super) code: String,
+    /// What was done, for the region's banner.
+    pub(super) summary: Vec<String>,
+    /// The stages run fused, for the macro dataflow graph.
+    pub(super) grouping: Grouping,
+}
+
+/// A region's polyhedral model and exact (or, past the budget,
+/// memory-based) dependences, in their own isl context: built once where
+/// renaming in place and the lowering both need them.
+pub(super) struct Built {
+    pub(super) model: RegionModel,
+    pub(super) deps: Dependences,
+    // Declared last, so dropped last: the model and dependences live in it.
+    pub(super) ctx: Context,
+}
+
+impl Built {
+    pub(super) fn new(opts: &Options, region: &Region, names: &Names) -> Result<Built> {
+        let ctx = new_context();
+        let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+        let deps = deps::compute(&model, dependence_budget(opts, region))?;
+        Ok(Built { model, deps, ctx })
+    }
+}
+
+/// The model, dependence and transformation passes on one region, and its
+/// loops printed at `indent`.
+///
+/// isl's code generator gets a budget of operations
+/// (`--max-isl-operations` times the region's statements). When it runs past it, the region is
+/// transformed again with a simpler schedule, and a warning says so: the
+/// fused point loops of rectangle tiles are generated atomic, then
+/// overlapped groups are split in halves (down to two stages); a loop chain
+/// that asks for wavefronts gets serial tile loops instead. When nothing
+/// simpler is left, the region is refused with a diagnostic.
+/// `built`: the region's model and dependences when they were built already.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn lower(
+    opts: &Options,
+    program: &Program,
+    region: &Region,
+    names: &Names,
+    naming: &Naming,
+    templates: &Templates,
+    helpers: &mut BTreeSet<Helper>,
+    warnings: &mut Vec<Diagnostic>,
+    indent: &str,
+    built: Option<Built>,
+) -> Result<Lowered> {
+    let Built { ctx, model, deps } = match built {
+        Some(b) => b,
+        None => Built::new(opts, region, names)?,
+    };
+    polyhedral::check_declared_domains(&ctx, region)?;
+    polyhedral::check_declared_accesses(&ctx, region, names)?;
+    if !deps.exact {
+        warnings.push(inexact_dependences(region, dependence_budget(opts, region)));
+    }
+    let budget = isl_budget(opts, region);
+    let all = deps.all()?;
+    let mut simpler = Simpler::default();
+    loop {
+        let t = transform(opts, program, region, names, &model, &deps, &all, &simpler)?;
+        if opts.dump_schedule {
+            let (line, _) = program.file.line_col(region.pragma_span.start);
+            eprintln!(
+                "# final schedule of the region at {}:{}\n{}",
+                program.file.path,
+                line,
+                schedule_to_yaml(&t.schedule)?
+            );
+        }
+        if let Some(storage) = &t.storage {
+            check_versions_in_scratchpads(region, storage)?;
+        }
+        if let Some(code) = generate_loops(
+            &t.schedule,
+            &model.context,
+            &region.stages,
+            names,
+            naming,
+            templates,
+            indent,
+            helpers,
+            t.storage.as_ref(),
+            budget,
+        )? {
+            let label = |name: &str| {
+                region
+                    .stages
+                    .iter()
+                    .find(|s| s.name == name)
+                    .map_or_else(|| name.to_string(), |s| s.label.clone())
+            };
+            let checked = validity::check(
+                &validity::Subject {
+                    schedule: &t.schedule,
+                    domain: &model.domain,
+                    context: &model.context,
+                    deps: &deps,
+                    label: &label,
+                },
+                budget,
+            )
+            .map_err(|e| match e {
+                Error::Internal(m) => {
+                    let (line, _) = program.file.line_col(region.pragma_span.start);
+                    Error::Internal(format!("{}:{line}: {m}", program.file.path))
+                }
+                e => e,
+            })?;
+            let mut summary = t.summary;
+            if !deps.exact {
+                summary
+                    .push("memory-based dependences (exact analysis past its budget)".to_string());
+            }
+            if checked == validity::Outcome::NotCompleted {
+                info!("validity check: ran past the budget of {budget} operations");
+                summary.push("validity check not completed (isl operation budget)".to_string());
+            }
+            if let Some(r) = &t.report {
+                print!("{r}");
+            }
+            warnings.extend(t.warnings);
+            return Ok(Lowered {
+                code,
+                summary,
+                grouping: t.grouping,
+            });
+        }
+        info!("codegen: isl ran past its budget of {budget} operations");
+        let next = simpler.next(&t);
+        let Some((next, what)) = next else {
+            return Err(Error::at(
+                region.pragma_span,
+                format!(
+                    "isl's code generator ran past its budget of {budget} operations on this region{}; raise it with --max-isl-operations (0: no limit) or simplify the schedule",
+                    simpler.tried()
+                ),
+            ));
+        };
+        warnings.push(Diagnostic::warning(
+            region.pragma_span,
+            format!("isl's code generator ran past its budget of {budget} operations on this region; {what} (--max-isl-operations raises the budget)"),
+        ));
+        simpler = next;
+    }
+}
+
+/// Versions of arrays that live only in scratchpads (the inner steps of a
+/// time block) must have one in every group that touches them: the steps of
+/// a block have to be tiled together.
+fn check_versions_in_scratchpads(region: &Region, storage: &StoragePlan) -> Result<()> {
+    for s in &region.stages {
+        for a in &s.accesses {
+            if region.versions.get(&a.data).is_none_or(|v| v.stored) {
+                continue;
+            }
+            let held = storage
+                .group_of(&s.name)
+                .is_some_and(|(g, _)| storage.tile_buffer(g, &a.data).is_some());
+            if !held {
+                return Err(Error::at(
+                    region.pragma_span,
+                    format!(
+                        "overlapped tiling of the time loop: the steps of a time block could not be tiled together ({} is not in the group that computes the values it reads; -v says why the group was split); use fewer time steps per block (--tile-sizes) or --tile",
+                        s.label
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A region's schedule after the transformation passes.
+pub(super) struct Transformed {
+    /// The final schedule tree.
+    pub(super) schedule: Schedule,
+    /// What was done, for the region's banner.
+    pub(super) summary: Vec<String>,
+    /// Tile-local storage (overlapped tiling).
+    pub(super) storage: Option<StoragePlan>,
+    /// Stages of the largest overlapped group.
+    pub(super) largest_group: usize,
+    /// Whether some band was skewed into a wavefront.
+    pub(super) wavefronts: bool,
+    /// The `--report` text (overlapped tiling).
+    pub(super) report: Option<String>,
+    /// Whether rectangle tiles isolated the guard-free part of their point loops.
+    pub(super) isolate_points: bool,
+    /// What the user should know about the result (stages overlapped tiling
+    /// left in their original loops).
+    pub(super) warnings: Vec<Diagnostic>,
+    /// The stages run fused, for the macro dataflow graph.
+    pub(super) grouping: Grouping,
+}
+
+/// The transformation passes, in order: overlapped tiling, or the loop
+/// chain's schedule items (fusion, tiling, wavefronts); command-line tiling;
+/// parallel loops.
+#[allow(clippy::too_many_arguments)]
+fn transform(
+    opts: &Options,
+    program: &Program,
+    region: &Region,
+    names: &Names,
+    model: &polyhedral::RegionModel,
+    deps: &deps::Dependences,
+    all: &isl_rs::UnionMap,
+    simpler: &Simpler,
+) -> Result<Transformed> {
+    let mut schedule = model
+        .schedule
+        .copy()
+        .map_err(crate::model::isl_ext::isl_err)?;
+    let mut summary = Vec::new();
+    let mut storage: Option<StoragePlan> = None;
+    let mut largest_group = 0;
+    let mut wavefronts = false;
+    let mut report_text = None;
+    let mut notes = Vec::new();
+    let mut never_stored: Vec<String> = Vec::new();
+    let mut grouping = Grouping {
+        groups: nest_groups(region, &BTreeSet::new()),
+        ..Grouping::default()
+    };
+
+    if let Some(shape) = opts.overlap {
+        if !deps.exact {
+            return Err(Error::inapplicable(Diagnostic::error(
+                region.pragma_span,
+                "overlapped tiling needs the exact (value-based) dependences, and their analysis ran past its budget",
+            )));
+        }
+        // Overlapped tiling decides shifts and tiles itself: it overrides the pragma's schedule.
+        let deepest = max_depth(region);
+        let sizes = opts
+            .tile_sizes
+            .clone()
+            .unwrap_or_else(|| vec![DEFAULT_TILE_SIZE; deepest]);
+        notes.extend(ignored_sizes(opts, deepest, region, ""));
+        let o = overlapped_tiling(
+            region,
+            names,
+            model,
+            deps,
+            &OverlapSpec {
+                shape,
+                sizes: sizes.clone(),
+                overlap_dims: opts.overlap_dims.clone(),
+                overlap_tolerance: opts.overlap_tolerance,
+                grouping: opts.grouping,
+                max_group: simpler.max_group,
+                isolate_points: !simpler.atomic_points,
+                point_chunk: opts.point_chunk,
+            },
+            region.pragma_span,
+        )?;
+        // Sizes apply to the innermost loops; the banner shows those used.
+        let sizes = &sizes[sizes.len().saturating_sub(deepest)..];
+        summary.push(match &opts.overlap_dims {
+            None => format!("overlapped tiling ({shape:?} trapezoids) {sizes:?}"),
+            Some(d) => format!(
+                "partial overlapped tiling ({shape:?} trapezoids) {sizes:?}, loops {d:?} overlapped, the other tiled classically"
+            ),
+        });
+        if let Some(g) = simpler.max_group {
+            summary.push(format!("groups of at most {g} stages"));
+        }
+        if simpler.atomic_points && shape == Shape::Rectangle {
+            summary.push("atomic point loops (code generation budget)".to_string());
+        }
+        if opts.report || opts.explain {
+            let (line, _) = program.file.line_col(region.pragma_span.start);
+            let mut text = String::new();
+            if opts.explain {
+                text.push_str(&explain(
+                    &program.file.path,
+                    line,
+                    &opts.grouping,
+                    &o.explained,
+                ));
+            }
+            if opts.report {
+                text.push_str(&report(&program.file.path, line, shape, &o.footprints));
+            }
+            report_text = Some(text);
+        }
+        for (k, why) in &o.untiled {
+            let s = &region.stages[*k];
+            notes.push(Diagnostic::warning(
+                s.span,
+                format!("{} keeps its original loops: {why}", s.label),
+            ));
+        }
+        let unstored: BTreeSet<&str> = o
+            .storage
+            .groups
+            .iter()
+            .flat_map(|g| g.unstored.iter().map(String::as_str))
+            .collect();
+        grouping = overlap_grouping(region, &o.storage);
+        let (kept, stored): (Vec<&Temporary>, Vec<&Temporary>) = region
+            .temporaries
+            .iter()
+            .partition(|t| unstored.contains(t.name.as_str()));
+        never_stored.extend(kept.iter().map(|t| t.name.clone()));
+        if !stored.is_empty() {
+            let names: Vec<&str> = stored.iter().map(|t| t.name.as_str()).collect();
+            info!(
+                "temporaries stored all the same (read outside their group, or no later than written): {}",
+                names.join(", ")
+            );
+        }
+        schedule = o.schedule;
+        storage = Some(o.storage);
+        largest_group = o.largest_group;
+    } else if let RegionKind::Chain(chain) = &region.kind {
+        // Pragma schedule items, in order; --tile overrides the pragma's tiling.
+        for item in &chain.items {
+            schedule = match item {
+                ScheduleItem::Fuse { shifts, span } => {
+                    summary.push(match shifts {
+                        Some(s) => format!("fused with shifts {s:?}"),
+                        None => "fused (shifts computed)".to_string(),
+                    });
+                    // All nests run in one fused loop nest: one macro node.
+                    grouping.groups = vec![(0..region.stages.len()).collect()];
+                    fuse::fuse(schedule, region, names, deps, shifts.as_deref(), *span)?
+                }
+                ScheduleItem::Tile(spec) if !opts.tile => {
+                    wavefronts |= has_wavefront(&spec.outer) || has_wavefront(&spec.inner);
+                    let spec = if simpler.no_wavefront {
+                        without_wavefronts(spec)
+                    } else {
+                        spec.clone()
+                    };
+                    let (tiled, bands) = tile::tile_innermost_bands(
+                        schedule,
+                        all,
+                        &spec,
+                        tile::Strictness::Pragma(spec.span),
+                    )?;
+                    summary.push(tiled_summary(region, &spec.sizes, &bands).0);
+                    tiled
+                }
+                ScheduleItem::Tile(_) => {
+                    info!("pragma tile item overridden by --tile");
+                    schedule
+                }
+                ScheduleItem::Parallel(_) => {
+                    summary.push("outer loops parallel".to_string());
+                    tile::on_outermost_bands(schedule, &mut tile::request_parallel)?
+                }
+                ScheduleItem::Wavefront(_) if simpler.no_wavefront => schedule,
+                ScheduleItem::Wavefront(span) => {
+                    summary.push("wavefront".to_string());
+                    wavefronts = true;
+                    tile::on_outermost_bands(schedule, &mut |n| {
+                        tile::wavefront(n, all, *span, None)
+                    })?
+                }
+            };
+        }
+        if simpler.no_wavefront {
+            summary.push("wavefronts run serially (code generation budget)".to_string());
+        }
+    }
+    if opts.tile && storage.is_none() {
+        let sizes = opts
+            .tile_sizes
+            .clone()
+            .unwrap_or_else(|| vec![DEFAULT_TILE_SIZE; max_depth(region)]);
+        // Which loops run in parallel is left to the parallel pass.
+        let spec = TileSpec {
+            sizes,
+            outer: LoopTreatment::Auto,
+            inner: LoopTreatment::Auto,
+            span: region.pragma_span,
+        };
+        let (tiled, bands) =
+            tile::tile_innermost_bands(schedule, all, &spec, tile::Strictness::BestEffort)?;
+        schedule = tiled;
+        let (text, partial) = tiled_summary(region, &spec.sizes, &bands);
+        summary.push(text);
+        let deepest = bands.iter().map(|b| b.loops).max().unwrap_or(0);
+        if opts.tile_sizes.is_some() && !bands.is_empty() && spec.sizes.len() > deepest {
+            let ignored = &spec.sizes[..spec.sizes.len() - deepest];
+            notes.push(Diagnostic::warning(
+                region.pragma_span,
+                format!(
+                    "--tile-sizes {:?}: the sizes {ignored:?} are ignored: the deepest band tiled has {deepest} loop(s), and sizes apply to the innermost loops; tiled: {}",
+                    spec.sizes,
+                    tiled_details(region, &bands)
+                ),
+            ));
+        } else if partial && opts.tile_sizes.is_some() {
+            notes.push(Diagnostic::warning(
+                region.pragma_span,
+                format!(
+                    "--tile-sizes {:?} is applied only in part: {}",
+                    spec.sizes,
+                    tiled_details(region, &bands)
+                ),
+            ));
+        } else if partial {
+            notes.push(Diagnostic::warning(
+                region.pragma_span,
+                format!(
+                    "tiling with sizes {:?} is applied only in part: {}",
+                    spec.sizes,
+                    tiled_details(region, &bands)
+                ),
+            ));
+        }
+    }
+    // The banner lists the temporaries never stored before "OpenMP".
+    let never_stored_at = summary.len();
+    if opts.openmp {
+        schedule = parallel::mark_parallel_loops(schedule, all, region.pragma_span)?;
+        summary.push("OpenMP".to_string());
+    }
+    if !region.temporaries.is_empty() {
+        // Temporaries that a tile group touches stay as overlapped tiling left them.
+        let mut plan = storage.take().unwrap_or_default();
+        let in_tiles: Vec<String> = region
+            .stages
+            .iter()
+            .filter(|s| plan.group_of(&s.name).is_some())
+            .flat_map(|s| s.accesses.iter().map(|a| a.data.clone()))
+            .collect();
+        let (contracted, done) =
+            contract::contract(region, names, model, schedule, &mut plan, &in_tiles)?;
+        schedule = contracted;
+        if !done.buffers.is_empty() {
+            never_stored.extend(done.buffers.iter().map(|c| c.data.clone()));
+            let scoped = plan
+                .buffers
+                .iter()
+                .filter(|b| matches!(b.placement, Placement::Scope { .. }));
+            add_unstored(&mut grouping, scoped);
+            let shared: String = done
+                .shared
+                .iter()
+                .map(|p| format!("; {} share one allocation", p.join(" and ")))
+                .collect();
+            summary.push(format!(
+                "temporaries contracted: {}{shared}",
+                done.buffers
+                    .iter()
+                    .map(|c| format!("{} to {}", c.data, c.shape))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !plan.groups.is_empty() || !plan.buffers.is_empty() {
+            storage = Some(plan);
+        }
+    }
+    if !never_stored.is_empty() {
+        summary.insert(never_stored_at, never_stored_line(region, &never_stored));
+    }
+    Ok(Transformed {
+        schedule,
+        summary,
+        storage,
+        largest_group,
+        wavefronts,
+        report: report_text,
+        isolate_points: opts.overlap == Some(Shape::Rectangle)
+            && opts.point_chunk == 0
+            && !simpler.atomic_points,
+        warnings: notes,
+        grouping,
+    })
+}
+
+/// The warning for `--tile-sizes` with more sizes than the `depth` loops of
+/// the region's deepest nest (`what` says which loops count, if needed): the outer
+/// sizes are ignored (sizes apply to the innermost loops).
+pub(super) fn ignored_sizes(
+    opts: &Options,
+    depth: usize,
+    region: &Region,
+    what: &str,
+) -> Option<Diagnostic> {
+    let given = opts.tile_sizes.as_ref().filter(|s| s.len() > depth)?;
+    Some(Diagnostic::warning(
+        region.pragma_span,
+        format!(
+            "--tile-sizes {given:?}: the sizes {:?} are ignored: the deepest loop nest of the region has {depth} loop(s){what}, and sizes apply to the innermost loops",
+            &given[..given.len() - depth]
+        ),
+    ))
+}
+
+/// The depth of the deepest nest of `region` (1 for a region without loops).
+pub(super) fn max_depth(region: &Region) -> usize {
+    region
+        .stages
+        .iter()
+        .map(|s| s.iterators.len())
+        .max()
+        .unwrap_or(1)
+}
