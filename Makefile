@@ -16,7 +16,7 @@ PREFIX  ?= $(HOME)/.local
 # Seconds the last successful `make test` took (printed by the next one).
 TEST_TIME = target/make-test.time
 
-.PHONY: all deps build install demo test lint bench difftest fuzz clean
+.PHONY: all deps build install demo test lint bench autotune difftest fuzz clean
 
 all: build
 
@@ -87,6 +87,17 @@ lint: deps
 # Benchmarks: every program's original and flextile variants, 1 and 2 threads, one run.
 bench: build
 	python3 bench/run.py
+
+# Autotuning (issue 19): PolyMage's search space (overlap tolerance x tile sizes)
+# for one benchmark, against flextile's model-driven grouping; see bench/autotune.py.
+# make autotune PROG=harris [AUTOTUNE_FLAGS="--quick --shape scalene --threads 16"]
+ifneq ($(filter autotune,$(MAKECMDGOALS)),)
+ifeq ($(PROG),)
+$(error make autotune: set PROG to a benchmark, e.g. make autotune PROG=harris (options: AUTOTUNE_FLAGS="--quick"))
+endif
+endif
+autotune: build
+	python3 bench/autotune.py $(PROG) $(AUTOTUNE_FLAGS)
 
 clean:
 	$(CARGO) clean

@@ -156,20 +156,36 @@ def build(prog, reuse=False):
                 continue
             opts = [o.replace("{T}", tiles_for(prog, name)).replace("{D}", OVERLAP_DIMS.get(prog, "")) for o in opts]
             csrc = os.path.join(WORK, f"{prog}.{tag}.c")
-            t0 = time.perf_counter()
-            code, _, stderr, compile_mib = run_rss([FLEXTILE, src, "-o", csrc, "-I", BENCH_DIR] + opts)
-            compile_s = (time.perf_counter() - t0, compile_mib)
-            if code != 0:
-                reason = (stderr.strip().splitlines() or ["flextile failed"])[0]
-                reason = re.sub(r"^flextile: error: ", "", reason)
+            reason, compile_s, _ = flextile(src, csrc, opts)
+            if reason is not None:
                 out[name] = (None, "not supported: " + reason, None)
                 continue
-        r = run(["gcc"] + CFLAGS + ["-o", exe, csrc, "-lm"])
-        if r.returncode != 0:
-            out[name] = (None, "C compile error: " + (r.stderr.strip().splitlines() or ["?"])[0], compile_s)
+        reason = gcc(csrc, exe)
+        if reason is not None:
+            out[name] = (None, "C compile error: " + reason, compile_s)
             continue
         out[name] = (exe, "", compile_s)
     return out
+
+
+def flextile(src, csrc, opts):
+    """Runs flextile on src (with -I benchmarks and opts), writing csrc.
+    Returns (the first line of its error, or None; (seconds, peak MiB); its stderr)."""
+    t0 = time.perf_counter()
+    code, _, stderr, mib = run_rss([FLEXTILE, src, "-o", csrc, "-I", BENCH_DIR] + opts)
+    cost = (time.perf_counter() - t0, mib)
+    if code != 0:
+        reason = (stderr.strip().splitlines() or ["flextile failed"])[0]
+        return re.sub(r"^flextile: error: ", "", reason), cost, stderr
+    return None, cost, stderr
+
+
+def gcc(csrc, exe):
+    """Compiles csrc into exe with CFLAGS; returns the first line of gcc's error, or None."""
+    r = run(["gcc"] + CFLAGS + ["-o", exe, csrc, "-lm"])
+    if r.returncode != 0:
+        return (r.stderr.strip().splitlines() or ["?"])[0]
+    return None
 
 
 def measure(exe, size, reps, threads):
