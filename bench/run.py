@@ -40,6 +40,10 @@ VARIANTS = [
     ("flextile --tile", ["--tile", "--tile-sizes", "{T}"]),
     ("flextile --rectangle", ["--rectangle", "--tile-sizes", "{T}"]),
     ("flextile --scalene", ["--scalene", "--tile-sizes", "{T}"]),
+    # No sizes: the cost model groups the nests and sizes each group's tiles
+    # (--grouping dp); time-iterated stencils take the default sizes.
+    ("flextile --rectangle, model", ["--rectangle"]),
+    ("flextile --scalene, model", ["--scalene"]),
     ("flextile --rectangle, all stored", ["--rectangle", "--tile-sizes", "{T}"]),
     ("flextile --scalene, all stored", ["--scalene", "--tile-sizes", "{T}"]),
     ("flextile --rectangle --overlap-dims", ["--rectangle", "--overlap-dims", "{D}", "--tile-sizes", "{T}"]),
@@ -256,7 +260,7 @@ def main():
                     mins[(v, t)] = min(mins[(v, t)], tmin)
         base = statistics.median(times[("naive", threads[0])]) if times[("naive", threads[0])] else None
         for v, _ in VARIANTS:
-            row = {"program": prog, "variant": v, "size": args.size, "tiles": (tiles_for(prog, v) if "--" in v else "") + (f" dims {OVERLAP_DIMS[prog]}" if "overlap-dims" in v and prog in OVERLAP_DIMS else ""),
+            row = {"program": prog, "variant": v, "size": args.size, "tiles": ("model" if v.endswith(", model") else tiles_for(prog, v) if "--" in v else "") + (f" dims {OVERLAP_DIMS[prog]}" if "overlap-dims" in v and prog in OVERLAP_DIMS else ""),
                    "status": status[v] or "ok",
                    "compile_s": "" if built[v][2] is None else f"{built[v][2][0]:.3f}",
                    "compile_mib": "" if built[v][2] is None else f"{built[v][2][1]:.0f}",

@@ -30,7 +30,9 @@ use crate::model::program::{
     TileSpec,
 };
 use crate::model::storage::{Placement, StoragePlan};
-use crate::transform::overlap::{overlapped_tiling, GroupingStrategy, OverlapSpec, Shape};
+use crate::transform::overlap::{
+    overlapped_tiling, GroupingStrategy, Machine, ModelSpec, OverlapSpec, Shape, Weights,
+};
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::mentions;
 use crate::transform::{contract, fuse, parallel, tile, validity};
@@ -125,6 +127,12 @@ pub struct Options {
     pub overlap_tolerance: Option<f64>,
     /// `--grouping`: how overlapped tiling groups the nests of a region.
     pub grouping: GroupingStrategy,
+    /// The machine the cost model of `--grouping dp` sizes tiles for.
+    pub machine: Machine,
+    /// `--cost-weights`: the weights of the cost model.
+    pub weights: Weights,
+    /// `--estimate`: problem-size estimates by parameter name.
+    pub estimates: std::collections::BTreeMap<String, i64>,
     /// `--explain`: print the grouping decisions on stdout.
     pub explain: bool,
     /// Rectangle tiles: chunk size of the innermost fused point loop (0:

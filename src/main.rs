@@ -3,8 +3,10 @@
 
 use clap::{ArgAction, Parser, ValueEnum};
 use flextile::driver::{self, Options, Target, MAX_SIZE};
-use flextile::transform::overlap::{GroupingStrategy, Shape};
+use flextile::transform::cost::parse_size;
+use flextile::transform::overlap::{GroupingStrategy, Machine, Shape, Weights};
 use flextile::verify::{self, Outcome, Verify};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -99,11 +101,30 @@ struct Cli {
     #[arg(long, value_name = "F")]
     overlap_tolerance: Option<f64>,
     /// Overlapped tiling: how the nests of a region are grouped into
-    /// overlapped tiles. greedy (default): in order, a nest joins the group
-    /// before it while the group stays overlappable (and within
+    /// overlapped tiles. dp (default without --tile-sizes,
+    /// --overlap-tolerance and --overlap-dims): the dynamic-programming
+    /// grouping with the cost and tile-size model (seed 002), each group
+    /// with its own tile sizes unless --tile-sizes gives them, a nest alone
+    /// keeping its loops; greedy (default otherwise): in order, a nest joins
+    /// the group before it while the group stays overlappable (and within
     /// --overlap-tolerance); none: every nest is tiled alone.
     #[arg(long, value_enum, value_name = "STRATEGY")]
     grouping: Option<GroupingArg>,
+    /// --grouping dp: the L1 and L2 cache sizes the tiles are sized for
+    /// (bytes, or with K or M: 48K,2M; default: read from the machine).
+    #[arg(long, value_delimiter = ',', value_name = "L1,L2")]
+    cache_sizes: Option<Vec<String>>,
+    /// --grouping dp: the weights of the cost model, w1 (per byte moved),
+    /// w2 (idle cores), w3 (per read computed), w4 (extent spread).
+    #[arg(long, value_delimiter = ',', value_name = "W1,W2,W3,W4")]
+    cost_weights: Option<Vec<f64>>,
+    /// --grouping dp: the cores the tiles run on (default: this machine's).
+    #[arg(long, value_name = "N")]
+    cores: Option<i64>,
+    /// --grouping dp: an estimate of a size parameter, NAME=VALUE
+    /// (repeatable); parameters without one are taken to be 2048.
+    #[arg(long, value_name = "NAME=VALUE", action = ArgAction::Append)]
+    estimate: Vec<String>,
     /// Overlapped tiling: print how each region's nests were grouped, and
     /// why each group ends where it does, on stdout.
     #[arg(long)]
@@ -169,6 +190,7 @@ enum TargetArg {
 enum GroupingArg {
     Greedy,
     None,
+    Dp,
 }
 
 /// Minimal stderr logger for the `log` facade.
@@ -315,6 +337,64 @@ fn run_verify(cli: &Cli, opts: &Options, source: &[u8]) -> ExitCode {
 
 /// The file of `--emit mdg=FILE`, if asked: each `--emit` is `KIND=FILE`
 /// with a known kind, given once, and names neither the input nor the output.
+/// The machine the cost model sizes tiles for: this one, with
+/// `--cache-sizes` and `--cores` in place of what it reports.
+fn machine(cli: &Cli) -> Result<Machine, String> {
+    let mut m = Machine::detect();
+    if let Some(sizes) = &cli.cache_sizes {
+        let parsed: Vec<Option<i64>> = sizes.iter().map(|s| parse_size(s)).collect();
+        match parsed.as_slice() {
+            [Some(l1), Some(l2)] => {
+                m.l1 = *l1;
+                m.l2 = *l2;
+            }
+            _ => {
+                return Err(format!(
+                    "cannot read --cache-sizes {}: it takes the L1 and L2 sizes, in bytes or with K or M (48K,2M)",
+                    sizes.join(",")
+                ))
+            }
+        }
+    }
+    if let Some(c) = cli.cores {
+        if !(1..=4096).contains(&c) {
+            return Err(format!(
+                "invalid --cores {c}: it must be between 1 and 4096"
+            ));
+        }
+        m.cores = c;
+    }
+    Ok(m)
+}
+
+/// `--estimate NAME=VALUE`s by name.
+fn estimates(given: &[String]) -> Result<BTreeMap<String, i64>, String> {
+    let mut out = BTreeMap::new();
+    for e in given {
+        let parsed = e.split_once('=').and_then(|(n, v)| {
+            let n = n.trim();
+            let ident = !n.is_empty()
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !n.starts_with(|c: char| c.is_ascii_digit());
+            Some((
+                n.to_string(),
+                v.trim()
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|v| *v >= 1 && *v <= 1 << 30)?,
+            ))
+            .filter(|_| ident)
+        });
+        let Some((name, value)) = parsed else {
+            return Err(format!(
+                "cannot read --estimate '{e}': it takes NAME=VALUE, a parameter name and a positive size up to 2^30"
+            ));
+        };
+        out.insert(name, value);
+    }
+    Ok(out)
+}
+
 fn emit_mdg(emit: &[String], input: &Path, output: &Path) -> Result<Option<PathBuf>, String> {
     let mut mdg = None;
     for e in emit {
@@ -380,6 +460,43 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if matches!(cli.grouping, Some(GroupingArg::None)) && cli.overlap_tolerance.is_some() {
         return Err("--overlap-tolerance bounds the groups of --grouping greedy; --grouping none forms none".into());
     }
+    if matches!(cli.grouping, Some(GroupingArg::Dp)) && cli.overlap_tolerance.is_some() {
+        return Err("--overlap-tolerance bounds the groups of --grouping greedy; --grouping dp weighs the overlap in its cost model".into());
+    }
+    // The model groups and sizes overlapped tiles unless the user chose
+    // sizes, a tolerance or partial overlap (greedy's parameters).
+    let grouping = match cli.grouping {
+        Some(GroupingArg::None) => GroupingStrategy::None,
+        Some(GroupingArg::Dp) => GroupingStrategy::Dp,
+        Some(GroupingArg::Greedy) => GroupingStrategy::Greedy,
+        None if cli.tile_sizes.is_none()
+            && cli.overlap_tolerance.is_none()
+            && cli.overlap_dims.is_none() =>
+        {
+            GroupingStrategy::Dp
+        }
+        None => GroupingStrategy::Greedy,
+    };
+    let model_options = !cli.estimate.is_empty()
+        || cli.cores.is_some()
+        || cli.cache_sizes.is_some()
+        || cli.cost_weights.is_some();
+    if model_options && !(grouping == GroupingStrategy::Dp && (cli.rectangle || cli.scalene)) {
+        return Err("--estimate, --cores, --cache-sizes and --cost-weights are read by the cost model of --grouping dp (the default of --rectangle and --scalene without --tile-sizes, --overlap-tolerance or --overlap-dims)".into());
+    }
+    let weights = match cli.cost_weights.as_deref() {
+        None => flextile::transform::cost::CALIBRATED,
+        Some(&[w1, w2, w3, w4]) if [w1, w2, w3, w4].iter().all(|w| w.is_finite() && *w >= 0.0) => {
+            Weights { w1, w2, w3, w4 }
+        }
+        Some(w) => {
+            return Err(format!(
+                "invalid --cost-weights {w:?}: it takes four non-negative numbers W1,W2,W3,W4"
+            ))
+        }
+    };
+    let machine = machine(cli)?;
+    let estimates = estimates(&cli.estimate)?;
     if let Some(t) = cli.overlap_tolerance {
         if !(t >= 0.0 && t.is_finite()) {
             return Err(format!(
@@ -483,6 +600,10 @@ fn options(cli: &Cli) -> Result<Options, String> {
             | "--overlap-dims"
             | "--overlap-tolerance"
             | "--grouping"
+            | "--cache-sizes"
+            | "--cost-weights"
+            | "--cores"
+            | "--estimate"
             | "--point-chunk"
             | "--max-isl-operations"
             | "--max-dependence-operations"
@@ -517,10 +638,10 @@ fn options(cli: &Cli) -> Result<Options, String> {
         },
         overlap_dims: cli.overlap_dims.clone(),
         overlap_tolerance: cli.overlap_tolerance,
-        grouping: match cli.grouping {
-            Some(GroupingArg::None) => GroupingStrategy::None,
-            Some(GroupingArg::Greedy) | None => GroupingStrategy::Greedy,
-        },
+        grouping,
+        machine,
+        weights,
+        estimates,
         explain: cli.explain,
         point_chunk: cli
             .point_chunk

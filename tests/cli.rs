@@ -589,8 +589,47 @@ fn grouping_options_need_overlapped_tiling() {
             "--grouping none forms none",
         ),
         (
-            &["--rectangle", "--grouping", "dp"][..],
-            "invalid value 'dp'",
+            &[
+                "--rectangle",
+                "--grouping",
+                "dp",
+                "--overlap-tolerance",
+                "0.2",
+            ][..],
+            "--grouping dp weighs the overlap in its cost model",
+        ),
+        (
+            &["--rectangle", "--tile-sizes", "8", "--estimate", "N=100"][..],
+            "are read by the cost model of --grouping dp",
+        ),
+        (
+            &["--tile", "--cores", "4"][..],
+            "are read by the cost model",
+        ),
+        (
+            &["--rectangle", "--estimate", "N"][..],
+            "cannot read --estimate 'N': it takes NAME=VALUE",
+        ),
+        (
+            &["--rectangle", "--estimate", "N=0"][..],
+            "cannot read --estimate 'N=0'",
+        ),
+        (
+            &["--scalene", "--cache-sizes", "48K"][..],
+            "cannot read --cache-sizes 48K",
+        ),
+        (
+            &["--scalene", "--cache-sizes", "1G,2M"][..],
+            "cannot read --cache-sizes 1G,2M",
+        ),
+        (&["--rectangle", "--cores", "0"][..], "invalid --cores 0"),
+        (
+            &["--rectangle", "--cost-weights", "1,2,3"][..],
+            "invalid --cost-weights",
+        ),
+        (
+            &["--rectangle", "--cost-weights", "1,2,3,-4"][..],
+            "invalid --cost-weights",
         ),
     ] {
         let err = fails("grouping_options", PLAIN.as_bytes(), args);

@@ -158,7 +158,13 @@ fn temporaries_in_scratchpads_leave_s_r_and_storage() {
     let (dir, dot_path, o) = emit(
         "temps",
         "testsuite/programs/temporaries_pipeline.c",
-        &["--rectangle", "--assume", "H = 40 and W = 30"],
+        &[
+            "--rectangle",
+            "--tile-sizes",
+            "32,32",
+            "--assume",
+            "H = 40 and W = 30",
+        ],
     );
     let report = String::from_utf8_lossy(&o.stdout);
     // Chain at line 102: IN (40·30 floats) read by 2 nests, BX (40·28) by

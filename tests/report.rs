@@ -160,6 +160,91 @@ fn fig3_explain_says_why_groups_end() {
     assert_eq!(r.matches("redundant 0.0%").count(), 3, "{r}");
 }
 
+/// Without --tile-sizes, the cost model groups the nests and sizes the
+/// tiles (seed 002): `--explain` gives the search, the problem size it
+/// assumed and each group's cost terms; the machine and the estimates it
+/// reads change the sizes.
+#[test]
+fn dp_explains_its_costs_and_sizes() {
+    let r = report(
+        "testsuite/programs/fig3_pipeline.c",
+        &[
+            "--rectangle",
+            "--explain",
+            "--cache-sizes",
+            "48K,2M",
+            "--cores",
+            "2",
+        ],
+    );
+    for line in [
+        "grouping (dp)",
+        "  DP grouping (seed 002, Algorithm 1) over 3 stages: 6 groupings costed",
+        "L1 48 KiB, L2 2048 KiB, 2 core(s), innermost tile size 256",
+        "  problem size: N taken to be 2048 (no --estimate)",
+        "  nest 1 (line 27) .. nest 3 (line 33) (3 nests): tiled 256;",
+        "tiles 256 sized for L1; per tile 6144 bytes to and from memory",
+    ] {
+        assert!(r.contains(line), "{line}\n{r}");
+    }
+    // A small problem: the tiles stop at its extent, and no estimate is
+    // reported as assumed.
+    let small = report(
+        "testsuite/programs/fig3_pipeline.c",
+        &[
+            "--scalene",
+            "--explain",
+            "--estimate",
+            "N=100",
+            "--cores",
+            "2",
+        ],
+    );
+    assert!(small.contains("(3 nests): tiled 99;"), "{small}");
+    assert!(!small.contains("problem size"), "{small}");
+    // Given sizes are costed as they are.
+    let given = report(
+        "testsuite/programs/fig3_pipeline.c",
+        &[
+            "--rectangle",
+            "--grouping",
+            "dp",
+            "--tile-sizes",
+            "16",
+            "--explain",
+        ],
+    );
+    assert!(given.contains("tile sizes given [16]"), "{given}");
+    assert!(
+        given.contains("tiles 16 sized for the given sizes"),
+        "{given}"
+    );
+}
+
+/// The cost model splits a pipeline where a group would recompute too
+/// much: with reads made expensive, it keeps every nest in its loops, and
+/// the output is the original schedule.
+#[test]
+fn dp_weighs_recomputation_against_traffic() {
+    let cheap = report(
+        "testsuite/programs/fig3_pipeline.c",
+        &["--rectangle", "--explain", "--cost-weights", "1,1,0.01,0"],
+    );
+    assert!(cheap.contains("(3 nests): tiled"), "{cheap}");
+    let dear = report(
+        "testsuite/programs/fig3_pipeline.c",
+        &["--rectangle", "--explain", "--cost-weights", "0,1,1000,0"],
+    );
+    for nest in ["nest 1 (line 27)", "nest 2 (line 30)", "nest 3 (line 33)"] {
+        assert!(
+            dear.contains(&format!(
+                "  {nest}: keeps its original loops: the cost model groups it with no other nest"
+            )),
+            "{dear}"
+        );
+    }
+}
+
 /// The generated code of the Fig. 3 pipeline under `shape`.
 fn generated(args: &[&str], tag: &str) -> String {
     let out = std::env::temp_dir().join(format!("flextile-code-{tag}-{}.c", std::process::id()));

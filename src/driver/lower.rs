@@ -265,12 +265,24 @@ fn transform(
                 max_group: simpler.max_group,
                 isolate_points: !simpler.atomic_points,
                 point_chunk: opts.point_chunk,
+                model: ModelSpec {
+                    machine: opts.machine.clone(),
+                    weights: opts.weights,
+                    estimates: opts.estimates.clone(),
+                    sizes_given: opts.tile_sizes.is_some(),
+                },
             },
             region.pragma_span,
         )?;
         // Sizes apply to the innermost loops; the banner shows those used.
         let sizes = &sizes[sizes.len().saturating_sub(deepest)..];
         summary.push(match &opts.overlap_dims {
+            None if opts.grouping == GroupingStrategy::Dp && opts.tile_sizes.is_none() => {
+                format!(
+                    "overlapped tiling ({shape:?} trapezoids), groups and tile sizes from the cost model: {}",
+                    model_sizes(&o.group_sizes)
+                )
+            }
             None => format!("overlapped tiling ({shape:?} trapezoids) {sizes:?}"),
             Some(d) => format!(
                 "partial overlapped tiling ({shape:?} trapezoids) {sizes:?}, loops {d:?} overlapped, the other tiled classically"
@@ -490,6 +502,40 @@ fn transform(
 /// The warning for `--tile-sizes` with more sizes than the `depth` loops of
 /// the region's deepest nest (`what` says which loops count, if needed): the outer
 /// sizes are ignored (sizes apply to the innermost loops).
+/// The cost model's tile sizes per group, for the banner: runs of equal
+/// sizes once, with their count (`[8, 256] x 3, [32, 256]`); loops one tile
+/// spans are `all`.
+fn model_sizes(groups: &[Vec<i64>]) -> String {
+    if groups.is_empty() {
+        return "no group tiled (every nest keeps its loops)".to_string();
+    }
+    let text = |s: &[i64]| {
+        let v: Vec<String> = s
+            .iter()
+            .map(|x| match *x >= crate::transform::overlap::WHOLE {
+                true => "all".to_string(),
+                false => x.to_string(),
+            })
+            .collect();
+        format!("[{}]", v.join(", "))
+    };
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for g in groups {
+        let t = text(g);
+        match out.last_mut() {
+            Some((last, n)) if *last == t => *n += 1,
+            _ => out.push((t, 1)),
+        }
+    }
+    out.into_iter()
+        .map(|(t, n)| match n {
+            1 => t,
+            n => format!("{t} x {n}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub(super) fn ignored_sizes(
     opts: &Options,
     depth: usize,

@@ -13,6 +13,7 @@ use crate::diag::{Diagnostic, Error, Result};
 use crate::model::isl_ext::new_context;
 use crate::model::polyhedral;
 use crate::model::program::{CmpOp, Region};
+use crate::transform::overlap::GroupingStrategy;
 use crate::transform::time_blocks::time_blocks;
 use log::info;
 use std::collections::BTreeSet;
@@ -77,9 +78,15 @@ pub(super) fn compile_time_blocked(
             "--overlap-dims names only the time loop (0), which overlapped tiling of a time loop always overlaps; name one of its space loops too (1, ...)",
         ));
     }
+    // The steps of a block form one group: the cost model does not choose
+    // here (time-block depth and sizes are the options' or the defaults).
     let block_opts = Options {
         tile_sizes: Some(space_sizes.clone()),
         overlap_dims,
+        grouping: match opts.grouping {
+            GroupingStrategy::Dp => GroupingStrategy::Greedy,
+            g => g,
+        },
         ..opts.clone()
     };
     let indent = format!("{}    ", region.indent);

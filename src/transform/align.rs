@@ -35,87 +35,134 @@ pub fn stage_scales(region: &Region, flow: &UnionMap, depth: usize) -> Result<Ve
         if a == b {
             continue;
         }
-        let pairs = m
-            .copy()
-            .and_then(|m| m.wrap())
-            .and_then(|w| w.project_out_all_params())
-            .map_err(isl_err)?;
-        let ctx = m.get_ctx();
-        for (d, loop_edges) in edges.iter_mut().enumerate() {
-            let ratio = [(1, 1), (2, 1), (1, 2), (3, 1), (1, 3), (4, 1), (1, 4)]
-                .into_iter()
-                .find(|(p, q)| {
-                    // p*x_d - q*y_d bounded over the dependence?
-                    let ys: Vec<String> = (0..depth).map(|k| format!("y{k}")).collect();
-                    let xs: Vec<String> = (0..depth).map(|k| format!("x{k}")).collect();
-                    let text = format!(
-                        "{{ [{}[{}] -> {}[{}]] -> [{p}*x{d} - {q}*y{d}] }}",
-                        region.stages[a].name,
-                        ys.join(", "),
-                        region.stages[b].name,
-                        xs.join(", ")
-                    );
-                    let bounded = || -> std::result::Result<bool, isl_rs::LibISLError> {
-                        let f = Map::read_from_str(&ctx, &text)?;
-                        let v = pairs.copy()?.apply(f)?;
-                        Ok(v.copy()?.dim_min_val(0)?.is_int()? && v.dim_max_val(0)?.is_int()?)
-                    };
-                    bounded().unwrap_or(false)
-                });
-            let Some((p, q)) = ratio else {
+        for (d, aligned) in edge_alignment(&m, depth)?.into_iter().enumerate() {
+            let Some(al) = aligned else {
                 return Err(Error::internal(format!(
                     "the dependences of {} on {} along loop {d} are neither uniform nor a fixed up- or down-sampling, so no scaling aligns them",
                     region.stages[b].label, region.stages[a].label
                 )));
             };
-            loop_edges.push((a, b, p, q));
+            edges[d].push((a, b, al.p, al.q));
         }
     }
     let mut scales = vec![vec![1i64; depth]; n];
     for (d, edges) in edges.iter().enumerate() {
-        // Rational factors num/den, propagated from every unvisited stage.
-        let mut factor: Vec<Option<(i64, i64)>> = vec![None; n];
-        for root in 0..n {
-            if factor[root].is_some() {
-                continue;
-            }
-            factor[root] = Some((1, 1));
-            let mut changed = true;
-            while changed {
-                changed = false;
-                for &(a, b, p, q) in edges {
-                    let (fa, fb) = (factor[a], factor[b]);
-                    let want_b = fa.map(|(nu, de)| reduce(nu * p, de * q));
-                    let want_a = fb.map(|(nu, de)| reduce(nu * q, de * p));
-                    match (fa, fb) {
-                        (Some(_), None) => {
-                            factor[b] = want_b;
-                            changed = true;
-                        }
-                        (None, Some(_)) => {
-                            factor[a] = want_a;
-                            changed = true;
-                        }
-                        (Some(_), Some(have)) if want_b != Some(have) => {
-                            return Err(Error::internal(format!(
-                                "{} and {} need conflicting scalings along loop {d}",
-                                region.stages[a].label, region.stages[b].label
-                            )));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-        let factor: Vec<(i64, i64)> = factor.into_iter().map(|f| f.unwrap_or((1, 1))).collect();
-        let lcm = factor.iter().fold(1, |l, (_, de)| l / gcd(l, *de) * de);
-        let ints: Vec<i64> = factor.iter().map(|(nu, de)| nu * (lcm / de)).collect();
-        let g = ints.iter().fold(0, |g, v| gcd(g, *v));
+        let ints = propagate_scales(n, edges).map_err(|(a, b)| {
+            Error::internal(format!(
+                "{} and {} need conflicting scalings along loop {d}",
+                region.stages[a].label, region.stages[b].label
+            ))
+        })?;
         for k in 0..n {
-            scales[k][d] = ints[k] / g.max(1);
+            scales[k][d] = ints[k];
         }
     }
     Ok(scales)
+}
+
+/// How a flow dependence from `Sa[y]` to `Sb[x]` aligns along one loop `d`:
+/// `p*x_d - q*y_d` lies in `min..=max` (so `scale_b / scale_a = p / q`, and
+/// in the scaled coordinates the distance `X_d - Y_d` is
+/// `scale_b / p * (p*x_d - q*y_d)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Aligned {
+    /// The consumer's factor.
+    pub p: i64,
+    /// The producer's factor.
+    pub q: i64,
+    /// Least `p*x_d - q*y_d` over the dependence.
+    pub min: i64,
+    /// Greatest `p*x_d - q*y_d` over the dependence.
+    pub max: i64,
+}
+
+/// Per loop of the flow dependence `m` (`Sa[y] -> Sb[x]`, both of `depth`
+/// loops), its alignment among small integer ratios; `None` for a loop where
+/// no ratio bounds the distance (neither uniform nor a fixed sampling).
+pub fn edge_alignment(m: &Map, depth: usize) -> Result<Vec<Option<Aligned>>> {
+    let pairs = m
+        .copy()
+        .and_then(|m| m.wrap())
+        .and_then(|w| w.project_out_all_params())
+        .map_err(isl_err)?;
+    let (src, dst) = (
+        m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string(),
+        m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string(),
+    );
+    let ctx = m.get_ctx();
+    let ys: Vec<String> = (0..depth).map(|k| format!("y{k}")).collect();
+    let xs: Vec<String> = (0..depth).map(|k| format!("x{k}")).collect();
+    let mut out = Vec::new();
+    for d in 0..depth {
+        let found = [(1, 1), (2, 1), (1, 2), (3, 1), (1, 3), (4, 1), (1, 4)]
+            .into_iter()
+            .find_map(|(p, q)| {
+                // p*x_d - q*y_d bounded over the dependence?
+                let text = format!(
+                    "{{ [{src}[{}] -> {dst}[{}]] -> [{p}*x{d} - {q}*y{d}] }}",
+                    ys.join(", "),
+                    xs.join(", ")
+                );
+                let bounds = || -> std::result::Result<Option<(i64, i64)>, isl_rs::LibISLError> {
+                    let f = Map::read_from_str(&ctx, &text)?;
+                    let v = pairs.copy()?.apply(f)?;
+                    let (lo, hi) = (v.copy()?.dim_min_val(0)?, v.dim_max_val(0)?);
+                    if !(lo.is_int()? && hi.is_int()?) {
+                        return Ok(None);
+                    }
+                    Ok(Some((lo.get_num_si()?, hi.get_num_si()?)))
+                };
+                bounds()
+                    .ok()
+                    .flatten()
+                    .map(|(min, max)| Aligned { p, q, min, max })
+            });
+        out.push(found);
+    }
+    Ok(out)
+}
+
+/// Integral scale factors of `n` stages along one loop from `edges`
+/// `(a, b, p, q)` (`scale_b / scale_a = p / q`): rational factors propagated
+/// from every stage not reached yet, then made integral (1 for the finest
+/// stage). `Err((a, b))` names an edge whose ratio conflicts with the others.
+pub fn propagate_scales(
+    n: usize,
+    edges: &[(usize, usize, i64, i64)],
+) -> std::result::Result<Vec<i64>, (usize, usize)> {
+    let mut factor: Vec<Option<(i64, i64)>> = vec![None; n];
+    for root in 0..n {
+        if factor[root].is_some() {
+            continue;
+        }
+        factor[root] = Some((1, 1));
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &(a, b, p, q) in edges {
+                let (fa, fb) = (factor[a], factor[b]);
+                let want_b = fa.map(|(nu, de)| reduce(nu * p, de * q));
+                let want_a = fb.map(|(nu, de)| reduce(nu * q, de * p));
+                match (fa, fb) {
+                    (Some(_), None) => {
+                        factor[b] = want_b;
+                        changed = true;
+                    }
+                    (None, Some(_)) => {
+                        factor[a] = want_a;
+                        changed = true;
+                    }
+                    (Some(_), Some(have)) if want_b != Some(have) => return Err((a, b)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    let factor: Vec<(i64, i64)> = factor.into_iter().map(|f| f.unwrap_or((1, 1))).collect();
+    let lcm = factor.iter().fold(1, |l, (_, de)| l / gcd(l, *de) * de);
+    let ints: Vec<i64> = factor.iter().map(|(nu, de)| nu * (lcm / de)).collect();
+    let g = ints.iter().fold(0, |g, v| gcd(g, *v)).max(1);
+    Ok(ints.into_iter().map(|v| v / g).collect())
 }
 
 /// Greatest common divisor (non-negative).

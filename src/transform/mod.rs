@@ -11,12 +11,15 @@
 pub mod align;
 pub mod band;
 pub mod contract;
+pub mod cost;
+pub mod dp_grouping;
 pub mod fuse;
 pub mod legality;
 pub mod overlap;
 pub mod overlap_groups;
 pub mod overlap_tree;
 pub mod parallel;
+pub mod pipeline;
 pub mod shadow;
 pub mod sharing;
 pub mod storage;

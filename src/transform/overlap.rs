@@ -66,13 +66,14 @@ use crate::model::isl_ext::{isl_err, IslText};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::Region;
 use crate::transform::align::{scale_deps, stage_scales};
+pub use crate::transform::cost::{Machine, Weights};
 use crate::transform::fuse::minimal_shifts;
 pub use crate::transform::overlap_groups::GroupingStrategy;
 use crate::transform::overlap_groups::{flatten, form_groups, restrict, Groups};
 use crate::transform::overlap_tree::build_tree;
 use isl_rs::{Context, DimType, Map, Schedule, UnionAccessInfo, UnionMap, UnionSet};
 use log::info;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::marks::Mark;
 use crate::model::storage::StoragePlan;
@@ -133,6 +134,9 @@ pub struct Overlapped {
     pub footprints: Vec<Footprint>,
     /// Stages of the largest group.
     pub largest_group: usize,
+    /// The tile sizes of each tiled group, in order (`WHOLE`: a loop one
+    /// tile spans).
+    pub group_sizes: Vec<Vec<i64>>,
     /// Stages that keep their original loops (groups of one stage that
     /// cannot be tiled alone), each with the reason.
     pub untiled: Vec<(usize, String)>,
@@ -206,6 +210,10 @@ pub fn overlapped_tiling(
         schedule,
         storage,
         footprints,
+        group_sizes: groups
+            .iter()
+            .filter_map(|(_, a)| a.as_ref().map(|a| a.analysis.sizes.clone()))
+            .collect(),
         largest_group: groups
             .iter()
             .map(|(g, _)| g.iter().map(|u| units[*u].len()).sum())
@@ -571,6 +579,40 @@ pub struct OverlapSpec {
     /// chunks of this many points, the statements one after another inside
     /// a chunk (0: fused point by point, as in Fig. 14).
     pub point_chunk: i64,
+    /// What the cost model reads (`--grouping dp`).
+    pub model: ModelSpec,
+}
+
+/// What the cost model of `--grouping dp` reads besides the program.
+#[derive(Clone, Debug)]
+pub struct ModelSpec {
+    /// The machine (`--cache-sizes`, `--cores`).
+    pub machine: Machine,
+    /// The cost's weights (`--cost-weights`).
+    pub weights: Weights,
+    /// Problem-size estimates by C parameter name (`--estimate`).
+    pub estimates: BTreeMap<String, i64>,
+    /// The user gave the tile sizes (`--tile-sizes`): the model costs
+    /// groups at those sizes instead of choosing them.
+    pub sizes_given: bool,
+}
+
+impl OverlapSpec {
+    /// The same tiles with other sizes (one group's).
+    pub(crate) fn with_sizes(&self, sizes: &[i64]) -> OverlapSpec {
+        OverlapSpec {
+            sizes: sizes.to_vec(),
+            ..self.clone()
+        }
+    }
+
+    /// The same tiles grouped by another strategy.
+    pub(crate) fn with_grouping(&self, grouping: GroupingStrategy) -> OverlapSpec {
+        OverlapSpec {
+            grouping,
+            ..self.clone()
+        }
+    }
 }
 
 /// The loop tiled classically under partial overlapped tiling (`None`: every

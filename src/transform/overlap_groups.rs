@@ -18,8 +18,12 @@ use crate::diag::{Error, Result, Span};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::isl_err;
 use crate::model::polyhedral::{stages_under, Names, RegionModel};
-use crate::model::program::{AccessKind, OrigNode, Region, RegionKind};
-use crate::transform::overlap::{analyse_group, stage_universe, GroupAnalysis, OverlapSpec};
+use crate::model::program::{OrigNode, Region};
+use crate::transform::cost::{cost, geometry, naive, Costed, Level};
+use crate::transform::dp_grouping::{dp_grouping, Method};
+use crate::transform::overlap::{analyse_group, stage_universe, GroupAnalysis, OverlapSpec, WHOLE};
+use crate::transform::pipeline::must_reach_memory;
+use crate::transform::pipeline::PipelineGraph;
 use isl_rs::{UnionMap, UnionSet};
 use log::info;
 use std::collections::HashMap;
@@ -32,6 +36,8 @@ pub enum GroupingStrategy {
     Greedy,
     /// Every nest is its own group.
     None,
+    /// The DP grouping of seed 002 with its cost and tile-size model.
+    Dp,
 }
 
 impl GroupingStrategy {
@@ -40,6 +46,7 @@ impl GroupingStrategy {
         match self {
             GroupingStrategy::Greedy => "greedy",
             GroupingStrategy::None => "none",
+            GroupingStrategy::Dp => "dp",
         }
     }
 }
@@ -76,7 +83,7 @@ pub(crate) struct Analysed {
 /// each candidate is analysed once, whichever strategy asks.
 #[derive(Default)]
 struct Analyses {
-    done: HashMap<Vec<usize>, std::result::Result<Analysed, Why>>,
+    done: HashMap<(Vec<usize>, Vec<i64>), std::result::Result<Analysed, Why>>,
 }
 
 /// Why stages cannot be overlapped together.
@@ -101,6 +108,21 @@ impl Why {
     }
 }
 
+/// The groups a strategy chose, before they are analysed for tiling.
+struct Chosen {
+    /// Groups of units, in the order they run, each with its tile sizes.
+    groups: Vec<(Vec<usize>, Vec<i64>)>,
+    /// Why the group starting at a unit does not include the unit before it.
+    starts: HashMap<usize, String>,
+    /// What the strategy says of the region as a whole (`--explain`).
+    head: Vec<String>,
+    /// What it says of each group, by its first unit (`--explain`).
+    about: HashMap<usize, String>,
+    /// Units it leaves in their original loops by choice, with the reason
+    /// (no warning: nothing failed).
+    keep: HashMap<usize, String>,
+}
+
 /// Splits the nests of `region` into groups (see the module documentation);
 /// [`Error::Inapplicable`] when no group can be tiled.
 pub(crate) fn form_groups(
@@ -116,16 +138,126 @@ pub(crate) fn form_groups(
     let (units, imperfect): (Vec<Vec<usize>>, Vec<Option<String>>) =
         nest_units(region).into_iter().unzip();
     let mut analyses = Analyses::default();
-    let mut overlappable = |cand: &[usize]| -> std::result::Result<(), Why> {
-        analyses
-            .get(region, names, model, deps, spec, &units, cand, span)
-            .map(|_| ())
+    let ctx = Ctx {
+        region,
+        names,
+        model,
+        deps,
+        units: &units,
+        span,
     };
+    let Chosen {
+        groups,
+        starts,
+        head,
+        about,
+        keep,
+    } = match spec.grouping {
+        GroupingStrategy::Dp => dp_groups(&ctx, spec, &imperfect, &mut analyses)?,
+        GroupingStrategy::Greedy | GroupingStrategy::None => {
+            greedy_groups(&ctx, spec, &imperfect, &mut analyses)
+        }
+    };
+    let label = |u: usize| region.stages[units[u][0]].label.clone();
+    // A group of one stage is tiled alone (its tile computes just its own
+    // part) when that is race-free; otherwise its loops stay as they are.
+    let mut tiled = Vec::new();
+    let mut untiled: Vec<(usize, Why)> = Vec::new();
+    for (g, sizes) in &groups {
+        if g.len() == 1 && keep.contains_key(&g[0]) {
+            tiled.push(false);
+            continue;
+        }
+        let alone = match g[..] {
+            [u] => match &imperfect[u] {
+                Some(why) => Err(Why {
+                    text: why.clone(),
+                    options: false,
+                }),
+                None => analyses.get(&ctx, &spec.with_sizes(sizes), g).map(|_| ()),
+            }
+            .map_err(|why| {
+                info!("overlap: {} is not tiled: {}", label(u), why.text);
+                untiled.extend(units[u].iter().map(|k| (*k, why.clone())));
+            })
+            .is_ok(),
+            _ => true,
+        };
+        tiled.push(alone);
+    }
+    if !tiled.contains(&true) && !untiled.is_empty() {
+        // Every group is one stage that cannot be tiled: the first reason
+        // the options are to blame for (an error), else the first one.
+        let (k, why) = untiled
+            .iter()
+            .find(|(_, w)| w.options)
+            .or(untiled.first())
+            .ok_or_else(|| Error::internal("overlap: no group and no reason"))?;
+        let message = format!(
+            "overlapped tiling found no nest it can tile ({}: {}; -v lists every reason)",
+            region.stages[*k].label, why.text
+        );
+        return Err(if why.options {
+            Error::at(span, message)
+        } else {
+            Error::inapplicable_at(span, message)
+        });
+    }
+    let mut analysed = Vec::new();
+    let mut explained = head;
+    for ((g, sizes), tile) in groups.into_iter().zip(tiled) {
+        let a = match tile {
+            true => Some(analyses.take(&ctx, &spec.with_sizes(&sizes), &g)?),
+            false => None,
+        };
+        if let Some(why) = g.first().and_then(|u| starts.get(u)) {
+            explained.push(format!("{} starts a new group: {why}", label(g[0])));
+        }
+        let mut line = match g[..] {
+            [u] if keep.contains_key(&u) => {
+                format!("{}: keeps its original loops: {}", label(u), keep[&u])
+            }
+            _ => explain_group(region, &units, &g, a.as_ref(), &untiled),
+        };
+        if let Some(more) = g.first().and_then(|u| about.get(u)) {
+            line.push_str(&format!("; {more}"));
+        }
+        explained.push(line);
+        analysed.push((g, a));
+    }
+    Ok(Groups {
+        explained,
+        units,
+        groups: analysed,
+        untiled: untiled.into_iter().map(|(k, w)| (k, w.text)).collect(),
+    })
+}
+
+/// What every analysis of a candidate group reads.
+struct Ctx<'a> {
+    region: &'a Region,
+    names: &'a Names,
+    model: &'a RegionModel,
+    deps: &'a Dependences,
+    /// The multi-statement stages (`nest_units`).
+    units: &'a [Vec<usize>],
+    span: Span,
+}
+
+/// PolyMage's greedy grouping: in order, a nest joins the group before it
+/// while the group stays overlappable (`--grouping greedy`), or never
+/// (`--grouping none`); every group takes the options' tile sizes.
+fn greedy_groups(
+    ctx: &Ctx,
+    spec: &OverlapSpec,
+    imperfect: &[Option<String>],
+    analyses: &mut Analyses,
+) -> Chosen {
+    let (region, units) = (ctx.region, ctx.units);
     // Groups of units (indices into `units`), formed greedily in order.
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut current: Vec<usize> = Vec::new();
     let label = |u: usize| region.stages[units[u][0]].label.clone();
-    // Why the group starting at a unit does not include the unit before it.
     let mut starts: HashMap<usize, String> = HashMap::new();
     for (u, why_not) in imperfect.iter().enumerate() {
         if why_not.is_some() {
@@ -155,8 +287,8 @@ pub(crate) fn form_groups(
             groups.push(std::mem::replace(&mut current, vec![u]));
             continue;
         }
-        match overlappable(&cand) {
-            Ok(()) => current = cand,
+        match analyses.get(ctx, spec, &cand) {
+            Ok(_) => current = cand,
             Err(why) => {
                 info!("overlap: {} starts a new group: {}", label(u), why.text);
                 starts.insert(u, why.text);
@@ -168,65 +300,231 @@ pub(crate) fn form_groups(
     if !current.is_empty() {
         groups.push(current);
     }
-    // A group of one stage is tiled alone (its tile computes just its own
-    // part) when that is race-free; otherwise its loops stay as they are.
-    let mut tiled = Vec::new();
-    let mut untiled: Vec<(usize, Why)> = Vec::new();
-    for g in &groups {
-        let alone = match g[..] {
-            [u] => match &imperfect[u] {
-                Some(why) => Err(Why {
-                    text: why.clone(),
-                    options: false,
-                }),
-                None => overlappable(g),
-            }
-            .map_err(|why| {
-                info!("overlap: {} is not tiled: {}", label(u), why.text);
-                untiled.extend(units[u].iter().map(|k| (*k, why.clone())));
-            })
-            .is_ok(),
-            _ => true,
-        };
-        tiled.push(alone);
+    Chosen {
+        groups: groups
+            .into_iter()
+            .map(|g| (g, spec.sizes.clone()))
+            .collect(),
+        starts,
+        head: Vec::new(),
+        about: HashMap::new(),
+        keep: HashMap::new(),
     }
-    if !tiled.contains(&true) {
-        // Every group is one stage that cannot be tiled: the first reason
-        // the options are to blame for (an error), else the first one.
-        let (k, why) = untiled
-            .iter()
-            .find(|(_, w)| w.options)
-            .or(untiled.first())
-            .ok_or_else(|| Error::internal("overlap: no group and no reason"))?;
-        let message = format!(
-            "overlapped tiling found no nest it can tile ({}: {}; -v lists every reason)",
-            region.stages[*k].label, why.text
-        );
-        return Err(if why.options {
-            Error::at(span, message)
-        } else {
-            Error::inapplicable_at(span, message)
-        });
-    }
-    let mut analysed = Vec::new();
-    let mut explained = Vec::new();
-    for (g, tile) in groups.into_iter().zip(tiled) {
-        let a = match tile {
-            true => Some(analyses.take(region, names, model, deps, spec, &units, &g, span)?),
-            false => None,
-        };
-        if let Some(why) = g.first().and_then(|u| starts.get(u)) {
-            explained.push(format!("{} starts a new group: {why}", label(g[0])));
-        }
-        explained.push(explain_group(region, &units, &g, a.as_ref(), &untiled));
-        analysed.push((g, a));
-    }
-    Ok(Groups {
-        explained,
+}
+
+/// The model's grouping (`--grouping dp`): the DP of seed 002 (Algorithms 1
+/// and 5) over the pipeline graph, each candidate costed by Algorithm 2 with
+/// its own tile sizes (`cost.rs`); the groups it chooses are then analysed
+/// exactly, and a group the analysis refuses (the cost reads the geometry
+/// from the pipeline graph, not every limit of tiling) is ruled out and the
+/// DP runs again.
+fn dp_groups(
+    ctx: &Ctx,
+    spec: &OverlapSpec,
+    imperfect: &[Option<String>],
+    analyses: &mut Analyses,
+) -> Result<Chosen> {
+    let (region, units) = (ctx.region, ctx.units);
+    let graph = PipelineGraph::build(
+        region,
+        ctx.names,
+        ctx.model,
+        ctx.deps,
         units,
-        groups: analysed,
-        untiled: untiled.into_iter().map(|(k, w)| (k, w.text)).collect(),
+        &spec.model.estimates,
+    )?;
+    let label = |u: usize| region.stages[units[u][0]].label.clone();
+    let given = spec.model.sizes_given.then_some(&spec.sizes[..]);
+    let mut costs: HashMap<Vec<usize>, std::result::Result<Costed, String>> = HashMap::new();
+    let mut refused: HashMap<Vec<usize>, String> = HashMap::new();
+    let mut cost_of = |g: &[usize], refused: &HashMap<Vec<usize>, String>| {
+        if let Some(why) = refused.get(g) {
+            return Err(why.clone());
+        }
+        costs
+            .entry(g.to_vec())
+            .or_insert_with(|| {
+                if g.len() > 1 {
+                    if let Some(u) = g.iter().find(|u| imperfect[**u].is_some()) {
+                        return Err(format!("{} is not a multi-statement stage", label(*u)));
+                    }
+                    if spec.max_group.is_some_and(|m| g.len() > m) {
+                        return Err(format!("groups have at most {} stages", g.len() - 1));
+                    }
+                }
+                geometry(&graph, region, g)
+                    .map(|geo| cost(&geo, &spec.model.machine, &spec.model.weights, given))
+            })
+            .clone()
+    };
+    let mut found = None;
+    for _ in 0..8 {
+        let mut by_cost = |g: &[usize]| match cost_of(g, &refused) {
+            Ok(c) => Some(c.cost),
+            // A stage alone is always a group (tiled alone or not at all).
+            Err(_) if g.len() == 1 => Some(0.0),
+            Err(_) => None,
+        };
+        let Some(f) = dp_grouping(&graph, &mut by_cost, DP_LIMIT, DP_STEP, ORDERED_LIMIT) else {
+            break;
+        };
+        // Every group of several stages must pass the exact analysis.
+        let mut again = false;
+        for g in f.groups.iter().filter(|g| g.len() > 1) {
+            let sizes = cost_of(g, &refused).map(|c| c.sizes).map_err(|why| {
+                Error::internal(format!("dp grouping: a chosen group has no cost: {why}"))
+            })?;
+            if let Err(why) = analyses.get(ctx, &spec.with_sizes(&sizes), g) {
+                info!(
+                    "dp grouping: {} .. {} cannot be tiled together: {}",
+                    label(g[0]),
+                    label(g[g.len() - 1]),
+                    why.text
+                );
+                refused.insert(g.clone(), why.text);
+                again = true;
+            }
+        }
+        found = Some(f);
+        if !again {
+            break;
+        }
+        found = None;
+    }
+    let Some(found) = found else {
+        // No grouping passed: every nest alone.
+        info!("dp grouping: no grouping found; every nest is its own group");
+        let mut chosen = greedy_groups(
+            ctx,
+            &spec.with_grouping(GroupingStrategy::None),
+            imperfect,
+            analyses,
+        );
+        chosen.head.push("the DP grouping found no grouping the exact analysis accepts: every nest is its own group".into());
+        return Ok(chosen);
+    };
+    let mut head = vec![format!(
+        "DP grouping (seed 002, {}) over {} stages: {} groupings costed, total cost {:.3e}; {}{}",
+        match found.method {
+            Method::Unbounded => "Algorithm 1".to_string(),
+            Method::Bounded(l) => format!("Algorithm 5, groups of {l} stages first"),
+            Method::Ordered =>
+                "the DP over the nests' order, cheaper than or in place of Algorithm 5".to_string(),
+        },
+        units.len(),
+        found.states,
+        found.cost,
+        spec.model.machine.describe(),
+        match given {
+            Some(s) => format!("; tile sizes given {s:?}"),
+            None => String::new(),
+        }
+    )];
+    if !graph.assumed.is_empty() {
+        head.push(format!("problem size: {}", graph.assumed));
+    }
+    if !refused.is_empty() {
+        head.push(format!(
+            "{} group(s) the cost model accepted were refused by the exact analysis and left out",
+            refused.len()
+        ));
+    }
+    let mut groups = Vec::new();
+    let mut about = HashMap::new();
+    // A nest alone is tiled alone only where that beats its original loops
+    // (the naive parallel schedule, the cost of doing nothing: no
+    // producer-consumer locality to gain, only parallelism when its
+    // outermost loop has too few iterations for the cores). A nest that
+    // cannot be tiled at all is reported as before.
+    let mut keep: HashMap<usize, String> = HashMap::new();
+    for g in found
+        .groups
+        .iter()
+        .filter(|g| g.len() == 1 && imperfect[g[0]].is_none())
+    {
+        let Ok(tiled) = cost_of(g, &refused) else {
+            continue;
+        };
+        if analyses
+            .get(ctx, &spec.with_sizes(&to_spec_sizes(&tiled.sizes)), g)
+            .is_err()
+        {
+            continue;
+        }
+        let Ok(geo) = geometry(&graph, region, g) else {
+            continue;
+        };
+        let plain = naive(&geo, &spec.model.machine, &spec.model.weights);
+        if plain.cost <= tiled.cost {
+            keep.insert(
+                g[0],
+                format!(
+                    "alone, its original loops cost no more than tiles ({:.3e} <= {:.3e}: {} task(s) of the outermost loop, {:.0}% of the cores idle in the last wave)",
+                    plain.cost, tiled.cost, plain.tiles, 100.0 * plain.idle
+                ),
+            );
+        }
+    }
+    for g in graph.order_groups(found.groups) {
+        let (sizes, text) = match cost_of(&g, &refused) {
+            Ok(c) => (to_spec_sizes(&c.sizes), describe_cost(&c)),
+            Err(why) => (spec.sizes.clone(), format!("not costed: {why}")),
+        };
+        if g.len() > 1 {
+            about.insert(g[0], text);
+        }
+        groups.push((g, sizes));
+    }
+    Ok(Chosen {
+        groups,
+        starts: HashMap::new(),
+        head,
+        about,
+        keep,
     })
+}
+
+/// The DP's first group limit (stages) and the factor of its later runs
+/// (Algorithm 5): pipelines of up to `DP_LIMIT` stages get the unbounded DP.
+const DP_LIMIT: usize = 8;
+const DP_STEP: usize = 2;
+/// The most stages of a group the DP over the textual order considers.
+const ORDERED_LIMIT: usize = 64;
+
+/// The cost model's sizes as tile sizes: a size covering a whole loop of
+/// unknown extent stays a tile of its loop (`WHOLE`).
+fn to_spec_sizes(sizes: &[i64]) -> Vec<i64> {
+    sizes.iter().map(|s| (*s).min(WHOLE)).collect()
+}
+
+/// A group's cost terms in words (`--explain`).
+fn describe_cost(c: &Costed) -> String {
+    let sizes: Vec<String> = c
+        .sizes
+        .iter()
+        .map(|s| match *s >= WHOLE {
+            true => "all".to_string(),
+            false => s.to_string(),
+        })
+        .collect();
+    format!(
+        "cost {:.3e}: tiles {} sized for {}; per tile {:.0} bytes to and from memory, {:.0} reads ({:.1}% recomputing {:.1}% of the points); {} tiles ({:.0}% of the cores idle in the last wave); extent spread {:.2}",
+        c.cost,
+        sizes.join(" x "),
+        match c.level {
+            Level::L1 => "L1",
+            Level::L2 => "L2 (L1 tiles would recompute more than they compute)",
+            Level::Given => "the given sizes",
+            Level::Naive => "the original loops",
+        },
+        c.bytes,
+        c.ops,
+        100.0 * c.recomputed_ops / c.ops.max(1.0),
+        100.0 * c.overlap / c.computed.max(1.0),
+        c.tiles,
+        100.0 * c.idle,
+        c.dim_diff
+    )
 }
 
 /// One line of `--explain` for the group `g` (units) with its analysis
@@ -403,46 +701,21 @@ pub(crate) fn restrict(
     Ok((sub, sub_model, sub_deps))
 }
 
-/// Whether the values `group` computes of the temporary `data` must still
-/// reach memory: a stage outside the group may read them, or a stage reads
-/// `data` no later than a stage that writes it (in a loop around both, it
-/// reads the values of the previous iteration, or its own). A scop
-/// statement whose body is not analysed may read anything.
-fn must_reach_memory(region: &Region, group: &[usize], data: &str) -> bool {
-    let touches = |k: usize, kind: AccessKind| {
-        let s = &region.stages[k];
-        s.accesses.iter().any(|a| a.kind == kind && a.data == data)
-            || (kind == AccessKind::Read
-                && matches!(region.kind, RegionKind::Scop)
-                && s.analysed().is_none())
-    };
-    let n = region.stages.len();
-    let last_writer = (0..n).filter(|k| touches(*k, AccessKind::Write)).max();
-    (0..n).any(|k| {
-        touches(k, AccessKind::Read) && (!group.contains(&k) || last_writer.is_some_and(|w| k <= w))
-    })
-}
-
 impl Analyses {
-    /// The analysis of the units `cand`, or why they cannot be overlapped
-    /// together.
-    #[allow(clippy::too_many_arguments)]
+    /// The analysis of the units `cand` at `spec`'s sizes, or why they
+    /// cannot be overlapped together.
     fn get(
         &mut self,
-        region: &Region,
-        names: &Names,
-        model: &RegionModel,
-        deps: &Dependences,
+        ctx: &Ctx,
         spec: &OverlapSpec,
-        units: &[Vec<usize>],
         cand: &[usize],
-        span: Span,
     ) -> std::result::Result<&Analysed, Why> {
-        if !self.done.contains_key(cand) {
-            let a = analyse(region, names, model, deps, spec, units, cand, span);
-            self.done.insert(cand.to_vec(), a);
+        let key = (cand.to_vec(), spec.sizes.clone());
+        if !self.done.contains_key(&key) {
+            let a = analyse(ctx, spec, cand);
+            self.done.insert(key.clone(), a);
         }
-        match self.done.get(cand) {
+        match self.done.get(&key) {
             Some(Ok(a)) => Ok(a),
             Some(Err(why)) => Err(why.clone()),
             None => Err(Why::of(Error::internal(
@@ -452,21 +725,10 @@ impl Analyses {
     }
 
     /// The analysis of the tiled group `group`, taken out of the table.
-    #[allow(clippy::too_many_arguments)]
-    fn take(
-        &mut self,
-        region: &Region,
-        names: &Names,
-        model: &RegionModel,
-        deps: &Dependences,
-        spec: &OverlapSpec,
-        units: &[Vec<usize>],
-        group: &[usize],
-        span: Span,
-    ) -> Result<Analysed> {
-        let found = match self.done.remove(group) {
+    fn take(&mut self, ctx: &Ctx, spec: &OverlapSpec, group: &[usize]) -> Result<Analysed> {
+        let found = match self.done.remove(&(group.to_vec(), spec.sizes.clone())) {
             Some(found) => found,
-            None => analyse(region, names, model, deps, spec, units, group, span),
+            None => analyse(ctx, spec, group),
         };
         found.map_err(|why| {
             Error::internal(format!(
@@ -479,17 +741,15 @@ impl Analyses {
 
 /// Analyses the stages `cand` as one group; the reason when they cannot be
 /// overlapped together.
-#[allow(clippy::too_many_arguments)]
-fn analyse(
-    region: &Region,
-    names: &Names,
-    model: &RegionModel,
-    deps: &Dependences,
-    spec: &OverlapSpec,
-    units: &[Vec<usize>],
-    cand: &[usize],
-    span: Span,
-) -> std::result::Result<Analysed, Why> {
+fn analyse(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> std::result::Result<Analysed, Why> {
+    let Ctx {
+        region,
+        names,
+        model,
+        deps,
+        units,
+        span,
+    } = *ctx;
     let (stages, sub_units) = flatten(units, cand);
     let depth = region.stages[stages[0]].iterators.len();
     if let Some(k) = stages

@@ -84,7 +84,11 @@ def detect_option_sets(flextile):
         sets += [["--assume", "N >= 1"], ["--tile", "--tile-sizes", "{sizes}", "--assume", "N >= 1"]]
     for shape in ("--rectangle", "--scalene"):
         if has(shape):
+            # Without sizes the cost model groups and sizes the tiles; with
+            # tiny caches its tiles are smaller than the programs' extents.
             sets.append([shape])
+            if has("--cache-sizes"):
+                sets.append([shape, "--cache-sizes", "512,2K", "--cores", "3"])
             sets.append([shape, "--tile-sizes", "{sizes}"])
             if has("--overlap-dims"):
                 sets.append([shape, "--overlap-dims", "{dims}", "--tile-sizes", "{sizes}"])

@@ -1,0 +1,672 @@
+//! The CPU cost of a group of stages and its tile sizes (Jangda & Bondhugula,
+//! seed 002 §4, Algorithm 2): COST, COSTFORCACHESIZE and COMPUTETILESIZES.
+//!
+//! A group's geometry (`geometry`) is read from the pipeline graph by
+//! arithmetic: the scale factors that align its dependences, each
+//! statement's overlap (how far its per-tile region reaches past the tile,
+//! left and right, along each loop, accumulated over the flow dependences
+//! towards the group's last stages), its extents under the problem-size
+//! estimates, and the reuse along each loop (COMPUTETILESIZES sizes the
+//! loops in proportion to it).
+//!
+//! The cost weighs the four criteria of eq. 2: cache reuse (the bytes a
+//! tile loads and stores, live-in and live-out, plus what its scratchpads
+//! spill past the cache they were sized for), redundant computation (the
+//! points a tile computes, its own and recomputed, each weighted by its
+//! statement's reads), load balance over the cores (the idle fraction of
+//! the last wave of tiles) and the spread of the stages' extents. The
+//! paper adds per-tile ratios with weights fitted to its Xeon (Table 2) and
+//! sums them over the groups; the units of its terms are not given, and
+//! read as bytes, points and fractions they make every grouping of more
+//! than one stage lose (its -w2 term even pays for splitting). Here the
+//! terms are combined into an estimate of the region's time, so that costs
+//! add up over groups: `tiles * (w1*bytes + w3*ops) * (1 + w2*idle) *
+//! (1 + w4*spread)`, with [`CALIBRATED`] weights (bytes and reads of one
+//! tile; `--cost-weights` sets them).
+
+use crate::model::program::Region;
+use crate::transform::align::propagate_scales;
+use crate::transform::pipeline::{must_reach_memory, PipelineGraph, LARGEST_EXTENT};
+use std::collections::BTreeMap;
+
+/// What the cost model knows of the machine (`--cache-sizes`, `--cores`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Machine {
+    /// L1 data cache bytes (per core).
+    pub l1: i64,
+    /// L2 cache bytes (per core).
+    pub l2: i64,
+    /// Cores the tiles run on.
+    pub cores: i64,
+    /// The innermost tile size (INNERMOSTTILESIZE: prefetching and
+    /// vectorisation want long innermost rows; 256 on the paper's Xeon).
+    pub innermost: i64,
+}
+
+impl Machine {
+    /// This machine: cache sizes from `/sys/devices/system/cpu/cpu0/cache`
+    /// (32 KiB and 1 MiB where it cannot be read), the cores this process
+    /// may run on.
+    pub fn detect() -> Machine {
+        let mut l1 = None;
+        let mut l2 = None;
+        for i in 0..8 {
+            let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+            let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
+            let (Some(level), Some(kind), Some(size)) = (read("level"), read("type"), read("size"))
+            else {
+                continue;
+            };
+            let bytes = parse_size(size.trim());
+            match (level.trim(), kind.trim()) {
+                ("1", "Data") | ("1", "Unified") => l1 = l1.or(bytes),
+                ("2", _) => l2 = l2.or(bytes),
+                _ => {}
+            }
+        }
+        Machine {
+            l1: l1.unwrap_or(32 << 10),
+            l2: l2.unwrap_or(1 << 20),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get() as i64),
+            innermost: 256,
+        }
+    }
+
+    /// The machine in words, for `--explain`.
+    pub fn describe(&self) -> String {
+        format!(
+            "L1 {} KiB, L2 {} KiB, {} core(s), innermost tile size {}",
+            self.l1 >> 10,
+            self.l2 >> 10,
+            self.cores,
+            self.innermost
+        )
+    }
+}
+
+/// `48K`, `2048K`, `1M`, `32768` as bytes.
+pub fn parse_size(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (num, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => (&s[..i], s[i..].trim()),
+        None => (s, ""),
+    };
+    let n: i64 = num.parse().ok()?;
+    let mul = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        _ => return None,
+    };
+    n.checked_mul(mul).filter(|v| *v > 0)
+}
+
+/// The weights of the cost (eq. 2, combined as in the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Weights {
+    /// Per byte a tile loads or stores from memory.
+    pub w1: f64,
+    /// Per unit of idle fraction of the cores in the last wave of tiles.
+    pub w2: f64,
+    /// Per read a tile performs computing its points (own and recomputed).
+    pub w3: f64,
+    /// Per unit of relative spread of the stages' extents.
+    pub w4: f64,
+}
+
+/// The default weights, fitted on this project's benchmarks (bench/autotune.py).
+pub const CALIBRATED: Weights = Weights {
+    w1: 1.0,
+    w2: 1.0,
+    w3: 1.0,
+    w4: 0.5,
+};
+
+/// One statement of a group, after alignment and scaling.
+#[derive(Clone, Debug)]
+pub struct GeoStmt {
+    /// Scale factor per loop.
+    pub scale: Vec<i64>,
+    /// How far its per-tile region reaches before the tile, per loop (scaled).
+    pub left: Vec<i64>,
+    /// How far it reaches after the tile, per loop (scaled).
+    pub right: Vec<i64>,
+    /// Its extent per loop under the estimates, scaled (`None`: unbounded).
+    pub extent: Vec<Option<i64>>,
+    /// Bytes of one element it writes.
+    pub bytes: i64,
+    /// Its values must reach memory (read after the group, or not a temporary).
+    pub live_out: bool,
+    /// The data it reads from outside the group.
+    pub inputs: Vec<String>,
+    /// Its reads per point.
+    pub ops: i64,
+}
+
+/// A group's geometry (what COST reads).
+#[derive(Clone, Debug)]
+pub struct Geometry {
+    /// Loops of every statement.
+    pub depth: usize,
+    /// The group's statements, in order.
+    pub stmts: Vec<GeoStmt>,
+    /// Reuse score per loop: one plus the reach of the dependences along it.
+    pub reuse: Vec<f64>,
+}
+
+/// The geometry of the units `group` of `graph`'s region, or why the group
+/// cannot be overlapped (its cost is then infinite).
+pub fn geometry(
+    graph: &PipelineGraph,
+    region: &Region,
+    group: &[usize],
+) -> std::result::Result<Geometry, String> {
+    let mut stmts: Vec<usize> = group.iter().flat_map(|u| graph.units[*u].clone()).collect();
+    stmts.sort_unstable();
+    let mut position = vec![None; graph.stmts.len()];
+    for (i, k) in stmts.iter().enumerate() {
+        position[*k] = Some(i);
+    }
+    let local = |k: usize| position[k];
+    let depth = graph.stmts[stmts[0]].depth;
+    if let Some(k) = stmts.iter().find(|k| graph.stmts[**k].depth != depth) {
+        return Err(format!(
+            "{} has {} loops, the group {depth}",
+            region.stages[*k].label, graph.stmts[*k].depth
+        ));
+    }
+    if depth == 0 {
+        return Err("no loops".into());
+    }
+    let inner: Vec<_> = stmts
+        .iter()
+        .flat_map(|k| graph.flows_from[*k].iter().map(|i| &graph.flows[*i]))
+        .filter_map(|f| Some((local(f.from)?, local(f.to)?, f)))
+        .collect();
+    // Scales per loop, from the aligned flow dependences inside the group.
+    let n = stmts.len();
+    let mut scale = vec![vec![1; depth]; n];
+    for d in 0..depth {
+        let mut edges = Vec::new();
+        for (a, b, f) in &inner {
+            let Some(al) = f.align[d] else {
+                return Err(format!(
+                    "the dependences of {} on {} along loop {d} are neither uniform nor a fixed sampling",
+                    region.stages[f.to].label, region.stages[f.from].label
+                ));
+            };
+            edges.push((*a, *b, al.p, al.q));
+        }
+        let ints = propagate_scales(n, &edges).map_err(|(a, b)| {
+            format!(
+                "{} and {} need conflicting scalings along loop {d}",
+                region.stages[stmts[a]].label, region.stages[stmts[b]].label
+            )
+        })?;
+        for (row, v) in scale.iter_mut().zip(ints) {
+            row[d] = v;
+        }
+    }
+    for u in group {
+        let ks = &graph.units[*u];
+        if ks
+            .iter()
+            .any(|k| scale[local(*k).unwrap_or(0)] != scale[local(ks[0]).unwrap_or(0)])
+        {
+            return Err(format!(
+                "the statements of {} would need different scalings",
+                region.stages[ks[0]].label
+            ));
+        }
+    }
+    // Overlap, from the last statements back (a value flows forward in
+    // textual order; one flowing back closes a recurrence).
+    let mut left = vec![vec![0i64; depth]; n];
+    let mut right = vec![vec![0i64; depth]; n];
+    let mut reuse = vec![1.0; depth];
+    for p in (0..n).rev() {
+        for (a, c, f) in inner.iter().filter(|(a, _, _)| *a == p) {
+            if c <= a {
+                return Err(format!(
+                    "{} reads what {} computes later",
+                    region.stages[f.to].label, region.stages[f.from].label
+                ));
+            }
+            for d in 0..depth {
+                let Some(al) = f.align[d] else { continue };
+                // Distances in scaled coordinates: scale_c / p * (p*x - q*y).
+                let (num, den) = (scale[*c][d], al.p);
+                let lo = (num * al.min).div_euclid(den);
+                let hi = -(-(num * al.max)).div_euclid(den);
+                left[p][d] = left[p][d].max(left[*c][d] + hi);
+                right[p][d] = right[p][d].max(right[*c][d] - lo);
+                reuse[d] += (hi - lo) as f64;
+            }
+        }
+    }
+    // What tile-local storage cannot hold (as `plan_storage` refuses it):
+    // data passed inside the group that a statement writes only under a
+    // condition, or that an opaque body touches while a writer of it is
+    // recomputed.
+    for (a, _, f) in &inner {
+        for data in &graph.stmts[f.from].writes {
+            if let Some(k) = stmts
+                .iter()
+                .find(|k| graph.stmts[**k].conditional.contains(data))
+            {
+                return Err(format!(
+                    "{} writes '{data}' only under a condition",
+                    region.stages[*k].label
+                ));
+            }
+            let recomputed = (0..depth).any(|d| left[*a][d] > 0 || right[*a][d] > 0);
+            let touches = |k: &usize| {
+                let s = &graph.stmts[*k];
+                s.opaque && (s.reads.contains(data) || s.writes.contains(data))
+            };
+            if let Some(k) = stmts.iter().find(|k| touches(k)).filter(|_| recomputed) {
+                return Err(format!(
+                    "the body of {} is not analysable, and '{data}' would need tile-local storage",
+                    region.stages[*k].label
+                ));
+            }
+        }
+    }
+    let written_inside: Vec<&String> = stmts.iter().flat_map(|k| &graph.stmts[*k].writes).collect();
+    let geo = stmts
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let s = &graph.stmts[*k];
+            GeoStmt {
+                scale: scale[i].clone(),
+                left: left[i].clone(),
+                right: right[i].clone(),
+                extent: s
+                    .extents
+                    .iter()
+                    .zip(&scale[i])
+                    .map(|(e, a)| e.map(|e| e * a))
+                    .collect(),
+                bytes: s.bytes,
+                live_out: s.writes.iter().any(|d| {
+                    !region.temporaries.iter().any(|t| &t.name == d)
+                        || must_reach_memory(region, &stmts, d)
+                }),
+                inputs: s
+                    .reads
+                    .iter()
+                    .filter(|d| !written_inside.contains(d))
+                    .cloned()
+                    .collect(),
+                ops: s.ops,
+            }
+        })
+        .collect();
+    Ok(Geometry {
+        depth,
+        stmts: geo,
+        reuse,
+    })
+}
+
+/// Which cache a group's tiles were sized for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Tiles fit the L1 cache.
+    L1,
+    /// Tiles fit the L2 cache (their overlap in L1 tiles was more than their work).
+    L2,
+    /// The sizes were given (`--tile-sizes`).
+    Given,
+    /// Not tiled: the original loops, the outermost one parallel.
+    Naive,
+}
+
+/// The cost of a group with its tile sizes, and its terms.
+#[derive(Clone, Debug)]
+pub struct Costed {
+    /// The estimate (lower is better).
+    pub cost: f64,
+    /// Tile size per loop (scaled coordinates).
+    pub sizes: Vec<i64>,
+    /// The cache the tiles were sized for.
+    pub level: Level,
+    /// Bytes a tile loads and stores (live-in, live-out, spills).
+    pub bytes: f64,
+    /// Reads a tile performs computing its points.
+    pub ops: f64,
+    /// Of those, the reads of recomputed points.
+    pub recomputed_ops: f64,
+    /// Points a tile computes, its own and recomputed.
+    pub computed: f64,
+    /// Of those, the recomputed ones.
+    pub overlap: f64,
+    /// Tiles.
+    pub tiles: i64,
+    /// Idle fraction of the cores in the last wave of tiles.
+    pub idle: f64,
+    /// Spread of the stages' extents.
+    pub dim_diff: f64,
+}
+
+/// COST (Algorithm 2): tiles sized for L1, or for L2 when the L1 tiles'
+/// overlap exceeds their work; at `given` sizes (innermost last, aligned on
+/// the innermost loops) when the user gave them.
+pub fn cost(geo: &Geometry, m: &Machine, w: &Weights, given: Option<&[i64]>) -> Costed {
+    if let Some(sizes) = given {
+        let sizes = aligned(sizes, geo.depth);
+        return evaluate(geo, m, w, sizes, m.l2 as f64, Level::Given);
+    }
+    let l1 = cost_for_cache_size(geo, m, w, m.l1, Level::L1);
+    if l1.overlap > l1.computed - l1.overlap {
+        cost_for_cache_size(geo, m, w, m.l2, Level::L2)
+    } else {
+        l1
+    }
+}
+
+/// The cost of leaving a nest alone in its original loops (the naive
+/// parallel schedule): the iterations of its outermost loop are the tasks
+/// the cores share, each streams its data once (no spill: what a stencil
+/// reuses stays in cache between neighbouring rows).
+pub fn naive(geo: &Geometry, m: &Machine, w: &Weights) -> Costed {
+    let mut sizes = dim_sizes(geo);
+    sizes[0] = geo.stmts.iter().map(|s| s.scale[0]).max().unwrap_or(1);
+    evaluate(geo, m, w, sizes, f64::INFINITY, Level::Naive)
+}
+
+/// Given sizes aligned on the innermost loops; outer loops without one span
+/// their loop (a size larger than any extent).
+fn aligned(sizes: &[i64], depth: usize) -> Vec<i64> {
+    (0..depth)
+        .map(|d| {
+            let from_inner = depth - d;
+            match from_inner <= sizes.len() {
+                true => sizes[sizes.len() - from_inner],
+                false => i64::MAX / 4,
+            }
+        })
+        .collect()
+}
+
+/// Bytes of all the group's data: every statement's values over its domain.
+fn total_footprint(geo: &Geometry) -> f64 {
+    geo.stmts
+        .iter()
+        .map(|s| {
+            let pts: f64 = s
+                .extent
+                .iter()
+                .zip(&s.scale)
+                .map(|(e, a)| e.map_or(1.0, |e| (e / a) as f64))
+                .product();
+            pts * s.bytes as f64
+        })
+        .sum()
+}
+
+/// The bytes a tile may occupy: the cache, or the group's data spread over
+/// the cores when that is less.
+fn tile_footprint(geo: &Geometry, cache: i64, cores: i64) -> f64 {
+    (total_footprint(geo) / cores.max(1) as f64).min(cache as f64)
+}
+
+/// COSTFORCACHESIZE: sizes for tiles of a cache of `cache` bytes, and their cost.
+fn cost_for_cache_size(
+    geo: &Geometry,
+    m: &Machine,
+    w: &Weights,
+    cache: i64,
+    level: Level,
+) -> Costed {
+    let footprint = tile_footprint(geo, cache, m.cores);
+    let sizes = compute_tile_sizes(geo, footprint, m.innermost);
+    evaluate(geo, m, w, sizes, cache as f64, level)
+}
+
+/// Largest extent per loop over the statements (scaled).
+fn dim_sizes(geo: &Geometry) -> Vec<i64> {
+    (0..geo.depth)
+        .map(|d| {
+            geo.stmts
+                .iter()
+                .filter_map(|s| s.extent[d])
+                .max()
+                .unwrap_or(LARGEST_EXTENT)
+        })
+        .collect()
+}
+
+/// Least common multiple of the scales along each loop: tile sizes are
+/// multiples of it (a scaled stage's tile covers whole iterations).
+fn scale_lcm(geo: &Geometry) -> Vec<i64> {
+    (0..geo.depth)
+        .map(|d| {
+            geo.stmts.iter().fold(1, |l, s| {
+                let a = s.scale[d].max(1);
+                l / gcd(l, a) * a
+            })
+        })
+        .collect()
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// COMPUTETILESIZES: the innermost loop gets `innermost` (or its extent);
+/// the others share the rest of a buffer's volume in proportion to their
+/// reuse. Sizes are rounded down to multiples of the loop's scales.
+pub fn compute_tile_sizes(geo: &Geometry, footprint: f64, innermost: i64) -> Vec<i64> {
+    let n = geo.depth;
+    let buffers = geo.stmts.len().max(1) as f64;
+    let bytes = geo.stmts.iter().map(|s| s.bytes as f64).sum::<f64>() / buffers;
+    let tile_vol = footprint / buffers / bytes.max(1.0);
+    let dims = dim_sizes(geo);
+    let lcm = scale_lcm(geo);
+    let round = |v: f64, d: usize| -> i64 {
+        let v = v.min(dims[d] as f64).max(1.0) as i64;
+        (v / lcm[d]).max(1) * lcm[d]
+    };
+    let mut sizes = vec![0; n];
+    sizes[n - 1] = round(innermost as f64, n - 1);
+    if n == 1 {
+        return sizes;
+    }
+    let max_reuse = geo.reuse[..n - 1].iter().cloned().fold(f64::MIN, f64::max);
+    let mut tau = tile_vol / sizes[n - 1] as f64;
+    for r in &geo.reuse[..n - 1] {
+        tau /= r / max_reuse;
+    }
+    let tau = tau.max(1.0).powf(1.0 / (n - 1) as f64);
+    for (d, r) in geo.reuse[..n - 1].iter().enumerate() {
+        sizes[d] = round(tau * r / max_reuse, d);
+    }
+    sizes
+}
+
+/// The cost of the group's tiles of `sizes`, sized for a cache of
+/// `cache` bytes.
+fn evaluate(
+    geo: &Geometry,
+    m: &Machine,
+    w: &Weights,
+    sizes: Vec<i64>,
+    cache: f64,
+    level: Level,
+) -> Costed {
+    let mut computed = 0.0;
+    let mut own_total = 0.0;
+    let mut ops = 0.0;
+    let mut own_ops = 0.0;
+    let mut live_out = 0.0;
+    let mut scratch = 0.0;
+    let mut inputs: BTreeMap<&str, f64> = BTreeMap::new();
+    for s in &geo.stmts {
+        let mut pts = 1.0;
+        let mut own = 1.0;
+        for (d, size) in sizes.iter().enumerate() {
+            let ext = s.extent[d].unwrap_or(*size);
+            let tile = (*size).min(ext);
+            let comp = match tile >= ext {
+                true => ext,
+                false => (tile + s.left[d] + s.right[d]).min(ext),
+            };
+            let a = s.scale[d] as f64;
+            pts *= (comp as f64 / a).max(1.0);
+            own *= (tile as f64 / a).max(1.0);
+        }
+        computed += pts;
+        own_total += own;
+        ops += pts * s.ops as f64;
+        own_ops += own * s.ops as f64;
+        match s.live_out {
+            true => live_out += own * s.bytes as f64,
+            false => scratch += pts * s.bytes as f64,
+        }
+        for d in &s.inputs {
+            let e = inputs.entry(d.as_str()).or_default();
+            *e = e.max(pts * s.bytes as f64);
+        }
+    }
+    let live_in: f64 = inputs.values().sum();
+    // Scratchpads past the cache go to memory and come back.
+    let spill = 2.0 * (scratch + live_in - cache).max(0.0);
+    let bytes = live_in + live_out + spill;
+    let dims = dim_sizes(geo);
+    let tiles: i64 = (0..geo.depth)
+        .map(|d| (dims[d] + sizes[d] - 1) / sizes[d].max(1))
+        .fold(1i64, |t, n| t.saturating_mul(n.max(1)));
+    let cores = m.cores.max(1);
+    let waves = (tiles + cores - 1) / cores;
+    let idle = (waves * cores - tiles) as f64 / (waves * cores).max(1) as f64;
+    let dim_diff = dim_spread(geo);
+    let cost =
+        tiles as f64 * (w.w1 * bytes + w.w3 * ops) * (1.0 + w.w2 * idle) * (1.0 + w.w4 * dim_diff);
+    Costed {
+        cost,
+        sizes,
+        level,
+        bytes,
+        ops,
+        recomputed_ops: (ops - own_ops).max(0.0),
+        computed,
+        overlap: (computed - own_total).max(0.0),
+        tiles,
+        idle,
+        dim_diff,
+    }
+}
+
+/// The relative standard deviation of the statements' extents, summed over
+/// the loops (0 when every stage spans the same box).
+fn dim_spread(geo: &Geometry) -> f64 {
+    (0..geo.depth)
+        .map(|d| {
+            let v: Vec<f64> = geo
+                .stmts
+                .iter()
+                .filter_map(|s| s.extent[d])
+                .map(|e| e as f64)
+                .collect();
+            if v.len() < 2 {
+                return 0.0;
+            }
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / v.len() as f64;
+            match mean > 0.0 {
+                true => var.sqrt() / mean,
+                false => 0.0,
+            }
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stmt(left: i64, right: i64, extent: i64, live_out: bool) -> GeoStmt {
+        GeoStmt {
+            scale: vec![1, 1],
+            left: vec![left, left],
+            right: vec![right, right],
+            extent: vec![Some(extent), Some(extent)],
+            bytes: 4,
+            live_out,
+            inputs: vec![],
+            ops: 1,
+        }
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("48K"), Some(48 << 10));
+        assert_eq!(parse_size("2048K"), Some(2 << 20));
+        assert_eq!(parse_size("1M"), Some(1 << 20));
+        assert_eq!(parse_size("32768"), Some(32768));
+        assert_eq!(parse_size("1G"), None);
+        assert_eq!(parse_size("0"), None);
+    }
+
+    #[test]
+    fn tile_sizes_fill_the_footprint_with_innermost_rows() {
+        // Two float buffers, equal reuse: 64 KiB / 2 / 4 = 8192 points per
+        // buffer, 256 innermost, 32 rows.
+        let geo = Geometry {
+            depth: 2,
+            stmts: vec![stmt(1, 1, 4096, false), stmt(0, 0, 4096, true)],
+            reuse: vec![3.0, 3.0],
+        };
+        assert_eq!(compute_tile_sizes(&geo, 65536.0, 256), vec![32, 256]);
+        // A small image: the sizes stop at its extents.
+        let small = Geometry {
+            depth: 2,
+            stmts: vec![stmt(0, 0, 100, true)],
+            reuse: vec![1.0, 1.0],
+        };
+        assert_eq!(compute_tile_sizes(&small, 1e9, 256), vec![100, 100]);
+    }
+
+    #[test]
+    fn cost_counts_traffic_work_and_idle_cores() {
+        let mut producer = stmt(1, 1, 1024, false);
+        producer.inputs = vec!["in".into()];
+        let geo = Geometry {
+            depth: 2,
+            stmts: vec![producer, stmt(0, 0, 1024, true)],
+            reuse: vec![3.0, 3.0],
+        };
+        let m = Machine {
+            l1: 32 << 10,
+            l2: 1 << 20,
+            cores: 4,
+            innermost: 256,
+        };
+        let c = evaluate(&geo, &m, &CALIBRATED, vec![32, 256], 1e9, Level::Given);
+        // The producer computes 34 x 258 points, the consumer 32 x 256.
+        assert_eq!(c.computed, (34.0 * 258.0) + 32.0 * 256.0);
+        assert_eq!(c.overlap, 34.0 * 258.0 - 32.0 * 256.0);
+        assert_eq!(c.tiles, 32 * 4);
+        // 128 tiles on 4 cores: the last wave is full.
+        assert_eq!(c.idle, 0.0);
+        // The input over the producer's box in, the consumer's tile out.
+        assert_eq!(c.bytes, 4.0 * (34.0 * 258.0 + 32.0 * 256.0));
+        assert_eq!(c.cost, 128.0 * (c.bytes + c.ops));
+        // Larger tiles recompute less of their work.
+        let big = evaluate(&geo, &m, &CALIBRATED, vec![128, 256], 1e9, Level::Given);
+        assert!(big.overlap / big.computed < c.overlap / c.computed);
+        // 5 tiles on 4 cores: 3 of the 8 slots of two waves idle.
+        let five = evaluate(&geo, &m, &CALIBRATED, vec![1024, 205], 1e9, Level::Given);
+        assert_eq!(five.tiles, 5);
+        assert_eq!(five.idle, 3.0 / 8.0);
+        // A scratchpad past the cache spills.
+        let small = evaluate(&geo, &m, &CALIBRATED, vec![32, 256], 1024.0, Level::Given);
+        assert!(small.bytes > c.bytes);
+    }
+}

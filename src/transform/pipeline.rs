@@ -1,0 +1,463 @@
+//! The pipeline graph of a region (Jangda & Bondhugula, seed 002 §3): its
+//! stages (the top-level nests, `nest_units`) as vertices, the dependences
+//! between them (flow, anti, output) as edges, and each flow dependence
+//! between two statements with its alignment and distances along every loop
+//! (align.rs, Zhao & Cohen §3.7). The grouping strategies read it: the DP
+//! (`dp_grouping.rs`) walks its successors and checks reachability, and the
+//! cost model (`cost.rs`) reads a group's geometry from it (scales,
+//! per-statement overlap, extents under the problem-size estimates) by
+//! arithmetic, without building or analysing the group in isl.
+
+use crate::diag::Result;
+use crate::model::deps::Dependences;
+use crate::model::isl_ext::isl_err;
+use crate::model::polyhedral::{Names, RegionModel};
+use crate::model::program::{AccessKind, Region, RegionKind};
+use crate::transform::align::{edge_alignment, Aligned};
+use crate::transform::overlap::stage_universe;
+use isl_rs::{DimType, Set, UnionMap};
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::BTreeMap;
+
+/// The values tried for the parameters without an estimate (`--estimate`),
+/// largest first: the first one under which no loop runs more than
+/// [`LARGEST_EXTENT`] iterations is taken (a parameter may be an image's
+/// side, or a count of blocks of 512 pixels).
+pub const DEFAULT_ESTIMATES: [i64; 8] = [2048, 1024, 256, 64, 16, 4, 2, 1];
+
+/// See [`DEFAULT_ESTIMATES`].
+pub const LARGEST_EXTENT: i64 = 8192;
+
+/// Which kinds of dependence join two stages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Kinds {
+    /// A value flows from the first to the second.
+    pub flow: bool,
+    /// The second overwrites what the first reads.
+    pub anti: bool,
+    /// Both write the same element.
+    pub output: bool,
+}
+
+/// A flow dependence between two statements (indices into the region's
+/// stages): per loop, its alignment, or `None` where no scaling makes it
+/// uniform (the statements cannot be overlapped together).
+#[derive(Clone, Debug)]
+pub struct Flow {
+    /// The producer.
+    pub from: usize,
+    /// The consumer.
+    pub to: usize,
+    /// Per loop (`None` also when the depths differ).
+    pub align: Vec<Option<Aligned>>,
+}
+
+/// What the cost model needs of one statement.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// Its loops.
+    pub depth: usize,
+    /// Iterations per loop under the estimates (`None`: unbounded).
+    pub extents: Vec<Option<i64>>,
+    /// Bytes of one element it writes.
+    pub bytes: i64,
+    /// The data it writes.
+    pub writes: Vec<String>,
+    /// The data it reads.
+    pub reads: Vec<String>,
+    /// Its reads per iteration (at least 1): what one point costs to compute.
+    pub ops: i64,
+    /// Its body is not analysable: its accesses cannot be redirected to
+    /// tile-local storage.
+    pub opaque: bool,
+    /// The data it writes only under a condition.
+    pub conditional: Vec<String>,
+}
+
+/// The pipeline graph of one region.
+pub struct PipelineGraph {
+    /// Vertices are the units (node `u` is unit `u`), edges the kinds of
+    /// dependence from one unit to another.
+    pub graph: DiGraph<usize, Kinds>,
+    /// The statements of each unit.
+    pub units: Vec<Vec<usize>>,
+    /// The unit of each statement.
+    pub unit_of: Vec<usize>,
+    /// Every statement, indexed as the region's stages.
+    pub stmts: Vec<Stmt>,
+    /// The flow dependences between distinct statements.
+    pub flows: Vec<Flow>,
+    /// The parameters given a default estimate, in words (empty: none).
+    pub assumed: String,
+    /// Per statement, its flow dependences (indices into `flows`) as producer.
+    pub flows_from: Vec<Vec<usize>>,
+    /// `reach[u][v]`: unit `v` is reachable from unit `u` (a path of one
+    /// edge or more).
+    reach: Vec<Vec<bool>>,
+}
+
+impl PipelineGraph {
+    /// The graph of `region`'s `units`, with the extents of its statements
+    /// under `estimates` (C parameter names; others take
+    /// [`DEFAULT_ESTIMATE`]).
+    pub fn build(
+        region: &Region,
+        names: &Names,
+        model: &RegionModel,
+        deps: &Dependences,
+        units: &[Vec<usize>],
+        estimates: &BTreeMap<String, i64>,
+    ) -> Result<PipelineGraph> {
+        let n = region.stages.len();
+        let mut unit_of = vec![0; n];
+        for (u, ks) in units.iter().enumerate() {
+            for k in ks {
+                unit_of[*k] = u;
+            }
+        }
+        let mut graph: DiGraph<usize, Kinds> = DiGraph::new();
+        for u in 0..units.len() {
+            graph.add_node(u);
+        }
+        let index_of = |name: &str| region.stages.iter().position(|s| s.name == name);
+        let mut flows = Vec::new();
+        type Mark = fn(&mut Kinds);
+        let kinds: [(&UnionMap, Mark); 3] = [
+            (&deps.flow, |k| k.flow = true),
+            (&deps.anti, |k| k.anti = true),
+            (&deps.output, |k| k.output = true),
+        ];
+        for (map, mark) in kinds {
+            let list = map.get_map_list().map_err(isl_err)?;
+            for i in 0..list.size().map_err(isl_err)? {
+                let m = list.get_at(i).map_err(isl_err)?;
+                let (Some(a), Some(b)) = (
+                    index_of(m.get_tuple_name(DimType::In).map_err(isl_err)?),
+                    index_of(m.get_tuple_name(DimType::Out).map_err(isl_err)?),
+                ) else {
+                    continue;
+                };
+                let (ua, ub) = (unit_of[a], unit_of[b]);
+                if ua != ub {
+                    let (na, nb) = (NodeIndex::new(ua), NodeIndex::new(ub));
+                    let e = match graph.find_edge(na, nb) {
+                        Some(e) => e,
+                        None => graph.add_edge(na, nb, Kinds::default()),
+                    };
+                    mark(&mut graph[e]);
+                }
+                if a != b && std::ptr::eq(map, &deps.flow) {
+                    let (da, db) = (
+                        region.stages[a].iterators.len(),
+                        region.stages[b].iterators.len(),
+                    );
+                    let align = match da == db {
+                        true => edge_alignment(&m, da)?,
+                        false => vec![None; da.max(db)],
+                    };
+                    flows.push(Flow {
+                        from: a,
+                        to: b,
+                        align,
+                    });
+                }
+            }
+        }
+        // Extents under the estimates; parameters without one take the
+        // largest default that keeps every loop within LARGEST_EXTENT.
+        // (Loops whose extent does not depend on them do not count.)
+        let at = |v: i64| -> Result<Vec<Vec<Option<i64>>>> {
+            (0..n)
+                .map(|k| estimated_extents(region, names, model, k, estimates, v))
+                .collect()
+        };
+        let base = at(1)?;
+        let mut extents = base.clone();
+        let mut default = 1;
+        for v in DEFAULT_ESTIMATES {
+            let e = at(v)?;
+            let largest = e
+                .iter()
+                .flatten()
+                .zip(base.iter().flatten())
+                .filter(|(x, b)| x != b)
+                .filter_map(|(x, _)| *x)
+                .max()
+                .unwrap_or(0);
+            if largest <= LARGEST_EXTENT && e.iter().flatten().all(|x| x.is_some()) {
+                extents = e;
+                default = v;
+                break;
+            }
+        }
+        let mut stmts = Vec::new();
+        for (k, s) in region.stages.iter().enumerate() {
+            let data = |kind: AccessKind| -> Vec<String> {
+                let mut v: Vec<String> = s
+                    .accesses
+                    .iter()
+                    .filter(|a| a.kind == kind)
+                    .map(|a| a.data.clone())
+                    .collect();
+                v.sort();
+                v.dedup();
+                v
+            };
+            let writes = data(AccessKind::Write);
+            let bytes = writes
+                .first()
+                .and_then(|d| region.data_types.get(d))
+                .map_or(8, |t| elem_bytes(t));
+            stmts.push(Stmt {
+                depth: s.iterators.len(),
+                extents: extents[k].clone(),
+                bytes,
+                writes,
+                reads: data(AccessKind::Read),
+                ops: s
+                    .accesses
+                    .iter()
+                    .filter(|a| a.kind == AccessKind::Read)
+                    .count()
+                    .max(1) as i64,
+                opaque: !s.analysable,
+                conditional: s
+                    .analysed()
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|a| a.kind == AccessKind::Write && a.conditional)
+                    .map(|a| a.data.clone())
+                    .collect(),
+            });
+        }
+        let reach = (0..units.len())
+            .map(|u| {
+                let mut seen = vec![false; units.len()];
+                let mut stack: Vec<NodeIndex> = graph.neighbors(NodeIndex::new(u)).collect();
+                while let Some(v) = stack.pop() {
+                    if !seen[v.index()] {
+                        seen[v.index()] = true;
+                        stack.extend(graph.neighbors(v));
+                    }
+                }
+                seen
+            })
+            .collect();
+        let mut flows_from = vec![Vec::new(); n];
+        for (i, f) in flows.iter().enumerate() {
+            flows_from[f.from].push(i);
+        }
+        let params: Vec<String> = names
+            .params
+            .values()
+            .filter(|p| !estimates.contains_key(*p))
+            .cloned()
+            .collect();
+        let assumed = match params.is_empty() {
+            true => String::new(),
+            false => format!(
+                "{} taken to be {default} (no --estimate)",
+                params.join(", ")
+            ),
+        };
+        Ok(PipelineGraph {
+            assumed,
+            flows_from,
+            graph,
+            units: units.to_vec(),
+            unit_of,
+            stmts,
+            flows,
+            reach,
+        })
+    }
+
+    /// Whether unit `v` is reachable from unit `u` by one edge or more.
+    pub fn reaches(&self, u: usize, v: usize) -> bool {
+        self.reach[u][v]
+    }
+
+    /// The direct successors of unit `u`, in order.
+    pub fn successors(&self, u: usize) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .graph
+            .neighbors(NodeIndex::new(u))
+            .map(|n| n.index())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The direct predecessors of unit `u`, in order.
+    pub fn predecessors(&self, u: usize) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .graph
+            .neighbors_directed(NodeIndex::new(u), petgraph::Direction::Incoming)
+            .map(|n| n.index())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// Whether the units `group` can run as one group: no path leaves it and
+    /// comes back (it would need a unit outside it both after and before it).
+    pub fn convex(&self, group: &[usize]) -> bool {
+        let inside = |u: usize| group.contains(&u);
+        (0..self.units.len()).filter(|w| !inside(*w)).all(|w| {
+            !(group.iter().any(|u| self.reaches(*u, w))
+                && group.iter().any(|u| self.reaches(w, *u)))
+        })
+    }
+
+    /// The units without predecessors.
+    pub fn sources(&self) -> Vec<usize> {
+        (0..self.units.len())
+            .filter(|u| self.predecessors(*u).is_empty())
+            .collect()
+    }
+
+    /// The groups `groups` (of units) in an order that respects every
+    /// dependence between them (they are convex, so one exists), ties broken
+    /// by their first unit (textual order).
+    pub fn order_groups(&self, mut groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
+        for g in &mut groups {
+            g.sort_unstable();
+        }
+        groups.sort();
+        let mut out = Vec::new();
+        while !groups.is_empty() {
+            // The first group that no remaining group must precede.
+            let ready = (0..groups.len()).find(|i| {
+                !groups.iter().enumerate().any(|(j, h)| {
+                    j != *i
+                        && h.iter()
+                            .any(|a| groups[*i].iter().any(|b| self.reaches(*a, *b)))
+                })
+            });
+            // A cycle cannot happen between convex groups; keep the textual
+            // order if it did (the validity check would then refuse it).
+            let i = ready.unwrap_or(0);
+            out.push(groups.remove(i));
+        }
+        out
+    }
+}
+
+/// Whether the values `group` computes of the temporary `data` must still
+/// reach memory: a stage outside the group may read them, or a stage reads
+/// `data` no later than a stage that writes it (in a loop around both, it
+/// reads the values of the previous iteration, or its own). A scop
+/// statement whose body is not analysed may read anything.
+pub(crate) fn must_reach_memory(region: &Region, group: &[usize], data: &str) -> bool {
+    let touches = |k: usize, kind: AccessKind| {
+        let s = &region.stages[k];
+        s.accesses.iter().any(|a| a.kind == kind && a.data == data)
+            || (kind == AccessKind::Read
+                && matches!(region.kind, RegionKind::Scop)
+                && s.analysed().is_none())
+    };
+    let n = region.stages.len();
+    let last_writer = (0..n).filter(|k| touches(*k, AccessKind::Write)).max();
+    (0..n).any(|k| {
+        touches(k, AccessKind::Read) && (!group.contains(&k) || last_writer.is_some_and(|w| k <= w))
+    })
+}
+
+impl crate::transform::dp_grouping::Dag for PipelineGraph {
+    fn len(&self) -> usize {
+        self.units.len()
+    }
+    fn successors(&self, u: usize) -> Vec<usize> {
+        PipelineGraph::successors(self, u)
+    }
+    fn convex(&self, group: &[usize]) -> bool {
+        PipelineGraph::convex(self, group)
+    }
+}
+
+/// Bytes of one element of the C type `ty` (8 when unknown).
+fn elem_bytes(ty: &str) -> i64 {
+    let t = ty
+        .replace("const", "")
+        .replace("unsigned", "")
+        .replace("signed", "");
+    match t.split_whitespace().collect::<Vec<_>>().as_slice() {
+        ["char"] | ["int8_t"] | ["uint8_t"] | ["_Bool"] | ["bool"] => 1,
+        ["short"] | ["int16_t"] | ["uint16_t"] => 2,
+        ["float"] | ["int"] | ["int32_t"] | ["uint32_t"] | [] => 4,
+        _ => 8,
+    }
+}
+
+/// Iterations per loop of statement `k` of `region`, its parameters fixed
+/// to their estimates (`None` for a loop whose extent stays unbounded).
+fn estimated_extents(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    k: usize,
+    estimates: &BTreeMap<String, i64>,
+    default: i64,
+) -> Result<Vec<Option<i64>>> {
+    let ctx = model.schedule.get_ctx();
+    let depth = region.stages[k].iterators.len();
+    let universe = stage_universe(&ctx, region, k)?;
+    let dom = model
+        .domain
+        .copy()
+        .and_then(|d| d.intersect(universe))
+        .and_then(Set::from_union_set);
+    let Ok(mut set) = dom else {
+        return Ok(vec![None; depth]);
+    };
+    let n_params = set.dim(DimType::Param).map_err(isl_err)?;
+    for i in 0..n_params.max(0) as u32 {
+        let isl = set
+            .get_dim_name(DimType::Param, i)
+            .map_err(isl_err)?
+            .to_string();
+        let c = names.c_param(&isl).unwrap_or(&isl);
+        let v = estimates.get(c).copied().unwrap_or(default);
+        set = set
+            .fix_si(
+                DimType::Param,
+                i,
+                v.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+            )
+            .map_err(isl_err)?;
+    }
+    if set.is_empty().map_err(isl_err)? {
+        return Ok(vec![None; depth]);
+    }
+    let mut out = Vec::new();
+    for d in 0..depth as i32 {
+        let lo = set.copy().and_then(|s| s.dim_min_val(d)).map_err(isl_err)?;
+        let hi = set.copy().and_then(|s| s.dim_max_val(d)).map_err(isl_err)?;
+        out.push(
+            match lo.is_int().map_err(isl_err)? && hi.is_int().map_err(isl_err)? {
+                true => {
+                    Some(hi.get_num_si().map_err(isl_err)? - lo.get_num_si().map_err(isl_err)? + 1)
+                }
+                false => None,
+            },
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_sizes() {
+        assert_eq!(elem_bytes("float"), 4);
+        assert_eq!(elem_bytes("const double"), 8);
+        assert_eq!(elem_bytes("unsigned char"), 1);
+        assert_eq!(elem_bytes("int"), 4);
+        assert_eq!(elem_bytes("uint16_t"), 2);
+        assert_eq!(elem_bytes("long"), 8);
+    }
+}
