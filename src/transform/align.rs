@@ -166,7 +166,7 @@ pub fn propagate_scales(
 }
 
 /// Greatest common divisor (non-negative).
-fn gcd(a: i64, b: i64) -> i64 {
+pub(crate) fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 {
         a.abs()
     } else {

@@ -25,7 +25,7 @@
 //! tile; `--cost-weights` sets them).
 
 use crate::model::program::Region;
-use crate::transform::align::propagate_scales;
+use crate::transform::align::{gcd, propagate_scales};
 use crate::transform::pipeline::{must_reach_memory, PipelineGraph, LARGEST_EXTENT};
 use std::collections::BTreeMap;
 
@@ -449,14 +449,6 @@ fn scale_lcm(geo: &Geometry) -> Vec<i64> {
             })
         })
         .collect()
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// COMPUTETILESIZES: the innermost loop gets `innermost` (or its extent);

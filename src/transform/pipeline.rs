@@ -15,7 +15,7 @@ use crate::model::polyhedral::{Names, RegionModel};
 use crate::model::program::{AccessKind, Region, RegionKind};
 use crate::transform::align::{edge_alignment, Aligned};
 use crate::transform::overlap::stage_universe;
-use isl_rs::{DimType, Set, UnionMap};
+use isl_rs::{DimType, Set};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::BTreeMap;
 
@@ -27,17 +27,6 @@ pub const DEFAULT_ESTIMATES: [i64; 8] = [2048, 1024, 256, 64, 16, 4, 2, 1];
 
 /// See [`DEFAULT_ESTIMATES`].
 pub const LARGEST_EXTENT: i64 = 8192;
-
-/// Which kinds of dependence join two stages.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Kinds {
-    /// A value flows from the first to the second.
-    pub flow: bool,
-    /// The second overwrites what the first reads.
-    pub anti: bool,
-    /// Both write the same element.
-    pub output: bool,
-}
 
 /// A flow dependence between two statements (indices into the region's
 /// stages): per loop, its alignment, or `None` where no scaling makes it
@@ -76,9 +65,9 @@ pub struct Stmt {
 
 /// The pipeline graph of one region.
 pub struct PipelineGraph {
-    /// Vertices are the units (node `u` is unit `u`), edges the kinds of
-    /// dependence from one unit to another.
-    pub graph: DiGraph<usize, Kinds>,
+    /// Vertices are the units (node `u` is unit `u`); an edge where a
+    /// dependence (flow, anti or output) leads from one unit to another.
+    pub graph: DiGraph<usize, ()>,
     /// The statements of each unit.
     pub units: Vec<Vec<usize>>,
     /// The unit of each statement.
@@ -98,8 +87,8 @@ pub struct PipelineGraph {
 
 impl PipelineGraph {
     /// The graph of `region`'s `units`, with the extents of its statements
-    /// under `estimates` (C parameter names; others take
-    /// [`DEFAULT_ESTIMATE`]).
+    /// under `estimates` (C parameter names; others take one of
+    /// [`DEFAULT_ESTIMATES`]).
     pub fn build(
         region: &Region,
         names: &Names,
@@ -115,19 +104,17 @@ impl PipelineGraph {
                 unit_of[*k] = u;
             }
         }
-        let mut graph: DiGraph<usize, Kinds> = DiGraph::new();
+        let mut graph: DiGraph<usize, ()> = DiGraph::new();
         for u in 0..units.len() {
             graph.add_node(u);
         }
         let index_of = |name: &str| region.stages.iter().position(|s| s.name == name);
         let mut flows = Vec::new();
-        type Mark = fn(&mut Kinds);
-        let kinds: [(&UnionMap, Mark); 3] = [
-            (&deps.flow, |k| k.flow = true),
-            (&deps.anti, |k| k.anti = true),
-            (&deps.output, |k| k.output = true),
-        ];
-        for (map, mark) in kinds {
+        for (map, flow) in [
+            (&deps.flow, true),
+            (&deps.anti, false),
+            (&deps.output, false),
+        ] {
             let list = map.get_map_list().map_err(isl_err)?;
             for i in 0..list.size().map_err(isl_err)? {
                 let m = list.get_at(i).map_err(isl_err)?;
@@ -139,14 +126,9 @@ impl PipelineGraph {
                 };
                 let (ua, ub) = (unit_of[a], unit_of[b]);
                 if ua != ub {
-                    let (na, nb) = (NodeIndex::new(ua), NodeIndex::new(ub));
-                    let e = match graph.find_edge(na, nb) {
-                        Some(e) => e,
-                        None => graph.add_edge(na, nb, Kinds::default()),
-                    };
-                    mark(&mut graph[e]);
+                    graph.update_edge(NodeIndex::new(ua), NodeIndex::new(ub), ());
                 }
-                if a != b && std::ptr::eq(map, &deps.flow) {
+                if a != b && flow {
                     let (da, db) = (
                         region.stages[a].iterators.len(),
                         region.stages[b].iterators.len(),
@@ -289,18 +271,6 @@ impl PipelineGraph {
         v
     }
 
-    /// The direct predecessors of unit `u`, in order.
-    pub fn predecessors(&self, u: usize) -> Vec<usize> {
-        let mut v: Vec<usize> = self
-            .graph
-            .neighbors_directed(NodeIndex::new(u), petgraph::Direction::Incoming)
-            .map(|n| n.index())
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
-
     /// Whether the units `group` can run as one group: no path leaves it and
     /// comes back (it would need a unit outside it both after and before it).
     pub fn convex(&self, group: &[usize]) -> bool {
@@ -309,13 +279,6 @@ impl PipelineGraph {
             !(group.iter().any(|u| self.reaches(*u, w))
                 && group.iter().any(|u| self.reaches(w, *u)))
         })
-    }
-
-    /// The units without predecessors.
-    pub fn sources(&self) -> Vec<usize> {
-        (0..self.units.len())
-            .filter(|u| self.predecessors(*u).is_empty())
-            .collect()
     }
 
     /// The groups `groups` (of units) in an order that respects every
