@@ -4,8 +4,9 @@
 //! the remaining steps with the original schedule.
 
 use super::{
-    guard_note, ignored_sizes, lower, macro_values_note, max_depth, record_mdg, shadow_parts,
-    stage_lines, Options, Shared, DEFAULT_TILE_SIZE, DEFAULT_TIME_STEPS, DEFAULT_TIME_STEPS_3D,
+    compile_region_as_asked, guard_note, ignored_sizes, lower, macro_values_note, max_depth,
+    record_mdg, shadow_parts, stage_lines, Options, Shared, DEFAULT_TILE_SIZE, DEFAULT_TIME_STEPS,
+    DEFAULT_TIME_STEPS_3D,
 };
 use crate::backend::ast::Helper;
 use crate::backend::TimeBlockParts;
@@ -13,8 +14,9 @@ use crate::diag::{Diagnostic, Error, Result};
 use crate::model::isl_ext::new_context;
 use crate::model::polyhedral;
 use crate::model::program::{CmpOp, Region};
-use crate::transform::overlap::GroupingStrategy;
+use crate::transform::overlap::{GroupingStrategy, ModelSpec};
 use crate::transform::time_blocks::time_blocks;
+use crate::transform::time_choice::{self, Decision};
 use log::info;
 use std::collections::BTreeSet;
 
@@ -23,7 +25,9 @@ use std::collections::BTreeSet;
 /// loop chain tiled with overlap, then the remaining steps with the original
 /// schedule. The time loop's tile size is the number of steps per block
 /// ([`DEFAULT_TIME_STEPS`] or [`DEFAULT_TIME_STEPS_3D`] when `--tile-sizes`
-/// gives it none).
+/// gives it none). Without `--tile-sizes` under `--grouping dp`, the cost
+/// model chooses the depth and sizes, or the original loops
+/// ([`time_choice`]).
 pub(super) fn compile_time_blocked(
     opts: &Options,
     shared: &Shared,
@@ -47,12 +51,51 @@ pub(super) fn compile_time_blocked(
     if let Some(w) = ignored_sizes(opts, depth, region, " (time loop included)") {
         warnings.push(w);
     }
-    let (steps, space_sizes) = match &opts.tile_sizes {
-        Some(s) if s.len() >= depth && depth >= 1 => {
+    let mut chosen = None;
+    if opts.tile_sizes.is_none() && opts.grouping == GroupingStrategy::Dp {
+        let choice = time_choice::choose(
+            region,
+            names,
+            opts.assume.as_deref(),
+            opts.max_dependence_operations,
+            &ModelSpec {
+                machine: opts.machine.clone(),
+                weights: opts.weights,
+                estimates: opts.estimates.clone(),
+                sizes_given: false,
+            },
+            &naming.helper,
+        )?;
+        let (line, _) = program.file.line_col(region.pragma_span.start);
+        if opts.explain {
+            println!("{}:{line}: time blocks (cost model)", program.file.path);
+            for l in &choice.explained {
+                println!("  {l}");
+            }
+        }
+        match choice.decision {
+            Decision::Original => {
+                let plain = Options {
+                    overlap: None,
+                    overlap_dims: None,
+                    overlap_tolerance: None,
+                    ..opts.clone()
+                };
+                let banner = ["the cost model keeps the original loops of the time loop: no time block costs less per step (--explain)".to_string()];
+                return compile_region_as_asked(&plain, shared, region, helpers, warnings, &banner);
+            }
+            Decision::Blocks(steps, sizes) => chosen = Some((steps, sizes)),
+            Decision::Defaults => {}
+        }
+    }
+    let from_model = chosen.is_some();
+    let (steps, space_sizes) = match (&opts.tile_sizes, chosen) {
+        (_, Some(c)) => c,
+        (Some(s), None) if s.len() >= depth && depth >= 1 => {
             (s[s.len() - depth], s[s.len() - depth + 1..].to_vec())
         }
-        Some(s) => (default_steps, s.clone()),
-        None => (
+        (Some(s), None) => (default_steps, s.clone()),
+        (None, None) => (
             default_steps,
             vec![DEFAULT_TILE_SIZE; depth.saturating_sub(1)],
         ),
@@ -80,10 +123,12 @@ pub(super) fn compile_time_blocked(
     }
     // The steps of a block form one group: the cost model does not choose
     // here (time-block depth and sizes are the options' or the defaults).
+    // The model costed the block's steps as one group: they are one.
     let block_opts = Options {
         tile_sizes: Some(space_sizes.clone()),
         overlap_dims,
         grouping: match opts.grouping {
+            GroupingStrategy::Dp if from_model => GroupingStrategy::TimeBlock,
             GroupingStrategy::Dp => GroupingStrategy::Greedy,
             g => g,
         },
@@ -128,8 +173,12 @@ pub(super) fn compile_time_blocked(
     )?;
     let (line, _) = program.file.line_col(region.pragma_span.start);
     let mut summary = vec![format!(
-        "time blocks of {steps} steps, each a chain of {} stages (steps and copies back)",
-        tb.blocks.stages.len()
+        "time blocks of {steps} steps, each a chain of {} stages (steps and copies back){}",
+        tb.blocks.stages.len(),
+        match from_model {
+            true => ", depth and tile sizes from the cost model",
+            false => "",
+        }
     )];
     summary.extend(macro_values_note(region));
     summary.extend(blocks.summary);

@@ -25,4 +25,5 @@ pub mod sharing;
 pub mod storage;
 pub mod tile;
 pub mod time_blocks;
+pub mod time_choice;
 pub mod validity;

@@ -38,6 +38,12 @@ pub enum GroupingStrategy {
     None,
     /// The DP grouping of seed 002 with its cost and tile-size model.
     Dp,
+    /// The copies of a time block's body (the stages with a
+    /// [`time_step`](crate::model::program::Stage::time_step)) form one
+    /// group, every other nest its own: the time-block depth and sizes the
+    /// cost model chose for that group ([`crate::transform::time_choice`]).
+    /// Not an option: the driver's, for time blocks.
+    TimeBlock,
 }
 
 impl GroupingStrategy {
@@ -47,6 +53,7 @@ impl GroupingStrategy {
             GroupingStrategy::Greedy => "greedy",
             GroupingStrategy::None => "none",
             GroupingStrategy::Dp => "dp",
+            GroupingStrategy::TimeBlock => "time block",
         }
     }
 }
@@ -157,6 +164,7 @@ pub(crate) fn form_groups(
         GroupingStrategy::Greedy | GroupingStrategy::None => {
             greedy_groups(&ctx, spec, &imperfect, &mut analyses)
         }
+        GroupingStrategy::TimeBlock => time_block_groups(&ctx, spec),
     };
     let label = |u: usize| region.stages[units[u][0]].label.clone();
     // A group of one stage is tiled alone (its tile computes just its own
@@ -307,6 +315,32 @@ fn greedy_groups(
             .collect(),
         starts,
         head: Vec::new(),
+        about: HashMap::new(),
+        keep: HashMap::new(),
+    }
+}
+
+/// The steps of a time block in one group (in order), every other nest
+/// alone after them ([`GroupingStrategy::TimeBlock`]); every group takes the
+/// spec's sizes. A group the exact analysis refuses is an error.
+fn time_block_groups(ctx: &Ctx, spec: &OverlapSpec) -> Chosen {
+    let is_step = |u: &usize| {
+        ctx.units[*u]
+            .iter()
+            .all(|k| ctx.region.stages[*k].time_step.is_some())
+    };
+    let (steps, others): (Vec<usize>, Vec<usize>) = (0..ctx.units.len()).partition(is_step);
+    let groups = std::iter::once(steps)
+        .filter(|g| !g.is_empty())
+        .chain(others.into_iter().map(|u| vec![u]))
+        .map(|g| (g, spec.sizes.clone()))
+        .collect();
+    Chosen {
+        groups,
+        starts: HashMap::new(),
+        head: vec![
+            "the steps of the time block form one group (the cost model's time block)".into(),
+        ],
         about: HashMap::new(),
         keep: HashMap::new(),
     }

@@ -98,16 +98,7 @@ impl PipelineGraph {
         estimates: &BTreeMap<String, i64>,
     ) -> Result<PipelineGraph> {
         let n = region.stages.len();
-        let mut unit_of = vec![0; n];
-        for (u, ks) in units.iter().enumerate() {
-            for k in ks {
-                unit_of[*k] = u;
-            }
-        }
-        let mut graph: DiGraph<usize, ()> = DiGraph::new();
-        for u in 0..units.len() {
-            graph.add_node(u);
-        }
+        let (unit_of, mut graph) = unit_nodes(n, units);
         let index_of = |name: &str| region.stages.iter().position(|s| s.name == name);
         let mut flows = Vec::new();
         for (map, flow) in [
@@ -172,63 +163,11 @@ impl PipelineGraph {
                 break;
             }
         }
-        let mut stmts = Vec::new();
-        for (k, s) in region.stages.iter().enumerate() {
-            let data = |kind: AccessKind| -> Vec<String> {
-                let mut v: Vec<String> = s
-                    .accesses
-                    .iter()
-                    .filter(|a| a.kind == kind)
-                    .map(|a| a.data.clone())
-                    .collect();
-                v.sort();
-                v.dedup();
-                v
-            };
-            let writes = data(AccessKind::Write);
-            let bytes = writes
-                .first()
-                .and_then(|d| region.data_types.get(d))
-                .map_or(8, |t| elem_bytes(t));
-            stmts.push(Stmt {
-                depth: s.iterators.len(),
-                extents: extents[k].clone(),
-                bytes,
-                writes,
-                reads: data(AccessKind::Read),
-                ops: s
-                    .accesses
-                    .iter()
-                    .filter(|a| a.kind == AccessKind::Read)
-                    .count()
-                    .max(1) as i64,
-                opaque: !s.analysable,
-                conditional: s
-                    .analysed()
-                    .unwrap_or_default()
-                    .iter()
-                    .filter(|a| a.kind == AccessKind::Write && a.conditional)
-                    .map(|a| a.data.clone())
-                    .collect(),
-            });
-        }
-        let reach = (0..units.len())
-            .map(|u| {
-                let mut seen = vec![false; units.len()];
-                let mut stack: Vec<NodeIndex> = graph.neighbors(NodeIndex::new(u)).collect();
-                while let Some(v) = stack.pop() {
-                    if !seen[v.index()] {
-                        seen[v.index()] = true;
-                        stack.extend(graph.neighbors(v));
-                    }
-                }
-                seen
-            })
+        let stmts = (0..n)
+            .map(|k| stmt_of(region, k, extents[k].clone()))
             .collect();
-        let mut flows_from = vec![Vec::new(); n];
-        for (i, f) in flows.iter().enumerate() {
-            flows_from[f.from].push(i);
-        }
+        let reach = reach_of(&graph);
+        let flows_from = flows_from(n, &flows);
         let params: Vec<String> = names
             .params
             .values()
@@ -252,6 +191,95 @@ impl PipelineGraph {
             flows,
             reach,
         })
+    }
+
+    /// The graph of a time block of more steps ([`time_blocks`]' `region`,
+    /// with its `units`), from `two`, the graph of the same body's block of
+    /// two steps (`two_region`), without isl: a statement's extents are its
+    /// copy's in the block of two, and every flow dependence of the block of
+    /// two repeats at each step (one within a step at every step, one from a
+    /// step to the next between every two steps, one into a copy back from
+    /// as many steps before the block's end). Its edges are the flow
+    /// dependences only: it serves the cost of the whole block as one group
+    /// ([`crate::transform::time_choice`]), not the DP.
+    ///
+    /// [`time_blocks`]: crate::transform::time_blocks::time_blocks
+    pub fn repeat_steps(
+        two: &PipelineGraph,
+        two_region: &Region,
+        region: &Region,
+        units: &[Vec<usize>],
+    ) -> PipelineGraph {
+        let (two_roles, roles) = (step_roles(two_region), step_roles(region));
+        let steps = roles
+            .iter()
+            .filter_map(|r| match r {
+                StepRole::Step(s, _) => Some(*s + 1),
+                StepRole::Other(_) => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let at = |role: StepRole| roles.iter().position(|r| *r == role);
+        let two_at = |role: StepRole| two_roles.iter().position(|r| *r == role);
+        let n = region.stages.len();
+        let stmts = (0..n)
+            .map(|k| {
+                let copy = match roles[k] {
+                    StepRole::Step(s, i) => two_at(StepRole::Step(s.min(1), i)),
+                    other => two_at(other),
+                };
+                let extents = copy.map_or_else(
+                    || vec![None; region.stages[k].iterators.len()],
+                    |c| two.stmts[c].extents.clone(),
+                );
+                stmt_of(region, k, extents)
+            })
+            .collect();
+        let mut flows = Vec::new();
+        for f in &two.flows {
+            let pairs: Vec<(Option<usize>, Option<usize>)> =
+                match (two_roles[f.from], two_roles[f.to]) {
+                    (StepRole::Step(0, i), StepRole::Step(t, j)) => (0..steps.saturating_sub(t))
+                        .map(|s| (at(StepRole::Step(s, i)), at(StepRole::Step(s + t, j))))
+                        .collect(),
+                    // Within the second step: already repeated from the first.
+                    (StepRole::Step(_, _), StepRole::Step(_, _)) => Vec::new(),
+                    (StepRole::Step(s, i), to @ StepRole::Other(_)) => {
+                        let before_end = 1 - s.min(1);
+                        match steps.checked_sub(1 + before_end) {
+                            Some(s) => vec![(at(StepRole::Step(s, i)), at(to))],
+                            None => Vec::new(),
+                        }
+                    }
+                    (from, to) => vec![(at(from), at(to))],
+                };
+            for (a, b) in pairs {
+                if let (Some(from), Some(to)) = (a, b) {
+                    flows.push(Flow {
+                        from,
+                        to,
+                        align: f.align.clone(),
+                    });
+                }
+            }
+        }
+        let (unit_of, mut graph) = unit_nodes(n, units);
+        for f in &flows {
+            let (ua, ub) = (unit_of[f.from], unit_of[f.to]);
+            if ua != ub {
+                graph.update_edge(NodeIndex::new(ua), NodeIndex::new(ub), ());
+            }
+        }
+        PipelineGraph {
+            reach: reach_of(&graph),
+            flows_from: flows_from(n, &flows),
+            graph,
+            units: units.to_vec(),
+            unit_of,
+            stmts,
+            flows,
+            assumed: two.assumed.clone(),
+        }
     }
 
     /// Whether unit `v` is reachable from unit `u` by one edge or more.
@@ -338,6 +366,118 @@ impl crate::transform::dp_grouping::Dag for PipelineGraph {
     fn convex(&self, group: &[usize]) -> bool {
         PipelineGraph::convex(self, group)
     }
+}
+
+/// Where a statement of a time block sits: the `i`-th statement of step
+/// `s` of the body, or the `i`-th other statement (a copy back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StepRole {
+    Step(usize, usize),
+    Other(usize),
+}
+
+/// The role of each statement of `region` (a time block: its statements
+/// carry their [`time_step`](crate::model::program::Stage::time_step)).
+fn step_roles(region: &Region) -> Vec<StepRole> {
+    let mut count: BTreeMap<Option<usize>, usize> = BTreeMap::new();
+    region
+        .stages
+        .iter()
+        .map(|s| {
+            let c = count.entry(s.time_step).or_default();
+            *c += 1;
+            match s.time_step {
+                Some(t) => StepRole::Step(t, *c - 1),
+                None => StepRole::Other(*c - 1),
+            }
+        })
+        .collect()
+}
+
+/// What the cost model needs of statement `k` of `region`, with its
+/// `extents` under the estimates.
+fn stmt_of(region: &Region, k: usize, extents: Vec<Option<i64>>) -> Stmt {
+    let s = &region.stages[k];
+    let data = |kind: AccessKind| -> Vec<String> {
+        let mut v: Vec<String> = s
+            .accesses
+            .iter()
+            .filter(|a| a.kind == kind)
+            .map(|a| a.data.clone())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let writes = data(AccessKind::Write);
+    let bytes = writes
+        .first()
+        .and_then(|d| region.data_types.get(d))
+        .map_or(8, |t| elem_bytes(t));
+    Stmt {
+        depth: s.iterators.len(),
+        extents,
+        bytes,
+        writes,
+        reads: data(AccessKind::Read),
+        ops: s
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Read)
+            .count()
+            .max(1) as i64,
+        opaque: !s.analysable,
+        conditional: s
+            .analysed()
+            .unwrap_or_default()
+            .iter()
+            .filter(|a| a.kind == AccessKind::Write && a.conditional)
+            .map(|a| a.data.clone())
+            .collect(),
+    }
+}
+
+/// The unit of each of `n` statements, and a graph with one node per unit
+/// (node `u` is unit `u`) and no edges yet.
+fn unit_nodes(n: usize, units: &[Vec<usize>]) -> (Vec<usize>, DiGraph<usize, ()>) {
+    let mut unit_of = vec![0; n];
+    for (u, ks) in units.iter().enumerate() {
+        for k in ks {
+            unit_of[*k] = u;
+        }
+    }
+    let mut graph: DiGraph<usize, ()> = DiGraph::new();
+    for u in 0..units.len() {
+        graph.add_node(u);
+    }
+    (unit_of, graph)
+}
+
+/// `reach[u][v]`: node `v` of `graph` is reachable from `u` by one edge or more.
+fn reach_of(graph: &DiGraph<usize, ()>) -> Vec<Vec<bool>> {
+    let n = graph.node_count();
+    (0..n)
+        .map(|u| {
+            let mut seen = vec![false; n];
+            let mut stack: Vec<NodeIndex> = graph.neighbors(NodeIndex::new(u)).collect();
+            while let Some(v) = stack.pop() {
+                if !seen[v.index()] {
+                    seen[v.index()] = true;
+                    stack.extend(graph.neighbors(v));
+                }
+            }
+            seen
+        })
+        .collect()
+}
+
+/// Per statement (of `n`), the indices of the `flows` it produces.
+fn flows_from(n: usize, flows: &[Flow]) -> Vec<Vec<usize>> {
+    let mut from = vec![Vec::new(); n];
+    for (i, f) in flows.iter().enumerate() {
+        from[f.from].push(i);
+    }
+    from
 }
 
 /// Bytes of one element of the C type `ty` (8 when unknown).
