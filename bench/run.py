@@ -41,7 +41,7 @@ VARIANTS = [
     ("flextile --rectangle", ["--rectangle", "--tile-sizes", "{T}"]),
     ("flextile --scalene", ["--scalene", "--tile-sizes", "{T}"]),
     # No sizes: the cost model groups the nests and sizes each group's tiles
-    # (--grouping dp); time-iterated stencils take the default sizes.
+    # (--grouping dp); time-iterated stencils: the block depth and sizes, or the original loops.
     ("flextile --rectangle, model", ["--rectangle"]),
     ("flextile --scalene, model", ["--scalene"]),
     ("flextile --rectangle, all stored", ["--rectangle", "--tile-sizes", "{T}"]),

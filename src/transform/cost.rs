@@ -14,7 +14,8 @@
 //! spill past the cache they were sized for), redundant computation (the
 //! points a tile computes, its own and recomputed, each weighted by its
 //! statement's reads), load balance over the cores (the idle fraction of
-//! the last wave of tiles) and the spread of the stages' extents. The
+//! the last wave of tasks: the tiles of the outermost tile loop, the
+//! parallel one) and the spread of the stages' extents. The
 //! paper adds per-tile ratios with weights fitted to its Xeon (Table 2) and
 //! sums them over the groups; the units of its terms are not given, and
 //! read as bytes, points and fractions they make every grouping of more
@@ -106,7 +107,8 @@ pub fn parse_size(s: &str) -> Option<i64> {
 pub struct Weights {
     /// Per byte a tile loads or stores from memory.
     pub w1: f64,
-    /// Per unit of idle fraction of the cores in the last wave of tiles.
+    /// Per unit of idle fraction of the cores in the last wave of tasks (the
+    /// outermost tile loop's tiles).
     pub w2: f64,
     /// Per read a tile performs computing its points (own and recomputed).
     pub w3: f64,
@@ -344,7 +346,8 @@ pub struct Costed {
     pub overlap: f64,
     /// Tiles.
     pub tiles: i64,
-    /// Idle fraction of the cores in the last wave of tiles.
+    /// Idle fraction of the cores in the last wave of tasks (the outermost
+    /// tile loop's tiles).
     pub idle: f64,
     /// Spread of the stages' extents.
     pub dim_diff: f64,
@@ -534,9 +537,12 @@ fn evaluate(
     let tiles: i64 = (0..geo.depth)
         .map(|d| (dims[d] + sizes[d] - 1) / sizes[d].max(1))
         .fold(1i64, |t, n| t.saturating_mul(n.max(1)));
+    // The cores share the iterations of the outermost tile loop (the
+    // parallel one): its tiles are the tasks.
+    let tasks = (dims[0] + sizes[0] - 1) / sizes[0].max(1);
     let cores = m.cores.max(1);
-    let waves = (tiles + cores - 1) / cores;
-    let idle = (waves * cores - tiles) as f64 / (waves * cores).max(1) as f64;
+    let waves = (tasks.max(1) + cores - 1) / cores;
+    let idle = (waves * cores - tasks.max(1)) as f64 / (waves * cores) as f64;
     let dim_diff = dim_spread(geo);
     let cost =
         tiles as f64 * (w.w1 * bytes + w.w3 * ops) * (1.0 + w.w2 * idle) * (1.0 + w.w4 * dim_diff);
@@ -654,9 +660,14 @@ mod tests {
         let big = evaluate(&geo, &m, &CALIBRATED, vec![128, 256], 1e9, Level::Given);
         assert!(big.overlap / big.computed < c.overlap / c.computed);
         // 5 tiles on 4 cores: 3 of the 8 slots of two waves idle.
-        let five = evaluate(&geo, &m, &CALIBRATED, vec![1024, 205], 1e9, Level::Given);
+        let five = evaluate(&geo, &m, &CALIBRATED, vec![205, 1024], 1e9, Level::Given);
         assert_eq!(five.tiles, 5);
         assert_eq!(five.idle, 3.0 / 8.0);
+        // Only the outermost tile loop is parallel: 5 tiles along the inner
+        // loop are one task, and 3 of the 4 cores idle.
+        let inner = evaluate(&geo, &m, &CALIBRATED, vec![1024, 205], 1e9, Level::Given);
+        assert_eq!(inner.tiles, 5);
+        assert_eq!(inner.idle, 3.0 / 4.0);
         // A scratchpad past the cache spills.
         let small = evaluate(&geo, &m, &CALIBRATED, vec![32, 256], 1024.0, Level::Given);
         assert!(small.bytes > c.bytes);

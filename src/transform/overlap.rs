@@ -71,7 +71,7 @@ use crate::transform::fuse::minimal_shifts;
 pub use crate::transform::overlap_groups::GroupingStrategy;
 use crate::transform::overlap_groups::{flatten, form_groups, restrict, Groups};
 use crate::transform::overlap_tree::build_tree;
-use isl_rs::{Context, DimType, Map, Schedule, UnionAccessInfo, UnionMap, UnionSet};
+use isl_rs::{Context, DimType, Map, Schedule, UnionMap, UnionSet};
 use log::info;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -290,7 +290,9 @@ pub(crate) fn analyse_group(
     let sizes = aligned_sizes(&spec.sizes, depth);
     let classic = classic_dim(spec.overlap_dims.as_deref(), depth, &sizes, span)?;
     let ctx = model.schedule.get_ctx();
-    check_race_free(region, model, deps, units, span)?;
+    // The reads of values from before the group (its live-in data).
+    let live_in = live_in_reads(model)?;
+    check_race_free(region, model, deps, units, &live_in, span)?;
 
     // Alignment and scaling (§3.7): up- and down-sampling stages are tiled in
     // scaled coordinates where every dependence distance is constant.
@@ -388,7 +390,6 @@ pub(crate) fn analyse_group(
     let regions: Vec<Map> = regions.into_iter().flatten().collect();
 
     let footprints = footprints(region, &regions, &shifts, &scales, &sizes)?;
-    let live_in = live_in_reads(model)?;
     let (storage, loads) = plan_storage(
         region,
         names,
@@ -789,12 +790,14 @@ fn consumer_sets(region: &Region, flow: &UnionMap) -> Result<Vec<BTreeSet<usize>
 
 /// Refuses groups whose overlapping tiles would race on the original arrays:
 /// accumulations (output dependences), and in-place updates of values that
-/// come from before the group.
+/// come from before the group (`live_in`: the reads of such values,
+/// [`live_in_reads`]).
 fn check_race_free(
     region: &Region,
     model: &RegionModel,
     deps: &Dependences,
     units: &[Vec<usize>],
+    live_in: &UnionMap,
     span: Span,
 ) -> Result<()> {
     // A stage tiled alone computes just its own part per tile (nothing is
@@ -863,13 +866,7 @@ fn check_race_free(
         return Err(Error::inapplicable(d));
     }
     // Reads whose value may come from before the chain, of data the chain writes.
-    let no_source = UnionAccessInfo::from_sink(model.reads.copy().map_err(isl_err)?)
-        .and_then(|a| a.set_must_source(model.must_writes.copy()?))
-        .and_then(|a| a.set_may_source(model.may_writes.copy()?))
-        .and_then(|a| a.set_schedule(model.schedule.copy()?))
-        .and_then(|a| a.compute_flow())
-        .and_then(|f| f.get_may_no_source())
-        .map_err(isl_err)?;
+    let no_source = live_in.copy().map_err(isl_err)?;
     let written = model
         .may_writes
         .copy()
