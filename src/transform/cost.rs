@@ -21,9 +21,14 @@
 //! read as bytes, points and fractions they make every grouping of more
 //! than one stage lose (its -w2 term even pays for splitting). Here the
 //! terms are combined into an estimate of the region's time, so that costs
-//! add up over groups: `tiles * (w1*bytes + w3*ops) * (1 + w2*idle) *
-//! (1 + w4*spread)`, with [`CALIBRATED`] weights (bytes and reads of one
-//! tile; `--cost-weights` sets them).
+//! add up over groups: `tiles * (w1*bytes + w3*ops) * (1 + w2*idle/(1 -
+//! idle)) * (1 + w4*spread)`, with [`CALIBRATED`] weights (bytes and reads
+//! of one tile; with `w2 = 1` the idle factor is the makespan's: the last
+//! wave of tasks leaves a fraction `idle` of the cores unused;
+//! `--cost-weights` sets them). Where the sizes leave the parallel loop
+//! fewer tiles than cores, COSTFORCACHESIZE also costs that loop cut into
+//! one tile per core (not in the paper: local-laplacian's 3-D groups had
+//! an outer tile loop of 2 tiles, for 16 cores).
 
 use crate::model::program::Region;
 use crate::transform::align::{gcd, propagate_scales};
@@ -425,7 +430,48 @@ fn cost_for_cache_size(
 ) -> Costed {
     let footprint = tile_footprint(geo, cache, m.cores);
     let sizes = compute_tile_sizes(geo, footprint, m.innermost);
-    evaluate(geo, m, w, sizes, cache as f64, level)
+    let split = split_for_cores(geo, &sizes, m.cores);
+    let costed = evaluate(geo, m, w, sizes, cache as f64, level);
+    // Fewer tasks than cores along the parallel loop: the outermost loop
+    // cut into one tile per core is a candidate too.
+    match split {
+        Some(s) => {
+            let other = evaluate(geo, m, w, s, cache as f64, level);
+            match other.cost < costed.cost {
+                true => other,
+                false => costed,
+            }
+        }
+        None => costed,
+    }
+}
+
+/// The tasks the cores share: the tiles of the outermost tile loop with more
+/// than one (the parallel loop: isl generates no loop for a tile loop of
+/// one iteration), or 1.
+fn tasks(dims: &[i64], sizes: &[i64]) -> i64 {
+    dims.iter()
+        .zip(sizes)
+        .map(|(d, s)| (d + s - 1) / (*s).max(1))
+        .find(|t| *t > 1)
+        .unwrap_or(1)
+}
+
+/// `sizes` with the outermost loop cut into as many tiles as there are
+/// cores (rounded down to a multiple of its scales), when `sizes` give the
+/// outermost tile loop (the parallel one) fewer tiles than cores; `None`
+/// otherwise, or when it cannot be cut finer.
+fn split_for_cores(geo: &Geometry, sizes: &[i64], cores: i64) -> Option<Vec<i64>> {
+    let (dims, lcm) = (dim_sizes(geo), scale_lcm(geo));
+    if tasks(&dims, sizes) >= cores {
+        return None;
+    }
+    let per_core = (dims[0] / cores.max(1) / lcm[0]).max(1) * lcm[0];
+    (per_core < sizes[0]).then(|| {
+        let mut s = sizes.to_vec();
+        s[0] = per_core;
+        s
+    })
 }
 
 /// Largest extent per loop over the statements (scaled).
@@ -537,15 +583,17 @@ fn evaluate(
     let tiles: i64 = (0..geo.depth)
         .map(|d| (dims[d] + sizes[d] - 1) / sizes[d].max(1))
         .fold(1i64, |t, n| t.saturating_mul(n.max(1)));
-    // The cores share the iterations of the outermost tile loop (the
-    // parallel one): its tiles are the tasks.
-    let tasks = (dims[0] + sizes[0] - 1) / sizes[0].max(1);
+    let tasks = tasks(&dims, &sizes);
     let cores = m.cores.max(1);
     let waves = (tasks.max(1) + cores - 1) / cores;
     let idle = (waves * cores - tasks.max(1)) as f64 / (waves * cores) as f64;
     let dim_diff = dim_spread(geo);
-    let cost =
-        tiles as f64 * (w.w1 * bytes + w.w3 * ops) * (1.0 + w.w2 * idle) * (1.0 + w.w4 * dim_diff);
+    // With a fraction `idle` of the cores idle in the last wave, the tiles
+    // take 1 / (1 - idle) times as long as their work spread evenly.
+    let cost = tiles as f64
+        * (w.w1 * bytes + w.w3 * ops)
+        * (1.0 + w.w2 * idle / (1.0 - idle))
+        * (1.0 + w.w4 * dim_diff);
     Costed {
         cost,
         sizes,
@@ -663,13 +711,49 @@ mod tests {
         let five = evaluate(&geo, &m, &CALIBRATED, vec![205, 1024], 1e9, Level::Given);
         assert_eq!(five.tiles, 5);
         assert_eq!(five.idle, 3.0 / 8.0);
-        // Only the outermost tile loop is parallel: 5 tiles along the inner
-        // loop are one task, and 3 of the 4 cores idle.
+        // The outermost tile loop of one tile is not generated: the 5
+        // tiles of the next one are the tasks.
         let inner = evaluate(&geo, &m, &CALIBRATED, vec![1024, 205], 1e9, Level::Given);
         assert_eq!(inner.tiles, 5);
-        assert_eq!(inner.idle, 3.0 / 4.0);
+        assert_eq!(inner.idle, 3.0 / 8.0);
+        // Only the outermost tile loop with several tiles is parallel: 2
+        // tiles along it are 2 tasks, whatever the inner loops hold.
+        let two = evaluate(&geo, &m, &CALIBRATED, vec![512, 256], 1e9, Level::Given);
+        assert_eq!(two.tiles, 8);
+        assert_eq!(two.idle, 2.0 / 4.0);
         // A scratchpad past the cache spills.
         let small = evaluate(&geo, &m, &CALIBRATED, vec![32, 256], 1024.0, Level::Given);
         assert!(small.bytes > c.bytes);
+    }
+
+    /// An outer loop of 2 tiles on 4 cores: half the machine idle (the
+    /// makespan doubles); cut into one tile per core, every core works, and
+    /// that costs less.
+    #[test]
+    fn too_few_tasks_cut_the_parallel_loop() {
+        let mut s = stmt(0, 0, 4096, true);
+        s.extent = vec![Some(4), Some(4096)];
+        let geo = Geometry {
+            depth: 2,
+            stmts: vec![s],
+            reuse: vec![1.0, 1.0],
+        };
+        let m = Machine {
+            l1: 32 << 10,
+            l2: 1 << 20,
+            cores: 4,
+            innermost: 4096,
+        };
+        let halves = evaluate(&geo, &m, &CALIBRATED, vec![2, 4096], 1e9, Level::Given);
+        assert_eq!(halves.idle, 0.5);
+        assert_eq!(
+            halves.cost,
+            halves.tiles as f64 * (halves.bytes + halves.ops) * 2.0
+        );
+        assert_eq!(split_for_cores(&geo, &[2, 4096], 4), Some(vec![1, 4096]));
+        assert_eq!(split_for_cores(&geo, &[1, 4096], 4), None);
+        let split = evaluate(&geo, &m, &CALIBRATED, vec![1, 4096], 1e9, Level::Given);
+        assert_eq!(split.idle, 0.0);
+        assert!(split.cost < halves.cost);
     }
 }
