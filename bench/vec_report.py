@@ -22,7 +22,8 @@ store of S3 takes S3's line); in ORIGINAL, line 57 is the nest's pragma (its
 innermost `for` follows) or the statement (its innermost `for` precedes it).
 Prints each loop that loses it and exits 1 if any does.
 
-The compiler is $CC (gcc by default; clang reads its -Rpass remarks).
+The compiler is $CC (gcc by default; clang reads its -Rpass remarks), with
+-march=$MARCH (default native).
 
 Usage: bench/vec_report.py [FILE.c ...]
        bench/vec_report.py --check ORIGINAL.c OUTPUT.c [-I DIR]
@@ -34,7 +35,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CFLAGS = ["-O3", "-march=native", "-fopenmp", "-ffp-contract=off", "-fno-fast-math",
+CFLAGS = ["-O3", "-march=" + os.environ.get("MARCH", "native"), "-fopenmp", "-ffp-contract=off", "-fno-fast-math",
           "-std=gnu99", "-Wno-unknown-pragmas", "-I", os.path.join(ROOT, "benchmarks")]
 FOR = re.compile(r"\s*for \(")
 
