@@ -161,6 +161,34 @@ pub struct Options {
     pub dep_file: Option<PathBuf>,
 }
 
+impl Options {
+    /// The cost model chooses the groups and sizes of overlapped tiles
+    /// (`--grouping dp` without `--tile-sizes`).
+    fn model_chooses_sizes(&self) -> bool {
+        self.grouping == GroupingStrategy::Dp && self.tile_sizes.is_none()
+    }
+
+    /// What the cost model reads of the options.
+    fn model_spec(&self) -> ModelSpec {
+        ModelSpec {
+            machine: self.machine.clone(),
+            weights: self.weights,
+            estimates: self.estimates.clone(),
+            sizes_given: self.tile_sizes.is_some(),
+        }
+    }
+
+    /// The same options without overlapped tiling.
+    fn without_overlap(&self) -> Options {
+        Options {
+            overlap: None,
+            overlap_dims: None,
+            overlap_tolerance: None,
+            ..self.clone()
+        }
+    }
+}
+
 /// A failed compilation: the error and the file its spans point into.
 pub struct Failure {
     /// What went wrong.
@@ -580,14 +608,8 @@ fn compile_region_once(
             program.file.path
         );
     }
-    let plain = Options {
-        overlap: None,
-        overlap_dims: None,
-        overlap_tolerance: None,
-        ..opts.clone()
-    };
     let banner = ["overlapped tiling does not apply (see the warning)".to_string()];
-    as_asked(&plain, helpers, warnings, &banner)
+    as_asked(&opts.without_overlap(), helpers, warnings, &banner)
 }
 
 /// What the banner says when the model uses macro values (`i * N`): the

@@ -265,19 +265,14 @@ fn transform(
                 max_group: simpler.max_group,
                 isolate_points: !simpler.atomic_points,
                 point_chunk: opts.point_chunk,
-                model: ModelSpec {
-                    machine: opts.machine.clone(),
-                    weights: opts.weights,
-                    estimates: opts.estimates.clone(),
-                    sizes_given: opts.tile_sizes.is_some(),
-                },
+                model: opts.model_spec(),
             },
             region.pragma_span,
         )?;
         // Sizes apply to the innermost loops; the banner shows those used.
         let sizes = &sizes[sizes.len().saturating_sub(deepest)..];
         summary.push(match &opts.overlap_dims {
-            None if opts.grouping == GroupingStrategy::Dp && opts.tile_sizes.is_none() => {
+            None if opts.model_chooses_sizes() => {
                 format!(
                     "overlapped tiling ({shape:?} trapezoids), groups and tile sizes from the cost model: {}",
                     model_sizes(&o.group_sizes)

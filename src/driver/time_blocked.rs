@@ -14,7 +14,7 @@ use crate::diag::{Diagnostic, Error, Result};
 use crate::model::isl_ext::new_context;
 use crate::model::polyhedral;
 use crate::model::program::{CmpOp, Region};
-use crate::transform::overlap::{GroupingStrategy, ModelSpec};
+use crate::transform::overlap::GroupingStrategy;
 use crate::transform::time_blocks::time_blocks;
 use crate::transform::time_choice::{self, Decision};
 use log::info;
@@ -52,18 +52,13 @@ pub(super) fn compile_time_blocked(
         warnings.push(w);
     }
     let mut chosen = None;
-    if opts.tile_sizes.is_none() && opts.grouping == GroupingStrategy::Dp {
+    if opts.model_chooses_sizes() {
         let choice = time_choice::choose(
             region,
             names,
             opts.assume.as_deref(),
             opts.max_dependence_operations,
-            &ModelSpec {
-                machine: opts.machine.clone(),
-                weights: opts.weights,
-                estimates: opts.estimates.clone(),
-                sizes_given: false,
-            },
+            &opts.model_spec(),
             &naming.helper,
         )?;
         let (line, _) = program.file.line_col(region.pragma_span.start);
@@ -75,14 +70,15 @@ pub(super) fn compile_time_blocked(
         }
         match choice.decision {
             Decision::Original => {
-                let plain = Options {
-                    overlap: None,
-                    overlap_dims: None,
-                    overlap_tolerance: None,
-                    ..opts.clone()
-                };
                 let banner = ["the cost model keeps the original loops of the time loop: no time block costs less per step (--explain)".to_string()];
-                return compile_region_as_asked(&plain, shared, region, helpers, warnings, &banner);
+                return compile_region_as_asked(
+                    &opts.without_overlap(),
+                    shared,
+                    region,
+                    helpers,
+                    warnings,
+                    &banner,
+                );
             }
             Decision::Blocks(steps, sizes) => chosen = Some((steps, sizes)),
             Decision::Defaults => {}

@@ -679,6 +679,16 @@ mod tests {
         assert_eq!(compute_tile_sizes(&small, 1e9, 256), vec![100, 100]);
     }
 
+    /// 32 KiB L1, 1 MiB L2, `cores` cores, innermost tiles of `innermost`.
+    fn machine(cores: i64, innermost: i64) -> Machine {
+        Machine {
+            l1: 32 << 10,
+            l2: 1 << 20,
+            cores,
+            innermost,
+        }
+    }
+
     #[test]
     fn cost_counts_traffic_work_and_idle_cores() {
         let mut producer = stmt(1, 1, 1024, false);
@@ -688,12 +698,7 @@ mod tests {
             stmts: vec![producer, stmt(0, 0, 1024, true)],
             reuse: vec![3.0, 3.0],
         };
-        let m = Machine {
-            l1: 32 << 10,
-            l2: 1 << 20,
-            cores: 4,
-            innermost: 256,
-        };
+        let m = machine(4, 256);
         let c = evaluate(&geo, &m, &CALIBRATED, vec![32, 256], 1e9, Level::Given);
         // The producer computes 34 x 258 points, the consumer 32 x 256.
         assert_eq!(c.computed, (34.0 * 258.0) + 32.0 * 256.0);
@@ -738,12 +743,7 @@ mod tests {
             stmts: vec![s],
             reuse: vec![1.0, 1.0],
         };
-        let m = Machine {
-            l1: 32 << 10,
-            l2: 1 << 20,
-            cores: 4,
-            innermost: 4096,
-        };
+        let m = machine(4, 4096);
         let halves = evaluate(&geo, &m, &CALIBRATED, vec![2, 4096], 1e9, Level::Given);
         assert_eq!(halves.idle, 0.5);
         assert_eq!(
