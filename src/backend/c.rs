@@ -33,6 +33,9 @@ pub struct CPrinter<'a> {
     by_index: &'a [Stage],
     /// The OpenMP lines.
     omp: OmpLines,
+    /// The group whose tile buffers the threads of the parallel loop now
+    /// printed allocated on their heaps (before the loop), if any.
+    hoisted: Cell<Option<usize>>,
     /// Whether the code printed now runs in a team's block, outside its
     /// worksharing loops (a parallel loop is then an `omp for`).
     in_team: Cell<bool>,
@@ -57,6 +60,7 @@ impl<'a> CPrinter<'a> {
             stages: stages.iter().map(|s| (s.name.as_str(), s)).collect(),
             by_index: stages,
             omp,
+            hoisted: Cell::new(None),
             in_team: Cell::new(false),
             storage,
             prefix: prefix.to_string(),
@@ -73,6 +77,9 @@ impl<'a> CPrinter<'a> {
     }
 
     fn node(&self, n: &CNode, indent: &str, out: &mut String) -> Result<()> {
+        if let Some(group) = self.per_thread_tiles(n) {
+            return self.per_thread_team(n, group, indent, out);
+        }
         let inner = format!("{indent}{INDENT}");
         match n {
             CNode::For {
@@ -193,6 +200,15 @@ impl<'a> CPrinter<'a> {
                     format!("{} {}{}{dims}", sp.elem_type, self.prefix, sp.name)
                 };
                 let mut pools_done = Vec::new();
+                let (heap, buffers): (Vec<&Buffer>, Vec<&Buffer>) =
+                    buffers.into_iter().partition(|b| b.alloc.is_heap());
+                // Heap buffers no thread allocated for its tiles: each tile
+                // allocates its own.
+                let own_heap = match (at, self.hoisted.get()) {
+                    (Placement::Tile { group }, Some(h)) if *group == h => Vec::new(),
+                    _ => heap,
+                };
+                out.push_str(&self.tile_heap_declarations(&own_heap, &inner));
                 for sp in &buffers {
                     // Cache-line aligned. The explicit alignment also makes
                     // gcc 12 realign the OpenMP outlined function's frame: at
@@ -223,10 +239,186 @@ impl<'a> CPrinter<'a> {
                     }
                 }
                 self.print(body, &inner, out)?;
+                out.push_str(&tile_heap_frees(&self.prefix, &own_heap, &inner));
                 out.push_str(&format!("{indent}}}\n"));
             }
         }
         Ok(())
+    }
+
+    /// The group whose tile buffers the threads running `n` allocate first:
+    /// `n` is a parallel loop (no such allocation printed around it yet) and
+    /// the tiles in it are all of one group, whose buffers live on the heap.
+    fn per_thread_tiles(&self, n: &CNode) -> Option<usize> {
+        let CNode::For {
+            parallel: true,
+            body,
+            ..
+        } = n
+        else {
+            return None;
+        };
+        if self.hoisted.get().is_some() {
+            return None;
+        }
+        let mut groups = Vec::new();
+        tile_groups(body, &mut groups);
+        let [group] = groups[..] else {
+            return None;
+        };
+        let storage = self.storage?;
+        storage
+            .buffers_at(Placement::Tile { group })
+            .any(|b| b.alloc == Alloc::PerThread)
+            .then_some(group)
+    }
+
+    /// Prints the parallel loop `n` inside a team of threads that each
+    /// allocate the heap buffers of `group`'s tiles once, before the loop's
+    /// `omp for`, and free them after it.
+    fn per_thread_team(
+        &self,
+        n: &CNode,
+        group: usize,
+        indent: &str,
+        out: &mut String,
+    ) -> Result<()> {
+        let storage = self
+            .storage
+            .ok_or_else(|| Error::internal("tile buffers without a storage plan"))?;
+        let heap: Vec<&Buffer> = storage
+            .buffers_at(Placement::Tile { group })
+            .filter(|b| b.alloc.is_heap())
+            .collect();
+        let was_team = self.in_team.get();
+        let mut inner = format!("{indent}{INDENT}");
+        out.push_str(&format!("{indent}{{\n"));
+        if !was_team {
+            out.push_str(&format!("{inner}{}\n{inner}{{\n", self.omp.team));
+            inner.push_str(INDENT);
+        }
+        out.push_str(&self.tile_heap_declarations(&heap, &inner));
+        self.in_team.set(true);
+        self.hoisted.set(Some(group));
+        let printed = self.node(n, &inner, out);
+        self.hoisted.set(None);
+        self.in_team.set(was_team);
+        printed?;
+        out.push_str(&tile_heap_frees(&self.prefix, &heap, &inner));
+        if !was_team {
+            out.push_str(&format!("{indent}{INDENT}}}\n"));
+        }
+        out.push_str(&format!("{indent}}}\n"));
+        Ok(())
+    }
+
+    /// Declarations of a tile's heap buffers (a pool once, as a pointer to
+    /// its union): each allocated with `malloc`, its start aligned to a
+    /// cache line, as the stack arrays are.
+    fn tile_heap_declarations(&self, heap: &[&Buffer], indent: &str) -> String {
+        let prefix = &self.prefix;
+        let array = |sp: &Buffer, star: bool| {
+            let dims: String = sp
+                .extents
+                .iter()
+                .skip(usize::from(star))
+                .map(|n| format!("[{}]", offset_text(n, &param_term)))
+                .collect();
+            match star {
+                true => format!("{} (*restrict {prefix}{}){dims}", sp.elem_type, sp.name),
+                false => format!("{} {prefix}{}{dims}", sp.elem_type, sp.name),
+            }
+        };
+        let mut out = String::new();
+        let mut pools_done = Vec::new();
+        for sp in heap {
+            let (pointer, bytes, what) = match sp.pool {
+                None => (
+                    array(sp, true),
+                    format!(
+                        "sizeof({}){}",
+                        sp.elem_type,
+                        sp.extents
+                            .iter()
+                            .map(|n| format!(" * (size_t){}", offset_text(n, &param_term)))
+                            .collect::<String>()
+                    ),
+                    format!("'{}'", sp.data.join("', '")),
+                ),
+                Some(p) if !pools_done.contains(&p) => {
+                    pools_done.push(p);
+                    let members: Vec<&&Buffer> =
+                        heap.iter().filter(|b| b.pool == Some(p)).collect();
+                    let fields: String = members
+                        .iter()
+                        .map(|b| format!(" {};", array(b, false)))
+                        .collect();
+                    let data: Vec<String> = members.iter().map(|b| b.data.join("', '")).collect();
+                    (
+                        format!("union {{{fields} }} *restrict {prefix}shared{p}"),
+                        format!("sizeof(*{prefix}shared{p})"),
+                        format!("'{}', lifetimes apart", data.join("', '")),
+                    )
+                }
+                Some(_) => continue,
+            };
+            let name = heap_name(prefix, sp);
+            out.push_str(&format!(
+                "{indent}{pointer}; /* tile-local {what}, on the heap */\n\
+                 {indent}void *{name}_mem = __builtin_malloc({bytes} + 63);\n\
+                 {indent}if (!{name}_mem)\n\
+                 {indent}  __builtin_abort();\n\
+                 {indent}{name} = __builtin_assume_aligned((void *)(((__UINTPTR_TYPE__){name}_mem + 63) & ~(__UINTPTR_TYPE__)63), 64);\n"
+            ));
+        }
+        out
+    }
+}
+
+/// The C variable of a tile heap buffer: its pool's pointer, or its own.
+fn heap_name(prefix: &str, sp: &Buffer) -> String {
+    match sp.pool {
+        Some(p) => format!("{prefix}shared{p}"),
+        None => format!("{prefix}{}", sp.name),
+    }
+}
+
+/// The `free`s of a tile's heap buffers (a pool once).
+fn tile_heap_frees(prefix: &str, heap: &[&Buffer], indent: &str) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for n in heap.iter().map(|b| heap_name(prefix, b)) {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    names
+        .iter()
+        .map(|n| format!("{indent}__builtin_free({n}_mem);\n"))
+        .collect()
+}
+
+/// The groups of the tile buffer blocks in `nodes`.
+fn tile_groups(nodes: &[CNode], groups: &mut Vec<usize>) {
+    for n in nodes {
+        match n {
+            CNode::Buffers {
+                at: Placement::Tile { group },
+                body,
+            } => {
+                if !groups.contains(group) {
+                    groups.push(*group);
+                }
+                tile_groups(body, groups);
+            }
+            CNode::For { body, .. } | CNode::Buffers { body, .. } => tile_groups(body, groups),
+            CNode::If { then, els, .. } => {
+                tile_groups(then, groups);
+                if let Some(e) = els {
+                    tile_groups(e, groups);
+                }
+            }
+            CNode::Stmt { .. } => {}
+        }
     }
 }
 
@@ -665,6 +857,9 @@ impl CPrinter<'_> {
 /// has one; in a scope, a pointer into its pool).
 fn scratch_name(prefix: &str, sp: &Buffer) -> String {
     match (sp.placement, sp.pool) {
+        (Placement::Tile { .. }, Some(p)) if sp.alloc.is_heap() => {
+            format!("{prefix}shared{p}->{prefix}{}", sp.name)
+        }
         (Placement::Tile { .. }, Some(p)) => format!("{prefix}shared{p}.{prefix}{}", sp.name),
         _ => format!("{prefix}{}", sp.name),
     }
@@ -834,6 +1029,28 @@ fn reindent(text: &str, indent: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::storage::IndexFn;
+
+    /// A pool's allocation is freed once, its members in any order among
+    /// the tile's other buffers.
+    #[test]
+    fn tile_heap_buffers_are_freed_once() {
+        let buf = |d: &str, pool| Buffer {
+            name: d.into(),
+            data: vec![d.into()],
+            elem_type: "float".into(),
+            extents: vec![Affine::constant(1024)],
+            index: IndexFn::default(),
+            placement: Placement::Tile { group: 0 },
+            alloc: Alloc::PerThread,
+            pool,
+        };
+        let (a, b, c) = (buf("A", Some(0)), buf("B", None), buf("C", Some(0)));
+        assert_eq!(
+            tile_heap_frees("ft_", &[&a, &b, &c], ""),
+            "__builtin_free(ft_shared0_mem);\n__builtin_free(ft_B_mem);\n"
+        );
+    }
 
     fn stmt() -> CNode {
         CNode::Stmt {

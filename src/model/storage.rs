@@ -112,6 +112,9 @@ pub enum Alloc {
     /// `malloc` once by every thread of the parallel loops its scope holds
     /// (`#pragma omp parallel` around their `omp for`), `free` at the
     /// scope's end: each thread reuses its buffer for all its iterations.
+    /// A tile's buffers too large for a thread's stack: allocated so around
+    /// the parallel loop of the tiles, or by each tile where no parallel
+    /// loop holds the tiles.
     PerThread,
 }
 
@@ -261,6 +264,27 @@ impl StoragePlan {
         self.buffers.iter().filter(move |b| b.placement == at)
     }
 
+    /// Bytes of one tile's buffers of group `group` (a pool counts once, at
+    /// its largest member); an element type of unknown size counts
+    /// `unknown_elem` bytes per element. `None` where an extent is not
+    /// constant.
+    pub fn tile_bytes(&self, group: usize, unknown_elem: u64) -> Option<u64> {
+        let mut pools: BTreeMap<usize, u64> = BTreeMap::new();
+        let mut total = 0u64;
+        for b in self.buffers_at(Placement::Tile { group }) {
+            let elem = crate::model::mdg::type_bytes(&b.elem_type).unwrap_or(unknown_elem);
+            let bytes = u64::try_from(b.elements()?).ok()?.checked_mul(elem)?;
+            match b.pool {
+                Some(p) => {
+                    let max = pools.entry(p).or_default();
+                    *max = (*max).max(bytes);
+                }
+                None => total = total.checked_add(bytes)?,
+            }
+        }
+        pools.values().try_fold(total, |t, b| t.checked_add(*b))
+    }
+
     /// The buffer of a buffer scope (not a tile) holding `data`, if any.
     pub fn scope_buffer(&self, data: &str) -> Option<&Buffer> {
         self.buffers.iter().find(|b| {
@@ -324,6 +348,36 @@ mod tests {
             Term::Param(p) => p.clone(),
         });
         assert_eq!(e.to_string(), "((-2 + (32 * c0)) + (1 * N))");
+    }
+
+    /// A tile's bytes: a pool counts once, at its largest member; a type of
+    /// unknown size counts what the caller says.
+    #[test]
+    fn tile_bytes_count_a_pool_once() {
+        let buf = |d: &str, ty: &str, n: i64, pool| Buffer {
+            name: format!("ft_{d}"),
+            data: vec![d.to_string()],
+            elem_type: ty.into(),
+            extents: vec![Affine::constant(n), Affine::constant(8)],
+            index: IndexFn::default(),
+            placement: Placement::Tile { group: 0 },
+            alloc: Alloc::Stack,
+            pool,
+        };
+        let plan = StoragePlan {
+            groups: vec![GroupStorage::default()],
+            buffers: vec![
+                buf("A", "double", 4, None),
+                buf("B", "float", 4, Some(0)),
+                buf("C", "float", 16, Some(0)),
+                buf("D", "pixel_t", 2, None),
+            ],
+        };
+        assert_eq!(
+            plan.tile_bytes(0, 32),
+            Some(4 * 8 * 8 + 16 * 8 * 4 + 2 * 8 * 32)
+        );
+        assert_eq!(plan.tile_bytes(1, 32), Some(0));
     }
 
     #[test]

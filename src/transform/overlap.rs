@@ -448,6 +448,7 @@ pub(crate) fn build_group(
     )?;
     let mut storage = a.storage.clone();
     crate::transform::sharing::share(&schedule, &mut storage, region)?;
+    crate::transform::storage::choose_tile_allocation(&mut storage);
     Ok((schedule, storage))
 }
 
