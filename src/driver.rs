@@ -93,6 +93,8 @@ pub const DEFAULT_MAX_ISL_OPERATIONS: u64 = 1_000_000;
 /// 4096 points) was faster with 1024.
 pub const DEFAULT_POINT_CHUNK: i64 = 256;
 
+pub use crate::transform::storage::DEFAULT_STACK_LIMIT;
+
 /// Everything the command line decides.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -138,6 +140,9 @@ pub struct Options {
     /// Rectangle tiles: chunk size of the innermost fused point loop (0:
     /// fused point by point).
     pub point_chunk: i64,
+    /// Overlapped tiling: the most bytes of scratchpads a tile keeps on its
+    /// thread's stack; more go to the heap (`--stack-limit`).
+    pub stack_limit: u64,
     /// Print per-stage tile footprints (overlapped tiling) and each
     /// region's macro dataflow graph costs on stdout.
     pub report: bool,

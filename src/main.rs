@@ -135,6 +135,12 @@ struct Cli {
     /// Fig. 14; default 256).
     #[arg(long, value_name = "N")]
     point_chunk: Option<i64>,
+    /// Overlapped tiling: the most bytes of scratchpads a tile keeps on the
+    /// stack of its thread; a tile with more allocates them on the heap,
+    /// once per thread (lower it where threads have small stacks, e.g.
+    /// musl's 128 KiB; 0: always the heap; default 4 MiB).
+    #[arg(long, value_name = "BYTES")]
+    stack_limit: Option<u64>,
     /// Budget of isl operations (allocations) per statement for generating
     /// a region's code; past it the region's schedule is made simpler, with
     /// a warning, or refused. 0: no limit.
@@ -507,6 +513,12 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if cli.point_chunk.is_some() && !cli.rectangle {
         return Err("--point-chunk needs --rectangle (scalene tiles run their stages one after another already)".into());
     }
+    if cli.stack_limit.is_some() && !cli.rectangle && !cli.scalene {
+        return Err(
+            "--stack-limit needs --rectangle or --scalene (only overlapped tiles have scratchpads)"
+                .into(),
+        );
+    }
     if let Some(c) = cli.point_chunk.filter(|c| *c < 0) {
         return Err(format!(
             "invalid point chunk {c}: it must be a positive number of points, or 0"
@@ -646,6 +658,9 @@ fn options(cli: &Cli) -> Result<Options, String> {
         point_chunk: cli
             .point_chunk
             .unwrap_or(flextile::driver::DEFAULT_POINT_CHUNK),
+        stack_limit: cli
+            .stack_limit
+            .unwrap_or(flextile::driver::DEFAULT_STACK_LIMIT),
         max_isl_operations: cli.max_isl_operations,
         max_dependence_operations: cli
             .max_dependence_operations

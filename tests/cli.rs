@@ -579,6 +579,10 @@ fn grouping_options_need_overlapped_tiling() {
             "--explain needs --rectangle or --scalene",
         ),
         (
+            &["--tile", "--stack-limit", "0"][..],
+            "--stack-limit needs --rectangle or --scalene",
+        ),
+        (
             &[
                 "--rectangle",
                 "--grouping",

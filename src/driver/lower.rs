@@ -265,6 +265,7 @@ fn transform(
                 max_group: simpler.max_group,
                 isolate_points: !simpler.atomic_points,
                 point_chunk: opts.point_chunk,
+                stack_limit: opts.stack_limit,
                 model: opts.model_spec(),
             },
             region.pragma_span,

@@ -141,6 +141,7 @@ fn opts() -> Options {
         estimates: Default::default(),
         explain: false,
         point_chunk: DEFAULT_POINT_CHUNK,
+        stack_limit: DEFAULT_STACK_LIMIT,
         report: false,
         emit_mdg: None,
         fatal_warnings: false,

@@ -448,7 +448,7 @@ pub(crate) fn build_group(
     )?;
     let mut storage = a.storage.clone();
     crate::transform::sharing::share(&schedule, &mut storage, region)?;
-    crate::transform::storage::choose_tile_allocation(&mut storage);
+    crate::transform::storage::choose_tile_allocation(&mut storage, spec.stack_limit);
     Ok((schedule, storage))
 }
 
@@ -581,6 +581,9 @@ pub struct OverlapSpec {
     /// chunks of this many points, the statements one after another inside
     /// a chunk (0: fused point by point, as in Fig. 14).
     pub point_chunk: i64,
+    /// The most bytes of scratchpads a tile keeps on its thread's stack
+    /// (`--stack-limit`).
+    pub stack_limit: u64,
     /// What the cost model reads (`--grouping dp`).
     pub model: ModelSpec,
 }

@@ -21,16 +21,19 @@ use isl_rs::{Aff, DimType, Map, Set, UnionMap, UnionSet};
 use log::info;
 use std::collections::BTreeSet;
 
-/// The largest scratchpad (in elements) of a tile: a guard against sizes
-/// that no machine's memory holds once per thread (32 MiB of doubles).
-const MAX_SCRATCHPAD_ELEMENTS: i64 = 1 << 22;
+/// The largest scratchpad (in elements) of a tile (2 MiB of doubles). The
+/// greedy grouping with hand-given sizes relies on it as a budget: a group
+/// whose scratchpads pass it is not formed (with 2^22 it formed groups of
+/// 17 heap buffers on local-laplacian at 32x256, 1.2x slower).
+const MAX_SCRATCHPAD_ELEMENTS: i64 = 1 << 18;
 
-/// The most bytes of scratchpads a tile declares on its thread's stack
-/// (threads' stacks are commonly 8 MiB, and the program's own frames share
-/// them); a tile with more allocates them on the heap, once per thread.
-/// Not lower: gcc 12 compiles the same tiles 5-25% slower with their
-/// buffers behind pointers (multiscale-interp at 32x256, 1.4 MiB a tile).
-pub(crate) const TILE_STACK_BYTES: u64 = 4 << 20;
+/// The default of the most bytes of scratchpads a tile declares on its
+/// thread's stack (`--stack-limit`; threads' stacks are commonly 8 MiB, and
+/// the program's own frames share them); a tile with more allocates them on
+/// the heap, once per thread. Not lower: gcc 12 compiles the same tiles
+/// 5-25% slower with their buffers behind pointers (multiscale-interp at
+/// 32x256, 1.4 MiB a tile).
+pub const DEFAULT_STACK_LIMIT: u64 = 4 << 20;
 
 /// Bytes assumed for an element of a type of unknown size (a typedef, a
 /// struct): more than any arithmetic type, so that such buffers leave the
@@ -38,12 +41,12 @@ pub(crate) const TILE_STACK_BYTES: u64 = 4 << 20;
 const UNKNOWN_ELEM_BYTES: u64 = 32;
 
 /// Chooses where each group's tile buffers live: on the stack, or, where a
-/// tile's buffers (after sharing) take more than [`TILE_STACK_BYTES`], on
-/// the heap of each thread ([`Alloc::PerThread`]).
-pub(crate) fn choose_tile_allocation(plan: &mut StoragePlan) {
+/// tile's buffers (after sharing) take more than `stack_limit` bytes, on the
+/// heap of each thread ([`Alloc::PerThread`]).
+pub(crate) fn choose_tile_allocation(plan: &mut StoragePlan, stack_limit: u64) {
     for group in 0..plan.groups.len() {
         let bytes = plan.tile_bytes(group, UNKNOWN_ELEM_BYTES);
-        if bytes.is_some_and(|b| b <= TILE_STACK_BYTES) {
+        if bytes.is_some_and(|b| b <= stack_limit) {
             continue;
         }
         info!(
@@ -307,7 +310,7 @@ pub(crate) fn plan_storage(
             return Err(Error::at(
                 span,
                 format!(
-                    "overlapped tiling: the tile-local copy of '{data}' would hold {} elements per tile; give every loop a tile size (--tile-sizes) small enough for a tile's copy to hold at most 2^22 elements",
+                    "overlapped tiling: the tile-local copy of '{data}' would hold {} elements per tile; give every loop a tile size (--tile-sizes) small enough for a tile's copy to hold at most 2^18 elements",
                     sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" x ")
                 ),
             ));

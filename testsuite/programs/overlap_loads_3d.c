@@ -10,11 +10,11 @@
  * (tile-independent) set of elements the group reads from before the chain
  * (storage.rs, `boxed_load`); flextile takes about a second.
  * Region 1: four 3-D stencils (pragma tile((8,5,16), parallel, wavefront));
- * region 2: two fused 3-D stencils. Kept as a regression test. With tiles
- * of 32x32x256 the tile's scratchpads (4.5 MiB) live on the heap.
+ * region 2: two fused 3-D stencils. Kept as a regression test. With
+ * --stack-limit 0 the tiles' scratchpads live on the heap.
  *
  * flextile-test: args: 1 1 7 1 | 7 8 8 1 | 14 11 8 2
- * flextile-test: options: --scalene | --rectangle | --scalene --tile-sizes 5,8,8 | --rectangle --tile-sizes 3,2,4 | --scalene --overlap-dims 0,2 --tile-sizes 4,3,5 | default | --rectangle --tile-sizes 32,32,256
+ * flextile-test: options: --scalene | --rectangle | --scalene --tile-sizes 5,8,8 | --rectangle --tile-sizes 3,2,4 | --scalene --overlap-dims 0,2 --tile-sizes 4,3,5 | default | --rectangle --tile-sizes 5,8,8 --stack-limit 0
  */
 
 #include <stdio.h>

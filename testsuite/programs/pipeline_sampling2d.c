@@ -12,12 +12,12 @@
  * Overlapped tiling must then tile in scaled coordinates (tile sizes that are
  * multiples of 2) and fuse all four nests (with 3,5 the fine nest is left
  * out of the group, as it cannot be aligned). Sizes 1 or 2 leave empty coarse
- * domains. Tiles of 512x1024 hold over 4 MiB of scratchpads: they live on
- * the heap, allocated once per thread (per tile without OpenMP). Output:
- * every array.
+ * domains. With --stack-limit 0 the scratchpads (a union of two among them)
+ * live on the heap, allocated once per thread (per tile without OpenMP).
+ * Output: every array.
  *
  * flextile-test: args: 20 30 | 5 3 | 3 3 | 1 1 | 2 9 | 37 41
- * flextile-test: options: default | --tile --tile-sizes 4,6 | --rectangle | --scalene | --scalene --tile-sizes 3,5 | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 6,2 | --rectangle --tile-sizes 2,2 | --rectangle --overlap-dims 1 --tile-sizes 4,8 | --scalene --overlap-dims 0 --tile-sizes 6,4 | --rectangle --tile-sizes 4,8 --point-chunk 0 | --rectangle --tile-sizes 4,16 --point-chunk 3 | --rectangle --tile-sizes 512,1024 | --scalene --tile-sizes 512,1024 | --no-openmp --scalene --tile-sizes 512,1024
+ * flextile-test: options: default | --tile --tile-sizes 4,6 | --rectangle | --scalene | --scalene --tile-sizes 3,5 | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 6,2 | --rectangle --tile-sizes 2,2 | --rectangle --overlap-dims 1 --tile-sizes 4,8 | --scalene --overlap-dims 0 --tile-sizes 6,4 | --rectangle --tile-sizes 4,8 --point-chunk 0 | --rectangle --tile-sizes 4,16 --point-chunk 3 | --scalene --stack-limit 0 | --rectangle --tile-sizes 4,8 --stack-limit 0 | --no-openmp --scalene --stack-limit 0
  */
 #include <stdio.h>
 #include <stdlib.h>
