@@ -72,6 +72,8 @@ struct Run<'a, 'c> {
     limit: usize,
     pred: Vec<Vec<usize>>,
     memo: HashMap<Vec<Vec<usize>>, Option<Costed>>,
+    /// Whether a set of vertices may form a group, as found.
+    valid: HashMap<Vec<usize>, bool>,
     exhausted: bool,
 }
 
@@ -103,9 +105,14 @@ impl Run<'_, '_> {
 
     /// Whether `h` may form a group: within the limit, convex, finite cost.
     fn valid(&mut self, h: &[usize]) -> bool {
-        h.len() <= self.limit
+        if let Some(v) = self.valid.get(h) {
+            return *v;
+        }
+        let v = h.len() <= self.limit
             && (h.len() == 1 || self.graph.convex(&self.units(h)))
-            && self.group_cost(h).is_some()
+            && self.group_cost(h).is_some();
+        self.valid.insert(h.to_vec(), v);
+        v
     }
 
     /// F(G) (Algorithm 1).
@@ -373,6 +380,7 @@ fn run(
         pred,
         limit,
         memo: HashMap::new(),
+        valid: HashMap::new(),
         exhausted: false,
     };
     // A dummy source before the sources (cost 0), final at once: the best

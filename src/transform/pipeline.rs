@@ -80,9 +80,42 @@ pub struct PipelineGraph {
     pub assumed: String,
     /// Per statement, its flow dependences (indices into `flows`) as producer.
     pub flows_from: Vec<Vec<usize>>,
-    /// `reach[u][v]`: unit `v` is reachable from unit `u` (a path of one
-    /// edge or more).
-    reach: Vec<Vec<bool>>,
+    /// Which units reach which (a path of one edge or more).
+    reach: Reach,
+}
+
+/// Reachability between the nodes of a graph, as bit sets: per node, the
+/// nodes it reaches and the nodes that reach it.
+#[derive(Clone, Debug)]
+struct Reach {
+    /// `to[u]`: the nodes reachable from `u`.
+    to: Vec<Vec<u64>>,
+    /// `from[v]`: the nodes that reach `v`.
+    from: Vec<Vec<u64>>,
+}
+
+impl Reach {
+    /// Whether `v` is reachable from `u`.
+    fn reaches(&self, u: usize, v: usize) -> bool {
+        self.to[u][v / 64] >> (v % 64) & 1 == 1
+    }
+
+    /// Whether no node outside `group` is reached from the group and
+    /// reaches it.
+    fn convex(&self, group: &[usize]) -> bool {
+        let words = self.to.first().map_or(0, Vec::len);
+        let mut inside = vec![0u64; words];
+        let mut below = vec![0u64; words];
+        let mut above = vec![0u64; words];
+        for &u in group {
+            inside[u / 64] |= 1 << (u % 64);
+            for w in 0..words {
+                below[w] |= self.to[u][w];
+                above[w] |= self.from[u][w];
+            }
+        }
+        (0..words).all(|w| below[w] & above[w] & !inside[w] == 0)
+    }
 }
 
 impl PipelineGraph {
@@ -284,7 +317,7 @@ impl PipelineGraph {
 
     /// Whether unit `v` is reachable from unit `u` by one edge or more.
     pub fn reaches(&self, u: usize, v: usize) -> bool {
-        self.reach[u][v]
+        self.reach.reaches(u, v)
     }
 
     /// The direct successors of unit `u`, in order.
@@ -302,11 +335,7 @@ impl PipelineGraph {
     /// Whether the units `group` can run as one group: no path leaves it and
     /// comes back (it would need a unit outside it both after and before it).
     pub fn convex(&self, group: &[usize]) -> bool {
-        let inside = |u: usize| group.contains(&u);
-        (0..self.units.len()).filter(|w| !inside(*w)).all(|w| {
-            !(group.iter().any(|u| self.reaches(*u, w))
-                && group.iter().any(|u| self.reaches(w, *u)))
-        })
+        self.reach.convex(group)
     }
 
     /// The groups `groups` (of units) in an order that respects every
@@ -453,22 +482,24 @@ fn unit_nodes(n: usize, units: &[Vec<usize>]) -> (Vec<usize>, DiGraph<usize, ()>
     (unit_of, graph)
 }
 
-/// `reach[u][v]`: node `v` of `graph` is reachable from `u` by one edge or more.
-fn reach_of(graph: &DiGraph<usize, ()>) -> Vec<Vec<bool>> {
+/// Which nodes of `graph` reach which by one edge or more.
+fn reach_of(graph: &DiGraph<usize, ()>) -> Reach {
     let n = graph.node_count();
-    (0..n)
-        .map(|u| {
-            let mut seen = vec![false; n];
-            let mut stack: Vec<NodeIndex> = graph.neighbors(NodeIndex::new(u)).collect();
-            while let Some(v) = stack.pop() {
-                if !seen[v.index()] {
-                    seen[v.index()] = true;
-                    stack.extend(graph.neighbors(v));
-                }
+    let words = n.div_ceil(64);
+    let mut to = vec![vec![0u64; words]; n];
+    let mut from = vec![vec![0u64; words]; n];
+    for u in 0..n {
+        let mut stack: Vec<NodeIndex> = graph.neighbors(NodeIndex::new(u)).collect();
+        while let Some(v) = stack.pop() {
+            let v = v.index();
+            if to[u][v / 64] >> (v % 64) & 1 == 0 {
+                to[u][v / 64] |= 1 << (v % 64);
+                from[v][u / 64] |= 1 << (u % 64);
+                stack.extend(graph.neighbors(NodeIndex::new(v)));
             }
-            seen
-        })
-        .collect()
+        }
+    }
+    Reach { to, from }
 }
 
 /// Per statement (of `n`), the indices of the `flows` it produces.
