@@ -128,14 +128,7 @@ impl<'a> CPrinter<'a> {
                 }
             }
             CNode::Stmt { stage, args } => self.statement(stage, args, indent, out)?,
-            CNode::Buffers {
-                at: at @ Placement::Scope { .. },
-                body,
-            } => self.scope_buffers(at, body, indent, out)?,
-            CNode::Buffers {
-                at: at @ Placement::Tile { .. },
-                body,
-            } => self.tile_buffers(at, body, indent, out)?,
+            CNode::Buffers { at, body } => self.buffer_block(*at, body, indent, out)?,
         }
         Ok(())
     }

@@ -6,21 +6,32 @@
 use super::*;
 
 impl CPrinter<'_> {
+    /// Prints the block where the buffers placed `at` live, around `body`.
+    pub(super) fn buffer_block(
+        &self,
+        at: Placement,
+        body: &[CNode],
+        indent: &str,
+        out: &mut String,
+    ) -> Result<()> {
+        let buffers: Vec<&Buffer> = self.storage.iter().flat_map(|s| s.buffers_at(at)).collect();
+        match at {
+            Placement::Scope { .. } => self.scope_buffers(at, buffers, body, indent, out),
+            Placement::Tile { group } => self.tile_buffers(group, buffers, body, indent, out),
+        }
+    }
+
     /// Prints a buffer scope: its buffers declared (per thread where a
     /// team allocates them), `body`, then their `free`s.
-    pub(super) fn scope_buffers(
+    fn scope_buffers(
         &self,
-        at: &Placement,
+        at: Placement,
+        buffers: Vec<&Buffer>,
         body: &[CNode],
         indent: &str,
         out: &mut String,
     ) -> Result<()> {
         let inner = format!("{indent}{INDENT}");
-        let buffers: Vec<&Buffer> = self
-            .storage
-            .iter()
-            .flat_map(|s| s.buffers_at(*at))
-            .collect();
         // Per-thread buffers: each thread of a team allocates its
         // own, then shares out the parallel loops (`omp for`). Where
         // isl generated no parallel loop, the code runs serially.
@@ -71,28 +82,24 @@ impl CPrinter<'_> {
 
     /// Prints a tile's block: its stack buffers declared, and its heap
     /// buffers unless the threads allocated them before the tile loop.
-    pub(super) fn tile_buffers(
+    fn tile_buffers(
         &self,
-        at: &Placement,
+        group: usize,
+        buffers: Vec<&Buffer>,
         body: &[CNode],
         indent: &str,
         out: &mut String,
     ) -> Result<()> {
         let inner = format!("{indent}{INDENT}");
         out.push_str(&format!("{indent}{{\n"));
-        let buffers: Vec<&Buffer> = self
-            .storage
-            .iter()
-            .flat_map(|s| s.buffers_at(*at))
-            .collect();
         let array = |sp: &Buffer| tile_array(&self.prefix, sp, false);
         let mut pools_done = Vec::new();
         let (heap, buffers): (Vec<&Buffer>, Vec<&Buffer>) =
             buffers.into_iter().partition(|b| b.alloc.is_heap());
         // Heap buffers no thread allocated for its tiles: each tile
         // allocates its own.
-        let own_heap = match (at, self.hoisted.get()) {
-            (Placement::Tile { group }, Some(h)) if *group == h => Vec::new(),
+        let own_heap = match self.hoisted.get() {
+            Some(h) if group == h => Vec::new(),
             _ => heap,
         };
         out.push_str(&self.tile_heap_declarations(&own_heap, &inner));
