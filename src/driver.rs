@@ -44,7 +44,7 @@ use std::path::PathBuf;
 
 use budget::{dependence_budget, inexact_dependences, isl_budget, Simpler};
 use grouping::{add_unstored, nest_groups, never_stored_line, overlap_grouping};
-use lower::{ignored_sizes, lower, max_depth, Built, Transformed};
+use lower::{ignored_sizes, lower, max_depth, Built, Modelled, Transformed};
 use tiling::{has_wavefront, tiled_details, tiled_summary, without_wavefronts};
 
 /// The code flextile generates.
@@ -493,9 +493,8 @@ fn compile_region_once(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<String> {
     let program = shared.program;
-    let ctx = new_context();
     let assume = opts.assume.as_deref();
-    let model = polyhedral::build(&ctx, region, shared.names, assume)?;
+    let Modelled { model, ctx } = Modelled::new(opts, region, shared.names)?;
     let reorders = opts.openmp
         || opts.tile
         || opts.overlap.is_some()
@@ -541,10 +540,13 @@ fn compile_region_once(
         guard: parts.as_ref(),
         ..*shared
     };
-    let as_asked = |o: &Options, h: &mut BTreeSet<Helper>, w: &mut Vec<Diagnostic>, banner| {
-        compile_region_as_asked(o, shared, region, h, w, banner)
-    };
     let (empty, context_empty) = polyhedral::empty_stages(&ctx, region, shared.names, assume)?;
+    // The model serves the first lowering (a second, without overlapped
+    // tiling, builds its own).
+    let mut modelled = Some(Modelled { model, ctx });
+    let mut as_asked = |o: &Options, h: &mut BTreeSet<Helper>, w: &mut Vec<Diagnostic>, banner| {
+        compile_region_as_asked(o, shared, region, h, w, banner, modelled.take())
+    };
     if context_empty {
         warnings.push(Diagnostic::warning(
             region.pragma_span,
@@ -653,6 +655,7 @@ fn compile_region_as_asked(
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
     banner: &[String],
+    modelled: Option<Modelled>,
 ) -> Result<String> {
     let Shared {
         program,
@@ -693,7 +696,7 @@ fn compile_region_as_asked(
     let mut built = None;
     let renamed = match opts.overlap {
         Some(_) => {
-            let b = Built::new(opts, region, names)?;
+            let b = Built::new(opts, region, names, modelled)?;
             // Without exact dependences overlapped tiling does not apply
             // (the lowering says why): nothing to rename for it.
             let renamed = match b.deps.exact {
@@ -707,7 +710,12 @@ fn compile_region_as_asked(
             }
             renamed
         }
-        None => None,
+        None => {
+            built = modelled
+                .map(|m| Built::new(opts, region, names, Some(m)))
+                .transpose()?;
+            None
+        }
     };
     let lowered = lower(
         opts,

@@ -26,11 +26,36 @@ pub(super) struct Built {
 }
 
 impl Built {
-    pub(super) fn new(opts: &Options, region: &Region, names: &Names) -> Result<Built> {
-        let ctx = new_context();
-        let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+    /// The model of `region` (`modelled`, where it was built already) and
+    /// its dependences.
+    pub(super) fn new(
+        opts: &Options,
+        region: &Region,
+        names: &Names,
+        modelled: Option<Modelled>,
+    ) -> Result<Built> {
+        let Modelled { model, ctx } = match modelled {
+            Some(m) => m,
+            None => Modelled::new(opts, region, names)?,
+        };
         let deps = deps::compute(&model, dependence_budget(opts, region))?;
         Ok(Built { model, deps, ctx })
+    }
+}
+
+/// A region's polyhedral model in its own isl context, before its
+/// dependences: built once for the alias check and the lowering.
+pub(super) struct Modelled {
+    pub(super) model: RegionModel,
+    // Declared last, so dropped last: the model lives in it.
+    pub(super) ctx: Context,
+}
+
+impl Modelled {
+    pub(super) fn new(opts: &Options, region: &Region, names: &Names) -> Result<Modelled> {
+        let ctx = new_context();
+        let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+        Ok(Modelled { model, ctx })
     }
 }
 
@@ -60,7 +85,7 @@ pub(super) fn lower(
 ) -> Result<Lowered> {
     let Built { ctx, model, deps } = match built {
         Some(b) => b,
-        None => Built::new(opts, region, names)?,
+        None => Built::new(opts, region, names, None)?,
     };
     polyhedral::check_declared_domains(&ctx, region)?;
     polyhedral::check_declared_accesses(&ctx, region, names)?;
@@ -450,7 +475,7 @@ fn transform(
             .flat_map(|s| s.accesses.iter().map(|a| a.data.clone()))
             .collect();
         let (contracted, done) =
-            contract::contract(region, names, model, schedule, &mut plan, &in_tiles)?;
+            contract::contract(region, names, model, deps, schedule, &mut plan, &in_tiles)?;
         schedule = contracted;
         if !done.buffers.is_empty() {
             never_stored.extend(done.buffers.iter().map(|c| c.data.clone()));

@@ -78,6 +78,7 @@ pub(super) fn compile_time_blocked(
                     helpers,
                     warnings,
                     &banner,
+                    None,
                 );
             }
             Decision::Blocks(steps, sizes) => chosen = Some((steps, sizes)),

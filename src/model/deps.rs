@@ -23,6 +23,7 @@ use crate::model::polyhedral::{RegionModel, SchedulePart};
 use crate::model::relations::pad_ranges;
 use isl_rs::{Context, DimType, Schedule, UnionAccessInfo, UnionFlow, UnionMap};
 use log::info;
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
 /// The dependences of one region, as relations between statement instances.
@@ -36,6 +37,10 @@ pub struct Dependences {
     /// Exact: `flow` is value-based, `anti` and `output` are transitively
     /// reduced. Otherwise all three are memory-based supersets.
     pub exact: bool,
+    /// The reads no certain write of the region precedes ([`live_in_reads`]),
+    /// found by the exact flow analysis on the way; `None` where the
+    /// dependences are memory-based or restricted to some statements.
+    pub live_in: Option<UnionMap>,
 }
 
 impl Dependences {
@@ -47,6 +52,15 @@ impl Dependences {
             .map_err(isl_err)?;
         u.union(self.output.copy().map_err(isl_err)?)
             .map_err(isl_err)
+    }
+
+    /// The live-in reads of `model` (whose dependences these are): kept
+    /// from the exact analysis, or computed.
+    pub fn live_in_reads(&self, model: &RegionModel) -> Result<UnionMap> {
+        match &self.live_in {
+            Some(l) => l.copy().map_err(isl_err),
+            None => live_in_reads(model),
+        }
     }
 }
 
@@ -74,7 +88,7 @@ pub fn compute(model: &RegionModel, budget: u64) -> Result<Dependences> {
 /// reduced set). The full sets grow with the square of the nests of a chain
 /// that keeps writing the same arrays; the reduced ones linearly.
 fn exact(model: &RegionModel) -> Result<Dependences> {
-    let flow = dataflow(
+    let (flow, live_in) = dataflow(
         model,
         &Accesses {
             sink: &model.reads,
@@ -83,7 +97,7 @@ fn exact(model: &RegionModel) -> Result<Dependences> {
             kill: None,
         },
     )?;
-    let anti = dataflow(
+    let (anti, _) = dataflow(
         model,
         &Accesses {
             sink: &model.may_writes,
@@ -92,7 +106,7 @@ fn exact(model: &RegionModel) -> Result<Dependences> {
             kill: Some(&model.must_writes),
         },
     )?;
-    let output = dataflow(
+    let (output, _) = dataflow(
         model,
         &Accesses {
             sink: &model.may_writes,
@@ -106,6 +120,7 @@ fn exact(model: &RegionModel) -> Result<Dependences> {
         anti,
         output,
         exact: true,
+        live_in: Some(live_in),
     })
 }
 
@@ -130,6 +145,7 @@ fn memory_based(model: &RegionModel) -> Result<Dependences> {
         anti: pairs(&model.reads, &model.may_writes)?,
         output: pairs(&model.may_writes, &model.may_writes)?,
         exact: false,
+        live_in: None,
     })
 }
 
@@ -151,9 +167,20 @@ struct PartSources {
     arrays: BTreeSet<String>,
 }
 
+/// The live-in reads of the parts already analysed, kept for the analyses
+/// of many candidate groups of one region (in one isl context): per sink
+/// part and the parts before it, the reads of the sink part without a
+/// certain source among them. Groups that grow by appending parts analyse
+/// only the new part's reads.
+#[derive(Default)]
+pub struct LiveInMemo {
+    found: RefCell<HashMap<(String, Vec<String>), UnionMap>>,
+}
+
 /// The dependences of `acc` (isl's may-dependences: certain and possible
-/// ones together).
-fn dataflow(model: &RegionModel, acc: &Accesses) -> Result<UnionMap> {
+/// ones together), and the sink accesses without a certain source (isl's
+/// may-no-source relation).
+fn dataflow(model: &RegionModel, acc: &Accesses) -> Result<(UnionMap, UnionMap)> {
     if model.parts.len() < 2 {
         let ctx = model.schedule.get_ctx();
         let flow = isl_flow(
@@ -163,9 +190,12 @@ fn dataflow(model: &RegionModel, acc: &Accesses) -> Result<UnionMap> {
             acc.may.copy().map_err(isl_err)?,
             or_empty(&ctx, acc.kill)?,
         )?;
-        return flow.get_may_dependence().map_err(isl_err);
+        return Ok((
+            flow.get_may_dependence().map_err(isl_err)?,
+            flow.get_may_no_source().map_err(isl_err)?,
+        ));
     }
-    by_parts(model, acc)
+    by_parts(model, acc, None)
 }
 
 /// A copy of `m`, or the empty relation.
@@ -191,8 +221,16 @@ fn or_empty(ctx: &Context, m: Option<&UnionMap>) -> Result<UnionMap> {
 /// of the arrays cannot be sources and are skipped. The union of the
 /// batches' dependences is the relation isl computes on the whole region;
 /// the number of comparisons grows with the parts that actually reach the
-/// sink, not with all parts before it.
-fn by_parts(model: &RegionModel, acc: &Accesses) -> Result<UnionMap> {
+/// sink, not with all parts before it. The sink accesses left without a
+/// certain source after the last batch are isl's may-no-source relation.
+///
+/// With a `memo` (live-in reads), a sink part's no-source relation is
+/// looked up there first, and no dependences are returned (empty).
+fn by_parts(
+    model: &RegionModel,
+    acc: &Accesses,
+    memo: Option<&LiveInMemo>,
+) -> Result<(UnionMap, UnionMap)> {
     let ctx = model.schedule.get_ctx();
     let mut part_index = HashMap::new();
     for (p, part) in model.parts.iter().enumerate() {
@@ -223,7 +261,20 @@ fn by_parts(model: &RegionModel, acc: &Accesses) -> Result<UnionMap> {
         });
     }
     let mut deps = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    let mut no_source = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
     for (p, mut sink) in sinks.into_iter().enumerate() {
+        let key = memo.map(|_| {
+            let before = model.parts[..p].iter().map(|q| q.key.clone()).collect();
+            (model.parts[p].key.clone(), before)
+        });
+        if let (Some(memo), Some(key)) = (memo, &key) {
+            if let Some(found) = memo.found.borrow().get(key) {
+                no_source = no_source
+                    .union(found.copy().map_err(isl_err)?)
+                    .map_err(isl_err)?;
+                continue;
+            }
+        }
         // Parts at `next` and before are not searched yet.
         let mut next = Some(p);
         let mut batch_len = 2;
@@ -241,9 +292,11 @@ fn by_parts(model: &RegionModel, acc: &Accesses) -> Result<UnionMap> {
                 break;
             }
             let flow = batch_flow(model, &sources, &batch, p, sink)?;
-            deps = deps
-                .union(flow.get_may_dependence().map_err(isl_err)?)
-                .map_err(isl_err)?;
+            if memo.is_none() {
+                deps = deps
+                    .union(flow.get_may_dependence().map_err(isl_err)?)
+                    .map_err(isl_err)?;
+            }
             sink = flow
                 .get_must_no_source()
                 .map_err(isl_err)?
@@ -251,8 +304,14 @@ fn by_parts(model: &RegionModel, acc: &Accesses) -> Result<UnionMap> {
                 .map_err(isl_err)?;
             batch_len *= 2;
         }
+        if let (Some(memo), Some(key)) = (memo, key) {
+            memo.found
+                .borrow_mut()
+                .insert(key, sink.copy().map_err(isl_err)?);
+        }
+        no_source = no_source.union(sink).map_err(isl_err)?;
     }
-    Ok(deps)
+    Ok((deps, no_source))
 }
 
 /// isl's dataflow for the `sink` accesses of part `p` from the sources of
@@ -359,15 +418,31 @@ fn isl_flow(
 
 /// The reads of `model` that no write of the region precedes (they read
 /// values from before the region), as isl's dataflow analysis finds them in
-/// the original order: `S[i] -> A[x]`.
+/// the original order: `S[i] -> A[x]`. The flow analysis of [`exact`]
+/// (without its dependences), a few parts at a time like it.
 pub fn live_in_reads(model: &RegionModel) -> Result<UnionMap> {
-    UnionAccessInfo::from_sink(model.reads.copy().map_err(isl_err)?)
-        .and_then(|a| a.set_must_source(model.must_writes.copy()?))
-        .and_then(|a| a.set_may_source(model.may_writes.copy()?))
-        .and_then(|a| a.set_schedule(model.schedule.copy()?))
-        .and_then(|a| a.compute_flow())
-        .and_then(|f| f.get_may_no_source())
-        .map_err(isl_err)
+    let (_, no_source) = dataflow(model, &live_in_problem(model))?;
+    Ok(no_source)
+}
+
+/// [`live_in_reads`], with the parts found in `memo` taken from it (and
+/// those analysed added to it).
+pub fn live_in_reads_with(model: &RegionModel, memo: &LiveInMemo) -> Result<UnionMap> {
+    if model.parts.len() < 2 {
+        return live_in_reads(model);
+    }
+    let (_, no_source) = by_parts(model, &live_in_problem(model), Some(memo))?;
+    Ok(no_source)
+}
+
+/// The dataflow problem of the live-in reads: the reads and their sources.
+fn live_in_problem(model: &RegionModel) -> Accesses<'_> {
+    Accesses {
+        sink: &model.reads,
+        must: Some(&model.must_writes),
+        may: &model.may_writes,
+        kill: None,
+    }
 }
 
 #[cfg(test)]
@@ -453,6 +528,7 @@ mod tests {
                 domain: pdom,
                 universe,
                 yaml,
+                key: names.join(","),
             });
         }
         let refs: Vec<&SchedulePart> = parts.iter().collect();
@@ -468,18 +544,27 @@ mod tests {
         }
     }
 
-    /// The dependences computed part by part equal isl's on the whole
-    /// region.
+    /// The dependences and live-in reads computed part by part (with and
+    /// without a memo, whose second use finds every part) equal isl's on the
+    /// whole region.
     fn check_same(nests: Vec<Vec<Stmt>>) {
         let ctx = new_context();
         let mut m = model(&ctx, &nests);
         let by_parts = compute(&m, 0).unwrap();
+        let memo = LiveInMemo::default();
+        let memo_first = live_in_reads_with(&m, &memo).unwrap();
+        let memo_again = live_in_reads_with(&m, &memo).unwrap();
+        let live_in = by_parts.live_in.as_ref().unwrap();
         m.parts.clear();
         let whole = compute(&m, 0).unwrap();
+        let whole_live_in = whole.live_in.as_ref().unwrap();
         for (kind, a, b) in [
             ("flow", &by_parts.flow, &whole.flow),
             ("anti", &by_parts.anti, &whole.anti),
             ("output", &by_parts.output, &whole.output),
+            ("live-in", live_in, whole_live_in),
+            ("live-in (memo)", &memo_first, whole_live_in),
+            ("live-in (memo, again)", &memo_again, whole_live_in),
         ] {
             assert!(
                 a.is_equal(b).unwrap(),

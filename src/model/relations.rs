@@ -108,6 +108,24 @@ impl ByStatement {
         Ok(out)
     }
 
+    /// The relations of statement `name` with their domains intersected
+    /// with `set` (isl's `intersect_domain` with `set`, which keeps only
+    /// that statement's relations).
+    pub fn intersect_domain(&self, name: &str, set: &Set) -> Result<UnionMap> {
+        let space = set.get_space().map_err(isl_err)?;
+        let mut out = UnionMap::read_from_str(&set.get_ctx(), "{ }").map_err(isl_err)?;
+        for f in self.maps.get(name).into_iter().flatten() {
+            if tuples_match(&space, DimType::Set, f, DimType::In)? {
+                let m = f
+                    .copy()
+                    .and_then(|f| f.intersect_domain(set.copy()?))
+                    .map_err(isl_err)?;
+                out = out.add_map(m).map_err(isl_err)?;
+            }
+        }
+        Ok(out)
+    }
+
     /// `m` with both ends mapped through the relations of their statements:
     /// `{ f(x) -> g(y) : x -> y in m }` (isl's `apply_domain` and
     /// `apply_range` with this union map, for one relation).
@@ -128,6 +146,21 @@ impl ByStatement {
 fn tuples_match(a: &Space, a_type: DimType, f: &Map, f_type: DimType) -> Result<bool> {
     let f = f.get_space().map_err(isl_err)?;
     a.tuple_is_equal(a_type, &f, f_type).map_err(isl_err)
+}
+
+/// The relations of `umap` whose domain and range tuple names `keep`
+/// accepts: isl's intersection with universe domains and ranges of those
+/// names, without its work on each relation.
+pub fn select_by_name(umap: &UnionMap, keep: impl Fn(&str, &str) -> bool) -> Result<UnionMap> {
+    let mut out = UnionMap::read_from_str(&umap.get_ctx(), "{ }").map_err(isl_err)?;
+    for m in map_list(umap)? {
+        let from = m.get_tuple_name(DimType::In).map_err(isl_err)?;
+        let to = m.get_tuple_name(DimType::Out).map_err(isl_err)?;
+        if keep(from, to) {
+            out = out.add_map(m).map_err(isl_err)?;
+        }
+    }
+    Ok(out)
 }
 
 /// The relations of `umap`, in isl's order.
@@ -269,5 +302,28 @@ mod tests {
             }
         }
         assert!(ours.is_equal(&isl_same).unwrap());
+        // One statement's relations over part of its domain.
+        let part = Set::read_from_str(&ctx, "[N] -> { T[k] : k >= N }").unwrap();
+        let isl_part = f
+            .copy()
+            .unwrap()
+            .intersect_domain(UnionSet::from_set(part.copy().unwrap()).unwrap())
+            .unwrap();
+        assert!(by
+            .intersect_domain("T", &part)
+            .unwrap()
+            .is_equal(&isl_part)
+            .unwrap());
+        // Selection by name is intersection with universes.
+        let universe = UnionSet::read_from_str(&ctx, "{ S[i]; T[j] }").unwrap();
+        let isl_selected = deps
+            .copy()
+            .unwrap()
+            .intersect_domain(universe.copy().unwrap())
+            .unwrap()
+            .intersect_range(universe)
+            .unwrap();
+        let selected = select_by_name(&deps, |a, b| a != "U" && b != "U").unwrap();
+        assert!(selected.is_equal(&isl_selected).unwrap());
     }
 }

@@ -41,7 +41,7 @@
 //! its writes and its reads).
 
 use crate::diag::{Error, Result};
-use crate::model::deps::live_in_reads;
+use crate::model::deps::Dependences;
 use crate::model::isl_ext::isl_err;
 use crate::model::marks::Mark;
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
@@ -79,18 +79,19 @@ pub struct Contracted {
 
 /// Contracts the temporaries of `region` that overlapped tiles did not
 /// take (`skip`): edits `schedule` (buffer scope marks) and `plan` (the
-/// buffers and their pools).
+/// buffers and their pools). `deps`: the dependences of `model`.
 pub fn contract(
     region: &Region,
     names: &Names,
     model: &RegionModel,
+    deps: &Dependences,
     schedule: Schedule,
     plan: &mut StoragePlan,
     skip: &[String],
 ) -> Result<(Schedule, Contracted)> {
     let mut schedule = schedule;
     let mut done = Contracted::default();
-    let live_in = live_in_reads(model)?;
+    let live_in = deps.live_in_reads(model)?;
     // One time space for every statement instance of the region (the marks
     // contraction inserts leave the schedule's map as it is).
     let times = pad_ranges(&schedule.get_map().map_err(isl_err)?)?;

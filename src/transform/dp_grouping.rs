@@ -43,8 +43,11 @@ pub trait Dag {
 type Costed = (f64, Vec<Vec<usize>>);
 
 /// Most states of one DP run; past it the search over the DAG gives up
-/// (the DP over the textual order decides).
-const STATE_BUDGET: usize = 50_000;
+/// (the DP over the textual order decides). Every run that completes on
+/// the benchmarks takes under 1,000 states (harris: 890); those that do
+/// not (camera-pipeline, pyramid-blend, local-laplacian) ran past 50,000
+/// too, and their states cost most of the model's compile time.
+const STATE_BUDGET: usize = 5_000;
 
 /// Partitions of more successors than this are not all enumerated: they are
 /// taken apart (every successor its own group) or all together.

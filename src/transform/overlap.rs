@@ -61,7 +61,7 @@
 //! of it; see [`crate::transform::storage`]).
 
 use crate::diag::{Diagnostic, Error, Result, Span};
-use crate::model::deps::{live_in_reads, Dependences};
+use crate::model::deps::Dependences;
 use crate::model::isl_ext::{isl_err, IslText};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::Region;
@@ -256,12 +256,16 @@ pub(crate) struct GroupAnalysis {
 }
 
 /// Analyses one group (see [`GroupAnalysis`]); an error says why it cannot
-/// be tiled (the program's reasons are [`Error::Inapplicable`]).
+/// be tiled (the program's reasons are [`Error::Inapplicable`]). `live_in`:
+/// the group's reads of values from before it
+/// ([`crate::model::deps::live_in_reads`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn analyse_group(
     region: &Region,
     names: &Names,
     model: &RegionModel,
     deps: &Dependences,
+    live_in: &UnionMap,
     units: &[Vec<usize>],
     spec: &OverlapSpec,
     span: Span,
@@ -290,9 +294,7 @@ pub(crate) fn analyse_group(
     let sizes = aligned_sizes(&spec.sizes, depth);
     let classic = classic_dim(spec.overlap_dims.as_deref(), depth, &sizes, span)?;
     let ctx = model.schedule.get_ctx();
-    // The reads of values from before the group (its live-in data).
-    let live_in = live_in_reads(model)?;
-    check_race_free(region, model, deps, units, &live_in, span)?;
+    check_race_free(region, model, deps, units, live_in, span)?;
 
     // Alignment and scaling (§3.7): up- and down-sampling stages are tiled in
     // scaled coordinates where every dependence distance is constant.
@@ -397,7 +399,7 @@ pub(crate) fn analyse_group(
         units,
         &consumers,
         &regions,
-        &live_in,
+        live_in,
         depth,
         classic.map(|c| (c, sizes[c])),
         span,
@@ -795,7 +797,7 @@ fn consumer_sets(region: &Region, flow: &UnionMap) -> Result<Vec<BTreeSet<usize>
 /// Refuses groups whose overlapping tiles would race on the original arrays:
 /// accumulations (output dependences), and in-place updates of values that
 /// come from before the group (`live_in`: the reads of such values,
-/// [`live_in_reads`]).
+/// [`crate::model::deps::live_in_reads`]).
 fn check_race_free(
     region: &Region,
     model: &RegionModel,

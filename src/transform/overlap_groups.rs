@@ -15,10 +15,11 @@
 //! overlapped tiling does not apply to the region ([`Error::Inapplicable`]).
 
 use crate::diag::{Error, Result, Span};
-use crate::model::deps::Dependences;
+use crate::model::deps::{live_in_reads_with, Dependences, LiveInMemo};
 use crate::model::isl_ext::isl_err;
-use crate::model::polyhedral::{stages_under, Names, RegionModel};
+use crate::model::polyhedral::{stages_under, Names, RegionModel, SchedulePart};
 use crate::model::program::{OrigNode, Region};
+use crate::model::relations::select_by_name;
 use crate::transform::cost::{cost, geometry, naive, Costed, Level};
 use crate::transform::dp_grouping::{dp_grouping, Method};
 use crate::transform::overlap::{analyse_group, stage_universe, GroupAnalysis, OverlapSpec, WHOLE};
@@ -26,7 +27,7 @@ use crate::transform::pipeline::must_reach_memory;
 use crate::transform::pipeline::PipelineGraph;
 use isl_rs::{UnionMap, UnionSet};
 use log::info;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// How the nests of a region are grouped (`--grouping`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,6 +146,7 @@ pub(crate) fn form_groups(
     let (units, imperfect): (Vec<Vec<usize>>, Vec<Option<String>>) =
         nest_units(region).into_iter().unzip();
     let mut analyses = Analyses::default();
+    let live_in = LiveInMemo::default();
     let ctx = Ctx {
         region,
         names,
@@ -152,6 +154,7 @@ pub(crate) fn form_groups(
         deps,
         units: &units,
         span,
+        live_in: &live_in,
     };
     let Chosen {
         groups,
@@ -250,6 +253,8 @@ struct Ctx<'a> {
     /// The multi-statement stages (`nest_units`).
     units: &'a [Vec<usize>],
     span: Span,
+    /// The candidates' live-in reads, part by part.
+    live_in: &'a LiveInMemo,
 }
 
 /// PolyMage's greedy grouping: in order, a nest joins the group before it
@@ -687,16 +692,17 @@ pub(crate) fn restrict(
             .union(stage_universe(&ctx, region, *k)?)
             .map_err(isl_err)?;
     }
-    let dom = |m: &UnionMap| {
-        m.copy()
-            .and_then(|m| m.intersect_domain(universe.copy()?))
-            .map_err(isl_err)
-    };
+    // The relations of the group's statements (of their instances: a
+    // model's relations are restricted to its domain).
+    let in_group: HashSet<&str> = group
+        .iter()
+        .map(|k| region.stages[*k].name.as_str())
+        .collect();
+    let dom = |m: &UnionMap| select_by_name(m, |from, _| in_group.contains(from));
     let both = |m: &UnionMap| {
-        m.copy()
-            .and_then(|m| m.intersect_domain(universe.copy()?))
-            .and_then(|m| m.intersect_range(universe.copy()?))
-            .map_err(isl_err)
+        select_by_name(m, |from, to| {
+            in_group.contains(from) && in_group.contains(to)
+        })
     };
     let sub_model = RegionModel {
         domain: model
@@ -712,7 +718,7 @@ pub(crate) fn restrict(
             .copy()
             .and_then(|s| s.intersect_domain(universe.copy()?))
             .map_err(isl_err)?,
-        parts: Vec::new(),
+        parts: restrict_parts(&model.parts, &universe)?,
         context: model.context.copy().map_err(isl_err)?,
     };
     let sub_deps = Dependences {
@@ -720,6 +726,7 @@ pub(crate) fn restrict(
         anti: both(&deps.anti)?,
         output: both(&deps.output)?,
         exact: deps.exact,
+        live_in: None,
     };
     let sub = Region {
         stages: group.iter().map(|k| region.stages[*k].clone()).collect(),
@@ -733,6 +740,37 @@ pub(crate) fn restrict(
         ..region.clone()
     };
     Ok((sub, sub_model, sub_deps))
+}
+
+/// The parts of a region's schedule that hold statements of `universe`,
+/// restricted to them (so that the group's dataflow runs a few parts at a
+/// time, as the region's).
+fn restrict_parts(parts: &[SchedulePart], universe: &UnionSet) -> Result<Vec<SchedulePart>> {
+    let mut out = Vec::new();
+    for p in parts {
+        let cut = |s: &UnionSet| {
+            s.copy()
+                .and_then(|s| s.intersect(universe.copy()?))
+                .map_err(isl_err)
+        };
+        let part_universe = cut(&p.universe)?;
+        if part_universe.is_empty().map_err(isl_err)? {
+            continue;
+        }
+        let list = part_universe.get_set_list().map_err(isl_err)?;
+        let mut key = Vec::new();
+        for i in 0..list.size().map_err(isl_err)? {
+            let set = list.get_at(i).map_err(isl_err)?;
+            key.push(set.get_tuple_name().map_err(isl_err)?.to_string());
+        }
+        out.push(SchedulePart {
+            domain: cut(&p.domain)?,
+            universe: part_universe,
+            yaml: p.yaml.clone(),
+            key: key.join(","),
+        });
+    }
+    Ok(out)
 }
 
 impl Analyses {
@@ -783,6 +821,7 @@ fn analyse(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> std::result::Result
         deps,
         units,
         span,
+        live_in,
     } = *ctx;
     let (stages, sub_units) = flatten(units, cand);
     let depth = region.stages[stages[0]].iterators.len();
@@ -803,7 +842,10 @@ fn analyse(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> std::result::Result
     // Bound isl's work: a group whose relations explode is split instead.
     ctx.set_max_operations(20_000_000);
     let result = (|| -> Result<GroupAnalysis> {
-        let analysis = analyse_group(&sub, names, &sub_model, &sub_deps, &sub_units, spec, span)?;
+        let live_in = live_in_reads_with(&sub_model, live_in)?;
+        let analysis = analyse_group(
+            &sub, names, &sub_model, &sub_deps, &live_in, &sub_units, spec, span,
+        )?;
         if let Some(tolerance) = spec.overlap_tolerance {
             // PolyMage's greedy grouping: the overlap (redundant computation
             // per loop, a fraction of the tile size) stays within the tolerance.

@@ -13,6 +13,7 @@ use crate::diag::{Diagnostic, Error, Result, Span};
 use crate::model::isl_ext::{isl_err, IslText};
 use crate::model::polyhedral::{Names, RegionModel};
 use crate::model::program::{AccessKind, Region};
+use crate::model::relations::ByStatement;
 use crate::model::storage::{
     Affine, Alloc, Buffer, Condition, GroupStorage, IndexFn, Load, Placement, Slide, StmtRole,
     StoragePlan, Term,
@@ -151,6 +152,10 @@ pub(crate) fn plan_storage(
         scratch.remove(&data);
     }
     let mut loads: Vec<(String, Map)> = Vec::new();
+    // Each stage's writes over its per-tile region's instances (found once,
+    // from its own relations).
+    let by_stage = ByStatement::new(&model.may_writes)?;
+    let mut stage_writes: Vec<Option<UnionMap>> = (0..region.stages.len()).map(|_| None).collect();
     for data in &scratch {
         // A scratchpad element a body may leave unwritten would hold garbage
         // where the original array keeps its old value.
@@ -191,11 +196,20 @@ pub(crate) fn plan_storage(
             {
                 continue;
             }
-            let writes = model
-                .may_writes
-                .copy()
-                .and_then(|w| w.intersect_domain(UnionSet::from_set(regions[k].copy()?.domain()?)?))
-                .map_err(isl_err)?;
+            let writes = match &stage_writes[k] {
+                Some(w) => w,
+                None => stage_writes[k].insert(
+                    by_stage.intersect_domain(
+                        &stage.name,
+                        &regions[k]
+                            .copy()
+                            .and_then(|r| r.domain())
+                            .map_err(isl_err)?,
+                    )?,
+                ),
+            }
+            .copy()
+            .map_err(isl_err)?;
             let image = UnionMap::from_map(regions[k].copy().map_err(isl_err)?)
                 .and_then(|r| r.reverse())
                 .and_then(|r| r.apply_range(writes))
@@ -410,10 +424,13 @@ fn redundant_writer(region: &Region, regions: &[Map], data: &str) -> Result<Opti
 /// per-tile `regions` touch: `[T] -> D[x]` (`None` when there are none).
 fn tile_images(regions: &[Map], accesses: &UnionMap, data_space: &UnionSet) -> Result<Option<Map>> {
     let mut out: Option<Map> = None;
+    let of_data = accesses
+        .copy()
+        .and_then(|l| l.intersect_range(data_space.copy()?))
+        .map_err(isl_err)?;
     for r in regions {
-        let touched = accesses
+        let touched = of_data
             .copy()
-            .and_then(|l| l.intersect_range(data_space.copy()?))
             .and_then(|l| l.intersect_domain(UnionSet::from_set(r.copy()?.domain()?)?))
             .map_err(isl_err)?;
         if touched.is_empty().map_err(isl_err)? {

@@ -178,10 +178,8 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
                 "parallel loops: a parallel mark is not above a loop band".to_string(),
             ));
         }
-        for d in depths {
-            if let Some(why) = parallel_violation(&band, d, &lifted, s.label)? {
-                return Ok(Err(why));
-            }
+        if let Some(why) = parallel_violation(&band, &depths, &lifted, s.label)? {
+            return Ok(Err(why));
         }
     }
     Ok(Ok(()))
@@ -527,37 +525,62 @@ fn m_dims(m: &UnionMap, t: DimType) -> R<usize> {
     .map_err(isl_err)? as usize)
 }
 
-/// Check 4 for the loop at schedule depth `depth` of the band at `band`:
-/// `Some(why)` when a dependence of `lifted` is carried by it.
+/// Check 4 for the loops at schedule depths `depths` of the band at `band`:
+/// `Some(why)` when a dependence of `lifted` is carried by one of them.
 fn parallel_violation(
     band: &ScheduleNode,
-    depth: usize,
+    depths: &[usize],
     lifted: &[(&str, UnionMap)],
     label: &dyn Fn(&str) -> String,
 ) -> R<Option<String>> {
     let outer = band.get_schedule_depth().map_err(isl_err)? as usize;
     let n = band.band_n_member().map_err(isl_err)? as usize;
-    if depth < outer || depth >= outer + n {
+    if let Some(depth) = depths.iter().find(|&&d| d < outer || d >= outer + n) {
         return Ok(Some(format!(
             "parallel loops: a parallel mark names depth {depth}, outside its band (depths {outer} to {})",
             outer + n - 1
         )));
     }
-    // Executed instance → (outer loops, this band and below).
+    // Executed instance → (outer loops, this band): the band's loops of an
+    // instance executed below an expansion are those of the instance it
+    // was expanded from.
     let prefix = band.get_prefix_schedule_union_map().map_err(isl_err)?;
-    let sub = band.get_subtree_schedule_union_map().map_err(isl_err)?;
+    let own = ByStatement::new(
+        &band
+            .band_get_partial_schedule_union_map()
+            .map_err(isl_err)?,
+    )?;
     let dom = band.get_domain().map_err(isl_err)?;
-    let (here, prefix) = match reaching_leaves(band, dom.copy().map_err(isl_err)?, false)? {
+    let full = match reaching_leaves(band, dom.copy().map_err(isl_err)?, false)? {
         // No expansion below: the executed instances are the original ones.
-        Some(here) => (here, prefix),
+        Some(here) => (here, flat_range_product(&prefix, &own)?),
         None => {
             let expansion = band.get_subtree_expansion().map_err(isl_err)?;
             let here = apply_set(&dom, &ByStatement::new(&expansion)?)?;
             let rev = expansion.reverse().map_err(isl_err)?;
-            (here, apply_range(&rev, &ByStatement::new(&prefix)?)?)
+            let both = flat_range_product(&prefix, &own)?;
+            (here, apply_range(&rev, &ByStatement::new(&both)?)?)
         }
     };
-    let full = flat_range_product(&prefix, &ByStatement::new(&sub)?)?;
+    for &depth in depths {
+        if let Some(why) = carried_at(band, &full, depth, lifted, label)? {
+            return Ok(Some(why));
+        }
+    }
+    Ok(None)
+}
+
+/// Whether the loop at schedule depth `depth` carries a dependence of
+/// `lifted` among the executed instances `full.0`, whose loops down to
+/// that depth and beyond are `full.1`.
+fn carried_at(
+    band: &ScheduleNode,
+    full: &(UnionSet, UnionMap),
+    depth: usize,
+    lifted: &[(&str, UnionMap)],
+    label: &dyn Fn(&str) -> String,
+) -> R<Option<String>> {
+    let (here, full) = full;
     // Truncated after the loop at `depth`.
     let len = depth + 1;
     let list = full.get_map_list().map_err(isl_err)?;
@@ -621,6 +644,7 @@ mod tests {
             anti: read(ANTI),
             output: read("{ }"),
             exact: true,
+            live_in: None,
         }
     }
 
