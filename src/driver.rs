@@ -35,7 +35,7 @@ use crate::transform::overlap::{
 };
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::mentions;
-use crate::transform::{contract, fuse, parallel, tile, validity};
+use crate::transform::{contract, fuse, inline, parallel, tile, validity};
 use isl_rs::{Context, Schedule};
 use log::info;
 use std::cell::RefCell;
@@ -129,6 +129,9 @@ pub struct Options {
     pub overlap_tolerance: Option<f64>,
     /// `--grouping`: how overlapped tiling groups the nests of a region.
     pub grouping: GroupingStrategy,
+    /// Expression inlining before the model's grouping (`--grouping dp`;
+    /// off with `--no-inline`).
+    pub inline: bool,
     /// The machine the cost model of `--grouping dp` sizes tiles for.
     pub machine: Machine,
     /// `--cost-weights`: the weights of the cost model.
@@ -694,9 +697,38 @@ fn compile_region_as_asked(
     // arrays updated in place get shadow copies where that is exact.
     let mut shadows = Vec::new();
     let mut built = None;
+    let mut inlined = Vec::new();
+    let inlined_region;
+    let mut region = region;
     let renamed = match opts.overlap {
         Some(_) => {
-            let b = Built::new(opts, region, names, modelled)?;
+            let mut b = Built::new(opts, region, names, modelled)?;
+            // Expression inlining (seed 002 §5.1) before the model groups
+            // the nests: the region without the inlined nests is modelled anew.
+            if opts.inline && opts.grouping == GroupingStrategy::Dp {
+                if let Some((r, done)) = inline::inline(region, &b.model, &b.deps)? {
+                    inlined_region = r;
+                    region = &inlined_region;
+                    inlined = done;
+                    b = Built::new(opts, region, names, None)?;
+                }
+            }
+            if opts.explain && !inlined.is_empty() {
+                let (line, _) = program.file.line_col(region.pragma_span.start);
+                println!(
+                    "{}:{line}: expression inlining (seed 002, Algorithm 3)",
+                    program.file.path
+                );
+                for d in &inlined {
+                    println!(
+                        "  '{}' of {} into {}: {}",
+                        d.data,
+                        d.producer,
+                        d.consumers.join(", "),
+                        d.why
+                    );
+                }
+            }
             // Without exact dependences overlapped tiling does not apply
             // (the lowering says why): nothing to rename for it.
             let renamed = match b.deps.exact {
@@ -732,6 +764,9 @@ fn compile_region_as_asked(
     record_mdg(opts, shared, region, Some(&lowered.grouping), None)?;
     let mut schedule = banner.to_vec();
     schedule.extend(macro_values_note(region));
+    if !inlined.is_empty() {
+        schedule.push(inline::summary(&inlined));
+    }
     schedule.extend(lowered.summary);
     if !shadows.is_empty() {
         let arrays: Vec<String> = shadows.iter().map(|s| format!("'{}'", s.array)).collect();

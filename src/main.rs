@@ -110,6 +110,11 @@ struct Cli {
     /// --overlap-tolerance); none: every nest is tiled alone.
     #[arg(long, value_enum, value_name = "STRATEGY")]
     grouping: Option<GroupingArg>,
+    /// --grouping dp: do not inline the nests that compute a temporary
+    /// point-wise (or for one consumer reading it at one point) into their
+    /// consumers' expressions (seed 002 §5.1, Algorithm 3; on by default).
+    #[arg(long)]
+    no_inline: bool,
     /// --grouping dp: the L1 and L2 cache sizes the tiles are sized for
     /// (bytes, or with K or M: 48K,2M; default: read from the machine).
     #[arg(long, value_delimiter = ',', value_name = "L1,L2")]
@@ -484,11 +489,12 @@ fn options(cli: &Cli) -> Result<Options, String> {
         None => GroupingStrategy::Greedy,
     };
     let model_options = !cli.estimate.is_empty()
+        || cli.no_inline
         || cli.cores.is_some()
         || cli.cache_sizes.is_some()
         || cli.cost_weights.is_some();
     if model_options && !(grouping == GroupingStrategy::Dp && (cli.rectangle || cli.scalene)) {
-        return Err("--estimate, --cores, --cache-sizes and --cost-weights are read by the cost model of --grouping dp (the default of --rectangle and --scalene without --tile-sizes, --overlap-tolerance or --overlap-dims)".into());
+        return Err("--estimate, --cores, --cache-sizes, --cost-weights and --no-inline are read by the cost model of --grouping dp (the default of --rectangle and --scalene without --tile-sizes, --overlap-tolerance or --overlap-dims)".into());
     }
     let weights = match cli.cost_weights.as_deref() {
         None => flextile::transform::cost::CALIBRATED,
@@ -651,6 +657,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         overlap_dims: cli.overlap_dims.clone(),
         overlap_tolerance: cli.overlap_tolerance,
         grouping,
+        inline: !cli.no_inline,
         machine,
         weights,
         estimates,

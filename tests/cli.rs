@@ -446,6 +446,35 @@ fn help_says_cuda_is_not_supported() {
     assert!(err.contains("not supported yet"), "{err}");
 }
 
+/// A chain of three nests: `T` (a temporary) point-wise from `A`, read at
+/// three points by `B`, and `C` (live-out) read by `D`.
+const INLINABLE: &str = "void f(int N, float A[N], float T[N], float B[N], float C[N], float D[N])\n{\n#pragma omplc loopchain schedule() temporary(T)\n  {\n#pragma omplc for domain(0:N-1) with (i) read A {(i)}, write T {(i)}\n    for (int i = 0; i <= N - 1; i++)\n      T[i] = A[i] * 0.5;\n#pragma omplc for domain(1:N-2) with (i) read T {(i-1),(i),(i+1)}, write B {(i)}\n    for (int i = 1; i <= N - 2; i++)\n      B[i] = T[i-1] + T[i] + T[i+1];\n#pragma omplc for domain(0:N-1) with (i) read A {(i)}, write C {(i)}\n    for (int i = 0; i <= N - 1; i++)\n      C[i] = A[i] + 1;\n#pragma omplc for domain(0:N-1) with (i) read C {(i)}, write D {(i)}\n    for (int i = 0; i <= N - 1; i++)\n      D[i] = C[i] * 2;\n  }\n}\n";
+
+/// The model's grouping inlines the point-wise temporary `T` into its
+/// consumer through a cast to its type, keeps the live-out `C`, says so in
+/// the banner and `--explain`; `--no-inline` keeps every nest.
+#[test]
+fn the_model_inlines_point_wise_temporaries() {
+    let (out, _) = compiles("inline", INLINABLE, &["--rectangle", "--explain"]);
+    assert!(
+        out.contains("expression inlining (seed 002, Algorithm 3)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("'T' of nest 1 (line 5) into nest 2 (line 8): point-wise"),
+        "{out}"
+    );
+    assert!(
+        out.contains("inlined 'T' (nest 1 (line 5)) into their consumers"),
+        "{out}"
+    );
+    assert!(out.contains("((float)("), "{out}");
+    assert!(!out.contains("'C' of"), "{out}");
+    let (out, _) = compiles("no_inline", INLINABLE, &["--rectangle", "--no-inline"]);
+    assert!(!out.contains("inlined"), "{out}");
+    assert!(!out.contains("((float)("), "{out}");
+}
+
 /// The 2mm-like scop: the statements outside the `k` loops share `i` and
 /// `j`, so only the `k` loops form bands `--tile` can tile.
 const TWO_MM: &str = "void f(int NI, int NJ, int NK, double t[NI][NJ], double A[NI][NK], double B[NK][NJ], double D[NI][NJ])\n{\n  int i, j, k;\n#pragma scop\n  for (i = 0; i < NI; i++)\n    for (j = 0; j < NJ; j++) {\n      t[i][j] = 0.0;\n      for (k = 0; k < NK; ++k)\n        t[i][j] += A[i][k] * B[k][j];\n    }\n  for (i = 0; i < NI; i++)\n    for (j = 0; j < NJ; j++) {\n      D[i][j] *= 2.0;\n      for (k = 0; k < NJ; ++k)\n        D[i][j] += t[i][k] * B[k][j];\n    }\n#pragma endscop\n}\n";
@@ -609,6 +638,10 @@ fn grouping_options_need_overlapped_tiling() {
         (
             &["--tile", "--cores", "4"][..],
             "are read by the cost model",
+        ),
+        (
+            &["--rectangle", "--tile-sizes", "8", "--no-inline"][..],
+            "--no-inline are read by the cost model of --grouping dp",
         ),
         (
             &["--rectangle", "--estimate", "N"][..],

@@ -1440,6 +1440,7 @@ mod programs {
         heat2d_scop,
         inexact_dependences,
         heat3d_scop,
+        inline_pointwise,
         int_big_tiles,
         iterator_final_values,
         jacobi2d_chain,

@@ -19,21 +19,19 @@ const KNOWN: &[(&str, &str, &[&str])] = &[
     // Stages scaled by 2 with an offset (Bayer deinterleaving): isl generates
     // their point loop with stride 2 (`c4 += 2`) and the index `(c4 - 1) / 2`.
     ("camera-pipeline", "gcc", &["S2", "S4"]),
-    // The same two; the tone curve's gather `curve[corr[..] + 32768]`,
+    // The same two; and the tone curve's gather `curve[corr[..] + 32768]`,
     // whose trip count clang cannot compute under the tile's bounds (it is
-    // lost in flextile's plain `omp parallel for` output too); and the
-    // interleaving stages (S17, S19, S20: two stores per iteration, into
-    // columns 2y and 2y + 1 of a tile's scratchpad), as pyramid-blend's S42.
-    (
-        "camera-pipeline",
-        "clang",
-        &["S17", "S19", "S2", "S20", "S31", "S4"],
-    ),
-    // The column up-sampling stage writes two interleaved columns per
-    // iteration into its tile's scratchpad; clang gives up ("value that
-    // could not be identified as reduction is used outside the loop"),
-    // while it vectorises the original's stores to the full array.
-    ("pyramid-blend", "clang", &["S42"]),
+    // lost in flextile's plain `omp parallel for` output too). (Without
+    // expression inlining the interleaving stages S17, S19 and S20 lost it
+    // too, as pyramid-blend's S40; with it, S17 is inlined and S19, S20
+    // vectorise.)
+    ("camera-pipeline", "clang", &["S2", "S31", "S4"]),
+    // A column up-sampling stage that writes two interleaved columns per
+    // iteration (col1, with res1 inlined into it; without inlining, blend
+    // S42 was the one): clang gives up ("value that could not be identified
+    // as reduction is used outside the loop"), while it vectorises the
+    // original's loop.
+    ("pyramid-blend", "clang", &["S40"]),
     // Inside an OpenMP parallel loop gcc no longer sees the kernel's
     // `restrict` parameters (the outlined function reads them from a shared
     // struct) and gives up: "number of versioning for alias run-time tests

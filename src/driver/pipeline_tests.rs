@@ -136,6 +136,7 @@ fn opts() -> Options {
         overlap_dims: None,
         overlap_tolerance: None,
         grouping: GroupingStrategy::Greedy,
+        inline: true,
         machine: crate::transform::cost::Machine::detect(),
         weights: crate::transform::cost::CALIBRATED,
         estimates: Default::default(),

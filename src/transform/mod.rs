@@ -4,7 +4,8 @@
 //! overlapped tiling ([`overlap`], its tree in [`overlap_tree`], with [`align`] for sampling stages and
 //! [`storage`] for tile-local scratchpads, and [`time_blocks`] for time-iterated
 //! stencils, [`shadow`] for arrays updated in place), then the choice of parallel loops
-//! ([`parallel`]). [`legality`] checks a schedule against the dependences;
+//! ([`parallel`]). Before overlapped tiling with the model's grouping,
+//! [`inline`] inlines point-wise producers into their consumers. [`legality`] checks a schedule against the dependences;
 //! [`band`] holds the tree-walking helpers. [`validity`] checks every final
 //! schedule against the dependences before it is printed.
 
@@ -14,6 +15,7 @@ pub mod contract;
 pub mod cost;
 pub mod dp_grouping;
 pub mod fuse;
+pub mod inline;
 pub mod legality;
 pub mod overlap;
 pub mod overlap_groups;
