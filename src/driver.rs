@@ -702,17 +702,24 @@ fn compile_region_as_asked(
     let mut region = region;
     let renamed = match opts.overlap {
         Some(_) => {
-            let mut b = Built::new(opts, region, names, modelled)?;
             // Expression inlining (seed 002 §5.1) before the model groups
             // the nests: the region without the inlined nests is modelled anew.
+            let mut modelled = modelled;
             if opts.inline && opts.grouping == GroupingStrategy::Dp {
-                if let Some((r, done)) = inline::inline(region, &b.model, &b.deps)? {
-                    inlined_region = r;
-                    region = &inlined_region;
-                    inlined = done;
-                    b = Built::new(opts, region, names, None)?;
+                let m = match modelled.take() {
+                    Some(m) => m,
+                    None => Modelled::new(opts, region, names)?,
+                };
+                match inline::inline(region, &m.model)? {
+                    Some((r, done)) => {
+                        inlined_region = r;
+                        region = &inlined_region;
+                        inlined = done;
+                    }
+                    None => modelled = Some(m),
                 }
             }
+            let b = Built::new(opts, region, names, modelled)?;
             if opts.explain && !inlined.is_empty() {
                 let (line, _) = program.file.line_col(region.pragma_span.start);
                 println!(

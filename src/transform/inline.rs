@@ -34,15 +34,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Error, Result};
-use crate::model::deps::Dependences;
 use crate::model::expr::Expr;
 use crate::model::isl_ext::isl_err;
-use crate::model::polyhedral::RegionModel;
+use crate::model::polyhedral::{isl_name, RegionModel};
 use crate::model::program::{
     Access, AccessKind, BodyTemplate, OrigNode, Piece, Region, RegionKind, Stage,
 };
-use crate::model::relations::map_list;
-use isl_rs::DimType;
+use crate::model::relations::select_by_name;
+use isl_rs::{UnionMap, UnionSet};
 use log::info;
 
 /// One producer inlined: its data set, its label, and its consumers' labels.
@@ -60,21 +59,12 @@ pub struct Inlined {
 
 /// The region with its inlinable producers inlined (see the module
 /// documentation), and what was inlined; `None` when nothing is.
-/// `model` and `deps` are the region's (exact dependences).
-pub fn inline(
-    region: &Region,
-    model: &RegionModel,
-    deps: &Dependences,
-) -> Result<Option<(Region, Vec<Inlined>)>> {
-    if !deps.exact || !is_plain_chain(region) {
+/// `model` is the region's.
+pub fn inline(region: &Region, model: &RegionModel) -> Result<Option<(Region, Vec<Inlined>)>> {
+    if !is_plain_chain(region) {
         return Ok(None);
     }
-    // Data sets some read of the region finds no write for: their values
-    // come from before the region.
-    let mut live_in_data = BTreeSet::new();
-    for m in map_list(&deps.live_in_reads(model)?)? {
-        live_in_data.insert(m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string());
-    }
+    let live_in_data = partly_unwritten(region, model)?;
     let mut region = region.clone();
     let mut done = Vec::new();
     // Algorithm 3: until no producer is eligible.
@@ -91,6 +81,29 @@ pub fn inline(
         done.push(step);
     }
     Ok((!done.is_empty()).then_some((region, done)))
+}
+
+/// The temporaries of `region` some read finds an element of that no
+/// certain write of the region writes: part of their values come from
+/// before the region. (Where a temporary has one writer, running before
+/// its readers, the others' reads find their values in the region.)
+/// Inlining keeps this set: an inlined expression reads what its nest read.
+fn partly_unwritten(region: &Region, model: &RegionModel) -> Result<BTreeSet<String>> {
+    let mut out = BTreeSet::new();
+    for t in &region.temporaries {
+        let name = isl_name(&t.name);
+        let of = |m: &UnionMap| -> Result<UnionSet> {
+            select_by_name(m, |_, to| to == name)?
+                .range()
+                .and_then(|r| r.intersect_params(model.context.copy()?))
+                .map_err(isl_err)
+        };
+        let read = of(&model.reads)?;
+        if !read.is_subset(&of(&model.must_writes)?).map_err(isl_err)? {
+            out.insert(t.name.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// A loop chain whose user gave no schedule, each top-level node a nest of
