@@ -93,7 +93,9 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         .get_root()
         .and_then(|r| r.child(0))
         .map_err(isl_err)?;
-    let executed = expanded(&top, s.schedule.get_domain().map_err(isl_err)?)?;
+    let executed = expanded(&top, s.schedule.get_domain().map_err(isl_err)?)?
+        .coalesce()
+        .map_err(isl_err)?;
     let exec = s
         .schedule
         .get_map()
