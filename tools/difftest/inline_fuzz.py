@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Random loop chains for expression inlining (seed 002, Algorithm 3).
+
+The main generator (gen.py) writes chains whose nests rarely qualify for
+inlining (a user `fuse()` schedule, several writes, braces). These chains
+do: each nest assigns one array `Tk[y][x]` once, from the input and the two
+arrays before it, point-wise or as a 3x3 stencil, sometimes under `?:`,
+through `sqrt(fabs(..))` or stored as `int`; the last array (and at random
+one more) is live-out, the others are declared temporary. Each nest's
+domain is one point narrower than the one before, so every read is of an
+element an earlier nest wrote.
+
+Each program is compiled with `flextile --verify` under `--rectangle` and
+`--scalene` (the model's grouping, inlining on) for three argument sets:
+flextile builds the input and its output with the testsuite's flags, runs
+both and compares their output byte for byte. Exits 1 on any difference, or
+when no program got a nest inlined (the generator would then test nothing).
+
+Usage: tools/difftest/inline_fuzz.py [-n COUNT] [--seed S] [--flextile PATH]
+"""
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ARGS = ["20 30", "9 11", "5 6"]
+OPTIONS = [["--rectangle"], ["--scalene"]]
+
+
+def program(seed):
+    """The C program of `seed`."""
+    r = random.Random(seed)
+    n = r.randint(2, 7)
+    types = [r.choice(["float", "float", "double", "int"]) for _ in range(n)]
+    arrs = [f"T{k}" for k in range(n)]
+    live = {n - 1} | ({r.randrange(n)} if r.random() < 0.3 else set())
+    temps = [arrs[k] for k in range(n) if k not in live]
+    lines = []
+    for k in range(n):
+        lo = k + 1
+        srcs = ["IN"] + arrs[:k]
+        terms = []
+        pointwise = r.random() < 0.5
+        for _ in range(r.randint(1, 3)):
+            s = r.choice(srcs[-2:])
+            dy, dx = (0, 0) if pointwise else (r.randint(-1, 1), r.randint(-1, 1))
+            idx = f"[y{dy:+d}][x{dx:+d}]".replace("+0", "")
+            c = r.choice(["0.5", "0.25f", "3", "1.5f", "0.1"])
+            terms.append((s, (dy, dx), f"{c} * {s}{idx}"))
+        expr = " + ".join(t[2] for t in terms)
+        if r.random() < 0.2:
+            expr = f"sqrt(fabs({expr}))"
+        if r.random() < 0.15:
+            expr = f"({terms[0][2]} > 0.5 ? {expr} : 1.0)"
+        reads = {}
+        for s, (dy, dx), _ in terms:
+            reads.setdefault(s, set()).add(f"(y{dy:+d},x{dx:+d})".replace("+0", ""))
+        rd = ", ".join(f"read {s} {{{','.join(sorted(v))}}}" for s, v in reads.items())
+        cast = "(int)" if types[k] == "int" else ""
+        lines.append(f"#pragma omplc for domain({lo}:H-1-{lo}, {lo}:W-1-{lo}) with (y, x) {rd}, write {arrs[k]} {{(y,x)}}")
+        lines.append(f"        for (int y = {lo}; y <= H - 1 - {lo}; y++)")
+        lines.append(f"            for (int x = {lo}; x <= W - 1 - {lo}; x++)")
+        lines.append(f"                {arrs[k]}[y][x] = {cast}({expr});")
+    params = ", ".join(f"{types[k]} {arrs[k]}[H][W]" for k in range(n))
+    clause = f" temporary({', '.join(temps)})" if temps else ""
+    body = "\n".join(lines)
+    allocs = "\n".join(
+        f"    {types[k]} (*{arrs[k]})[W] = calloc((size_t)H * W, sizeof({types[k]}));" for k in range(n)
+    )
+    prints = "\n".join(
+        f'    for (int i = 0; i < H; i++) for (int j = 0; j < W; j++) printf("{arrs[k]} %d %d %.17g\\n", i, j, (double){arrs[k]}[i][j]);'
+        for k in sorted(live)
+    )
+    return f"""/* inline_fuzz.py seed {seed} */
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+static void chain(int H, int W, float IN[H][W], {params})
+{{
+#pragma omplc loopchain schedule(){clause}
+    {{
+{body}
+    }}
+}}
+int main(int argc, char **argv)
+{{
+    int H = argc > 1 ? atoi(argv[1]) : 20, W = argc > 2 ? atoi(argv[2]) : 30;
+    float (*IN)[W] = malloc(sizeof(float) * H * W);
+    unsigned s = 12345;
+    for (int i = 0; i < H; i++)
+        for (int j = 0; j < W; j++) {{
+            s = s * 1103515245u + 12345u;
+            IN[i][j] = (float)((s >> 8) % 1000) / 999.0f;
+        }}
+{allocs}
+    chain(H, W, IN, {", ".join(arrs)});
+{prints}
+    return 0;
+}}
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-n", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--flextile", default=os.path.join(ROOT, "target", "release", "flextile"))
+    a = ap.parse_args()
+    failures, inlined = 0, 0
+    with tempfile.TemporaryDirectory() as d:
+        for k in range(a.n):
+            seed = a.seed * 100000 + k
+            src = os.path.join(d, f"p{seed}.c")
+            with open(src, "w") as f:
+                f.write(program(seed))
+            out = os.path.join(d, f"p{seed}.out.c")
+            explain = subprocess.run([a.flextile, src, "-o", out, "--rectangle", "--explain"],
+                                     capture_output=True, text=True)
+            inlined += "expression inlining" in explain.stdout
+            for opts in OPTIONS:
+                for args in ARGS:
+                    r = subprocess.run([a.flextile, src, "-o", out, *opts, "--verify", "--", *args.split()],
+                                       capture_output=True, text=True)
+                    said = r.stdout + r.stderr
+                    if r.returncode != 0 or "verify: identical" not in said:
+                        failures += 1
+                        last = (said.strip().splitlines() or ["?"])[-1]
+                        print(f"seed {seed} {' '.join(opts)} args {args}: {last}")
+    print(f"inline_fuzz: {a.n} programs from seed {a.seed}, {inlined} with nests inlined, "
+          f"{a.n * len(OPTIONS) * len(ARGS)} runs, {failures} differing")
+    if failures or not inlined:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
