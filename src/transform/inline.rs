@@ -19,7 +19,9 @@
 //!   move into a branch, where gcc for AVX2 no longer vectorises the
 //!   consumer's loop (unsharp-mask's mask).
 //!
-//! Live-outs are never inlined: `D` must be a temporary of the region.
+//! Live-outs are never inlined: `D` must be a temporary of the region, of
+//! an arithmetic element type (a typedef flextile cannot see through may
+//! name a structure, which C cannot cast to).
 //!
 //! Inlining moves the producer's reads to the consumer's instances, so it
 //! is exact only where they read the same values there. In a loop chain
@@ -245,10 +247,11 @@ fn eligible(region: &Region, p: usize, live_in_data: &BTreeSet<String>) -> Optio
     let s = &region.stages[p];
     let a = assignment(s)?;
     let data = &a.write.data;
-    // A temporary, not live-in anywhere, with an element type for the cast.
+    // A temporary, not live-in anywhere, with an arithmetic element type
+    // for the cast (C has no casts to structures).
     if !region.temporaries.iter().any(|t| &t.name == data)
         || live_in_data.contains(data)
-        || !region.data_types.contains_key(data)
+        || !region.data_types.get(data).is_some_and(|t| arithmetic(t))
         || region.versions.contains_key(data)
     {
         return None;
@@ -337,6 +340,30 @@ fn eligible(region: &Region, p: usize, live_in_data: &BTreeSet<String>) -> Optio
         return Some("one consumer, reading it at one point");
     }
     None
+}
+
+/// Whether `ty` (clang's spelling, without qualifiers) names an arithmetic
+/// type C can cast to: the standard integer and floating types, spelled
+/// with their keywords or as the `<stdint.h>` and `<stddef.h>` names.
+/// Other typedefs may name structures, so they count as not.
+fn arithmetic(ty: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "float", "double", "long", "int", "short", "char", "signed", "unsigned", "_Bool",
+    ];
+    const NAMES: &[&str] = &[
+        "int8_t",
+        "int16_t",
+        "int32_t",
+        "int64_t",
+        "uint8_t",
+        "uint16_t",
+        "uint32_t",
+        "uint64_t",
+        "size_t",
+        "ptrdiff_t",
+    ];
+    NAMES.contains(&ty.trim())
+        || (!ty.trim().is_empty() && ty.split_whitespace().all(|w| WORDS.contains(&w)))
 }
 
 /// Whether the text of `rhs` calls a function (an identifier before `(`).
@@ -666,6 +693,23 @@ mod tests {
         // x - x + y is y.
         let cancels = Expr::sum(Expr::difference(v("x"), v("x")), v("y"));
         assert_eq!(translate(&cancels, &its()), Some((0, 0)));
+    }
+
+    #[test]
+    fn only_arithmetic_types_are_cast_to() {
+        for t in [
+            "float",
+            "unsigned char",
+            "long long",
+            "long double",
+            "uint16_t",
+            "_Bool",
+        ] {
+            assert!(arithmetic(t), "{t}");
+        }
+        for t in ["struct pt", "pixel_t", "float *", ""] {
+            assert!(!arithmetic(t), "{t}");
+        }
     }
 
     #[test]
