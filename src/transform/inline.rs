@@ -185,7 +185,13 @@ fn assignment(s: &Stage) -> Option<Assignment<'_>> {
     if all.contains([';', '{', '}']) || all.contains("/*") || all.contains("//") {
         return None;
     }
-    Some(Assignment { write, rhs })
+    // Every iterator hole names one of the nest's iterators.
+    let iterator = |p: &Piece| !matches!(p, Piece::Iter(k) if *k >= s.iterators.len());
+    let holes_ok = rhs.iter().all(|p| match p {
+        Piece::Access { text, .. } => text.iter().all(iterator),
+        p => iterator(p),
+    });
+    holes_ok.then_some(Assignment { write, rhs })
 }
 
 /// `e` as `iterator k + c` of `iterators`, if it is one.
@@ -303,7 +309,7 @@ fn eligible(region: &Region, p: usize, live_in_data: &BTreeSet<String>) -> Optio
         if !touches {
             continue;
         }
-        if c < p || !readable_consumer(st, data) {
+        if c < p || !readable_consumer(st, data, a.write.index.len()) {
             return None;
         }
         consumers.push(c);
@@ -389,10 +395,11 @@ fn has_call(rhs: &[Piece]) -> bool {
 }
 
 /// Whether `st` only reads `data`, each read in an access hole of its
-/// analysable body, with plain affine subscripts, and not under a condition
+/// analysable body, with `arity` plain affine subscripts (as the write), and
+/// not under a condition
 /// (an `if`, `?:`: the expression would move into a branch, which gcc then
 /// does not vectorise).
-fn readable_consumer(st: &Stage, data: &str) -> bool {
+fn readable_consumer(st: &Stage, data: &str, arity: usize) -> bool {
     let Some(analysed) = st.analysed() else {
         return false;
     };
@@ -404,6 +411,7 @@ fn readable_consumer(st: &Stage, data: &str) -> bool {
     for x in all.filter(|x| x.data == data) {
         ok &= x.kind == AccessKind::Read
             && !x.conditional
+            && x.index.len() == arity
             && x.index
                 .iter()
                 .all(|e| e.is_affine() && e.is_plain_c() && !e.has_any());
@@ -482,15 +490,16 @@ fn inline_into(
     let data = &a.write.data;
     // The producer's iterators at a read `D[e]` of the consumer: iterator
     // `map[d].0` is `e[d] - map[d].1`.
-    let at = |index: &[Expr]| -> Vec<Expr> {
+    let at = |index: &[Expr]| -> Option<Vec<Expr>> {
         let mut its = vec![Expr::Int(0); producer.iterators.len()];
         for (d, (k, c)) in map.iter().enumerate() {
-            its[*k] = match c {
-                0 => index[d].clone(),
-                c => Expr::difference(index[d].clone(), Expr::Int(*c)),
+            let e = index.get(d)?.clone();
+            *its.get_mut(*k)? = match c {
+                0 => e,
+                c => Expr::difference(e, Expr::Int(*c)),
             };
         }
-        its
+        Some(its)
     };
     let compose = |x: &Access, its: &[Expr], conditional: bool| Access {
         index: x
@@ -509,7 +518,7 @@ fn inline_into(
             accesses.push(x.clone());
             continue;
         }
-        let its = at(&x.index);
+        let its = at(&x.index)?;
         accesses.extend(producer_reads.iter().map(|r| compose(r, &its, false)));
     }
     // Observed accesses and the body: each hole reading the data set becomes
@@ -543,7 +552,7 @@ fn inline_into(
             });
             continue;
         }
-        let its = at(&x.index);
+        let its = at(&x.index)?;
         let its_pieces: Vec<Vec<Piece>> =
             its.iter().map(|e| expr_pieces(e, &st.iterators)).collect();
         pieces.push(Piece::Text(format!("(({elem})(")));
