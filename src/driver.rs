@@ -722,19 +722,7 @@ fn compile_region_as_asked(
             let b = Built::new(opts, region, names, modelled)?;
             if opts.explain && !inlined.is_empty() {
                 let (line, _) = program.file.line_col(region.pragma_span.start);
-                println!(
-                    "{}:{line}: expression inlining (seed 002, Algorithm 3)",
-                    program.file.path
-                );
-                for d in &inlined {
-                    println!(
-                        "  '{}' of {} into {}: {}",
-                        d.data,
-                        d.producer,
-                        d.consumers.join(", "),
-                        d.why
-                    );
-                }
+                print!("{}", inline::explain(&program.file.path, line, &inlined));
             }
             // Without exact dependences overlapped tiling does not apply
             // (the lowering says why): nothing to rename for it.

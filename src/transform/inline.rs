@@ -665,6 +665,21 @@ fn expr_pieces(e: &Expr, iterators: &[String]) -> Vec<Piece> {
     out
 }
 
+/// `--explain`'s account of what was inlined in the region at `path:line`.
+pub fn explain(path: &str, line: usize, done: &[Inlined]) -> String {
+    let mut out = format!("{path}:{line}: expression inlining (seed 002, Algorithm 3)\n");
+    for d in done {
+        out.push_str(&format!(
+            "  '{}' of {} into {}: {}\n",
+            d.data,
+            d.producer,
+            d.consumers.join(", "),
+            d.why
+        ));
+    }
+    out
+}
+
 /// The banner's words for what was inlined.
 pub fn summary(done: &[Inlined]) -> String {
     let items: Vec<String> = done

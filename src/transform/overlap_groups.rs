@@ -718,7 +718,7 @@ pub(crate) fn restrict(
             .copy()
             .and_then(|s| s.intersect_domain(universe.copy()?))
             .map_err(isl_err)?,
-        parts: restrict_parts(&model.parts, &universe)?,
+        parts: restrict_parts(&model.parts, &universe, &in_group)?,
         context: model.context.copy().map_err(isl_err)?,
     };
     let sub_deps = Dependences {
@@ -742,32 +742,30 @@ pub(crate) fn restrict(
     Ok((sub, sub_model, sub_deps))
 }
 
-/// The parts of a region's schedule that hold statements of `universe`,
-/// restricted to them (so that the group's dataflow runs a few parts at a
-/// time, as the region's).
-fn restrict_parts(parts: &[SchedulePart], universe: &UnionSet) -> Result<Vec<SchedulePart>> {
+/// The parts of a region's schedule that hold statements of the group
+/// (`in_group`, whose universe is `universe`), restricted to them (so that
+/// the group's dataflow runs a few parts at a time, as the region's).
+fn restrict_parts(
+    parts: &[SchedulePart],
+    universe: &UnionSet,
+    in_group: &HashSet<&str>,
+) -> Result<Vec<SchedulePart>> {
     let mut out = Vec::new();
     for p in parts {
+        let kept: Vec<&str> = p.key.split(',').filter(|s| in_group.contains(s)).collect();
+        if kept.is_empty() {
+            continue;
+        }
         let cut = |s: &UnionSet| {
             s.copy()
                 .and_then(|s| s.intersect(universe.copy()?))
                 .map_err(isl_err)
         };
-        let part_universe = cut(&p.universe)?;
-        if part_universe.is_empty().map_err(isl_err)? {
-            continue;
-        }
-        let list = part_universe.get_set_list().map_err(isl_err)?;
-        let mut key = Vec::new();
-        for i in 0..list.size().map_err(isl_err)? {
-            let set = list.get_at(i).map_err(isl_err)?;
-            key.push(set.get_tuple_name().map_err(isl_err)?.to_string());
-        }
         out.push(SchedulePart {
             domain: cut(&p.domain)?,
-            universe: part_universe,
+            universe: cut(&p.universe)?,
             yaml: p.yaml.clone(),
-            key: key.join(","),
+            key: kept.join(","),
         });
     }
     Ok(out)
