@@ -64,7 +64,7 @@ test: deps
 	$(CARGO) test --release --no-fail-fast && \
 	python3 -m unittest -q tools/difftest/test_gen.py && \
 	python3 tools/difftest/run.py -n 200 --seed 1 --no-save --quiet && \
-	python3 tools/difftest/inline_fuzz.py -n 20 --seed 1 && \
+	python3 tools/difftest/inline_fuzz.py -n 24 --seed 1 && \
 	echo $$(( $$(date +%s) - start )) > $(TEST_TIME) && \
 	echo "make test: passed in $$(cat $(TEST_TIME)) s"
 

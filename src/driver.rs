@@ -132,6 +132,9 @@ pub struct Options {
     /// Expression inlining before the model's grouping (`--grouping dp`;
     /// off with `--no-inline`).
     pub inline: bool,
+    /// Intra-tile fusion of point loops for register reuse under overlapped
+    /// tiling (off with `--no-intra-tile-fusion`).
+    pub intra_fusion: bool,
     /// The machine the cost model of `--grouping dp` sizes tiles for.
     pub machine: Machine,
     /// `--cost-weights`: the weights of the cost model.

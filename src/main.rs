@@ -115,6 +115,12 @@ struct Cli {
     /// consumers' expressions (seed 002 §5.1, Algorithm 3; on by default).
     #[arg(long)]
     no_inline: bool,
+    /// --rectangle / --scalene: do not fuse, inside a tile, the point loops
+    /// of consecutive independent stages that read common inputs at the
+    /// same points (seed 002 §5.3, intra-tile fusion for register reuse; on
+    /// by default).
+    #[arg(long)]
+    no_intra_tile_fusion: bool,
     /// --grouping dp: the L1 and L2 cache sizes the tiles are sized for
     /// (bytes, or with K or M: 48K,2M; default: read from the machine).
     #[arg(long, value_delimiter = ',', value_name = "L1,L2")]
@@ -516,6 +522,11 @@ fn options(cli: &Cli) -> Result<Options, String> {
             ));
         }
     }
+    if cli.no_intra_tile_fusion && !(cli.rectangle || cli.scalene) {
+        return Err(
+            "--no-intra-tile-fusion applies to overlapped tiling (--rectangle or --scalene)".into(),
+        );
+    }
     if cli.point_chunk.is_some() && !cli.rectangle {
         return Err("--point-chunk needs --rectangle (scalene tiles run their stages one after another already)".into());
     }
@@ -658,6 +669,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         overlap_tolerance: cli.overlap_tolerance,
         grouping,
         inline: !cli.no_inline,
+        intra_fusion: !cli.no_intra_tile_fusion,
         machine,
         weights,
         estimates,

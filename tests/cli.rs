@@ -475,6 +475,62 @@ fn the_model_inlines_point_wise_temporaries() {
     assert!(!out.contains("((float)("), "{out}");
 }
 
+/// `X` and `Y` read `A[i-1]` at every point, over one domain, and `O` reads
+/// them at the same points; `Z` reads `X`.
+const REUSE: &str = "void f(int N, float A[N], float X[N], float Y[N], float Z[N], float O[N])\n{\n#pragma omplc loopchain schedule() temporary(X, Y, Z)\n  {\n#pragma omplc for domain(1:N-2) with (i) read A {(i-1),(i)}, write X {(i)}\n    for (int i = 1; i <= N - 2; i++)\n      X[i] = A[i-1] + A[i];\n#pragma omplc for domain(1:N-2) with (i) read A {(i-1),(i+1)}, write Y {(i)}\n    for (int i = 1; i <= N - 2; i++)\n      Y[i] = A[i-1] - A[i+1];\n#pragma omplc for domain(1:N-2) with (i) read X {(i)}, write Z {(i)}\n    for (int i = 1; i <= N - 2; i++)\n      Z[i] = X[i] * 2;\n#pragma omplc for domain(2:N-3) with (i) read X {(i-1),(i+1)}, read Y {(i-1),(i+1)}, read Z {(i-1),(i+1)}, write O {(i)}\n    for (int i = 2; i <= N - 3; i++)\n      O[i] = X[i-1] * Y[i+1] + X[i+1] * Y[i-1] + Z[i-1] * Z[i+1];\n  }\n}\n";
+
+/// Intra-tile fusion for register reuse (seed 002 §5.3): `X` and `Y` share
+/// one point loop in a tile (scalene tiles and rectangle chunks), `Z`,
+/// which reads `X`, keeps its own; the banner and `--explain` say so, and
+/// `--no-intra-tile-fusion` keeps every loop apart, as does a `?:` in `Y`.
+#[test]
+fn tiles_fuse_the_point_loops_of_stages_reading_common_inputs() {
+    for shape in ["--rectangle", "--scalene"] {
+        let (out, _) = compiles("reuse", REUSE, &[shape, "--tile-sizes", "32", "--explain"]);
+        assert!(
+            out.contains(
+                "fuses the point loops of nest 1 (line 5) + nest 2 (line 8) inside a tile"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("intra-tile fusion for register reuse (2 stages in 1 point loop(s))"),
+            "{out}"
+        );
+        // X and Y in one loop: Y's statement follows X's with no loop between.
+        let body: Vec<&str> = out.lines().map(str::trim).collect();
+        let x = body.iter().position(|l| l.starts_with("ft_X[")).expect("X");
+        assert!(body[x + 1].starts_with("/* S1:"), "{out}");
+        assert!(body[x + 2].starts_with("ft_Y["), "{out}");
+        let z = body.iter().position(|l| l.starts_with("ft_Z[")).expect("Z");
+        assert!(body[z - 2].starts_with("for ("), "{out}");
+        let (out, _) = compiles(
+            "no_reuse",
+            REUSE,
+            &[shape, "--tile-sizes", "32", "--no-intra-tile-fusion"],
+        );
+        assert!(!out.contains("intra-tile fusion"), "{out}");
+        let body: Vec<&str> = out.lines().map(str::trim).collect();
+        let y = body.iter().position(|l| l.starts_with("ft_Y[")).expect("Y");
+        assert!(body[y - 2].starts_with("for ("), "{out}");
+    }
+    // A branch in a body keeps its loop apart (the fused loop would not
+    // stay straight-line code).
+    let select = REUSE.replace("A[i-1] - A[i+1];", "A[i-1] > 0 ? A[i+1] : A[i-1];");
+    let (out, _) = compiles(
+        "reuse_select",
+        &select,
+        &["--scalene", "--tile-sizes", "32"],
+    );
+    assert!(out.contains("? A[c1+1] : A[c1-1]"), "{out}");
+    assert!(!out.contains("intra-tile fusion"), "{out}");
+    let err = fails("reuse_alone", REUSE.as_bytes(), &["--no-intra-tile-fusion"]);
+    assert!(
+        err.contains("--no-intra-tile-fusion applies to overlapped tiling"),
+        "{err}"
+    );
+}
+
 /// The 2mm-like scop: the statements outside the `k` loops share `i` and
 /// `j`, so only the `k` loops form bands `--tile` can tile.
 const TWO_MM: &str = "void f(int NI, int NJ, int NK, double t[NI][NJ], double A[NI][NK], double B[NK][NJ], double D[NI][NJ])\n{\n  int i, j, k;\n#pragma scop\n  for (i = 0; i < NI; i++)\n    for (j = 0; j < NJ; j++) {\n      t[i][j] = 0.0;\n      for (k = 0; k < NK; ++k)\n        t[i][j] += A[i][k] * B[k][j];\n    }\n  for (i = 0; i < NI; i++)\n    for (j = 0; j < NJ; j++) {\n      D[i][j] *= 2.0;\n      for (k = 0; k < NJ; ++k)\n        D[i][j] += t[i][k] * B[k][j];\n    }\n#pragma endscop\n}\n";

@@ -1441,6 +1441,7 @@ mod programs {
         inexact_dependences,
         heat3d_scop,
         inline_pointwise,
+        intra_tile_fusion,
         int_big_tiles,
         iterator_final_values,
         jacobi2d_chain,

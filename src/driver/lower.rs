@@ -291,6 +291,7 @@ fn transform(
                 isolate_points: !simpler.atomic_points,
                 point_chunk: opts.point_chunk,
                 stack_limit: opts.stack_limit,
+                intra_fusion: opts.intra_fusion,
                 model: opts.model_spec(),
             },
             region.pragma_span,
@@ -309,6 +310,13 @@ fn transform(
                 "partial overlapped tiling ({shape:?} trapezoids) {sizes:?}, loops {d:?} overlapped, the other tiled classically"
             ),
         });
+        if !o.fused_runs.is_empty() {
+            summary.push(format!(
+                "intra-tile fusion for register reuse ({} stages in {} point loop(s))",
+                o.fused_runs.iter().sum::<usize>(),
+                o.fused_runs.len()
+            ));
+        }
         if let Some(g) = simpler.max_group {
             summary.push(format!("groups of at most {g} stages"));
         }

@@ -137,6 +137,7 @@ fn opts() -> Options {
         overlap_tolerance: None,
         grouping: GroupingStrategy::Greedy,
         inline: true,
+        intra_fusion: true,
         machine: crate::transform::cost::Machine::detect(),
         weights: crate::transform::cost::CALIBRATED,
         estimates: Default::default(),

@@ -194,6 +194,26 @@ fn assignment(s: &Stage) -> Option<Assignment<'_>> {
     holes_ok.then_some(Assignment { write, rhs })
 }
 
+/// Whether stage `s`'s body is one assignment (as [`assignment`] reads it)
+/// whose right-hand side has no branch (`?:`, no access under a
+/// condition) and calls no function: a straight-line statement, which
+/// `intra_fusion` may put in a loop with another.
+pub(crate) fn straight_assignment(s: &Stage) -> bool {
+    let Some(a) = assignment(s) else {
+        return false;
+    };
+    let branches = a.rhs.iter().any(|p| match p {
+        Piece::Text(t) => t.contains('?'),
+        _ => false,
+    });
+    let conditional = s
+        .analysed()
+        .unwrap_or_default()
+        .iter()
+        .any(|x| x.conditional);
+    !branches && !conditional && !has_call(&a.rhs)
+}
+
 /// `e` as `iterator k + c` of `iterators`, if it is one.
 fn translate(e: &Expr, iterators: &[String]) -> Option<(usize, i64)> {
     let mut terms: BTreeMap<String, i64> = BTreeMap::new();

@@ -5,7 +5,9 @@
 //! [`storage`] for tile-local scratchpads, and [`time_blocks`] for time-iterated
 //! stencils, [`shadow`] for arrays updated in place), then the choice of parallel loops
 //! ([`parallel`]). Before overlapped tiling with the model's grouping,
-//! [`inline`] inlines point-wise producers into their consumers. [`legality`] checks a schedule against the dependences;
+//! [`inline`] inlines point-wise producers into their consumers; after the
+//! grouping, [`intra_fusion`] picks the stages that share a point loop in a
+//! tile. [`legality`] checks a schedule against the dependences;
 //! [`band`] holds the tree-walking helpers. [`validity`] checks every final
 //! schedule against the dependences before it is printed.
 
@@ -16,6 +18,7 @@ pub mod cost;
 pub mod dp_grouping;
 pub mod fuse;
 pub mod inline;
+pub mod intra_fusion;
 pub mod legality;
 pub mod overlap;
 pub mod overlap_groups;

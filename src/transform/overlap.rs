@@ -142,6 +142,9 @@ pub struct Overlapped {
     pub untiled: Vec<(usize, String)>,
     /// The grouping decisions in words (`--explain`).
     pub explained: Vec<String>,
+    /// The runs of stages whose point loops are fused for register reuse
+    /// (`intra_fusion.rs`), as their numbers of stages.
+    pub fused_runs: Vec<usize>,
 }
 
 /// Builds overlapped tiles of `shape` and `sizes` for the chain `region`:
@@ -219,6 +222,12 @@ pub fn overlapped_tiling(
             .map(|(g, _)| g.iter().map(|u| units[*u].len()).sum())
             .max()
             .unwrap_or(0),
+        fused_runs: groups
+            .iter()
+            .flat_map(|(_, a)| a.iter().flat_map(|a| a.analysis.reuse.iter()))
+            .map(|run| run.len())
+            .filter(|n| *n > 1)
+            .collect(),
         untiled,
         explained,
     })
@@ -253,6 +262,10 @@ pub(crate) struct GroupAnalysis {
     pub storage: StoragePlan,
     /// Per data set, the elements a tile loads into its buffer.
     pub loads: Vec<(String, Map)>,
+    /// Runs of consecutive statements whose point loops are fused inside a
+    /// tile for register reuse ([`crate::transform::intra_fusion`]); every
+    /// statement alone until the group is chosen.
+    pub reuse: Vec<Vec<usize>>,
 }
 
 /// Analyses one group (see [`GroupAnalysis`]); an error says why it cannot
@@ -416,6 +429,7 @@ pub(crate) fn analyse_group(
         footprints,
         storage,
         loads,
+        reuse: (0..n_stages).map(|k| vec![k]).collect(),
     })
 }
 
@@ -447,6 +461,7 @@ pub(crate) fn build_group(
         spec.isolate_points,
         spec.point_chunk,
         &a.sizes,
+        &a.reuse,
     )?;
     let mut storage = a.storage.clone();
     crate::transform::sharing::share(&schedule, &mut storage, region)?;
@@ -586,6 +601,9 @@ pub struct OverlapSpec {
     /// The most bytes of scratchpads a tile keeps on its thread's stack
     /// (`--stack-limit`).
     pub stack_limit: u64,
+    /// Fuse the point loops of stages that read common inputs inside a tile
+    /// (seed 002 §5.3; off with `--no-intra-tile-fusion`).
+    pub intra_fusion: bool,
     /// What the cost model reads (`--grouping dp`).
     pub model: ModelSpec,
 }

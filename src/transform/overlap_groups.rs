@@ -24,7 +24,10 @@ use crate::model::program::{OrigNode, Region};
 use crate::model::relations::select_by_name;
 use crate::transform::cost::{cost, geometry, naive, Costed, Level};
 use crate::transform::dp_grouping::{dp_grouping, Method};
-use crate::transform::overlap::{analyse_group, stage_universe, GroupAnalysis, OverlapSpec, WHOLE};
+use crate::transform::intra_fusion::reuse_runs;
+use crate::transform::overlap::{
+    analyse_group, stage_universe, GroupAnalysis, OverlapSpec, Shape, WHOLE,
+};
 use crate::transform::pipeline::must_reach_memory;
 use crate::transform::pipeline::PipelineGraph;
 use isl_rs::{UnionMap, UnionSet};
@@ -220,7 +223,15 @@ pub(crate) fn form_groups(
     let mut explained = head;
     for ((g, sizes), tile) in groups.into_iter().zip(tiled) {
         let a = match tile {
-            true => Some(analyses.take(&ctx, &spec.with_sizes(&sizes), &g)?),
+            true => {
+                let mut a = analyses.take(&ctx, &spec.with_sizes(&sizes), &g)?;
+                // Fused point by point already (rectangle tiles without
+                // chunks), a run would change nothing.
+                if spec.intra_fusion && (spec.shape == Shape::Scalene || spec.point_chunk > 0) {
+                    a.analysis.reuse = reuse_runs(&a.region, &a.model, &a.analysis)?;
+                }
+                Some(a)
+            }
             false => None,
         };
         if let Some(why) = g.first().and_then(|u| starts.get(u)) {
@@ -672,7 +683,27 @@ fn explain_group(
         ),
         _ => "; no recomputation".to_string(),
     };
-    format!("{nests}: tiled {}{recompute}", sizes.join(" x "))
+    let fused: Vec<String> = a
+        .analysis
+        .reuse
+        .iter()
+        .filter(|run| run.len() > 1)
+        .map(|run| {
+            let labels: Vec<&str> = run
+                .iter()
+                .map(|k| a.region.stages[*k].label.as_str())
+                .collect();
+            labels.join(" + ")
+        })
+        .collect();
+    let fused = match fused.is_empty() {
+        true => String::new(),
+        false => format!(
+            "; fuses the point loops of {} inside a tile (common inputs: register reuse)",
+            fused.join(", ")
+        ),
+    };
+    format!("{nests}: tiled {}{recompute}{fused}", sizes.join(" x "))
 }
 
 /// A stage that shares its top-level loop nest with another, if any.

@@ -38,7 +38,35 @@ pub(crate) fn build_tree(
     isolate_points: bool,
     point_chunk: i64,
     sizes: &[i64],
+    reuse: &[Vec<usize>],
 ) -> Result<Schedule> {
+    // The run of stages each stage's innermost point loop is fused with
+    // (intra-tile fusion for register reuse, `intra_fusion.rs`).
+    let mut run_of: Vec<usize> = (0..region.stages.len()).collect();
+    for (r, run) in reuse.iter().enumerate() {
+        for k in run {
+            if let Some(slot) = run_of.get_mut(*k) {
+                *slot = r + region.stages.len();
+            }
+        }
+    }
+    // Consecutive statements of different stages in one run share a loop.
+    let by_run = |stmts: &[(String, usize)]| -> Vec<Vec<(String, usize)>> {
+        let mut out: Vec<Vec<(String, usize)>> = Vec::new();
+        for s in stmts {
+            match out.last_mut() {
+                Some(last)
+                    if last
+                        .iter()
+                        .all(|(_, k)| *k != s.1 && run_of[*k] == run_of[s.1]) =>
+                {
+                    last.push(s.clone())
+                }
+                _ => out.push(vec![s.clone()]),
+            }
+        }
+        out
+    };
     let mut tokens = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
     let mut expansion = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err)?;
     let storage = plan
@@ -369,7 +397,8 @@ pub(crate) fn build_tree(
                     atomic(n.insert_partial_schedule(mupa).map_err(isl_err)?)
                 }
                 (_, PointLoops::Chunked(c)) => {
-                    chunked_points(ctx, n, part, (depth, c), &member, &filter)
+                    let each = by_run(part);
+                    chunked_points(ctx, n, part, &each, (depth, c), &member, &filter)
                 }
                 _ => fused_points(ctx, n, part, &point, &filter, mode),
             })?;
@@ -378,6 +407,8 @@ pub(crate) fn build_tree(
             // One point loop nest after another (Fig. 13): per stage, then
             // per store. The statements of a multi-statement stage share
             // theirs, with a sequence in it (Fig. 15); their stores follow.
+            // Stages fused for register reuse share theirs (one run of
+            // single-statement stages, none of them stored).
             let mut parts: Vec<Vec<(String, usize)>> = Vec::new();
             for unit in units {
                 let members: Vec<(String, usize)> = unit
@@ -388,21 +419,18 @@ pub(crate) fn build_tree(
                     .iter()
                     .filter_map(|k| store_of(*k).map(|n| (n, *k)))
                     .collect();
-                parts.push(members);
+                match (parts.last_mut(), &members[..]) {
+                    (Some(last), [one]) if by_run(&[last[0].clone(), one.clone()]).len() == 1 => {
+                        last.push(one.clone())
+                    }
+                    _ => parts.push(members),
+                }
                 parts.extend(stores.into_iter().map(|s| vec![s]));
             }
             let band_at = |node: isl_rs::ScheduleNode, part: &[(String, usize)]| {
                 let mupa = MultiUnionPwAff::read_from_str(ctx, &point(part)).map_err(isl_err)?;
-                let mut band = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
-                if part.len() > 1 {
-                    let list = filter_list(ctx, part, &filter)?;
-                    band = band
-                        .child(0)
-                        .and_then(|n| n.insert_sequence(list))
-                        .and_then(|n| n.parent())
-                        .map_err(isl_err)?;
-                }
-                Ok::<_, Error>(band)
+                let band = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+                in_order(ctx, band, part, &filter)
             };
             node = per_part(ctx, node, &parts, &filter, band_at)?;
         }
@@ -489,14 +517,7 @@ fn fused_points(
             ))
         }
     };
-    if stmts.len() > 1 {
-        let list = filter_list(ctx, stmts, filter)?;
-        band = band
-            .child(0)
-            .and_then(|n| n.insert_sequence(list))
-            .and_then(|n| n.parent())
-            .map_err(isl_err)?;
-    }
+    band = in_order(ctx, band, stmts, filter)?;
     if split {
         band = band.parent().map_err(isl_err)?;
     }
@@ -505,8 +526,9 @@ fn fused_points(
 
 /// Rectangle tiles' fused point loops, strip-mined: the outer point loops
 /// and the chunk loop `floor((p - size*T)/c)` of the innermost one are fused
-/// over all `stmts`, and inside a chunk each statement runs its own loop
-/// over its points of the chunk, one statement after another.
+/// over all `stmts`, and inside a chunk each list of `each` (consecutive
+/// statements of `stmts`: one, or a run fused for register reuse) runs its
+/// own loop over its points of the chunk, one list after another.
 ///
 /// The tile's shape and its fused order at the granularity of a chunk are
 /// those of Fig. 14; only the order inside a chunk changes. Fused point by
@@ -524,12 +546,14 @@ fn fused_points(
 /// later one (the stages of a group are in program order, and
 /// `check_race_free` refuses flow from a later statement to an earlier one
 /// of a multi-statement stage). Inside a chunk, the earlier statement's loop
-/// runs first. `node` is where the band goes, with a leaf below it; returns
+/// runs first. The statements of a run share a loop: no dependence joins
+/// them (`intra_fusion.rs`). `node` is where the band goes, with a leaf below it; returns
 /// the chunk band.
 fn chunked_points(
     ctx: &Context,
     node: isl_rs::ScheduleNode,
     stmts: &[(String, usize)],
+    each: &[Vec<(String, usize)>],
     (depth, chunk): (usize, i64),
     member: &MemberFn,
     filter: &FilterFn,
@@ -542,12 +566,12 @@ fn chunked_points(
     let mupa =
         MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", outer.join(", "))).map_err(isl_err)?;
     let band = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
-    let each: Vec<Vec<(String, usize)>> = stmts.iter().map(|s| vec![s.clone()]).collect();
     let below = band.child(0).map_err(isl_err)?;
-    let below = per_part(ctx, below, &each, filter, |n, one| {
-        let mupa = MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", member(one, inner, None)))
+    let below = per_part(ctx, below, each, filter, |n, run| {
+        let mupa = MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", member(run, inner, None)))
             .map_err(isl_err)?;
-        atomic(n.insert_partial_schedule(mupa).map_err(isl_err)?)
+        let loop_ = atomic(n.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+        in_order(ctx, loop_, run, filter)
     })?;
     below.parent().map_err(isl_err)
 }
@@ -636,6 +660,24 @@ fn filter_list(
             .map_err(isl_err)?;
     }
     Ok(list)
+}
+
+/// The statements `stmts` one after another (a sequence) below the band
+/// node `band`, which is returned; nothing to order when there is one.
+fn in_order(
+    ctx: &Context,
+    band: isl_rs::ScheduleNode,
+    stmts: &[(String, usize)],
+    filter: &FilterFn,
+) -> Result<isl_rs::ScheduleNode> {
+    if stmts.len() < 2 {
+        return Ok(band);
+    }
+    let list = filter_list(ctx, stmts, filter)?;
+    band.child(0)
+        .and_then(|n| n.insert_sequence(list))
+        .and_then(|n| n.parent())
+        .map_err(isl_err)
 }
 
 /// `{ token[T] -> name[T, i] : (i -> T) in r }`.
