@@ -75,12 +75,12 @@ def vectorised(path, extra=()):
         raise SystemExit(f"{cc} failed on {path}:\n{r.stderr}")
     # The file as the compiler names it (clang: relative to the current directory).
     where = r"(?m)^(?:[^:\n]*/)?" + re.escape(os.path.basename(path))
+    with open(path) as f:
+        lines = f.read().split("\n")
     if not clang:
         pat = re.compile(where + r":(\d+):\d+: optimized: (?:loop vectorized"
                          r"|Loop \d+ distributed: split to 0 loops and \d+ library calls)")
-        return {int(m.group(1)) for m in pat.finditer(r.stderr)}
-    with open(path) as f:
-        lines = f.read().split("\n")
+        return loop_lines({int(m.group(1)) for m in pat.finditer(r.stderr)}, lines)
     loops = set()
     for m in re.finditer(where + r":(\d+):\d+: remark: (vectorized loop|Formed a call)",
                          r.stderr):
@@ -92,7 +92,26 @@ def vectorised(path, extra=()):
             if FOR.match(lines[j]):
                 loops.add(j + 1)
                 break
-    return loops
+    return loop_lines(loops, lines)
+
+
+def loop_lines(reported, lines):
+    """The `for` lines of the loops reported at lines `reported`: a loop under
+    `#pragma omp simd` is reported at its pragma (clang) or at a statement
+    of its body (gcc), others at their `for`."""
+    out = set()
+    for n in reported:
+        text = lines[n - 1] if 0 < n <= len(lines) else ""
+        if FOR.match(text):
+            out.add(n)
+        elif text.strip().startswith("#pragma omp simd"):
+            out.add(n + 1)
+        else:
+            for j in range(n - 1, -1, -1):
+                if FOR.match(lines[j]):
+                    out.add(j + 1)
+                    break
+    return out
 
 
 STAGE = re.compile(r"/\* (S\d+)\b")

@@ -4,7 +4,8 @@
 //! 2. model: isl domains, accesses and the original schedule tree of each
 //!    region; declared accesses checked against analysed bodies;
 //! 3. dependences (isl dataflow);
-//! 4. transform passes, in order: fusion → tiling → parallel loops; the
+//! 4. transform passes, in order: fusion → tiling → parallel loops → simd
+//!    loops (innermost loops that carry no dependence); the
 //!    final schedule is checked against the dependences once more
 //!    ([`crate::transform::validity`]) and refused if it fails;
 //! 5. back end: isl AST → C, regions spliced into the file, file template;
@@ -35,7 +36,7 @@ use crate::transform::overlap::{
 };
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::mentions;
-use crate::transform::{contract, fuse, inline, parallel, tile, validity};
+use crate::transform::{contract, fuse, inline, parallel, simd, tile, validity};
 use isl_rs::{Context, Schedule};
 use log::info;
 use std::cell::RefCell;

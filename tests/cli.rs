@@ -531,6 +531,51 @@ fn tiles_fuse_the_point_loops_of_stages_reading_common_inputs() {
     );
 }
 
+/// `B`'s rows are independent and so are its columns; `C` carries a
+/// dependence along its columns (each point reads the one before).
+const ROWS: &str = "void f(int N, double A[N][N], double B[N][N], double C[N][N])\n{\n#pragma scop\n  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++)\n      B[i][j] = A[i][j] * 2;\n  for (int i = 0; i < N; i++)\n    for (int j = 1; j < N; j++)\n      C[i][j] = C[i][j-1] + B[i][j];\n#pragma endscop\n}\n";
+
+/// Innermost loops that carry no dependence get `#pragma omp simd` (after
+/// `omp parallel for` on the outer loop), in the original loops and in
+/// overlapped tiles' point loops; a loop that carries one does not; and
+/// without OpenMP there is none.
+#[test]
+fn innermost_loops_without_carried_dependences_are_simd() {
+    let pragma_before = |out: &str, stmt: &str| -> Vec<String> {
+        let lines: Vec<&str> = out.lines().map(str::trim).collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(stmt))
+            .unwrap_or_else(|| panic!("{stmt} in {out}"));
+        lines[..at]
+            .iter()
+            .rev()
+            .skip_while(|l| !l.starts_with("for ("))
+            .take(2)
+            .map(|l| l.to_string())
+            .collect()
+    };
+    let (out, _) = compiles("simd", ROWS, &[]);
+    assert_eq!(
+        pragma_before(&out, "B[c0][c1]")[1],
+        "#pragma omp simd",
+        "{out}"
+    );
+    assert_ne!(
+        pragma_before(&out, "C[c0][c1]")[1],
+        "#pragma omp simd",
+        "{out}"
+    );
+    assert_eq!(out.matches("#pragma omp simd").count(), 1, "{out}");
+    let (out, _) = compiles("simd_tiles", REUSE, &["--scalene", "--tile-sizes", "32"]);
+    assert!(out.contains("#pragma omp simd"), "{out}");
+    for stmt in ["ft_X[", "ft_Z[", "O[c1]"] {
+        assert_eq!(pragma_before(&out, stmt)[1], "#pragma omp simd", "{out}");
+    }
+    let (out, _) = compiles("no_simd", ROWS, &["--no-openmp"]);
+    assert!(!out.contains("#pragma omp"), "{out}");
+}
+
 /// The 2mm-like scop: the statements outside the `k` loops share `i` and
 /// `j`, so only the `k` loops form bands `--tile` can tile.
 const TWO_MM: &str = "void f(int NI, int NJ, int NK, double t[NI][NJ], double A[NI][NK], double B[NK][NJ], double D[NI][NJ])\n{\n  int i, j, k;\n#pragma scop\n  for (i = 0; i < NI; i++)\n    for (j = 0; j < NJ; j++) {\n      t[i][j] = 0.0;\n      for (k = 0; k < NK; ++k)\n        t[i][j] += A[i][k] * B[k][j];\n    }\n  for (i = 0; i < NI; i++)\n    for (j = 0; j < NJ; j++) {\n      D[i][j] *= 2.0;\n      for (k = 0; k < NJ; ++k)\n        D[i][j] += t[i][k] * B[k][j];\n    }\n#pragma endscop\n}\n";

@@ -26,6 +26,8 @@ pub enum CNode {
         body: Vec<CNode>,
         /// Run with `#pragma omp parallel for`.
         parallel: bool,
+        /// Run with `#pragma omp simd` (it carries no dependence).
+        simd: bool,
     },
     /// `if (cond) { then } else { els }`.
     If {
@@ -122,6 +124,7 @@ impl<'a> AstReader<'a> {
                     inc,
                     body,
                     parallel: false,
+                    simd: false,
                 }]
             }
             AstKind::If => {
@@ -153,6 +156,10 @@ impl<'a> AstReader<'a> {
                             .map(|d| format!("{}{}", self.counter_prefix, d))
                             .collect();
                         body.iter_mut().for_each(|n| set_parallel(n, &iters));
+                    }
+                    Some(Mark::Simd { depth }) => {
+                        let iter = format!("{}{}", self.counter_prefix, depth);
+                        body.iter_mut().for_each(|n| set_simd(n, &iter));
                     }
                     Some(Mark::TileBody { group }) => {
                         body = vec![CNode::Buffers {
@@ -491,6 +498,30 @@ fn set_parallel(node: &mut CNode, iters: &[String]) {
             }
         }
         CNode::Stmt { .. } | CNode::Buffers { .. } => {}
+    }
+}
+
+/// Sets `simd` on every loop of counter `iter` in `node` (isl may split
+/// the member's loop into several).
+fn set_simd(node: &mut CNode, iter: &str) {
+    match node {
+        CNode::For {
+            simd,
+            iter: it,
+            body,
+            ..
+        } => match it == iter {
+            true => *simd = true,
+            false => body.iter_mut().for_each(|n| set_simd(n, iter)),
+        },
+        CNode::If { then, els, .. } => {
+            then.iter_mut().for_each(|n| set_simd(n, iter));
+            if let Some(e) = els {
+                e.iter_mut().for_each(|n| set_simd(n, iter));
+            }
+        }
+        CNode::Buffers { body, .. } => body.iter_mut().for_each(|n| set_simd(n, iter)),
+        CNode::Stmt { .. } => {}
     }
 }
 

@@ -26,6 +26,9 @@ pub struct OmpLines {
     pub team: String,
     /// Before a parallel loop inside such a block: `#pragma omp for`.
     pub team_for: String,
+    /// Before a loop that carries no dependence, for the compiler's
+    /// vectoriser: `#pragma omp simd`.
+    pub simd_for: String,
 }
 
 /// Prints loop trees of one region.
@@ -91,9 +94,13 @@ impl<'a> CPrinter<'a> {
                 inc,
                 body,
                 parallel,
+                simd,
             } => {
                 // The body of a worksharing loop is not the team's block.
                 let in_team = self.in_team.get();
+                if *simd && !*parallel {
+                    out.push_str(&format!("{indent}{}\n", self.omp.simd_for));
+                }
                 if *parallel {
                     let line = match in_team {
                         true => &self.omp.team_for,
@@ -614,6 +621,7 @@ mod tests {
             inc: "1".into(),
             body,
             parallel,
+            simd: false,
         }
     }
 

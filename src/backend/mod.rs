@@ -59,6 +59,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
     ("team", include_str!("../../templates/c/team.c.tera")),
     (
+        "simd_for",
+        include_str!("../../templates/c/simd_for.c.tera"),
+    ),
+    (
         "team_for",
         include_str!("../../templates/c/team_for.c.tera"),
     ),
@@ -208,6 +212,7 @@ impl Templates {
             parallel_for: line("parallel_for")?,
             team: line("team")?,
             team_for: line("team_for")?,
+            simd_for: line("simd_for")?,
         })
     }
 

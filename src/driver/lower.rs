@@ -513,6 +513,9 @@ fn transform(
     if !never_stored.is_empty() {
         summary.insert(never_stored_at, never_stored_line(region, &never_stored));
     }
+    if opts.openmp {
+        schedule = simd::mark_simd_loops(schedule, all, &model.domain)?;
+    }
     Ok(Transformed {
         schedule,
         summary,

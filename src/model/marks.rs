@@ -29,6 +29,13 @@ pub enum Mark {
         /// The scope's number.
         scope: usize,
     },
+    /// Above an innermost band (or above its parallel mark) whose last
+    /// member, at schedule depth `depth`, carries no dependence: the back
+    /// end puts `#pragma omp simd` on that member's loops.
+    Simd {
+        /// Schedule depth of the member (isl's AST iterator `c<depth>`).
+        depth: usize,
+    },
 }
 
 const PARALLEL: &str = "parallel";
@@ -36,6 +43,7 @@ const PARALLEL_REQUESTED: &str = "parallel_requested";
 const SERIAL: &str = "serial";
 const TILE_BODY: &str = "tile_storage";
 const BUFFER_SCOPE: &str = "buffer_scope";
+const SIMD: &str = "simd";
 
 impl Mark {
     /// The name of the mark's isl id.
@@ -49,6 +57,7 @@ impl Mark {
             Mark::Serial => SERIAL.to_string(),
             Mark::TileBody { group } => format!("{TILE_BODY}_{group}"),
             Mark::BufferScope { scope } => format!("{BUFFER_SCOPE}_{scope}"),
+            Mark::Simd { depth } => format!("{SIMD}_{depth}"),
         }
     }
 
@@ -78,6 +87,12 @@ impl Mark {
                 _ => None,
             };
         }
+        if let Some(rest) = id.strip_prefix(SIMD).and_then(|r| r.strip_prefix('_')) {
+            return match numbers(rest)?.as_slice() {
+                [depth] => Some(Mark::Simd { depth: *depth }),
+                _ => None,
+            };
+        }
         let rest = id.strip_prefix(PARALLEL)?.strip_prefix('_')?;
         Some(Mark::Parallel {
             depths: numbers(rest)?,
@@ -98,11 +113,13 @@ mod tests {
             Mark::Serial,
             Mark::TileBody { group: 3 },
             Mark::BufferScope { scope: 0 },
+            Mark::Simd { depth: 4 },
         ] {
             assert_eq!(Mark::from_id(&m.id()), Some(m));
         }
         assert_eq!(Mark::from_id("parallel_x"), None);
         assert_eq!(Mark::from_id("tile_storage_1_2"), None);
         assert_eq!(Mark::from_id("other"), None);
+        assert_eq!(Mark::from_id("simd_1_2"), None);
     }
 }

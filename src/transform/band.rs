@@ -50,6 +50,21 @@ pub fn insert_mark(node: ScheduleNode, mark: &Mark) -> Result<ScheduleNode> {
     node.insert_mark(id).map_err(isl_err)
 }
 
+/// `node` after `f` has rewritten each of its children in turn (`f` gets a
+/// child and returns the node then at its place).
+pub fn map_children(
+    mut node: ScheduleNode,
+    mut f: impl FnMut(ScheduleNode) -> Result<ScheduleNode>,
+) -> Result<ScheduleNode> {
+    let n = node.n_children().map_err(isl_err)?;
+    for i in 0..n {
+        node = node.child(i).map_err(isl_err)?;
+        node = f(node)?;
+        node = node.parent().map_err(isl_err)?;
+    }
+    Ok(node)
+}
+
 /// True when some band lies strictly below `node`.
 pub fn has_band_below(node: &ScheduleNode) -> Result<bool> {
     let n = node.n_children().map_err(isl_err)?;

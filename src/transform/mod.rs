@@ -4,7 +4,7 @@
 //! overlapped tiling ([`overlap`], its tree in [`overlap_tree`], with [`align`] for sampling stages and
 //! [`storage`] for tile-local scratchpads, and [`time_blocks`] for time-iterated
 //! stencils, [`shadow`] for arrays updated in place), then the choice of parallel loops
-//! ([`parallel`]). Before overlapped tiling with the model's grouping,
+//! ([`parallel`]) and of the innermost loops marked `omp simd` ([`simd`]). Before overlapped tiling with the model's grouping,
 //! [`inline`] inlines point-wise producers into their consumers; after the
 //! grouping, [`intra_fusion`] picks the stages that share a point loop in a
 //! tile. [`legality`] checks a schedule against the dependences;
@@ -27,6 +27,7 @@ pub mod parallel;
 pub mod pipeline;
 pub mod shadow;
 pub mod sharing;
+pub mod simd;
 pub mod storage;
 pub mod tile;
 pub mod time_blocks;

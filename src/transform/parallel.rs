@@ -9,7 +9,7 @@
 use crate::diag::{Error, Result, Span};
 use crate::model::isl_ext::isl_err;
 use crate::model::marks::Mark;
-use crate::transform::band::{insert_mark, mark_of, BandDeps};
+use crate::transform::band::{insert_mark, map_children, mark_of, BandDeps};
 use isl_rs::{Schedule, ScheduleNode, ScheduleNodeType, UnionMap};
 use log::info;
 
@@ -114,12 +114,6 @@ fn mark_parallel(node: ScheduleNode, run: usize) -> Result<ScheduleNode> {
     insert_mark(node, &Mark::Parallel { depths })
 }
 
-fn visit_children(mut node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {
-    let n = node.n_children().map_err(isl_err)?;
-    for i in 0..n {
-        node = node.child(i).map_err(isl_err)?;
-        node = visit(node, deps, span)?;
-        node = node.parent().map_err(isl_err)?;
-    }
-    Ok(node)
+fn visit_children(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {
+    map_children(node, |c| visit(c, deps, span))
 }

@@ -21,7 +21,7 @@
 //!    a tile that computes an instance also computes, itself, every instance
 //!    of its group that the instance reads through a flow dependence;
 //! 4. **parallel loops**: no dependence of 2 is carried by a loop marked
-//!    `parallel` (at its depth, the loops outside it fixed).
+//!    `parallel` or `simd` (at its depth, the loops outside it fixed).
 //!
 //! Not checked: the time-block decomposition of time-iterated scops (each
 //! block's chain and the remaining steps are checked as regions of their
@@ -37,11 +37,11 @@ use crate::model::deps::Dependences;
 use crate::model::isl_ext::{isl_err, with_operation_budget};
 use crate::model::marks::Mark;
 use crate::model::relations::{
-    apply_both, apply_range, apply_set, flat_range_product, pad_ranges, ByStatement,
+    apply_both, apply_range, apply_set, flat_range_product, map_list, pad_ranges, ByStatement,
 };
 use crate::transform::band::{equal_prefix, mark_of, vector_pairs};
 use isl_rs::{DimType, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// What the check found, when it did not find the schedule invalid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,14 +167,54 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         if matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
             // A request the parallel pass did not turn into a mark (no
             // OpenMP) prints no pragma.
-            if let Some(Mark::Parallel { depths }) = mark_of(node)? {
-                marks.push((node.copy().map_err(isl_err)?, depths));
+            match mark_of(node)? {
+                Some(Mark::Parallel { depths }) => {
+                    marks.push((node.copy().map_err(isl_err)?, depths, false))
+                }
+                // A simd mark may sit above the parallel mark of its band.
+                Some(Mark::Simd { depth }) => {
+                    let mut below = node.get_child(0).map_err(isl_err)?;
+                    while matches!(below.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
+                        below = below.get_child(0).map_err(isl_err)?;
+                    }
+                    marks.push((below.parent().map_err(isl_err)?, vec![depth], true));
+                }
+                _ => {}
             }
         }
         Ok(())
     })?;
-    for (mark, depths) in marks {
+    // The statement pairs a dependence joins (a simd band with no such pair
+    // among its statements carries none).
+    let mut joined: HashSet<(String, String)> = HashSet::new();
+    for (_, l) in &lifted {
+        for m in map_list(l)? {
+            joined.insert((
+                m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string(),
+                m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string(),
+            ));
+        }
+    }
+    for (mark, depths, simd) in marks {
         let band = mark.get_child(0).map_err(isl_err)?;
+        if simd && matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
+            let mut names = Vec::new();
+            for m in map_list(
+                &band
+                    .band_get_partial_schedule_union_map()
+                    .map_err(isl_err)?,
+            )? {
+                names.push(m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string());
+            }
+            let any = names.iter().any(|a| {
+                names
+                    .iter()
+                    .any(|b| joined.contains(&(a.clone(), b.clone())))
+            });
+            if !any {
+                continue;
+            }
+        }
         if !matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
             return Ok(Err(
                 "parallel loops: a parallel mark is not above a loop band".to_string(),
@@ -742,6 +782,37 @@ mod tests {
                 "{m}"
             );
         }
+    }
+
+    #[test]
+    fn simd_marks_are_checked_like_parallel_ones() {
+        let ctx = new_context();
+        let all = deps(&ctx).all().unwrap();
+        let dom = UnionSet::read_from_str(&ctx, DOMAIN).unwrap();
+        let simd = |s| crate::transform::simd::mark_simd_loops(s, &all, &dom).unwrap();
+        // In the original order the space loop carries the in-place
+        // update's dependence: the simd pass leaves it alone.
+        let s = simd(schedule(&ctx, DOMAIN, ORIGINAL));
+        let top = s.get_root().unwrap().child(0).unwrap();
+        assert!(matches!(top.get_type().unwrap(), ScheduleNodeType::Band));
+        // Skewed, the inner (time) loop carries none: marked, and accepted.
+        let skewed = "[{ S0[t, i] -> [(2*t + i)] }, { S0[t, i] -> [(t)] }]";
+        let s = simd(schedule(&ctx, DOMAIN, skewed));
+        let mark = s.get_root().unwrap().child(0).unwrap();
+        assert_eq!(mark_of(&mark).unwrap(), Some(Mark::Simd { depth: 1 }));
+        assert_eq!(outcome(&ctx, &s).ok(), Some(Outcome::Valid));
+        // The same mark on the original order fails.
+        let s = schedule(&ctx, DOMAIN, ORIGINAL);
+        let band = s.get_root().unwrap().child(0).unwrap();
+        let s = insert_mark(band, &Mark::Simd { depth: 1 })
+            .unwrap()
+            .get_schedule()
+            .unwrap();
+        let m = message(outcome(&ctx, &s));
+        assert!(
+            m.contains("the loop at depth 1 is marked parallel but carries a flow dependence"),
+            "{m}"
+        );
     }
 
     #[test]
