@@ -65,6 +65,25 @@ pub fn map_children(
     Ok(node)
 }
 
+/// The statements of the band at `node` (as its partial schedule names
+/// them, with their numbers of dimensions there): cheaper than the
+/// instances reaching the band when it lies below an expansion.
+pub fn band_statements(node: &ScheduleNode) -> Result<Vec<(String, usize)>> {
+    let partial = node
+        .band_get_partial_schedule_union_map()
+        .map_err(isl_err)?;
+    let mut out = Vec::new();
+    for m in crate::model::relations::map_list(&partial)? {
+        out.push((
+            m.get_tuple_name(isl_rs::DimType::In)
+                .map_err(isl_err)?
+                .to_string(),
+            m.domain_tuple_dim().map_err(isl_err)? as usize,
+        ));
+    }
+    Ok(out)
+}
+
 /// True when some band lies strictly below `node`.
 pub fn has_band_below(node: &ScheduleNode) -> Result<bool> {
     let n = node.n_children().map_err(isl_err)?;

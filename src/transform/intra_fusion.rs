@@ -82,8 +82,9 @@ pub(crate) fn reuse_runs(
         let mut joins = false;
         if let Some(run) = runs.last() {
             let first = run[0];
+            // A run's later stages joined it only when fusable.
             if fusable(k)
-                && run.iter().all(|m| fusable(*m))
+                && fusable(first)
                 && region.stages[first].time_step == region.stages[k].time_step
                 && run
                     .iter()

@@ -27,7 +27,9 @@ use crate::diag::Result;
 use crate::model::isl_ext::isl_err;
 use crate::model::marks::Mark;
 use crate::model::relations::map_list;
-use crate::transform::band::{has_band_below, insert_mark, map_children, mark_of, BandDeps};
+use crate::transform::band::{
+    band_statements, has_band_below, insert_mark, map_children, mark_of, BandDeps,
+};
 use isl_rs::{DimType, Map, Schedule, ScheduleNode, ScheduleNodeType, UnionMap, UnionSet};
 use log::info;
 use std::collections::HashMap;
@@ -118,20 +120,14 @@ fn mark_above(
 /// holds a statement that is not the region's, or the statements were
 /// expanded unevenly.
 fn band_deps(band: &ScheduleNode, ctx: &Ctx, expanded: bool) -> Result<Option<UnionMap>> {
-    // The band's statements, as its partial schedule names them (cheaper
-    // than the instances reaching it below an expansion).
-    let partial = band
-        .band_get_partial_schedule_union_map()
-        .map_err(isl_err)?;
     let mut tile_dims: Option<usize> = None;
     let mut names: Vec<String> = Vec::new();
-    for m in map_list(&partial)? {
-        let name = m.get_tuple_name(DimType::In).map_err(isl_err)?;
-        names.push(name.to_string());
-        let Some(&own) = ctx.arity.get(name) else {
+    for (name, dims) in band_statements(band)? {
+        let Some(&own) = ctx.arity.get(&name) else {
             return Ok(None);
         };
-        let extra = (m.domain_tuple_dim().map_err(isl_err)? as usize).checked_sub(own);
+        names.push(name);
+        let extra = dims.checked_sub(own);
         match (tile_dims, extra) {
             (_, None) => return Ok(None),
             (None, Some(k)) => tile_dims = Some(k),

@@ -39,7 +39,7 @@ use crate::model::marks::Mark;
 use crate::model::relations::{
     apply_both, apply_range, apply_set, flat_range_product, map_list, pad_ranges, ByStatement,
 };
-use crate::transform::band::{equal_prefix, mark_of, vector_pairs};
+use crate::transform::band::{band_statements, equal_prefix, mark_of, vector_pairs};
 use isl_rs::{DimType, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
 use std::collections::{BTreeMap, HashSet};
 
@@ -198,14 +198,10 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
     for (mark, depths, simd) in marks {
         let band = mark.get_child(0).map_err(isl_err)?;
         if simd && matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
-            let mut names = Vec::new();
-            for m in map_list(
-                &band
-                    .band_get_partial_schedule_union_map()
-                    .map_err(isl_err)?,
-            )? {
-                names.push(m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string());
-            }
+            let names: Vec<String> = band_statements(&band)?
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect();
             let any = names.iter().any(|a| {
                 names
                     .iter()
