@@ -10,6 +10,11 @@
 //! of many nests is analysed one sink nest at a time, against its nearest
 //! earlier nests first (see [`by_parts`]): the result is the same relation.
 //!
+//! Most arrays of an image pipeline need no search at all: one statement
+//! writes each of their elements once, in a nest before every nest that
+//! reads them (or nothing in the region writes them). Their dependences are
+//! read off that writer ([`Direct`]); isl analyses the other arrays.
+//!
 //! The exact analysis can blow up (a lexicographic maximum over twenty
 //! nested loops with a twenty-term subscript). It runs under an isl operation
 //! budget; past it the dependences are the memory-based ones, every earlier
@@ -20,8 +25,8 @@
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::{isl_err, with_operation_budget};
 use crate::model::polyhedral::{RegionModel, SchedulePart};
-use crate::model::relations::pad_ranges;
-use isl_rs::{Context, DimType, Schedule, UnionAccessInfo, UnionFlow, UnionMap};
+use crate::model::relations::{map_list, pad_ranges, set_list};
+use isl_rs::{Context, DimType, Map, Schedule, Set, UnionAccessInfo, UnionFlow, UnionMap};
 use log::info;
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
@@ -95,6 +100,7 @@ fn exact(model: &RegionModel) -> Result<Dependences> {
             must: Some(&model.must_writes),
             may: &model.may_writes,
             kill: None,
+            kind: Problem::Reads,
         },
     )?;
     let (anti, _) = dataflow(
@@ -104,6 +110,7 @@ fn exact(model: &RegionModel) -> Result<Dependences> {
             must: None,
             may: &model.reads,
             kill: Some(&model.must_writes),
+            kind: Problem::Writes,
         },
     )?;
     let (output, _) = dataflow(
@@ -113,6 +120,7 @@ fn exact(model: &RegionModel) -> Result<Dependences> {
             must: Some(&model.must_writes),
             may: &model.may_writes,
             kill: None,
+            kind: Problem::Writes,
         },
     )?;
     Ok(Dependences {
@@ -156,6 +164,141 @@ struct Accesses<'a> {
     must: Option<&'a UnionMap>,
     may: &'a UnionMap,
     kill: Option<&'a UnionMap>,
+    kind: Problem,
+}
+
+/// What the sinks of a dataflow problem are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Problem {
+    /// Reads, whose sources are writes (flow dependences, live-in reads).
+    Reads,
+    /// Writes, whose sources are earlier reads or writes (anti, output).
+    Writes,
+}
+
+/// The arrays of a region whose dataflow needs no search, for one problem.
+///
+/// An array qualifies when nothing in the region writes it, or when one
+/// statement writes it, certainly (its uncertain writes are its certain
+/// ones), each element at most once (an injective write), in a part of the
+/// top-level sequence before every part that reads it. Every instance of a
+/// part runs before the instances of the parts after it, so the source of a
+/// read of such an array is the write of the same element, if any: exactly
+/// what isl's search would find. A write of it has no earlier access to the
+/// same element (no reads before the writer's part; one write per element),
+/// so it has no anti or output dependence.
+struct Direct {
+    /// Per array: its elements to the instances whose writes are the sources
+    /// of a sink accessing them (`None`: no source in this problem).
+    sources: HashMap<String, Option<UnionMap>>,
+}
+
+impl Direct {
+    /// The arrays of `model` that qualify (see [`Direct`]): for the flow
+    /// problem (reads from writes) and for the anti and output problems
+    /// (writes after reads and writes), in that order.
+    fn of(model: &RegionModel, part_index: &HashMap<String, usize>) -> Result<(Direct, Direct)> {
+        let part = |stmt: &str| part_index.get(stmt).copied();
+        let mut writes: HashMap<String, Vec<Map>> = HashMap::new();
+        for m in map_list(&model.may_writes)? {
+            let array = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+            writes.entry(array).or_default().push(m);
+        }
+        let mut must: HashMap<String, Vec<Map>> = HashMap::new();
+        for m in map_list(&model.must_writes)? {
+            let array = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+            must.entry(array).or_default().push(m);
+        }
+        let mut readers: HashMap<String, Vec<Option<usize>>> = HashMap::new();
+        for m in map_list(&model.reads)? {
+            let array = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+            let stmt = m.get_tuple_name(DimType::In).map_err(isl_err)?;
+            readers.entry(array).or_default().push(part(stmt));
+        }
+        let (mut flow, mut none) = (HashMap::new(), HashMap::new());
+        for array in readers.keys().filter(|a| !writes.contains_key(*a)) {
+            flow.insert(array.clone(), None);
+        }
+        let mut domains: HashMap<String, Set> = HashMap::new();
+        for s in set_list(&model.domain)? {
+            domains.insert(s.get_tuple_name().map_err(isl_err)?.to_string(), s);
+        }
+        for (array, w) in writes {
+            let ([w], Some([m])) = (&w[..], must.get(&array).map(|v| &v[..])) else {
+                continue;
+            };
+            let stmt = w.get_tuple_name(DimType::In).map_err(isl_err)?;
+            let Some(at) = part(stmt) else { continue };
+            let later = readers
+                .get(&array)
+                .into_iter()
+                .flatten()
+                .all(|r| r.is_some_and(|r| r > at));
+            if !later {
+                continue;
+            }
+            let Some(domain) = domains.get(stmt) else {
+                continue;
+            };
+            let restrict = |x: &Map| {
+                x.copy()
+                    .and_then(|x| x.intersect_domain(domain.copy()?))
+                    .map_err(isl_err)
+            };
+            let (w, m) = (restrict(w)?, restrict(m)?);
+            if !w.is_equal(&m).map_err(isl_err)? || !w.is_injective().map_err(isl_err)? {
+                continue;
+            }
+            let back = w.reverse().and_then(UnionMap::from_map).map_err(isl_err)?;
+            flow.insert(array.clone(), Some(back));
+            none.insert(array, None);
+        }
+        Ok((Direct { sources: flow }, Direct { sources: none }))
+    }
+
+    /// `sink` split into its accesses to the arrays of `self` and the rest.
+    fn split(&self, sink: UnionMap) -> Result<(Vec<Map>, UnionMap)> {
+        let mut direct = Vec::new();
+        let mut rest = UnionMap::read_from_str(&sink.get_ctx(), "{ }").map_err(isl_err)?;
+        for m in map_list(&sink)? {
+            match self
+                .sources
+                .contains_key(m.get_tuple_name(DimType::Out).map_err(isl_err)?)
+            {
+                true => direct.push(m),
+                false => rest = rest.add_map(m).map_err(isl_err)?,
+            }
+        }
+        Ok((direct, rest))
+    }
+
+    /// The dependences of the `sink` accesses (arrays of `self`) and those
+    /// of them without a source.
+    fn resolve(&self, sink: Vec<Map>, deps: &mut UnionMap, no_source: &mut UnionMap) -> Result<()> {
+        for m in sink {
+            let array = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+            let m = UnionMap::from_map(m).map_err(isl_err)?;
+            let left = match self.sources.get(&array) {
+                Some(Some(back)) => {
+                    let d = m
+                        .copy()
+                        .and_then(|m| m.apply_range(back.copy()?))
+                        .and_then(|d| d.reverse())
+                        .map_err(isl_err)?;
+                    *deps = deps.copy().map_err(isl_err)?.union(d).map_err(isl_err)?;
+                    let written = back.copy().and_then(|b| b.domain()).map_err(isl_err)?;
+                    m.subtract_range(written).map_err(isl_err)?
+                }
+                _ => m,
+            };
+            *no_source = no_source
+                .copy()
+                .map_err(isl_err)?
+                .union(left)
+                .map_err(isl_err)?;
+        }
+        Ok(())
+    }
 }
 
 /// The sources of one problem that lie in one part of the schedule, and
@@ -240,6 +383,11 @@ fn by_parts(
             part_index.insert(set.get_tuple_name().map_err(isl_err)?.to_string(), p);
         }
     }
+    let (reads_direct, writes_direct) = Direct::of(model, &part_index)?;
+    let direct = match acc.kind {
+        Problem::Reads => reads_direct,
+        Problem::Writes => writes_direct,
+    };
     let by_part = |m: Option<&UnionMap>| split(&ctx, m, &part_index, model.parts.len());
     let sinks = by_part(Some(acc.sink))?;
     let (must, may, kill) = (
@@ -262,7 +410,7 @@ fn by_parts(
     }
     let mut deps = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
     let mut no_source = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
-    for (p, mut sink) in sinks.into_iter().enumerate() {
+    for (p, sink) in sinks.into_iter().enumerate() {
         let key = memo.map(|_| {
             let before = model.parts[..p].iter().map(|q| q.key.clone()).collect();
             (model.parts[p].key.clone(), before)
@@ -274,6 +422,13 @@ fn by_parts(
                     .map_err(isl_err)?;
                 continue;
             }
+        }
+        let (direct_sink, mut sink) = direct.split(sink)?;
+        let mut direct_deps = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+        let mut direct_left = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+        direct.resolve(direct_sink, &mut direct_deps, &mut direct_left)?;
+        if memo.is_none() {
+            deps = deps.union(direct_deps).map_err(isl_err)?;
         }
         // Parts at `next` and before are not searched yet.
         let mut next = Some(p);
@@ -304,6 +459,7 @@ fn by_parts(
                 .map_err(isl_err)?;
             batch_len *= 2;
         }
+        let sink = sink.union(direct_left).map_err(isl_err)?;
         if let (Some(memo), Some(key)) = (memo, key) {
             memo.found
                 .borrow_mut()
@@ -442,6 +598,7 @@ fn live_in_problem(model: &RegionModel) -> Accesses<'_> {
         must: Some(&model.must_writes),
         may: &model.may_writes,
         kill: None,
+        kind: Problem::Reads,
     }
 }
 
@@ -649,6 +806,33 @@ mod tests {
         ]);
     }
 
+    /// Arrays read off their single writer ([`Direct`]) next to arrays isl
+    /// searches: an input, a writer over part of the domain, a write that is
+    /// not injective, a reader in the writer's nest, a reader before the
+    /// writer, and the same array written twice.
+    #[test]
+    fn single_writers_match_the_search() {
+        check_same(vec![
+            vec![st("true", &["In[i]", "In[i + 1]"], &["A[i]"], &[])],
+            vec![st("i < 5", &["A[i]"], &["B[i]"], &[])],
+            vec![st(
+                "true",
+                &["A[i - 1]", "B[i]", "B[i + 2]"],
+                &["C[0]"],
+                &[],
+            )],
+            vec![st("true", &["C[0]", "D[i]"], &["E[i]"], &[])],
+            vec![
+                st("true", &["In[i]"], &["F[i]"], &[]),
+                st("true", &["F[i]", "E[i]"], &["G[i + 1]"], &[]),
+            ],
+            vec![st("true", &["G[i]", "A[i + 1]"], &["D[i]"], &[])],
+            vec![st("true", &["E[i]"], &["H[i]"], &[])],
+            vec![st("true", &["H[i - 1]"], &["H[i]"], &[])],
+            vec![st("true", &["H[i]", "C[0]", "G[i]"], &["K[2 * i]"], &[])],
+        ]);
+    }
+
     /// Random chains over three arrays: reads at offsets, writes over part
     /// of the domain, uncertain writes, several statements per nest.
     #[test]
@@ -666,11 +850,18 @@ mod tests {
                 let mut nest = Vec::new();
                 for _ in 0..(1 + next(2)) {
                     let arr = |k: u64| ["A", "B", "C"][k as usize];
-                    let reads: Vec<String> = (0..next(3))
+                    let mut reads: Vec<String> = (0..next(3))
                         .map(|_| format!("{}[i + {}]", arr(next(3)), next(3) as i64 - 1))
                         .collect();
-                    let (must, may) = match next(4) {
+                    if !nests.is_empty() && next(2) == 0 {
+                        let from = next(nests.len() as u64);
+                        reads.push(format!("W{from}[i + {}]", next(3) as i64 - 1));
+                    }
+                    let (must, may) = match next(5) {
                         0 => (vec![], vec![format!("{}[o]", arr(next(3)))]),
+                        // A fresh array, written once per element, which
+                        // the nests after it may read (B3 by nest 3, ...).
+                        1 => (vec![format!("W{}[i]", nests.len())], vec![]),
                         _ => (vec![format!("{}[i + {}]", arr(next(3)), next(2))], vec![]),
                     };
                     let cond = match next(3) {

@@ -170,6 +170,13 @@ pub fn map_list(umap: &UnionMap) -> Result<Vec<Map>> {
     (0..n).map(|i| list.get_at(i).map_err(isl_err)).collect()
 }
 
+/// The sets of `uset`, in isl's order.
+pub fn set_list(uset: &UnionSet) -> Result<Vec<Set>> {
+    let list = uset.get_set_list().map_err(isl_err)?;
+    let n = list.size().map_err(isl_err)?;
+    (0..n).map(|i| list.get_at(i).map_err(isl_err)).collect()
+}
+
 /// `a.apply_range(b)` (isl's, for union maps), in linear time.
 pub fn apply_range(a: &UnionMap, b: &ByStatement) -> Result<UnionMap> {
     let mut out = UnionMap::read_from_str(&a.get_ctx(), "{ }").map_err(isl_err)?;
