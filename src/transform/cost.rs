@@ -140,6 +140,8 @@ pub struct GeoStmt {
     pub right: Vec<i64>,
     /// Its extent per loop under the estimates, scaled (`None`: unbounded).
     pub extent: Vec<Option<i64>>,
+    /// Per loop: constants bound it (`extent` holds whatever the parameters).
+    pub fixed: Vec<bool>,
     /// Bytes of one element it writes.
     pub bytes: i64,
     /// Its values must reach memory (read after the group, or not a temporary).
@@ -295,6 +297,7 @@ pub fn geometry(
                     .zip(&scale[i])
                     .map(|(e, a)| e.map(|e| e * a))
                     .collect(),
+                fixed: s.fixed.clone(),
                 bytes: s.bytes,
                 live_out: s.writes.iter().any(|d| {
                     !region.temporaries.iter().any(|t| &t.name == d)
@@ -384,15 +387,18 @@ pub fn naive(geo: &Geometry, m: &Machine, w: &Weights) -> Costed {
     evaluate(geo, m, w, sizes, f64::INFINITY, Level::Naive)
 }
 
+/// A tile size larger than any extent: one tile spans the loop.
+pub const SPAN: i64 = i64::MAX / 4;
+
 /// Given sizes aligned on the innermost loops; outer loops without one span
-/// their loop (a size larger than any extent).
+/// their loop ([`SPAN`]).
 fn aligned(sizes: &[i64], depth: usize) -> Vec<i64> {
     (0..depth)
         .map(|d| {
             let from_inner = depth - d;
             match from_inner <= sizes.len() {
                 true => sizes[sizes.len() - from_inner],
-                false => i64::MAX / 4,
+                false => SPAN,
             }
         })
         .collect()
@@ -541,6 +547,7 @@ fn evaluate(
     cache: f64,
     level: Level,
 ) -> Costed {
+    let sizes = spanning(geo, sizes);
     let mut computed = 0.0;
     let mut own_total = 0.0;
     let mut ops = 0.0;
@@ -609,6 +616,24 @@ fn evaluate(
     }
 }
 
+/// `sizes` with a size that covers a loop constants bound in every
+/// statement made one tile spanning that loop (`SPAN`). The tiles of a loop
+/// start at 0 (after alignment), not at its lower bound: tiles of a loop's
+/// exact extent would cut it in two where it starts past 0 (bilateral-grid's
+/// 11 bins from 2 to 12 ran in tiles of 9 and 2).
+fn spanning(geo: &Geometry, mut sizes: Vec<i64>) -> Vec<i64> {
+    for (d, size) in sizes.iter_mut().enumerate() {
+        let covered = geo
+            .stmts
+            .iter()
+            .all(|s| s.fixed[d] && s.extent[d].is_some_and(|e| e <= *size));
+        if covered {
+            *size = SPAN;
+        }
+    }
+    sizes
+}
+
 /// The relative standard deviation of the statements' extents, summed over
 /// the loops (0 when every stage spans the same box).
 fn dim_spread(geo: &Geometry) -> f64 {
@@ -643,6 +668,7 @@ mod tests {
             left: vec![left, left],
             right: vec![right, right],
             extent: vec![Some(extent), Some(extent)],
+            fixed: vec![false, false],
             bytes: 4,
             live_out,
             inputs: vec![],
@@ -729,6 +755,35 @@ mod tests {
         // A scratchpad past the cache spills.
         let small = evaluate(&geo, &m, &CALIBRATED, vec![32, 256], 1024.0, Level::Given);
         assert!(small.bytes > c.bytes);
+    }
+
+    #[test]
+    fn a_size_covering_a_constant_loop_spans_it() {
+        // 11 bins bounded by constants in both statements: a tile of 11 or
+        // more is one tile spanning the loop (its tiles start at 0, not at
+        // the loop's lower bound); a parametric loop keeps its size.
+        let mut a = stmt(1, 1, 1024, false);
+        let mut b = stmt(0, 0, 1024, true);
+        for s in [&mut a, &mut b] {
+            s.extent[1] = Some(11);
+            s.fixed[1] = true;
+        }
+        let geo = Geometry {
+            depth: 2,
+            stmts: vec![a, b],
+            reuse: vec![3.0, 3.0],
+        };
+        let m = machine(4, 256);
+        let c = evaluate(&geo, &m, &CALIBRATED, vec![1024, 16], 1e9, Level::Given);
+        assert_eq!(c.sizes, vec![1024, SPAN]);
+        assert_eq!(c.tiles, 1);
+        let c = evaluate(&geo, &m, &CALIBRATED, vec![32, 8], 1e9, Level::Given);
+        assert_eq!(c.sizes, vec![32, 8]);
+        // One statement's loop depends on the parameters: no span.
+        let mut geo = geo;
+        geo.stmts[0].fixed[1] = false;
+        let c = evaluate(&geo, &m, &CALIBRATED, vec![32, 16], 1e9, Level::Given);
+        assert_eq!(c.sizes, vec![32, 16]);
     }
 
     /// An outer loop of 2 tiles on 4 cores: half the machine idle (the

@@ -13,8 +13,8 @@ use crate::model::deps::Dependences;
 use crate::model::isl_ext::isl_err;
 use crate::model::polyhedral::{Names, RegionModel};
 use crate::model::program::{AccessKind, Region, RegionKind};
+use crate::model::relations::set_list;
 use crate::transform::align::{edge_alignment, Aligned};
-use crate::transform::overlap::stage_universe;
 use isl_rs::{DimType, Set};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::BTreeMap;
@@ -48,6 +48,9 @@ pub struct Stmt {
     pub depth: usize,
     /// Iterations per loop under the estimates (`None`: unbounded).
     pub extents: Vec<Option<i64>>,
+    /// Per loop: constants bound it, whatever the parameters (a tile that
+    /// large spans it).
+    pub fixed: Vec<bool>,
     /// Bytes of one element it writes.
     pub bytes: i64,
     /// The data it writes.
@@ -172,9 +175,10 @@ impl PipelineGraph {
         // Extents under the estimates; parameters without one take the
         // largest default that keeps every loop within LARGEST_EXTENT.
         // (Loops whose extent does not depend on them do not count.)
+        let domains = stage_domains(region, model)?;
         let at = |v: i64| -> Result<Vec<Vec<Option<i64>>>> {
             (0..n)
-                .map(|k| estimated_extents(region, names, model, k, estimates, v))
+                .map(|k| estimated_extents(region, names, &domains[k], k, estimates, v))
                 .collect()
         };
         let base = at(1)?;
@@ -197,8 +201,11 @@ impl PipelineGraph {
             }
         }
         let stmts = (0..n)
-            .map(|k| stmt_of(region, k, extents[k].clone()))
-            .collect();
+            .map(|k| {
+                let fixed = fixed_loops(region, &domains[k], k)?;
+                Ok(stmt_of(region, k, extents[k].clone(), fixed))
+            })
+            .collect::<Result<_>>()?;
         let reach = reach_of(&graph);
         let flows_from = flows_from(n, &flows);
         let params: Vec<String> = names
@@ -261,11 +268,12 @@ impl PipelineGraph {
                     StepRole::Step(s, i) => two_at(StepRole::Step(s.min(1), i)),
                     other => two_at(other),
                 };
-                let extents = copy.map_or_else(
-                    || vec![None; region.stages[k].iterators.len()],
-                    |c| two.stmts[c].extents.clone(),
+                let depth = region.stages[k].iterators.len();
+                let (extents, fixed) = copy.map_or_else(
+                    || (vec![None; depth], vec![false; depth]),
+                    |c| (two.stmts[c].extents.clone(), two.stmts[c].fixed.clone()),
                 );
-                stmt_of(region, k, extents)
+                stmt_of(region, k, extents, fixed)
             })
             .collect();
         let mut flows = Vec::new();
@@ -424,8 +432,8 @@ fn step_roles(region: &Region) -> Vec<StepRole> {
 }
 
 /// What the cost model needs of statement `k` of `region`, with its
-/// `extents` under the estimates.
-fn stmt_of(region: &Region, k: usize, extents: Vec<Option<i64>>) -> Stmt {
+/// `extents` under the estimates and its `fixed` loops.
+fn stmt_of(region: &Region, k: usize, extents: Vec<Option<i64>>, fixed: Vec<bool>) -> Stmt {
     let s = &region.stages[k];
     let data = |kind: AccessKind| -> Vec<String> {
         let mut v: Vec<String> = s
@@ -446,6 +454,7 @@ fn stmt_of(region: &Region, k: usize, extents: Vec<Option<i64>>) -> Stmt {
     Stmt {
         depth: s.iterators.len(),
         extents,
+        fixed,
         bytes,
         writes,
         reads: data(AccessKind::Read),
@@ -530,20 +539,18 @@ fn elem_bytes(ty: &str) -> i64 {
 fn estimated_extents(
     region: &Region,
     names: &Names,
-    model: &RegionModel,
+    domain: &Option<Set>,
     k: usize,
     estimates: &BTreeMap<String, i64>,
     default: i64,
 ) -> Result<Vec<Option<i64>>> {
-    let ctx = model.schedule.get_ctx();
     let depth = region.stages[k].iterators.len();
-    let universe = stage_universe(&ctx, region, k)?;
-    let dom = model
-        .domain
-        .copy()
-        .and_then(|d| d.intersect(universe))
-        .and_then(Set::from_union_set);
-    let Ok(mut set) = dom else {
+    let Some(mut set) = domain
+        .as_ref()
+        .map(|s| s.copy())
+        .transpose()
+        .map_err(isl_err)?
+    else {
         return Ok(vec![None; depth]);
     };
     let n_params = set.dim(DimType::Param).map_err(isl_err)?;
@@ -565,20 +572,52 @@ fn estimated_extents(
     if set.is_empty().map_err(isl_err)? {
         return Ok(vec![None; depth]);
     }
-    let mut out = Vec::new();
-    for d in 0..depth as i32 {
-        let lo = set.copy().and_then(|s| s.dim_min_val(d)).map_err(isl_err)?;
-        let hi = set.copy().and_then(|s| s.dim_max_val(d)).map_err(isl_err)?;
-        out.push(
-            match lo.is_int().map_err(isl_err)? && hi.is_int().map_err(isl_err)? {
-                true => {
-                    Some(hi.get_num_si().map_err(isl_err)? - lo.get_num_si().map_err(isl_err)? + 1)
-                }
-                false => None,
-            },
-        );
+    (0..depth).map(|d| constant_extent(&set, d)).collect()
+}
+
+/// Per loop of statement `k`: whether its extent is a constant, the same
+/// under every value of the parameters.
+fn fixed_loops(region: &Region, domain: &Option<Set>, k: usize) -> Result<Vec<bool>> {
+    let depth = region.stages[k].iterators.len();
+    let Some(set) = domain else {
+        return Ok(vec![false; depth]);
+    };
+    if set.is_empty().map_err(isl_err)? {
+        return Ok(vec![false; depth]);
     }
-    Ok(out)
+    (0..depth)
+        .map(|d| Ok(constant_extent(set, d)?.is_some()))
+        .collect()
+}
+
+/// The domain of each statement of `region` (`None` where `model` has none).
+fn stage_domains(region: &Region, model: &RegionModel) -> Result<Vec<Option<Set>>> {
+    let mut by_name = std::collections::HashMap::new();
+    for s in set_list(&model.domain)? {
+        let name = s.get_tuple_name().map_err(isl_err)?.to_string();
+        let dims = s.tuple_dim().map_err(isl_err)? as usize;
+        by_name.insert((name, dims), s);
+    }
+    Ok(region
+        .stages
+        .iter()
+        .map(|s| by_name.remove(&(s.name.clone(), s.iterators.len())))
+        .collect())
+}
+
+/// The iterations of loop `d` of `set` whatever the parameters (its least
+/// and greatest values over all of them), or `None` where they are not
+/// constants.
+fn constant_extent(set: &Set, d: usize) -> Result<Option<i64>> {
+    let d = d as i32;
+    let lo = set.copy().and_then(|s| s.dim_min_val(d)).map_err(isl_err)?;
+    let hi = set.copy().and_then(|s| s.dim_max_val(d)).map_err(isl_err)?;
+    Ok(
+        match lo.is_int().map_err(isl_err)? && hi.is_int().map_err(isl_err)? {
+            true => Some(hi.get_num_si().map_err(isl_err)? - lo.get_num_si().map_err(isl_err)? + 1),
+            false => None,
+        },
+    )
 }
 
 #[cfg(test)]
