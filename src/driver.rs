@@ -136,6 +136,9 @@ pub struct Options {
     /// Intra-tile fusion of point loops for register reuse under overlapped
     /// tiling (off with `--no-intra-tile-fusion`).
     pub intra_fusion: bool,
+    /// Inner tiles for L1 inside scalene tiles the cost model sizes for L2
+    /// (off with `--no-multi-level`).
+    pub multi_level: bool,
     /// The machine the cost model of `--grouping dp` sizes tiles for.
     pub machine: Machine,
     /// `--cost-weights`: the weights of the cost model.

@@ -121,6 +121,12 @@ struct Cli {
     /// by default).
     #[arg(long)]
     no_intra_tile_fusion: bool,
+    /// --scalene with the cost model: do not run, inside the tiles it sizes
+    /// for L2, inner tiles sized for L1 (seed 002 §5.2, multi-level tiling,
+    /// Algorithm 4; on by default; --rectangle's fused point loops run the
+    /// stages row by row already).
+    #[arg(long)]
+    no_multi_level: bool,
     /// --grouping dp: the L1 and L2 cache sizes the tiles are sized for
     /// (bytes, or with K or M: 48K,2M; default: read from the machine).
     #[arg(long, value_delimiter = ',', value_name = "L1,L2")]
@@ -527,6 +533,9 @@ fn options(cli: &Cli) -> Result<Options, String> {
             "--no-intra-tile-fusion applies to overlapped tiling (--rectangle or --scalene)".into(),
         );
     }
+    if cli.no_multi_level && !cli.scalene {
+        return Err("--no-multi-level applies to --scalene (rectangle tiles run their stages row by row already)".into());
+    }
     if cli.point_chunk.is_some() && !cli.rectangle {
         return Err("--point-chunk needs --rectangle (scalene tiles run their stages one after another already)".into());
     }
@@ -670,6 +679,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         grouping,
         inline: !cli.no_inline,
         intra_fusion: !cli.no_intra_tile_fusion,
+        multi_level: !cli.no_multi_level,
         machine,
         weights,
         estimates,

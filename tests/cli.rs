@@ -531,6 +531,69 @@ fn tiles_fuse_the_point_loops_of_stages_reading_common_inputs() {
     );
 }
 
+/// Three stages reading two rows above and below (`B`, `C` temporaries).
+const MULTI: &str = "void f(int H, int W, float IN[H][W], float B[H][W], float C[H][W], float D[H][W])\n{\n#pragma omplc loopchain schedule() temporary(B, C)\n  {\n#pragma omplc for domain(1:H-2, 0:W-1) with (y, x) read IN {(y-1,x),(y,x),(y+1,x)}, write B {(y,x)}\n    for (int y = 1; y <= H - 2; y++)\n      for (int x = 0; x <= W - 1; x++)\n        B[y][x] = IN[y-1][x] + IN[y][x] + IN[y+1][x];\n#pragma omplc for domain(3:H-4, 0:W-1) with (y, x) read B {(y-2,x),(y+2,x)}, write C {(y,x)}\n    for (int y = 3; y <= H - 4; y++)\n      for (int x = 0; x <= W - 1; x++)\n        C[y][x] = B[y-2][x] - B[y+2][x];\n#pragma omplc for domain(5:H-6, 0:W-1) with (y, x) read C {(y-2,x),(y+2,x)}, write D {(y,x)}\n    for (int y = 5; y <= H - 6; y++)\n      for (int x = 0; x <= W - 1; x++)\n        D[y][x] = C[y-2][x] * C[y+2][x];\n  }\n}\n";
+
+/// Multi-level tiling (seed 002 §5.2): with a small L1, the model sizes the
+/// scalene tiles for L2 and runs inner tiles for L1 inside them, each
+/// producer's rows ahead of its consumer's by the rows the consumer reads
+/// below; `--no-multi-level` and rectangle tiles have none.
+#[test]
+fn scalene_tiles_sized_for_l2_run_inner_tiles_for_l1() {
+    let sizes = ["--cache-sizes", "8K,256K"];
+    let (out, _) = compiles(
+        "multi",
+        MULTI,
+        &["--scalene", sizes[0], sizes[1], "--explain"],
+    );
+    assert!(
+        out.contains("inside a tile, inner tiles 2 x all for L1 run one after another"),
+        "{out}"
+    );
+    assert!(
+        out.contains("multi-level tiling (inner tiles for L1 in 1 group(s))"),
+        "{out}"
+    );
+    // Inner tile c2 holds rows 2*c2 .. 2*c2+1 of D, 2 more of C, 4 of B.
+    let rows = |stmt: &str| -> String {
+        let lines: Vec<&str> = out.lines().map(str::trim).collect();
+        let at = lines.iter().position(|l| l.contains(stmt)).expect(stmt);
+        lines[at - 3].to_string()
+    };
+    assert!(
+        rows("/* S0:").ends_with("85 * c0 + 2 * c2 + 5); c3++) {"),
+        "{out}"
+    );
+    assert!(
+        rows("/* S1:").ends_with("85 * c0 + 2 * c2 + 3); c3++) {"),
+        "{out}"
+    );
+    assert!(
+        rows("/* S2:").ends_with("85 * c0 + 2 * c2 + 1); c3++) {"),
+        "{out}"
+    );
+    let (out, _) = compiles(
+        "multi_off",
+        MULTI,
+        &["--scalene", sizes[0], sizes[1], "--no-multi-level"],
+    );
+    assert!(
+        !out.contains("multi-level tiling") && !out.contains("2 * c2"),
+        "{out}"
+    );
+    let (out, _) = compiles("multi_rect", MULTI, &["--rectangle", sizes[0], sizes[1]]);
+    assert!(!out.contains("multi-level tiling"), "{out}");
+    let err = fails(
+        "multi_rect_off",
+        MULTI.as_bytes(),
+        &["--rectangle", "--no-multi-level"],
+    );
+    assert!(
+        err.contains("--no-multi-level applies to --scalene"),
+        "{err}"
+    );
+}
+
 /// `B`'s rows are independent and so are its columns; `C` carries a
 /// dependence along its columns (each point reads the one before).
 const ROWS: &str = "void f(int N, double A[N][N], double B[N][N], double C[N][N])\n{\n#pragma scop\n  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++)\n      B[i][j] = A[i][j] * 2;\n  for (int i = 0; i < N; i++)\n    for (int j = 1; j < N; j++)\n      C[i][j] = C[i][j-1] + B[i][j];\n#pragma endscop\n}\n";

@@ -1452,6 +1452,7 @@ mod programs {
         minifluxdiv_autofuse,
         minifluxdiv_chain,
         minifluxdiv_minshift,
+        multi_level_tiles,
         overlap_blowup,
         overlap_blowup_2d,
         overlap_blowup_3d,

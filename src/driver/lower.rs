@@ -292,6 +292,7 @@ fn transform(
                 point_chunk: opts.point_chunk,
                 stack_limit: opts.stack_limit,
                 intra_fusion: opts.intra_fusion,
+                multi_level: opts.multi_level,
                 model: opts.model_spec(),
             },
             region.pragma_span,
@@ -315,6 +316,12 @@ fn transform(
                 "intra-tile fusion for register reuse ({} stages in {} point loop(s))",
                 o.fused_runs.iter().sum::<usize>(),
                 o.fused_runs.len()
+            ));
+        }
+        if o.multi_level > 0 {
+            summary.push(format!(
+                "multi-level tiling (inner tiles for L1 in {} group(s))",
+                o.multi_level
             ));
         }
         if let Some(g) = simpler.max_group {

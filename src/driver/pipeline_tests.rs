@@ -138,6 +138,7 @@ fn opts() -> Options {
         grouping: GroupingStrategy::Greedy,
         inline: true,
         intra_fusion: true,
+        multi_level: true,
         machine: crate::transform::cost::Machine::detect(),
         weights: crate::transform::cost::CALIBRATED,
         estimates: Default::default(),

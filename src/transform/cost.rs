@@ -359,22 +359,30 @@ pub struct Costed {
     pub idle: f64,
     /// Spread of the stages' extents.
     pub dim_diff: f64,
+    /// Tiles sized for L2: the sizes of the tiles for L1 inside them
+    /// (multi-level tiling, Algorithm 4), where smaller along some loop.
+    pub inner: Option<Vec<i64>>,
 }
 
 /// COST (Algorithm 2): tiles sized for L1, or for L2 when the L1 tiles'
-/// overlap exceeds their work; at `given` sizes (innermost last, aligned on
-/// the innermost loops) when the user gave them.
+/// overlap exceeds their work, with the L1 sizes as the sizes of inner
+/// tiles (MULTILEVELCOST, Algorithm 4); at `given` sizes (innermost last,
+/// aligned on the innermost loops) when the user gave them. The cost is the
+/// outer tiles' (the inner ones reorder a tile's work, they add none).
 pub fn cost(geo: &Geometry, m: &Machine, w: &Weights, given: Option<&[i64]>) -> Costed {
     if let Some(sizes) = given {
         let sizes = aligned(sizes, geo.depth);
         return evaluate(geo, m, w, sizes, m.l2 as f64, Level::Given);
     }
     let l1 = cost_for_cache_size(geo, m, w, m.l1, Level::L1);
-    if l1.overlap > l1.computed - l1.overlap {
-        cost_for_cache_size(geo, m, w, m.l2, Level::L2)
-    } else {
-        l1
+    if l1.overlap <= l1.computed - l1.overlap {
+        return l1;
     }
+    let mut l2 = cost_for_cache_size(geo, m, w, m.l2, Level::L2);
+    if l1.sizes.iter().zip(&l2.sizes).any(|(a, b)| a < b) {
+        l2.inner = Some(l1.sizes);
+    }
+    l2
 }
 
 /// The cost of leaving a nest alone in its original loops (the naive
@@ -613,6 +621,7 @@ fn evaluate(
         tiles,
         idle,
         dim_diff,
+        inner: None,
     }
 }
 

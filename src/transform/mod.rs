@@ -7,7 +7,7 @@
 //! ([`parallel`]) and of the innermost loops marked `omp simd` ([`simd`]). Before overlapped tiling with the model's grouping,
 //! [`inline`] inlines point-wise producers into their consumers; after the
 //! grouping, [`intra_fusion`] picks the stages that share a point loop in a
-//! tile. [`legality`] checks a schedule against the dependences;
+//! tile, and [`multi_level`] the inner tiles of scalene tiles sized for L2. [`legality`] checks a schedule against the dependences;
 //! [`band`] holds the tree-walking helpers. [`validity`] checks every final
 //! schedule against the dependences before it is printed.
 
@@ -20,6 +20,7 @@ pub mod fuse;
 pub mod inline;
 pub mod intra_fusion;
 pub mod legality;
+pub mod multi_level;
 pub mod overlap;
 pub mod overlap_groups;
 pub mod overlap_tree;

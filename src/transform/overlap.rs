@@ -68,6 +68,7 @@ use crate::model::program::Region;
 use crate::transform::align::{scale_deps, stage_scales};
 pub use crate::transform::cost::{Machine, Weights};
 use crate::transform::fuse::minimal_shifts;
+use crate::transform::multi_level::InnerTiles;
 pub use crate::transform::overlap_groups::GroupingStrategy;
 use crate::transform::overlap_groups::{flatten, form_groups, restrict, Groups};
 use crate::transform::overlap_tree::build_tree;
@@ -145,6 +146,8 @@ pub struct Overlapped {
     /// The runs of stages whose point loops are fused for register reuse
     /// (`intra_fusion.rs`), as their numbers of stages.
     pub fused_runs: Vec<usize>,
+    /// The groups with inner tiles for L1 (`multi_level.rs`).
+    pub multi_level: usize,
 }
 
 /// Builds overlapped tiles of `shape` and `sizes` for the chain `region`:
@@ -228,6 +231,10 @@ pub fn overlapped_tiling(
             .map(|run| run.len())
             .filter(|n| *n > 1)
             .collect(),
+        multi_level: groups
+            .iter()
+            .filter(|(_, a)| a.as_ref().is_some_and(|a| a.analysis.inner.is_some()))
+            .count(),
         untiled,
         explained,
     })
@@ -266,6 +273,10 @@ pub(crate) struct GroupAnalysis {
     /// tile for register reuse ([`crate::transform::intra_fusion`]); every
     /// statement alone until the group is chosen.
     pub reuse: Vec<Vec<usize>>,
+    /// Scalene tiles sized for L2: the inner tiles sized for L1 that run
+    /// inside them ([`crate::transform::multi_level`]); none until the
+    /// group is chosen.
+    pub inner: Option<InnerTiles>,
 }
 
 /// Analyses one group (see [`GroupAnalysis`]); an error says why it cannot
@@ -430,6 +441,7 @@ pub(crate) fn analyse_group(
         storage,
         loads,
         reuse: (0..n_stages).map(|k| vec![k]).collect(),
+        inner: None,
     })
 }
 
@@ -462,6 +474,7 @@ pub(crate) fn build_group(
         spec.point_chunk,
         &a.sizes,
         &a.reuse,
+        a.inner.as_ref(),
     )?;
     let mut storage = a.storage.clone();
     crate::transform::sharing::share(&schedule, &mut storage, region)?;
@@ -604,6 +617,9 @@ pub struct OverlapSpec {
     /// Fuse the point loops of stages that read common inputs inside a tile
     /// (seed 002 §5.3; off with `--no-intra-tile-fusion`).
     pub intra_fusion: bool,
+    /// Scalene tiles the cost model sizes for L2 run inner tiles sized for
+    /// L1 (seed 002 §5.2; off with `--no-multi-level`).
+    pub multi_level: bool,
     /// What the cost model reads (`--grouping dp`).
     pub model: ModelSpec,
 }

@@ -25,6 +25,7 @@ use crate::model::relations::select_by_name;
 use crate::transform::cost::{cost, geometry, naive, Costed, Level};
 use crate::transform::dp_grouping::{dp_grouping, Method};
 use crate::transform::intra_fusion::reuse_runs;
+use crate::transform::multi_level::inner_tiles;
 use crate::transform::overlap::{
     analyse_group, stage_universe, GroupAnalysis, OverlapSpec, Shape, WHOLE,
 };
@@ -134,6 +135,9 @@ struct Chosen {
     /// Units it leaves in their original loops by choice, with the reason
     /// (no warning: nothing failed).
     keep: HashMap<usize, String>,
+    /// The cost model's inner tile sizes (for L1) of the groups it sized
+    /// for L2, by their first unit (multi-level tiling, Algorithm 4).
+    inner: HashMap<usize, Vec<i64>>,
 }
 
 /// Splits the nests of `region` into groups (see the module documentation);
@@ -167,6 +171,7 @@ pub(crate) fn form_groups(
         head,
         about,
         keep,
+        inner,
     } = match spec.grouping {
         GroupingStrategy::Dp => dp_groups(&ctx, spec, &imperfect, &mut analyses)?,
         GroupingStrategy::Greedy | GroupingStrategy::None => {
@@ -221,6 +226,11 @@ pub(crate) fn form_groups(
     }
     let mut analysed = Vec::new();
     let mut explained = head;
+    // Rectangle tiles run their stages row by row already.
+    let all_deps = match spec.multi_level && spec.shape == Shape::Scalene && !inner.is_empty() {
+        true => Some(deps.all()?),
+        false => None,
+    };
     for ((g, sizes), tile) in groups.into_iter().zip(tiled) {
         let a = match tile {
             true => {
@@ -229,6 +239,14 @@ pub(crate) fn form_groups(
                 // chunks), a run would change nothing.
                 if spec.intra_fusion && (spec.shape == Shape::Scalene || spec.point_chunk > 0) {
                     a.analysis.reuse = reuse_runs(&a.region, &a.model, &a.analysis)?;
+                }
+                let l1 = g.first().and_then(|u| inner.get(u));
+                if let (Some(l1), Some(all)) = (l1, &all_deps) {
+                    let names: HashSet<&str> =
+                        a.region.stages.iter().map(|s| s.name.as_str()).collect();
+                    let among =
+                        select_by_name(all, |from, to| names.contains(from) && names.contains(to))?;
+                    a.analysis.inner = inner_tiles(&a.region, &a.analysis, &among, l1)?;
                 }
                 Some(a)
             }
@@ -357,6 +375,7 @@ fn greedy_groups(
         head: Vec::new(),
         about: HashMap::new(),
         keep: HashMap::new(),
+        inner: HashMap::new(),
     }
 }
 
@@ -421,6 +440,7 @@ fn time_block_groups(ctx: &Ctx, spec: &OverlapSpec) -> Chosen {
         ],
         about: HashMap::new(),
         keep: HashMap::new(),
+        inner: HashMap::new(),
     }
 }
 
@@ -577,9 +597,15 @@ fn dp_groups(
             );
         }
     }
+    let mut inner = HashMap::new();
     for g in graph.order_groups(found.groups) {
         let (sizes, text) = match cost_of(&g, &refused) {
-            Ok(c) => (to_spec_sizes(&c.sizes), describe_cost(&c)),
+            Ok(c) => {
+                if let Some(l1) = &c.inner {
+                    inner.insert(g[0], to_spec_sizes(l1));
+                }
+                (to_spec_sizes(&c.sizes), describe_cost(&c))
+            }
             Err(why) => (spec.sizes.clone(), format!("not costed: {why}")),
         };
         if g.len() > 1 {
@@ -593,6 +619,7 @@ fn dp_groups(
         head,
         about,
         keep,
+        inner,
     })
 }
 
@@ -611,18 +638,10 @@ fn to_spec_sizes(sizes: &[i64]) -> Vec<i64> {
 
 /// A group's cost terms in words (`--explain`).
 fn describe_cost(c: &Costed) -> String {
-    let sizes: Vec<String> = c
-        .sizes
-        .iter()
-        .map(|s| match *s >= WHOLE {
-            true => "all".to_string(),
-            false => s.to_string(),
-        })
-        .collect();
     format!(
         "cost {:.3e}: tiles {} sized for {}; per tile {:.0} bytes to and from memory, {:.0} reads ({:.1}% recomputing {:.1}% of the points); {} tiles ({:.0}% of the cores idle in the last wave); extent spread {:.2}",
         c.cost,
-        sizes.join(" x "),
+        in_words(&c.sizes),
         match c.level {
             Level::L1 => "L1",
             Level::L2 => "L2 (L1 tiles would recompute more than they compute)",
@@ -667,15 +686,6 @@ fn explain_group(
         .iter()
         .map(|f| (f.redundancy(), &f.stage))
         .max_by(|x, y| x.0.total_cmp(&y.0));
-    let sizes: Vec<String> = a
-        .analysis
-        .sizes
-        .iter()
-        .map(|s| match *s >= crate::transform::overlap::WHOLE {
-            true => "all".to_string(),
-            false => s.to_string(),
-        })
-        .collect();
     let recompute = match most {
         Some((r, stage)) if r > 0.0 => format!(
             "; tiles recompute at most {:.1}% of a stage's work ({stage})",
@@ -703,7 +713,29 @@ fn explain_group(
             fused.join(", ")
         ),
     };
-    format!("{nests}: tiled {}{recompute}{fused}", sizes.join(" x "))
+    let inner = match &a.analysis.inner {
+        Some(t) => format!(
+            "; inside a tile, inner tiles {} for L1 run one after another, every stage in each (multi-level tiling)",
+            in_words(&t.sizes)
+        ),
+        None => String::new(),
+    };
+    format!(
+        "{nests}: tiled {}{recompute}{fused}{inner}",
+        in_words(&a.analysis.sizes)
+    )
+}
+
+/// Tile sizes in words: `32 x 256`, `all` for a loop one tile spans.
+fn in_words(sizes: &[i64]) -> String {
+    let words: Vec<String> = sizes
+        .iter()
+        .map(|s| match *s >= WHOLE {
+            true => "all".to_string(),
+            false => s.to_string(),
+        })
+        .collect();
+    words.join(" x ")
 }
 
 /// A stage that shares its top-level loop nest with another, if any.

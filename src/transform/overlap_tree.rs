@@ -13,6 +13,7 @@ use crate::model::isl_ext::{insert_expansion, isl_err};
 use crate::model::marks::Mark;
 use crate::model::program::Region;
 use crate::model::storage::StoragePlan;
+use crate::transform::multi_level::InnerTiles;
 use crate::transform::overlap::{Shape, WHOLE};
 use isl_rs::{
     Context, DimType, Map, MultiUnionPwAff, Schedule, UnionMap, UnionPwMultiAff, UnionSet,
@@ -39,6 +40,7 @@ pub(crate) fn build_tree(
     point_chunk: i64,
     sizes: &[i64],
     reuse: &[Vec<usize>],
+    inner: Option<&InnerTiles>,
 ) -> Result<Schedule> {
     // The run of stages each stage's innermost point loop is fused with
     // (intra-tile fusion for register reuse, `intra_fusion.rs`).
@@ -432,6 +434,34 @@ pub(crate) fn build_tree(
                 let band = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
                 in_order(ctx, band, part, &filter)
             };
+            if let Some(inner) = inner {
+                // Multi-level tiling (`multi_level.rs`): the inner tiles,
+                // in order, each running the stages' point loops above.
+                let members: Vec<String> = (0..depth)
+                    .filter(|d| inner.sizes[*d] < WHOLE)
+                    .map(|d| {
+                        let parts: Vec<String> = stmts
+                            .iter()
+                            .map(|(n, k)| {
+                                format!(
+                                    "{n}[{all}] -> [(floor(({}*i{d} + {} + {} - {}*T{d})/{}))]",
+                                    scales[*k][d],
+                                    shifts[*k][d],
+                                    inner.offsets[*k][d],
+                                    sizes[d],
+                                    inner.sizes[d]
+                                )
+                            })
+                            .collect();
+                        format!("{{ {} }}", parts.join("; "))
+                    })
+                    .collect();
+                let mupa =
+                    MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", members.join(", ")))
+                        .map_err(isl_err)?;
+                node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+                node = node.child(0).map_err(isl_err)?;
+            }
             node = per_part(ctx, node, &parts, &filter, band_at)?;
         }
     }

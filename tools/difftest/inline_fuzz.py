@@ -19,11 +19,13 @@ bodies and not stored, share a point loop in a tile.
 
 Each program is compiled with `flextile --verify` under `--rectangle` and
 `--scalene` (the model's grouping, inlining on; fusion chains also with
-hand-given sizes) for three argument sets:
+hand-given sizes), and `--scalene` with a 2 KiB L1 (`--cache-sizes`), under
+which the model sizes most groups for L2 and runs inner tiles for L1 inside
+them (multi-level tiling, seed 002 §5.2), for three argument sets:
 flextile builds the input and its output with the testsuite's flags, runs
 both and compares their output byte for byte. Exits 1 on any difference, or
-when no program got a nest inlined or no chain a point loop fused (the
-generator would then test nothing).
+when no program got a nest inlined, no chain a point loop fused or no
+program inner tiles (the generator would then test nothing).
 
 Usage: tools/difftest/inline_fuzz.py [-n COUNT] [--seed S] [--flextile PATH]
 """
@@ -36,7 +38,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ARGS = ["20 30", "9 11", "5 6"]
-OPTIONS = [["--rectangle"], ["--scalene"]]
+MULTI_LEVEL = ["--scalene", "--cache-sizes", "2K,256K"]
+OPTIONS = [["--rectangle"], ["--scalene"], MULTI_LEVEL]
 FUSION_OPTIONS = [["--rectangle", "--tile-sizes", "4,8"], ["--scalene", "--tile-sizes", "3,5"]]
 
 
@@ -163,7 +166,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--flextile", default=os.path.join(ROOT, "target", "release", "flextile"))
     a = ap.parse_args()
-    failures, inlined, fused, runs = 0, 0, 0, 0
+    failures, inlined, fused, multi, runs = 0, 0, 0, 0, 0
     with tempfile.TemporaryDirectory() as d:
         for k in range(a.n):
             seed = a.seed * 100000 + k
@@ -179,6 +182,9 @@ def main():
                                      capture_output=True, text=True)
             inlined += "expression inlining" in explain.stdout
             fused += "fuses the point loops" in explain.stdout
+            explain = subprocess.run([a.flextile, src, "-o", out, *MULTI_LEVEL, "--explain"],
+                                     capture_output=True, text=True)
+            multi += "inner tiles" in explain.stdout
             for opts in OPTIONS + (FUSION_OPTIONS if fusion else []):
                 for args in ARGS:
                     runs += 1
@@ -190,8 +196,9 @@ def main():
                         last = (said.strip().splitlines() or ["?"])[-1]
                         print(f"seed {seed} {' '.join(opts)} args {args}: {last}")
     print(f"inline_fuzz: {a.n} programs from seed {a.seed}, {inlined} with nests inlined, "
-          f"{fused} with point loops fused, {runs} runs, {failures} differing")
-    if failures or not inlined or not fused:
+          f"{fused} with point loops fused, {multi} with inner tiles, {runs} runs, "
+          f"{failures} differing")
+    if failures or not inlined or not fused or not multi:
         sys.exit(1)
 
 
