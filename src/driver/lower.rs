@@ -109,36 +109,52 @@ pub(super) fn lower(
         if let Some(storage) = &t.storage {
             check_versions_in_scratchpads(region, storage)?;
         }
-        if let Some(code) = generate_loops(
-            &t.schedule,
-            &model.context,
-            &region.stages,
-            names,
-            naming,
-            templates,
-            indent,
-            helpers,
-            t.storage.as_ref(),
-            budget,
-        )? {
-            let label = |name: &str| {
-                region
-                    .stages
-                    .iter()
-                    .find(|s| s.name == name)
-                    .map_or_else(|| name.to_string(), |s| s.label.clone())
-            };
-            let checked = validity::check(
-                &validity::Subject {
-                    schedule: &t.schedule,
-                    domain: &model.domain,
-                    context: &model.context,
-                    deps: &deps,
-                    label: &label,
-                },
+        // The validity check runs in a thread of its own, on the schedule
+        // printed and read back into an isl context of its own, while the
+        // code generator runs here: neither waits for the other.
+        let label = |name: &str| {
+            region
+                .stages
+                .iter()
+                .find(|s| s.name == name)
+                .map_or_else(|| name.to_string(), |s| s.label.clone())
+        };
+        let stage_names: Vec<String> = region.stages.iter().map(|s| s.name.clone()).collect();
+        let subject = validity::Subject {
+            schedule: &t.schedule,
+            domain: &model.domain,
+            context: &model.context,
+            deps: &deps,
+            label: &label,
+        };
+        let printed = validity::Printed::of(&subject, &stage_names)?;
+        let (code, checked) = std::thread::scope(|scope| {
+            let check = scope.spawn(|| printed.check(budget));
+            let code = generate_loops(
+                &t.schedule,
+                &model.context,
+                &region.stages,
+                names,
+                naming,
+                templates,
+                indent,
+                helpers,
+                t.storage.as_ref(),
                 budget,
-            )
-            .map_err(|e| match e {
+            );
+            let checked = check
+                .join()
+                .unwrap_or_else(|_| Err(Error::internal("the validity check's thread panicked")));
+            (code, checked)
+        });
+        if let Some(code) = code? {
+            let checked = match checked {
+                Ok(Some(outcome)) => Ok(outcome),
+                // isl cannot read its own text of this schedule back.
+                Ok(None) => validity::check(&subject, budget),
+                Err(e) => Err(e),
+            };
+            let checked = checked.map_err(|e| match e {
                 Error::Internal(m) => {
                     let (line, _) = program.file.line_col(region.pragma_span.start);
                     Error::Internal(format!("{}:{line}: {m}", program.file.path))

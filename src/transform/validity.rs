@@ -80,6 +80,77 @@ pub fn check(s: &Subject, budget: u64) -> Result<Outcome> {
     }
 }
 
+/// A [`Subject`] printed as text, to be checked in an isl context of its
+/// own (isl contexts are not shared between threads): the driver checks a
+/// region in a second thread while the code generator runs. isl reads its
+/// own text back exactly, but not every schedule tree it prints (a mark
+/// with no child below it prints without one, which isl's reader
+/// refuses): [`Printed::check`] says so, and the driver checks the subject
+/// itself.
+pub struct Printed {
+    schedule: String,
+    domain: String,
+    context: String,
+    flow: String,
+    anti: String,
+    output: String,
+    exact: bool,
+    labels: BTreeMap<String, String>,
+}
+
+impl Printed {
+    /// `s` as text; `names` the statements whose labels diagnostics use.
+    pub fn of(s: &Subject, names: &[String]) -> Result<Printed> {
+        use crate::model::isl_ext::IslText;
+        Ok(Printed {
+            schedule: s.schedule.text()?,
+            domain: s.domain.text()?,
+            context: s.context.text()?,
+            flow: s.deps.flow.text()?,
+            anti: s.deps.anti.text()?,
+            output: s.deps.output.text()?,
+            exact: s.deps.exact,
+            labels: names.iter().map(|n| (n.clone(), (s.label)(n))).collect(),
+        })
+    }
+
+    /// [`check`] of the subject read back into a new isl context; `None`
+    /// when isl cannot read it back.
+    pub fn check(&self, budget: u64) -> Result<Option<Outcome>> {
+        let ctx = crate::model::isl_ext::new_context();
+        let map = |t: &str| UnionMap::read_from_str(&ctx, t);
+        let read = (|| {
+            Ok::<_, isl_rs::LibISLError>((
+                Schedule::read_from_str(&ctx, &self.schedule)?,
+                UnionSet::read_from_str(&ctx, &self.domain)?,
+                Set::read_from_str(&ctx, &self.context)?,
+                Dependences {
+                    flow: map(&self.flow)?,
+                    anti: map(&self.anti)?,
+                    output: map(&self.output)?,
+                    exact: self.exact,
+                    live_in: None,
+                },
+            ))
+        })();
+        let Ok((schedule, domain, context, deps)) = read else {
+            return Ok(None);
+        };
+        let label = |n: &str| self.labels.get(n).cloned().unwrap_or_else(|| n.to_string());
+        check(
+            &Subject {
+                schedule: &schedule,
+                domain: &domain,
+                context: &context,
+                deps: &deps,
+                label: &label,
+            },
+            budget,
+        )
+        .map(Some)
+    }
+}
+
 /// Shorthand for the many isl calls.
 type R<T> = Result<T>;
 
