@@ -16,6 +16,7 @@ pub mod band;
 pub mod contract;
 pub mod cost;
 pub mod dp_grouping;
+pub mod footprint;
 pub mod fuse;
 pub mod inline;
 pub mod intra_fusion;
