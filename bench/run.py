@@ -10,6 +10,7 @@ ratios. Writes bench/results.md (human) and bench/results.csv (machine).
 Usage: bench/run.py [--rounds N] [--reps K] [--size PRESET] [--only PROG,...]
 """
 import argparse
+import concurrent.futures
 import csv
 import datetime
 import os
@@ -141,7 +142,7 @@ def all_stored_source(prog):
 def build(prog, reuse=False):
     """Builds every variant of prog; returns {variant: (binary or None, note, compile_s)}.
     With reuse, flextile's outputs already in WORK are compiled as they are."""
-    out = {}
+    out, pending = {}, []
     for name, opts in VARIANTS:
         src = os.path.join(BENCH_DIR, prog + ".c")
         tag = name.replace("flextile", "ft").replace(" --", "-").replace(",", "").replace(" ", "-")
@@ -164,12 +165,17 @@ def build(prog, reuse=False):
             if reason is not None:
                 out[name] = (None, "not supported: " + reason, None)
                 continue
-        reason = gcc(csrc, exe)
+        pending.append((name, csrc, exe, compile_s))
+    # gcc runs once every flextile run is done (so that compile times are not
+    # measured beside a C compiler), one job per core.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        reasons = list(pool.map(lambda job: gcc(job[1], job[2]), pending))
+    for (name, _, exe, compile_s), reason in zip(pending, reasons):
         if reason is not None:
             out[name] = (None, "C compile error: " + reason, compile_s)
-            continue
-        out[name] = (exe, "", compile_s)
-    return out
+        else:
+            out[name] = (exe, "", compile_s)
+    return {name: out[name] for name, _ in VARIANTS}
 
 
 def flextile(src, csrc, opts):
