@@ -12,9 +12,9 @@
 //! 6. the output is written atomically ([`crate::backend::output`]).
 
 use crate::backend::alias::{self, Guard, GuardParts};
-use crate::backend::ast::Helper;
 use crate::backend::mdg_dot;
 use crate::backend::output::{counter_prefix, explain, helper_prefix, mdg_report, report, splice};
+use crate::backend::tree::Helper;
 use crate::backend::{
     generate_loops, FileParts, Naming, OriginalParts, RegionParts, ShadowParts, Templates,
 };

@@ -18,7 +18,9 @@
 //! rows that are pointers, a variable flextile does not see declared), the
 //! region always runs its original code ([`Guard::Unbounded`]).
 
-use crate::backend::ast::{AstReader, Helper};
+use crate::backend::ast::AstReader;
+use crate::backend::c::expr;
+use crate::backend::tree::Helper;
 use crate::backend::Naming;
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::{ast_expr_from_pw_aff, isl_err};
@@ -242,7 +244,7 @@ pub fn print(
     original: String,
 ) -> Result<GuardParts> {
     const UINTPTR: &str = "__UINTPTR_TYPE__";
-    let mut reader = AstReader::new(names, naming);
+    let reader = AstReader::new(names);
     let mut decls = Vec::new();
     let mut vars = Vec::new();
     for (k, r) in check.ranges.into_iter().enumerate() {
@@ -260,6 +262,9 @@ pub fn print(
         for (d, (lo, hi)) in r.bounds.into_iter().enumerate() {
             let lo = reader.expr(&ast_expr_from_pw_aff(context, lo)?)?;
             let hi = reader.expr(&ast_expr_from_pw_aff(context, hi)?)?;
+            lo.helpers(naming.wide, helpers);
+            hi.helpers(naming.wide, helpers);
+            let (lo, hi) = (expr::text(&lo, naming), expr::text(&hi, naming));
             lo_terms.push(format!("(long long)({lo}) * {}", step(d)));
             hi_terms.push(format!("(long long)({hi}) * {}", step(d)));
         }
@@ -283,7 +288,6 @@ pub fn print(
         decls.push(format!("const {UINTPTR} {end_var} = {end};"));
         vars.push((r.data, lo_var, end_var));
     }
-    helpers.extend(reader.helpers.iter().copied());
     let mut terms = Vec::new();
     let mut pairs = Vec::new();
     for (i, j) in check.pairs {

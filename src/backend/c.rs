@@ -1,7 +1,9 @@
-//! Prints flextile's loop tree ([`CNode`]) as C: loops, guards, OpenMP
-//! pragmas, and stage bodies instantiated from their templates.
+//! The C target: prints flextile's loop tree ([`Node`]) as C with OpenMP:
+//! loops, guards, OpenMP pragmas, and stage bodies instantiated from their
+//! templates.
 
-use crate::backend::ast::CNode;
+use crate::backend::tree::{LoopExpr, Node};
+use crate::backend::Naming;
 use crate::diag::{Error, Result};
 use crate::model::expr::Expr;
 use crate::model::program::{AccessKind, Stage};
@@ -13,6 +15,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 
 mod buffers;
+pub mod expr;
 
 /// One indentation level of generated code.
 const INDENT: &str = "  ";
@@ -48,8 +51,8 @@ pub struct CPrinter<'a> {
     storage: Option<&'a StoragePlan>,
     /// Prefix of buffer names.
     prefix: String,
-    /// C type of loop counters.
-    counter_type: &'static str,
+    /// The file's names (counter and helper prefixes, widths).
+    naming: &'a Naming,
 }
 
 impl<'a> CPrinter<'a> {
@@ -58,8 +61,7 @@ impl<'a> CPrinter<'a> {
         stages: &'a [Stage],
         omp: OmpLines,
         storage: Option<&'a StoragePlan>,
-        prefix: &str,
-        counter_type: &'static str,
+        naming: &'a Naming,
     ) -> CPrinter<'a> {
         CPrinter {
             stages: stages.iter().map(|s| (s.name.as_str(), s)).collect(),
@@ -68,26 +70,26 @@ impl<'a> CPrinter<'a> {
             hoisted: Cell::new(None),
             in_team: Cell::new(false),
             storage,
-            prefix: prefix.to_string(),
-            counter_type,
+            prefix: naming.helper.clone(),
+            naming,
         }
     }
 
     /// Appends `nodes` to `out`, each line prefixed by `indent`.
-    pub fn print(&self, nodes: &[CNode], indent: &str, out: &mut String) -> Result<()> {
+    pub fn print(&self, nodes: &[Node], indent: &str, out: &mut String) -> Result<()> {
         for n in nodes {
             self.node(n, indent, out)?;
         }
         Ok(())
     }
 
-    fn node(&self, n: &CNode, indent: &str, out: &mut String) -> Result<()> {
+    fn node(&self, n: &Node, indent: &str, out: &mut String) -> Result<()> {
         if let Some(group) = self.per_thread_tiles(n) {
             return self.per_thread_team(n, group, indent, out);
         }
         let inner = format!("{indent}{INDENT}");
         match n {
-            CNode::For {
+            Node::For {
                 iter,
                 init,
                 cond,
@@ -109,21 +111,25 @@ impl<'a> CPrinter<'a> {
                     out.push_str(&format!("{indent}{line}\n"));
                     self.in_team.set(false);
                 }
-                let step = if inc == "1" {
-                    format!("{iter}++")
-                } else {
-                    format!("{iter} += {inc}")
+                let text = |e| expr::text(e, self.naming);
+                let (iter, init, cond) = (text(iter), text(init), text(cond));
+                let step = match inc {
+                    LoopExpr::Int(1) => format!("{iter}++"),
+                    inc => format!("{iter} += {}", text(inc)),
                 };
                 out.push_str(&format!(
                     "{indent}for ({} {iter} = {init}; {cond}; {step}) {{\n",
-                    self.counter_type
+                    self.naming.counter_type()
                 ));
                 self.print(body, &inner, out)?;
                 self.in_team.set(in_team);
                 out.push_str(&format!("{indent}}}\n"));
             }
-            CNode::If { cond, then, els } => {
-                out.push_str(&format!("{indent}if ({cond}) {{\n"));
+            Node::If { cond, then, els } => {
+                out.push_str(&format!(
+                    "{indent}if ({}) {{\n",
+                    expr::text(cond, self.naming)
+                ));
                 self.print(then, &inner, out)?;
                 match els {
                     Some(e) => {
@@ -134,8 +140,11 @@ impl<'a> CPrinter<'a> {
                     None => out.push_str(&format!("{indent}}}\n")),
                 }
             }
-            CNode::Stmt { stage, args } => self.statement(stage, args, indent, out)?,
-            CNode::Buffers { at, body } => self.buffer_block(*at, body, indent, out)?,
+            Node::Stmt { stage, args } => {
+                let args: Vec<String> = args.iter().map(|a| expr::text(a, self.naming)).collect();
+                self.statement(stage, &args, indent, out)?
+            }
+            Node::Buffers { at, body } => self.buffer_block(*at, body, indent, out)?,
         }
         Ok(())
     }
@@ -606,19 +615,23 @@ fn reindent(text: &str, indent: &str) -> String {
 mod tests {
     use super::*;
 
-    pub(super) fn stmt() -> CNode {
-        CNode::Stmt {
+    pub(super) fn stmt() -> Node {
+        Node::Stmt {
             stage: "S0".into(),
             args: vec![],
         }
     }
 
-    pub(super) fn for_loop(parallel: bool, body: Vec<CNode>) -> CNode {
-        CNode::For {
-            iter: "c0".into(),
-            init: "0".into(),
-            cond: "c0 < N".into(),
-            inc: "1".into(),
+    pub(super) fn for_loop(parallel: bool, body: Vec<Node>) -> Node {
+        Node::For {
+            iter: LoopExpr::Counter(0),
+            init: LoopExpr::Int(0),
+            cond: LoopExpr::Op(
+                crate::backend::tree::BinOp::Lt,
+                Box::new(LoopExpr::Counter(0)),
+                Box::new(LoopExpr::Param("N".into())),
+            ),
+            inc: LoopExpr::Int(1),
             body,
             parallel,
             simd: false,

@@ -1,15 +1,18 @@
-//! Back end: isl AST generation from the final schedule tree, and C output
-//! shaped by the tera templates in `templates/`.
+//! Back end: isl AST generation from the final schedule tree, read into the
+//! target-neutral loop tree (`tree.rs`, by `ast.rs`), and C output shaped by
+//! the tera templates in `templates/`.
 
 pub mod alias;
 pub mod ast;
 pub mod c;
 pub mod mdg_dot;
 pub mod output;
+pub mod tree;
 
 use crate::backend::alias::GuardParts;
-use crate::backend::ast::{AstReader, Helper};
+use crate::backend::ast::AstReader;
 use crate::backend::c::{CPrinter, OmpLines};
+use crate::backend::tree::Helper;
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::ast_from_schedule;
 use crate::model::polyhedral::Names;
@@ -373,16 +376,9 @@ pub fn generate_loops(
     let Some(ast) = ast_from_schedule(schedule, context, max_operations)? else {
         return Ok(None);
     };
-    let mut reader = AstReader::new(names, naming);
-    let tree = ast::hoist_tile_storage(reader.read(&ast)?)?;
-    helpers.extend(reader.helpers.iter().copied());
-    let printer = CPrinter::new(
-        stages,
-        templates.omp_lines()?,
-        storage,
-        &naming.helper,
-        naming.counter_type(),
-    );
+    let tree = tree::hoist_tile_storage(AstReader::new(names).read(&ast)?)?;
+    tree::helpers(&tree, naming.wide, helpers);
+    let printer = CPrinter::new(stages, templates.omp_lines()?, storage, naming);
     let mut out = String::new();
     printer.print(&tree, indent, &mut out)?;
     Ok(Some(out))

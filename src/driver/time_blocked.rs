@@ -8,7 +8,7 @@ use super::{
     record_mdg, shadow_parts, stage_lines, Options, Shared, DEFAULT_TILE_SIZE, DEFAULT_TIME_STEPS,
     DEFAULT_TIME_STEPS_3D,
 };
-use crate::backend::ast::Helper;
+use crate::backend::tree::Helper;
 use crate::backend::TimeBlockParts;
 use crate::diag::{Diagnostic, Error, Result};
 use crate::model::isl_ext::new_context;

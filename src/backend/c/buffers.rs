@@ -10,7 +10,7 @@ impl CPrinter<'_> {
     pub(super) fn buffer_block(
         &self,
         at: Placement,
-        body: &[CNode],
+        body: &[Node],
         indent: &str,
         out: &mut String,
     ) -> Result<()> {
@@ -27,7 +27,7 @@ impl CPrinter<'_> {
         &self,
         at: Placement,
         buffers: Vec<&Buffer>,
-        body: &[CNode],
+        body: &[Node],
         indent: &str,
         out: &mut String,
     ) -> Result<()> {
@@ -86,7 +86,7 @@ impl CPrinter<'_> {
         &self,
         group: usize,
         buffers: Vec<&Buffer>,
-        body: &[CNode],
+        body: &[Node],
         indent: &str,
         out: &mut String,
     ) -> Result<()> {
@@ -140,8 +140,8 @@ impl CPrinter<'_> {
     /// The group whose tile buffers the threads running `n` allocate first:
     /// `n` is a parallel loop (no such allocation printed around it yet) and
     /// the tiles in it are all of one group, whose buffers live on the heap.
-    pub(super) fn per_thread_tiles(&self, n: &CNode) -> Option<usize> {
-        let CNode::For {
+    pub(super) fn per_thread_tiles(&self, n: &Node) -> Option<usize> {
+        let Node::For {
             parallel: true,
             body,
             ..
@@ -169,7 +169,7 @@ impl CPrinter<'_> {
     /// `omp for`, and free them after it.
     pub(super) fn per_thread_team(
         &self,
-        n: &CNode,
+        n: &Node,
         group: usize,
         indent: &str,
         out: &mut String,
@@ -367,10 +367,10 @@ fn tile_heap_frees(prefix: &str, heap: &[&Buffer], indent: &str) -> String {
 }
 
 /// The groups of the tile buffer blocks in `nodes`.
-fn tile_groups(nodes: &[CNode], groups: &mut Vec<usize>) {
+fn tile_groups(nodes: &[Node], groups: &mut Vec<usize>) {
     for n in nodes {
         match n {
-            CNode::Buffers {
+            Node::Buffers {
                 at: Placement::Tile { group },
                 body,
             } => {
@@ -379,14 +379,14 @@ fn tile_groups(nodes: &[CNode], groups: &mut Vec<usize>) {
                 }
                 tile_groups(body, groups);
             }
-            CNode::For { body, .. } | CNode::Buffers { body, .. } => tile_groups(body, groups),
-            CNode::If { then, els, .. } => {
+            Node::For { body, .. } | Node::Buffers { body, .. } => tile_groups(body, groups),
+            Node::If { then, els, .. } => {
                 tile_groups(then, groups);
                 if let Some(e) = els {
                     tile_groups(e, groups);
                 }
             }
-            CNode::Stmt { .. } => {}
+            Node::Stmt { .. } => {}
         }
     }
 }
@@ -401,19 +401,19 @@ enum TeamShape {
     Mixed,
 }
 
-fn team_shape(nodes: &[CNode]) -> TeamShape {
+fn team_shape(nodes: &[Node]) -> TeamShape {
     let mut shapes = Vec::new();
     for n in nodes {
         match n {
-            CNode::For { parallel: true, .. } => shapes.push(TeamShape::Worksharing),
-            CNode::For { body, .. } | CNode::Buffers { body, .. } => shapes.push(team_shape(body)),
-            CNode::If { then, els, .. } => {
+            Node::For { parallel: true, .. } => shapes.push(TeamShape::Worksharing),
+            Node::For { body, .. } | Node::Buffers { body, .. } => shapes.push(team_shape(body)),
+            Node::If { then, els, .. } => {
                 shapes.push(team_shape(then));
                 if let Some(e) = els {
                     shapes.push(team_shape(e));
                 }
             }
-            CNode::Stmt { .. } => shapes.push(TeamShape::Serial),
+            Node::Stmt { .. } => shapes.push(TeamShape::Serial),
         }
     }
     let has = |s| shapes.contains(&s);
@@ -486,8 +486,8 @@ mod tests {
 
     #[test]
     fn team_shapes() {
-        let guarded = CNode::If {
-            cond: "N > 0".into(),
+        let guarded = Node::If {
+            cond: LoopExpr::Name("N".into()),
             then: vec![for_loop(true, vec![stmt()])],
             els: None,
         };

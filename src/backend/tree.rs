@@ -1,0 +1,496 @@
+//! The target-neutral loop tree the back ends print: loops, guards, buffer
+//! scopes and statement instances, with structured integer expressions
+//! ([`LoopExpr`]) instead of text. `ast.rs` reads isl's AST into it; each
+//! target (`c.rs`, later CUDA) maps and prints it. The edits here shape the
+//! tree the same way for every target: the storage plan's scopes gathered
+//! ([`hoist_tile_storage`]), and parallel and SIMD loops marked.
+
+use crate::diag::{Error, Result};
+use crate::model::storage::Placement;
+use std::collections::BTreeSet;
+
+/// A statement of the generated code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    /// `for (iter = init; cond; iter += inc) { body }`.
+    For {
+        /// The loop's counter ([`LoopExpr::Counter`]).
+        iter: LoopExpr,
+        /// Initial value.
+        init: LoopExpr,
+        /// Loop condition.
+        cond: LoopExpr,
+        /// Increment.
+        inc: LoopExpr,
+        /// Loop body.
+        body: Vec<Node>,
+        /// Its iterations may run in parallel (a parallel mark above it).
+        parallel: bool,
+        /// It carries no dependence and is worth vectorising (a SIMD mark).
+        simd: bool,
+    },
+    /// `if (cond) { then } else { els }`.
+    If {
+        /// Condition.
+        cond: LoopExpr,
+        /// Then branch.
+        then: Vec<Node>,
+        /// Else branch, if any.
+        els: Option<Vec<Node>>,
+    },
+    /// A scope of the storage plan (an overlapped tile's body, or a buffer
+    /// scope): the buffers placed there are declared first.
+    Buffers {
+        /// Where the buffers are placed.
+        at: Placement,
+        /// The tile's statements.
+        body: Vec<Node>,
+    },
+    /// One instance of stage `stage` (isl name) with its iterators' values.
+    Stmt {
+        /// Statement name (`S3`).
+        stage: String,
+        /// The stage's iterators' values, outermost first.
+        args: Vec<LoopExpr>,
+    },
+}
+
+/// A binary operator of a [`LoopExpr`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` where the division is exact or both operands are non-negative.
+    Div,
+    /// `%` where the left operand is non-negative or the remainder is compared with 0.
+    Rem,
+    /// `==`
+    Eq,
+    /// `<=`
+    Le,
+    /// `<`
+    Lt,
+    /// `>=`
+    Ge,
+    /// `>`
+    Gt,
+}
+
+/// An integer expression of the generated code (loop bounds, guards,
+/// statement arguments), as isl's AST builds it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoopExpr {
+    /// A literal.
+    Int(i64),
+    /// A parameter of the region, by its name in the user's code.
+    Param(String),
+    /// A generated loop counter, by its number (isl's `c<N>`, the schedule depth).
+    Counter(u32),
+    /// Any other identifier, as isl names it.
+    Name(String),
+    /// `a op b`.
+    Op(BinOp, Box<LoopExpr>, Box<LoopExpr>),
+    /// `-a`.
+    Neg(Box<LoopExpr>),
+    /// The least of the operands (at least two).
+    Min(Vec<LoopExpr>),
+    /// The greatest of the operands (at least two).
+    Max(Vec<LoopExpr>),
+    /// `floor(a / d)` for a positive constant `d`.
+    FloorDiv(Box<LoopExpr>, Box<LoopExpr>),
+    /// `c ? a : b`.
+    Select(Box<LoopExpr>, Box<LoopExpr>, Box<LoopExpr>),
+}
+
+/// Helper functions the printed expressions call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Helper {
+    /// `ft_min(a, b)`
+    Min,
+    /// `ft_max(a, b)`
+    Max,
+    /// `ft_floord(n, d)`: floor division by a positive constant.
+    Floord,
+    /// `ft_min_ll(a, b)`: [`Helper::Min`] on `long long`.
+    MinLL,
+    /// `ft_max_ll(a, b)`: [`Helper::Max`] on `long long`.
+    MaxLL,
+    /// `ft_floord_ll(n, d)`: [`Helper::Floord`] on `long long`.
+    FloordLL,
+}
+
+impl LoopExpr {
+    /// Adds the helpers this expression calls when printed with `long long`
+    /// arithmetic (`wide`) or `int` to `out`.
+    pub fn helpers(&self, wide: bool, out: &mut BTreeSet<Helper>) {
+        match self {
+            LoopExpr::Int(_) | LoopExpr::Param(_) | LoopExpr::Counter(_) | LoopExpr::Name(_) => {}
+            LoopExpr::Op(_, a, b) => {
+                a.helpers(wide, out);
+                b.helpers(wide, out);
+            }
+            LoopExpr::Neg(a) => a.helpers(wide, out),
+            LoopExpr::Min(v) | LoopExpr::Max(v) => {
+                out.insert(match (matches!(self, LoopExpr::Min(_)), wide) {
+                    (true, false) => Helper::Min,
+                    (false, false) => Helper::Max,
+                    (true, true) => Helper::MinLL,
+                    (false, true) => Helper::MaxLL,
+                });
+                v.iter().for_each(|e| e.helpers(wide, out));
+            }
+            LoopExpr::FloorDiv(a, d) => {
+                out.insert(if wide {
+                    Helper::FloordLL
+                } else {
+                    Helper::Floord
+                });
+                a.helpers(wide, out);
+                d.helpers(wide, out);
+            }
+            LoopExpr::Select(c, a, b) => {
+                c.helpers(wide, out);
+                a.helpers(wide, out);
+                b.helpers(wide, out);
+            }
+        }
+    }
+}
+
+/// Adds the helpers the expressions of `nodes` call to `out` (see
+/// [`LoopExpr::helpers`]).
+pub fn helpers(nodes: &[Node], wide: bool, out: &mut BTreeSet<Helper>) {
+    for n in nodes {
+        match n {
+            Node::For {
+                iter,
+                init,
+                cond,
+                inc,
+                body,
+                ..
+            } => {
+                for e in [iter, init, cond, inc] {
+                    e.helpers(wide, out);
+                }
+                helpers(body, wide, out);
+            }
+            Node::If { cond, then, els } => {
+                cond.helpers(wide, out);
+                helpers(then, wide, out);
+                if let Some(e) = els {
+                    helpers(e, wide, out);
+                }
+            }
+            Node::Buffers { body, .. } => helpers(body, wide, out),
+            Node::Stmt { args, .. } => args.iter().for_each(|a| a.helpers(wide, out)),
+        }
+    }
+}
+
+/// One overlapped tile is one iteration of the innermost tile loop, but isl
+/// may split that iteration's body (at the tile's sequence, under guards) into
+/// several copies of the storage mark. Each copy would declare its own
+/// scratchpads, and a consumer would read a fresh, uninitialised one. This
+/// gathers the copies of each mark into one scope (of a loop's body, or of
+/// the region when no tile loop is left, as with constant bounds smaller than
+/// a tile). Several groups' marks in one body are gathered one by one, each
+/// over the run of nodes holding its copies; where the copies of two marks
+/// interleave, no scope can hold both and compilation stops with an internal
+/// error instead of printing a program whose stages lose their scratchpads.
+pub fn hoist_tile_storage(body: Vec<Node>) -> Result<Vec<Node>> {
+    let sets: Vec<Vec<Placement>> = body
+        .iter()
+        .map(|n| {
+            let mut v = Vec::new();
+            collect_marks(std::slice::from_ref(n), &mut v);
+            v.sort();
+            v.dedup();
+            v
+        })
+        .collect();
+    let mut ranges: Vec<(Placement, usize, usize)> = Vec::new();
+    for (i, set) in sets.iter().enumerate() {
+        for m in set {
+            match ranges.iter_mut().find(|r| &r.0 == m) {
+                Some(r) => r.2 = i,
+                None => ranges.push((*m, i, i)),
+            }
+        }
+    }
+    match ranges.len() {
+        0 => return Ok(body),
+        1 => {
+            if matches!(body.as_slice(), [Node::Buffers { .. }]) {
+                return Ok(body);
+            }
+            return Ok(vec![Node::Buffers {
+                at: ranges[0].0,
+                body: strip_marks(body),
+            }]);
+        }
+        _ => {}
+    }
+    // several marks: each run of nodes must hold one mark only, except a
+    // single node holding every copy of its marks, which is gathered inside
+    let mut owner: Vec<Option<usize>> = vec![None; body.len()];
+    for (k, (mark, a, b)) in ranges.iter().enumerate() {
+        if a == b && sets[*a].len() > 1 {
+            if ranges
+                .iter()
+                .filter(|r| sets[*a].contains(&r.0))
+                .any(|r| r.1 != *a || r.2 != *a)
+            {
+                return Err(interleaved(*mark));
+            }
+            continue;
+        }
+        for slot in owner.iter_mut().take(b + 1).skip(*a) {
+            if slot.is_some() {
+                return Err(interleaved(*mark));
+            }
+            *slot = Some(k);
+        }
+        if (*a..=*b).any(|i| sets[i].len() > 1) {
+            return Err(interleaved(*mark));
+        }
+    }
+    let mut out = Vec::new();
+    let mut run: Vec<Node> = Vec::new();
+    let mut run_owner: Option<usize> = None;
+    let flush = |run: &mut Vec<Node>, k: Option<usize>, out: &mut Vec<Node>| {
+        if let Some(k) = k {
+            let nodes = std::mem::take(run);
+            match nodes.as_slice() {
+                [Node::Buffers { .. }] => out.extend(nodes),
+                _ => out.push(Node::Buffers {
+                    at: ranges[k].0,
+                    body: strip_marks(nodes),
+                }),
+            }
+        }
+    };
+    for (i, node) in body.into_iter().enumerate() {
+        if owner[i] != run_owner {
+            flush(&mut run, run_owner, &mut out);
+            run_owner = owner[i];
+        }
+        match owner[i] {
+            Some(_) => run.push(node),
+            None if sets[i].len() > 1 => out.push(hoist_inside(node)?),
+            None => out.push(node),
+        }
+    }
+    flush(&mut run, run_owner, &mut out);
+    Ok(out)
+}
+
+/// Gathers the storage marks inside the branches of a conditional that holds
+/// the copies of several marks.
+fn hoist_inside(node: Node) -> Result<Node> {
+    match node {
+        Node::If { cond, then, els } => Ok(Node::If {
+            cond,
+            then: hoist_tile_storage(then)?,
+            els: els.map(hoist_tile_storage).transpose()?,
+        }),
+        Node::Buffers { at, .. } => Err(interleaved(at)),
+        other => Ok(other),
+    }
+}
+
+fn interleaved(at: Placement) -> Error {
+    Error::internal(format!(
+        "the generated code splits the buffers of {at:?} into copies that \
+         interleave with another group's; refusing to print a program whose stages \
+         would lose their scratchpads"
+    ))
+}
+
+/// Storage marks reachable without entering a loop.
+fn collect_marks(nodes: &[Node], out: &mut Vec<Placement>) {
+    for n in nodes {
+        match n {
+            Node::Buffers { at, .. } => out.push(*at),
+            Node::If { then, els, .. } => {
+                collect_marks(then, out);
+                if let Some(e) = els {
+                    collect_marks(e, out);
+                }
+            }
+            Node::For { .. } | Node::Stmt { .. } => {}
+        }
+    }
+}
+
+/// Replaces storage marks (outside loops) by their contents.
+fn strip_marks(nodes: Vec<Node>) -> Vec<Node> {
+    let mut out = Vec::new();
+    for n in nodes {
+        match n {
+            Node::Buffers { body, .. } => out.extend(strip_marks(body)),
+            Node::If { cond, then, els } => out.push(Node::If {
+                cond,
+                then: strip_marks(then),
+                els: els.map(strip_marks),
+            }),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Marks the outermost loops of `node` whose counter is one of `depths` (the
+/// marked band's parallel members' schedule depths, outermost first) as
+/// parallel. The first loop under the mark is the band's outermost generated
+/// loop (isl generates none for a member that runs once); no loop inside it
+/// is marked.
+pub fn set_parallel(node: &mut Node, depths: &[usize]) {
+    match node {
+        Node::For { parallel, iter, .. } => {
+            if depths.iter().any(|d| is_counter(iter, *d)) {
+                *parallel = true;
+            }
+        }
+        Node::If { then, els, .. } => {
+            then.iter_mut().for_each(|n| set_parallel(n, depths));
+            if let Some(e) = els {
+                e.iter_mut().for_each(|n| set_parallel(n, depths));
+            }
+        }
+        Node::Stmt { .. } | Node::Buffers { .. } => {}
+    }
+}
+
+/// Sets `simd` on every loop of the counter of schedule depth `depth` in
+/// `node` (isl may split the member's loop into several).
+pub fn set_simd(node: &mut Node, depth: usize) {
+    match node {
+        Node::For {
+            simd, iter, body, ..
+        } => match is_counter(iter, depth) {
+            true => *simd = true,
+            false => body.iter_mut().for_each(|n| set_simd(n, depth)),
+        },
+        Node::If { then, els, .. } => {
+            then.iter_mut().for_each(|n| set_simd(n, depth));
+            if let Some(e) = els {
+                e.iter_mut().for_each(|n| set_simd(n, depth));
+            }
+        }
+        Node::Buffers { body, .. } => body.iter_mut().for_each(|n| set_simd(n, depth)),
+        Node::Stmt { .. } => {}
+    }
+}
+
+/// Whether `e` is the counter of schedule depth `depth`.
+fn is_counter(e: &LoopExpr, depth: usize) -> bool {
+    matches!(e, LoopExpr::Counter(n) if *n as usize == depth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy(group: usize, stage: &str) -> Node {
+        Node::Buffers {
+            at: Placement::Tile { group },
+            body: vec![Node::Stmt {
+                stage: stage.into(),
+                args: vec![],
+            }],
+        }
+    }
+
+    fn marks_of(nodes: &[Node]) -> Vec<(Placement, usize)> {
+        nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Buffers { at, body } => Some((*at, body.len())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn copies_of_two_groups_are_gathered_per_group() {
+        let body = vec![Node::If {
+            cond: LoopExpr::Name("c".into()),
+            then: vec![copy(0, "S0"), copy(0, "S1"), copy(1, "S2")],
+            els: None,
+        }];
+        let out = hoist_tile_storage(body).unwrap();
+        let [Node::If { then, .. }] = out.as_slice() else {
+            panic!("{out:?}")
+        };
+        let tile = |group| Placement::Tile { group };
+        assert_eq!(marks_of(then), vec![(tile(0), 2), (tile(1), 1)]);
+    }
+
+    #[test]
+    fn interleaved_copies_are_an_internal_error() {
+        let body = vec![copy(0, "S0"), copy(1, "S1"), copy(0, "S2")];
+        assert!(hoist_tile_storage(body).is_err());
+    }
+
+    fn for_loop(depth: u32, body: Vec<Node>) -> Node {
+        Node::For {
+            iter: LoopExpr::Counter(depth),
+            init: LoopExpr::Int(0),
+            cond: LoopExpr::Op(
+                BinOp::Lt,
+                Box::new(LoopExpr::Counter(depth)),
+                Box::new(LoopExpr::Param("N".into())),
+            ),
+            inc: LoopExpr::Int(1),
+            body,
+            parallel: false,
+            simd: false,
+        }
+    }
+
+    /// A parallel mark marks the outermost matching loop only; a SIMD mark
+    /// every loop of its counter.
+    #[test]
+    fn marks_set_the_loops_of_their_counters() {
+        let mut n = for_loop(1, vec![for_loop(2, vec![]), for_loop(2, vec![])]);
+        set_parallel(&mut n, &[1, 2]);
+        set_simd(&mut n, 2);
+        let Node::For { parallel, body, .. } = &n else {
+            panic!()
+        };
+        assert!(*parallel);
+        for inner in body {
+            assert!(matches!(
+                inner,
+                Node::For {
+                    parallel: false,
+                    simd: true,
+                    ..
+                }
+            ));
+        }
+    }
+
+    #[test]
+    fn helpers_follow_the_width() {
+        let e = LoopExpr::Min(vec![
+            LoopExpr::FloorDiv(Box::new(LoopExpr::Counter(0)), Box::new(LoopExpr::Int(32))),
+            LoopExpr::Param("N".into()),
+        ]);
+        let mut narrow = BTreeSet::new();
+        e.helpers(false, &mut narrow);
+        assert_eq!(narrow, BTreeSet::from([Helper::Min, Helper::Floord]));
+        let mut wide = BTreeSet::new();
+        e.helpers(true, &mut wide);
+        assert_eq!(wide, BTreeSet::from([Helper::MinLL, Helper::FloordLL]));
+    }
+}
