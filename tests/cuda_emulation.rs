@@ -117,6 +117,19 @@ fn a_missing_syncwarp_gives_a_wrong_answer() {
     assert!(wrong(&out, "warps") > 0);
 }
 
+#[test]
+fn a_barrier_in_divergent_code_stops_the_program() {
+    let dir = Scratch::new("divergent");
+    let out = run(&build(&dir, &["-DDIVERGENT_BARRIER"]), None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(70), "{err}");
+    assert!(
+        err.contains("deadlock: the threads of a block wait at different barriers"),
+        "{err}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("divergent: returned"));
+}
+
 /// nvcc from `make deps` (or `$NVCC`), with the flags it needs: the
 /// wheel's `nvcc.profile` looks for the runtime libraries in `lib64`, the
 /// wheel puts them in `lib`.

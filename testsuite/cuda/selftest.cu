@@ -6,7 +6,9 @@
  * Emulated:  g++ -std=c++17 -x c++ -include emulate.h selftest.cu
  * Real GPU:  nvcc -arch=sm_90 selftest.cu
  * -DDROP_SYNCTHREADS / -DDROP_SYNCWARP delete one barrier: the emulation
- * must then give a wrong answer (tests/cuda_emulation.rs checks both). */
+ * must then give a wrong answer (tests/cuda_emulation.rs checks both).
+ * -DDIVERGENT_BARRIER first launches a kernel whose barriers can never all
+ * be reached: the emulation must stop with a message. */
 #include <cstdio>
 #include <cstdlib>
 
@@ -62,7 +64,26 @@ __global__ void warps(const int *in, int *out, int width) {
   out[y * width + x] = r * 1000000 + scan * 1000 + (total - first);
 }
 
+#ifdef DIVERGENT_BARRIER
+/* Half of a warp waits for the warp, the other half for the block: a
+ * deadlock on the emulation (undefined behaviour on a GPU). */
+__global__ void divergent(int *out) {
+  if (threadIdx.x % 32 < 16)
+    __syncwarp();
+  else
+    __syncthreads();
+  out[threadIdx.x] = 1;
+}
+#endif
+
 int main() {
+#ifdef DIVERGENT_BARRIER
+  int *d;
+  CHECK(cudaMalloc(&d, 64 * sizeof(int)));
+  FT_LAUNCH(divergent, dim3(1), dim3(64), 0, d);
+  CHECK(cudaDeviceSynchronize());
+  std::printf("divergent: returned\n");
+#endif
   static int in[N], out[N], want[N];
   for (int i = 0; i < N; i++) in[i] = (i * 37 + 11) % 101;
   for (int i = 0; i < N; i++) {
