@@ -393,7 +393,14 @@ fn transform(
         largest_group = o.largest_group;
     } else if let RegionKind::Chain(chain) = &region.kind {
         // Pragma schedule items, in order; --tile overrides the pragma's tiling.
-        for item in &chain.items {
+        // A fused band that nothing tiles afterwards isolates its guard-free core.
+        let tiled_later = |k: usize| {
+            opts.tile
+                || chain.items[k + 1..]
+                    .iter()
+                    .any(|i| matches!(i, ScheduleItem::Tile(_) | ScheduleItem::Wavefront(_)))
+        };
+        for (k, item) in chain.items.iter().enumerate() {
             schedule = match item {
                 ScheduleItem::Fuse { shifts, span } => {
                     summary.push(match shifts {
@@ -402,7 +409,16 @@ fn transform(
                     });
                     // All nests run in one fused loop nest: one macro node.
                     grouping.groups = vec![(0..region.stages.len()).collect()];
-                    fuse::fuse(schedule, region, names, deps, shifts.as_deref(), *span)?
+                    let isolate = !tiled_later(k);
+                    fuse::fuse(
+                        schedule,
+                        region,
+                        names,
+                        deps,
+                        shifts.as_deref(),
+                        *span,
+                        isolate,
+                    )?
                 }
                 ScheduleItem::Tile(spec) if !opts.tile => {
                     wavefronts |= has_wavefront(&spec.outer) || has_wavefront(&spec.inner);

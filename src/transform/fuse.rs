@@ -7,6 +7,13 @@
 //! distance non-negative in every dimension (so the fused band is also
 //! tileable); with `fuse(t1, ..., tn)` the user's shifts are checked against
 //! the dependences and rejected, naming both nests, when they violate one.
+//!
+//! Where nothing tiles the fused band afterwards, the part of the fused
+//! space where every nest runs is isolated (isl's `isolate` option) and
+//! generated without guards; the shifted edges around it get one loop per
+//! level with the nests guarded inside (atomic). Without it, every fused
+//! iteration tests every nest's bounds (minifluxdiv's chain of nine nests:
+//! 103 ms against 70 isolated, 1 thread, bench size).
 
 use crate::diag::{Diagnostic, Error, Result, Span};
 use crate::model::deps::Dependences;
@@ -18,7 +25,9 @@ use isl_rs::{DimType, Map, MultiUnionPwAff, Schedule, ScheduleNodeType, UnionMap
 use log::info;
 
 /// Fuses all nests of the chain `region` under `schedule` (its original
-/// schedule). `shifts` are the user's, or `None` to compute them.
+/// schedule). `shifts` are the user's, or `None` to compute them. `isolate`:
+/// the fused band is final (no tiling follows), so its guard-free core is
+/// isolated.
 pub fn fuse(
     schedule: Schedule,
     region: &Region,
@@ -26,6 +35,7 @@ pub fn fuse(
     deps: &Dependences,
     shifts: Option<&[Vec<i64>]>,
     span: Span,
+    isolate: bool,
 ) -> Result<Schedule> {
     let depth = common_depth(region, span)?;
     let n = region.stages.len();
@@ -90,6 +100,9 @@ pub fn fuse(
         node = node.parent().map_err(isl_err)?.parent().map_err(isl_err)?;
     }
     node = node.insert_partial_schedule(mupa).map_err(isl_err)?;
+    if isolate {
+        node = isolate_core(node)?;
+    }
     let fused_schedule = node.get_schedule().map_err(isl_err)?;
 
     if let Err(v) = check_schedule(&fused_schedule, deps, region)? {
@@ -242,4 +255,38 @@ pub fn minimal_shifts(
         span,
         "cannot compute fusion shifts: the dependences between the nests form a cycle",
     ))
+}
+
+/// Sets the fused band `node`'s `isolate` option to the part of the fused
+/// space every nest runs in (the intersection of their shifted domains),
+/// and its loops atomic outside it. With no such part the band is left as
+/// it is.
+fn isolate_core(node: isl_rs::ScheduleNode) -> Result<isl_rs::ScheduleNode> {
+    let n = node.band_n_member().map_err(isl_err)? as usize;
+    let sched = node
+        .band_get_partial_schedule_union_map()
+        .map_err(isl_err)?;
+    let dom = node.get_domain().map_err(isl_err)?;
+    let sched = sched.intersect_domain(dom).map_err(isl_err)?;
+    let mut core: Option<isl_rs::Set> = None;
+    for m in crate::model::relations::map_list(&sched)? {
+        let r = m.range().map_err(isl_err)?;
+        core = Some(match core {
+            None => r,
+            Some(c) => c.intersect(r).map_err(isl_err)?,
+        });
+    }
+    let Some(core) = core else { return Ok(node) };
+    let core = core.coalesce().map_err(isl_err)?;
+    if core.is_empty().map_err(isl_err)? {
+        return Ok(node);
+    }
+    let option = isl_rs::Map::from_range(core)
+        .and_then(|m| m.wrap())
+        .and_then(|s| s.set_tuple_name("isolate"))
+        .and_then(isl_rs::UnionSet::from_set)
+        .map_err(isl_err)?;
+    // The options first: setting them resets the loop types.
+    let node = node.band_set_ast_build_options(option).map_err(isl_err)?;
+    crate::transform::band::atomic_loops(node, n)
 }
