@@ -13,7 +13,10 @@
 //! generated without guards; the shifted edges around it get one loop per
 //! level with the nests guarded inside (atomic). Without it, every fused
 //! iteration tests every nest's bounds (minifluxdiv's chain of nine nests:
-//! 103 ms against 70 isolated, 1 thread, bench size).
+//! 103 ms against 70 isolated, 1 thread, bench size). isl's work on the
+//! edges grows with the nests and their shifts (a chain of 1000 nests, each
+//! shifted one further, ran for minutes), so chains of more than
+//! [`MAX_ISOLATED_NESTS`] nests keep the plain fused band.
 
 use crate::diag::{Diagnostic, Error, Result, Span};
 use crate::model::deps::Dependences;
@@ -24,10 +27,13 @@ use crate::transform::legality::check_schedule;
 use isl_rs::{DimType, Map, MultiUnionPwAff, Schedule, ScheduleNodeType, UnionMap};
 use log::info;
 
+/// The most nests whose fused band gets an isolated core.
+pub const MAX_ISOLATED_NESTS: usize = 16;
+
 /// Fuses all nests of the chain `region` under `schedule` (its original
 /// schedule). `shifts` are the user's, or `None` to compute them. `isolate`:
 /// the fused band is final (no tiling follows), so its guard-free core is
-/// isolated.
+/// isolated (for at most [`MAX_ISOLATED_NESTS`] nests).
 pub fn fuse(
     schedule: Schedule,
     region: &Region,
@@ -100,7 +106,7 @@ pub fn fuse(
         node = node.parent().map_err(isl_err)?.parent().map_err(isl_err)?;
     }
     node = node.insert_partial_schedule(mupa).map_err(isl_err)?;
-    if isolate {
+    if isolate && n <= MAX_ISOLATED_NESTS {
         node = isolate_core(node)?;
     }
     let fused_schedule = node.get_schedule().map_err(isl_err)?;
