@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <vector>
 
 struct dim3 {
@@ -70,7 +71,10 @@ struct Thread {
 
 struct State {
   std::vector<Thread> threads;
-  std::vector<char> stacks;
+  /* The threads' stacks, uninitialised (a block of 1024 threads takes 256 MiB
+   * of address space; only the pages a thread touches are used). */
+  std::unique_ptr<char[]> stacks;
+  size_t stacks_for = 0;
   size_t stack_bytes = 256 * 1024;
   ucontext_t sched;
   size_t current = 0;
@@ -173,7 +177,10 @@ inline void run_block() {
   State &s = st();
   size_t n = size_t(s.block_dim.x) * s.block_dim.y * s.block_dim.z;
   s.threads.assign(n, Thread());
-  s.stacks.resize(n * s.stack_bytes);
+  if (s.stacks_for < n) {
+    s.stacks.reset(new char[n * s.stack_bytes]);
+    s.stacks_for = n;
+  }
   for (size_t i = 0; i < n; i++) {
     Thread &t = s.threads[i];
     t.tid = uint3{unsigned(i % s.block_dim.x), unsigned(i / s.block_dim.x % s.block_dim.y),
