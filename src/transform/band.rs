@@ -205,3 +205,42 @@ pub fn atomic_loops(node: ScheduleNode, count: usize) -> Result<ScheduleNode> {
     }
     Ok(node)
 }
+
+/// The part every statement of a band runs in: the intersection of
+/// `ranges` (each statement's instances under the band's schedule),
+/// coalesced; `None` when there are none or the intersection is empty.
+pub fn common_part(ranges: Vec<isl_rs::Set>) -> Result<Option<isl_rs::Set>> {
+    let mut core: Option<isl_rs::Set> = None;
+    for r in ranges {
+        core = Some(match core {
+            None => r,
+            Some(c) => c.intersect(r).map_err(isl_err)?,
+        });
+    }
+    let Some(core) = core else {
+        return Ok(None);
+    };
+    let core = core.coalesce().map_err(isl_err)?;
+    match core.is_empty().map_err(isl_err)? {
+        true => Ok(None),
+        false => Ok(Some(core)),
+    }
+}
+
+/// Sets the band at `node`'s `isolate` option to `core` (its first `outer`
+/// dimensions the loops of the bands above, the rest the band's own), so
+/// isl generates that part without guards, and the band's loops atomic
+/// outside it.
+pub fn isolate(node: ScheduleNode, core: isl_rs::Set, outer: u32) -> Result<ScheduleNode> {
+    let n = node.band_n_member().map_err(isl_err)? as usize;
+    // `{ isolate[[outer] -> [band]] }`: the isolate option's space.
+    let option = isl_rs::Map::from_range(core)
+        .and_then(|m| m.move_dims(isl_rs::DimType::In, 0, isl_rs::DimType::Out, 0, outer))
+        .and_then(|m| m.wrap())
+        .and_then(|s| s.set_tuple_name("isolate"))
+        .and_then(isl_rs::UnionSet::from_set)
+        .map_err(isl_err)?;
+    // The options first: setting them resets the loop types.
+    let node = node.band_set_ast_build_options(option).map_err(isl_err)?;
+    atomic_loops(node, n)
+}

@@ -268,31 +268,16 @@ pub fn minimal_shifts(
 /// and its loops atomic outside it. With no such part the band is left as
 /// it is.
 fn isolate_core(node: isl_rs::ScheduleNode) -> Result<isl_rs::ScheduleNode> {
-    let n = node.band_n_member().map_err(isl_err)? as usize;
     let sched = node
         .band_get_partial_schedule_union_map()
+        .and_then(|m| m.intersect_domain(node.get_domain()?))
         .map_err(isl_err)?;
-    let dom = node.get_domain().map_err(isl_err)?;
-    let sched = sched.intersect_domain(dom).map_err(isl_err)?;
-    let mut core: Option<isl_rs::Set> = None;
-    for m in crate::model::relations::map_list(&sched)? {
-        let r = m.range().map_err(isl_err)?;
-        core = Some(match core {
-            None => r,
-            Some(c) => c.intersect(r).map_err(isl_err)?,
-        });
+    let ranges = crate::model::relations::map_list(&sched)?
+        .into_iter()
+        .map(|m| m.range().map_err(isl_err))
+        .collect::<Result<Vec<_>>>()?;
+    match crate::transform::band::common_part(ranges)? {
+        Some(core) => crate::transform::band::isolate(node, core, 0),
+        None => Ok(node),
     }
-    let Some(core) = core else { return Ok(node) };
-    let core = core.coalesce().map_err(isl_err)?;
-    if core.is_empty().map_err(isl_err)? {
-        return Ok(node);
-    }
-    let option = isl_rs::Map::from_range(core)
-        .and_then(|m| m.wrap())
-        .and_then(|s| s.set_tuple_name("isolate"))
-        .and_then(isl_rs::UnionSet::from_set)
-        .map_err(isl_err)?;
-    // The options first: setting them resets the loop types.
-    let node = node.band_set_ast_build_options(option).map_err(isl_err)?;
-    crate::transform::band::atomic_loops(node, n)
 }

@@ -626,39 +626,23 @@ fn isolate_full_points(
         .and_then(|n| n.child(0))
         .and_then(|leaf| leaf.get_prefix_schedule_union_map())
         .map_err(isl_err)?;
-    let mut core: Option<isl_rs::Set> = None;
+    let mut ranges = Vec::new();
     for s in stmts {
         let only = filter(std::slice::from_ref(s))?;
-        let range = prefix
-            .copy()
-            .and_then(|p| p.intersect_domain(only))
-            .and_then(|p| p.range())
-            .and_then(isl_rs::Set::from_union_set)
-            .map_err(isl_err)?;
-        core = Some(match core {
-            None => range,
-            Some(c) => c.intersect(range).map_err(isl_err)?,
-        });
+        ranges.push(
+            prefix
+                .copy()
+                .and_then(|p| p.intersect_domain(only))
+                .and_then(|p| p.range())
+                .and_then(isl_rs::Set::from_union_set)
+                .map_err(isl_err)?,
+        );
     }
-    let Some(core) = core else {
+    let Some(core) = crate::transform::band::common_part(ranges)? else {
         return atomic(node);
     };
-    let core = core.coalesce().map_err(isl_err)?;
-    if core.is_empty().map_err(isl_err)? {
-        return atomic(node);
-    }
-    let total = core.dim(DimType::Set).map_err(isl_err)? as u32;
-    let outer = total - n as u32;
-    // `{ isolate[[outer] -> [points]] }`: the isolate option's space.
-    let option = isl_rs::Map::from_range(core)
-        .and_then(|m| m.move_dims(DimType::In, 0, DimType::Out, 0, outer))
-        .and_then(|m| m.wrap())
-        .and_then(|s| s.set_tuple_name("isolate"))
-        .and_then(UnionSet::from_set)
-        .map_err(isl_err)?;
-    // The options first: setting them resets the loop types.
-    let node = node.band_set_ast_build_options(option).map_err(isl_err)?;
-    atomic(node)
+    let outer = core.dim(DimType::Set).map_err(isl_err)? as u32 - n as u32;
+    crate::transform::band::isolate(node, core, outer)
 }
 
 /// Point loops are generated as one loop each with guards inside
