@@ -140,10 +140,7 @@ impl<'a> CPrinter<'a> {
                     None => out.push_str(&format!("{indent}}}\n")),
                 }
             }
-            Node::Stmt { stage, args } => {
-                let args: Vec<String> = args.iter().map(|a| expr::text(a, self.naming)).collect();
-                self.statement(stage, &args, indent, out)?
-            }
+            Node::Stmt { stage, args } => self.statement(stage, args, indent, out)?,
             Node::Buffers { at, body } => self.buffer_block(*at, body, indent, out)?,
         }
         Ok(())
@@ -155,7 +152,7 @@ impl CPrinter<'_> {
     fn statement(
         &self,
         stage: &str,
-        args: &[String],
+        args: &[LoopExpr],
         indent: &str,
         out: &mut String,
     ) -> Result<()> {
@@ -168,10 +165,10 @@ impl CPrinter<'_> {
         let role = group.and_then(|g| g.storage.statements.get(stage));
         let stored = match (role, group) {
             (Some(StmtRole::Load(l)), Some(g)) => {
-                return load(&self.prefix, g, l, args, indent, out)
+                return load(&self.prefix, self.naming, g, l, args, indent, out)
             }
             (Some(StmtRole::Slide(sl)), Some(g)) => {
-                return slide(&self.prefix, g, sl, args, indent, out)
+                return slide(&self.prefix, self.naming, g, sl, args, indent, out)
             }
             (Some(StmtRole::Store { stage }), Some(g)) => Some((g, *stage)),
             _ => None,
@@ -194,8 +191,11 @@ impl CPrinter<'_> {
         } else {
             0
         });
-        let iters: Vec<String> = iters.iter().map(|a| wrap(a)).collect();
-        let tile: Vec<String> = tile.iter().map(|a| wrap(a)).collect();
+        let iters: Vec<String> = iters
+            .iter()
+            .map(|a| expr::operand(a, self.naming))
+            .collect();
+        let tile: Vec<String> = tile.iter().map(|a| expr::operand(a, self.naming)).collect();
         if let Some((g, _)) = stored {
             out.push_str(&format!(
                 "{indent}/* {}: store its own tile part */\n",
@@ -267,9 +267,10 @@ impl<'a> Tile<'a> {
 /// under the load's guard when it has one.
 fn load(
     prefix: &str,
+    naming: &Naming,
     storage: Tile<'_>,
     l: &Load,
-    args: &[String],
+    args: &[LoopExpr],
     indent: &str,
     out: &mut String,
 ) -> Result<()> {
@@ -282,8 +283,8 @@ fn load(
     let (tile, index) = args.split_at(storage.storage.tile_dims.min(args.len()));
     let names: Vec<String> = (0..index.len()).map(|d| format!("ft_x{d}")).collect();
     let vars: Vec<Expr> = names.iter().map(|n| Expr::Var(n.clone())).collect();
-    let values: Vec<String> = index.iter().map(|a| wrap(a)).collect();
-    let tile: Vec<String> = tile.iter().map(|a| wrap(a)).collect();
+    let values: Vec<String> = index.iter().map(|a| expr::operand(a, naming)).collect();
+    let tile: Vec<String> = tile.iter().map(|a| expr::operand(a, naming)).collect();
     let copy = format!(
         "{} = {}{};",
         scratch_access(prefix, sp, &vars, &names, &values, &tile),
@@ -334,9 +335,10 @@ fn c_condition(g: &Condition, term: &dyn Fn(&Term) -> String) -> String {
 /// classically tiled loop (`ft_D[x0][x1] = ft_D[x0][x1 + step]`).
 fn slide(
     prefix: &str,
+    naming: &Naming,
     storage: Tile<'_>,
     sl: &Slide,
-    args: &[String],
+    args: &[LoopExpr],
     indent: &str,
     out: &mut String,
 ) -> Result<()> {
@@ -347,15 +349,18 @@ fn slide(
         )));
     };
     let (_, index) = args.split_at(storage.storage.tile_dims.min(args.len()));
-    let to: String = index.iter().map(|a| format!("[{a}]")).collect();
+    let to: String = index
+        .iter()
+        .map(|a| format!("[{}]", expr::text(a, naming)))
+        .collect();
     let from: String = index
         .iter()
         .enumerate()
         .map(|(d, a)| {
             if d == sl.dim {
-                format!("[{} + {}]", wrap(a), sl.step)
+                format!("[{} + {}]", expr::operand(a, naming), sl.step)
             } else {
-                format!("[{a}]")
+                format!("[{}]", expr::text(a, naming))
             }
         })
         .collect();

@@ -23,6 +23,17 @@ pub fn text(e: &LoopExpr, naming: &Naming) -> String {
     spell(e, naming).0
 }
 
+/// The C text of `e` as an operand of any operator: parenthesised unless it
+/// is a literal of no sign, a counter or a name.
+pub fn operand(e: &LoopExpr, naming: &Naming) -> String {
+    match e {
+        LoopExpr::Int(n) if *n >= 0 => n.to_string(),
+        LoopExpr::Param(_) if naming.wide => format!("({})", text(e, naming)),
+        LoopExpr::Param(_) | LoopExpr::Name(_) | LoopExpr::Counter(_) => text(e, naming),
+        _ => format!("({})", text(e, naming)),
+    }
+}
+
 /// The text of `e` and the precedence of its outermost operator.
 fn spell(e: &LoopExpr, naming: &Naming) -> (String, u8) {
     match e {
@@ -176,6 +187,16 @@ mod tests {
         assert_eq!(
             text(&e, &naming(true)),
             "ft_min_ll(ft_min_ll(ft_floord_ll(c2, 32), (long long)N), 7)"
+        );
+        assert_eq!(
+            operand(&LoopExpr::Param("N".into()), &naming(true)),
+            "((long long)N)"
+        );
+        assert_eq!(operand(&LoopExpr::Param("N".into()), &naming(false)), "N");
+        assert_eq!(operand(&LoopExpr::Int(-3), &naming(false)), "(-3)");
+        assert_eq!(
+            operand(&e, &naming(false)),
+            "(ft_min(ft_min(ft_floord(c2, 32), N), 7))"
         );
         let sum = op(BinOp::Add, LoopExpr::Param("N".into()), LoopExpr::Int(1));
         assert_eq!(
