@@ -95,6 +95,8 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             stages: vec![s0, s1],
             tree: vec![lp(0), lp(1)],
             data_types: Default::default(),
+            scalars: Default::default(),
+            function_start: None,
             versions: Default::default(),
             macro_values: Vec::new(),
             macro_params: std::collections::BTreeMap::new(),
@@ -107,6 +109,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
         reserved: Default::default(),
         directives: Vec::new(),
         warnings: Vec::new(),
+        cxx: Default::default(),
     }
 }
 
@@ -124,6 +127,7 @@ fn opts() -> Options {
         input: "t.c".into(),
         output: "o.c".into(),
         target: Target::C,
+        block_sizes: crate::backend::cuda::DEFAULT_BLOCK,
         openmp: true,
         tile: false,
         tile_sizes: None,

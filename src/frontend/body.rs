@@ -143,6 +143,10 @@ pub struct Analysis {
     /// How the variables of [`Analysis::accesses`] are declared (kept also
     /// when the body is not analysable: the alias guard needs them).
     pub declared: Declared,
+    /// The scalar variables declared outside the body that it reads or
+    /// writes, with clang's spelling of their types (a CUDA kernel receives
+    /// the loop-invariant ones as parameters, the others in device buffers).
+    pub scalars: BTreeMap<String, String>,
 }
 
 /// One array access of a body that becomes a [`Piece::Access`].
@@ -627,8 +631,12 @@ impl<'tu> Walker<'_, 'tu> {
             return;
         }
         match role {
-            Role::Read => self.scalar_reads.push((name, span)),
+            Role::Read => {
+                self.out.scalars.insert(name.clone(), d.type_spelling());
+                self.scalar_reads.push((name, span));
+            }
             Role::Write | Role::ReadWrite => {
+                self.out.scalars.insert(name.clone(), d.type_spelling());
                 self.written.insert(name.clone());
                 self.record(role, name, Vec::new(), span);
             }

@@ -39,6 +39,7 @@ pub fn build<'tu>(
     let mut stages: Vec<Stage> = Vec::new();
     let mut tree = Vec::new();
     let mut data_types = BTreeMap::new();
+    let mut scalars = BTreeMap::new();
     let mut declared = Declared::default();
     let mut next = 0;
     // The annotated nests with their depths, and the stages' bodies with
@@ -72,6 +73,7 @@ pub fn build<'tu>(
                 stages.len() + 1,
                 &writes,
                 &mut data_types,
+                &mut scalars,
                 &mut declared,
             ) {
                 Ok((stage, body)) => {
@@ -143,9 +145,14 @@ pub fn build<'tu>(
         stages,
         tree,
         data_types,
+        scalars,
         versions: BTreeMap::new(),
         macro_values: unit.take_frozen(),
         macro_params: unit.macro_params.borrow().clone(),
+        function_start: unit
+            .function_around(cspan)
+            .and_then(|f| f.span())
+            .map(|s| s.start),
         final_values,
         storage: declared.storage(),
         pragma_lines: std::iter::once(pragma)
@@ -189,7 +196,8 @@ fn check_arity(stages: &[Stage], errors: &mut Vec<Diagnostic>) {
 /// One annotated nest: the pragma `p` (contents `np`), the statement after it,
 /// its 1-based number in the chain, and what the chain assigns. The element
 /// types of the arrays its body accesses (when analysable) are added to
-/// `types`, how its variables are declared to `declared`.
+/// `types`, the scalars it uses (with their types) to `scalars`, how its
+/// variables are declared to `declared`.
 #[allow(clippy::too_many_arguments)]
 fn nest<'tu>(
     unit: &Unit<'tu>,
@@ -199,6 +207,7 @@ fn nest<'tu>(
     number: usize,
     writes: &BTreeSet<String>,
     types: &mut BTreeMap<String, String>,
+    scalars: &mut BTreeMap<String, String>,
     declared: &mut Declared,
 ) -> Result<(Stage, Cursor<'tu>), Vec<Diagnostic>> {
     if stmt.kind() != CursorKind::ForStmt {
@@ -304,6 +313,9 @@ fn nest<'tu>(
     }
     for (a, t) in &analysis.types {
         types.entry(a.clone()).or_insert_with(|| t.clone());
+    }
+    for (v, t) in &analysis.scalars {
+        scalars.entry(v.clone()).or_insert_with(|| t.clone());
     }
     declared.merge(&analysis.declared);
     let mut undeclared = Vec::new();

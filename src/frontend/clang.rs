@@ -849,7 +849,7 @@ pub fn clang_version() -> String {
 
 mod cursor;
 mod install;
-pub use cursor::Cursor;
+pub use cursor::{Cursor, Type, TypeKind};
 pub use install::resource_dir;
 
 #[cfg(test)]

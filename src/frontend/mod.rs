@@ -8,7 +8,8 @@
 //! (pragma scanner and parser), [`ast`] (queries over clang's AST and the raw
 //! tokens), [`depth`] (nesting bound), [`params`] (integer types of
 //! variables), [`cexpr`] (C expressions to model expressions), [`loops`]
-//! (`for` headers as constraints), [`body`] (body templates and access
+//! (`for` headers as constraints), [`cxx`] (what C++ rejects, for the
+//! CUDA target), [`body`] (body templates and access
 //! analysis), [`storage`] (how accessed variables are declared: what may
 //! alias), [`chain`] (loop chains), [`scop`]
 //! (`#pragma scop` regions), [`temporaries`] and [`liveness`] (temporaries
@@ -19,6 +20,7 @@ pub mod body;
 pub mod cexpr;
 pub mod chain;
 pub mod clang;
+pub mod cxx;
 pub mod depth;
 pub mod final_values;
 pub mod liveness;
@@ -213,6 +215,7 @@ pub fn parse_input(
         }
     }
     let reserved = reserved_names(&tu);
+    let cxx = cxx::analyse(&unit, tu.root(), &skipped);
     let warnings = header_regions(&includes);
     Ok(Parsed {
         program: Program {
@@ -222,6 +225,7 @@ pub fn parse_input(
             reserved,
             directives,
             warnings,
+            cxx,
         },
         includes,
     })

@@ -60,6 +60,7 @@ pub fn build(
         stages: Vec::new(),
         errors: Vec::new(),
         data_types: BTreeMap::new(),
+        scalars: BTreeMap::new(),
         bodies: Vec::new(),
         declared: Declared::default(),
     };
@@ -98,9 +99,14 @@ pub fn build(
         stages: b.stages,
         tree,
         data_types: b.data_types,
+        scalars: b.scalars,
         versions: BTreeMap::new(),
         macro_values,
         macro_params: unit.macro_params.borrow().clone(),
+        function_start: unit
+            .function_around(span)
+            .and_then(|f| f.span())
+            .map(|s| s.start),
         final_values,
         storage: b.declared.storage(),
         pragma_lines: [scop, endscop]
@@ -119,6 +125,8 @@ struct Builder<'a, 'tu> {
     errors: Vec<Diagnostic>,
     /// Element types of the arrays accessed by analysable statements.
     data_types: BTreeMap<String, String>,
+    /// Scalars analysable statements use, with their types.
+    scalars: BTreeMap<String, String>,
     /// Each stage's statement and iterators.
     bodies: Vec<(Cursor<'tu>, Vec<String>)>,
     /// How the variables the statements access are declared.
@@ -233,6 +241,9 @@ impl<'tu> Builder<'_, 'tu> {
             self.data_types
                 .entry(a.clone())
                 .or_insert_with(|| t.clone());
+        }
+        for (v, t) in &analysis.scalars {
+            self.scalars.entry(v.clone()).or_insert_with(|| t.clone());
         }
         self.declared.merge(&analysis.declared);
         let text = self

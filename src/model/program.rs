@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, SourceFile, Span};
+use crate::frontend::cxx::CxxFixes;
 use crate::model::expr::Expr;
 
 /// A parsed input file: its text and the regions flextile rewrites.
@@ -34,6 +35,10 @@ pub struct Program {
     /// What the front end tells the user without refusing (a region in an
     /// included file, which is not transformed).
     pub warnings: Vec<Diagnostic>,
+    /// What the file must change to compile as C++ (the CUDA target's
+    /// output), and what C++ rejects that cannot be fixed; only the CUDA
+    /// path reads it.
+    pub cxx: CxxFixes,
 }
 
 /// One region of the file that flextile replaces with generated code.
@@ -58,6 +63,15 @@ pub struct Region {
     /// access (`double`, `unsigned short`, a typedef name), without
     /// qualifiers (`const`, `volatile`, `restrict`).
     pub data_types: BTreeMap<String, String>,
+    /// Where the definition of the function holding the region starts (a
+    /// CUDA output defines the region's kernels before it); `None` outside
+    /// a function definition of the main file.
+    pub function_start: Option<usize>,
+    /// The scalar variables the region's analysable bodies use (declared
+    /// outside them) -> clang's spelling of their type. A CUDA kernel
+    /// receives those the region never writes as parameters and places
+    /// the others in device buffers.
+    pub scalars: BTreeMap<String, String>,
     /// Data sets that stand for one version of a C array (the steps of a
     /// time block, see `transform::time_blocks`); empty for regions read
     /// from the input.

@@ -45,6 +45,43 @@ extern "C" fn collect_child(
 }
 
 impl<'tu> Cursor<'tu> {
+    /// The node's type: a declaration's as written (a parameter declared
+    /// `double A[N][M]` has the array type), an expression's value type.
+    pub fn ty(&self) -> Type<'tu> {
+        // SAFETY: valid cursor; types are plain values.
+        let raw = unsafe { clang_getCursorType(self.raw) };
+        Type {
+            raw,
+            _tu: PhantomData,
+        }
+    }
+
+    /// The type of the declaration this one belongs to (an enumerator's
+    /// enumeration), if it has one.
+    pub fn semantic_parent_type(&self) -> Option<Type<'tu>> {
+        // SAFETY: valid cursor; a null result is checked before its type is read.
+        let raw = unsafe {
+            let p = clang_getCursorSemanticParent(self.raw);
+            if clang_Cursor_isNull(p) != 0 {
+                return None;
+            }
+            clang_getCursorType(p)
+        };
+        Type::wrap(raw)
+    }
+
+    /// True for a compound literal (`(double[3]){1, 2, 3}`).
+    pub fn is_compound_literal(&self) -> bool {
+        // SAFETY: reading the kind of a valid cursor.
+        unsafe { clang_getCursorKind(self.raw) == CXCursor_CompoundLiteralExpr }
+    }
+
+    /// True for a declaration that is a definition (a function with its body).
+    pub fn is_definition(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_isCursorDefinition(self.raw) != 0 }
+    }
+
     /// The kind of node.
     pub fn kind(&self) -> CursorKind {
         // SAFETY: reading the kind of a valid cursor.
@@ -373,5 +410,143 @@ impl<'tu> Cursor<'tu> {
     pub fn is_in_main_file(&self) -> bool {
         // SAFETY: valid cursor.
         unsafe { clang_Location_isFromMainFile(clang_getCursorLocation(self.raw)) != 0 }
+    }
+}
+
+/// A type of the AST, as clang spells and classifies it.
+#[derive(Clone, Copy)]
+pub struct Type<'tu> {
+    raw: CXType,
+    _tu: PhantomData<&'tu TranslationUnit<'tu>>,
+}
+
+impl std::fmt::Debug for Type<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Type({:?} '{}')", self.kind(), self.spelling())
+    }
+}
+
+/// What [`Type::kind`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeKind {
+    /// `void`.
+    Void,
+    /// A pointer (not a block pointer).
+    Pointer,
+    /// An array of constant size.
+    ConstantArray,
+    /// An array of variable size (a VLA, or `[*]`).
+    VariableArray,
+    /// An array of unknown size (`[]`).
+    IncompleteArray,
+    /// A function type (with or without prototype).
+    Function,
+    /// An enumeration.
+    Enum,
+    /// A typedef name or other sugar (see [`Type::canonical`]).
+    Sugar,
+    /// Anything else.
+    Other,
+}
+
+impl<'tu> Type<'tu> {
+    fn wrap(raw: CXType) -> Option<Type<'tu>> {
+        (raw.kind != CXType_Invalid).then_some(Type {
+            raw,
+            _tu: PhantomData,
+        })
+    }
+
+    /// The kind of this type node (not desugared).
+    pub fn kind(&self) -> TypeKind {
+        match self.raw.kind {
+            CXType_Void => TypeKind::Void,
+            CXType_Pointer => TypeKind::Pointer,
+            CXType_ConstantArray => TypeKind::ConstantArray,
+            CXType_VariableArray => TypeKind::VariableArray,
+            CXType_IncompleteArray => TypeKind::IncompleteArray,
+            CXType_FunctionProto | CXType_FunctionNoProto => TypeKind::Function,
+            CXType_Enum => TypeKind::Enum,
+            CXType_Typedef | CXType_Elaborated | CXType_Attributed | CXType_Unexposed => {
+                TypeKind::Sugar
+            }
+            _ => TypeKind::Other,
+        }
+    }
+
+    /// clang's spelling (typedef names kept).
+    pub fn spelling(&self) -> String {
+        // SAFETY: plain query on a type value; the string is taken over.
+        take_string(unsafe { clang_getTypeSpelling(self.raw) })
+    }
+
+    /// The canonical type (typedefs and other sugar removed).
+    pub fn canonical(&self) -> Type<'tu> {
+        // SAFETY: plain query on a type value.
+        let raw = unsafe { clang_getCanonicalType(self.raw) };
+        Type {
+            raw,
+            _tu: PhantomData,
+        }
+    }
+
+    /// The type a pointer points to (`None` for other types).
+    pub fn pointee(&self) -> Option<Type<'tu>> {
+        if self.raw.kind != CXType_Pointer {
+            return None;
+        }
+        // SAFETY: plain query on a pointer type value.
+        Self::wrap(unsafe { clang_getPointeeType(self.raw) })
+    }
+
+    /// The element type of an array (`None` for other types).
+    pub fn element(&self) -> Option<Type<'tu>> {
+        if !matches!(
+            self.kind(),
+            TypeKind::ConstantArray | TypeKind::VariableArray | TypeKind::IncompleteArray
+        ) {
+            return None;
+        }
+        // SAFETY: plain query on an array type value.
+        Self::wrap(unsafe { clang_getArrayElementType(self.raw) })
+    }
+
+    /// True when this type node is `const`-qualified.
+    pub fn is_const(&self) -> bool {
+        // SAFETY: plain query on a type value.
+        unsafe { clang_isConstQualifiedType(self.raw) != 0 }
+    }
+
+    /// True when this type node is `volatile`-qualified.
+    pub fn is_volatile(&self) -> bool {
+        // SAFETY: plain query on a type value.
+        unsafe { clang_isVolatileQualifiedType(self.raw) != 0 }
+    }
+
+    /// True for an integer type (`char`, `_Bool` and enums included),
+    /// after desugaring.
+    pub fn is_integer(&self) -> bool {
+        matches!(
+            self.canonical().raw.kind,
+            CXType_Bool
+                | CXType_Char_U
+                | CXType_UChar
+                | CXType_Char16
+                | CXType_Char32
+                | CXType_UShort
+                | CXType_UInt
+                | CXType_ULong
+                | CXType_ULongLong
+                | CXType_UInt128
+                | CXType_Char_S
+                | CXType_SChar
+                | CXType_WChar
+                | CXType_Short
+                | CXType_Int
+                | CXType_Long
+                | CXType_LongLong
+                | CXType_Int128
+                | CXType_Enum
+        )
     }
 }
