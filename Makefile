@@ -36,7 +36,8 @@ install: build
 # Compile a bundled example (Unsharp Mask, overlapped tiling) with flextile and
 # check it with --verify (the original and the output built with the same
 # compiler and flags, run with 2 threads, outputs compared byte for byte);
-# -MD writes the dependency file. Then time both: tools/demo-timing.sh.
+# -MD writes the dependency file. Then time both: tools/demo-timing.sh. Last,
+# the same pipeline to CUDA, verified the same way.
 demo: build
 	@mkdir -p $(DEMO_DIR)
 	$(FLEXTILE) $(DEMO_SRC) -I benchmarks -o $(DEMO_DIR)/unsharp_flextile.c -MD \
@@ -49,6 +50,9 @@ demo: build
 	$(CC) $(CFLAGS) -I benchmarks -o $(DEMO_DIR)/original $(DEMO_SRC) -lm
 	$(CC) $(CFLAGS) -I benchmarks -o $(DEMO_DIR)/flextile $(DEMO_DIR)/unsharp_flextile.c -lm
 	@bash tools/demo-timing.sh $(DEMO_DIR)/original $(DEMO_DIR)/flextile
+	@echo "--- CUDA: one overlapped tile per thread block, checked by --verify (on the CPU emulation of CUDA where there is no GPU) ---"
+	$(FLEXTILE) $(DEMO_SRC) -I benchmarks -o $(DEMO_DIR)/unsharp_flextile.cu \
+	  --scalene --report --verify --cc $(CC) --cflags "$(CFLAGS)" -- --size test --reps 1
 
 # Unit tests, the testsuite (every program compiled twice and compared bit for
 # bit) and a fixed 200-case sample of the differential test on random

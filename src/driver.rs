@@ -12,6 +12,8 @@
 //! 6. the output is written atomically ([`crate::backend::output`]).
 
 use crate::backend::alias::{self, Guard, GuardParts};
+use crate::backend::cuda::device::DeviceData;
+use crate::backend::cuda::print::CudaRegion;
 use crate::backend::mdg_dot;
 use crate::backend::output::{counter_prefix, explain, helper_prefix, mdg_report, report, splice};
 use crate::backend::tree::Helper;
@@ -36,7 +38,7 @@ use crate::transform::overlap::{
 };
 use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
 use crate::transform::time_blocks::mentions;
-use crate::transform::{contract, fuse, inline, parallel, simd, tile, validity};
+use crate::transform::{contract, fuse, inline, parallel, simd, threads, tile, validity};
 use isl_rs::{Context, Schedule};
 use log::info;
 use std::cell::RefCell;
@@ -53,7 +55,7 @@ use tiling::{has_wavefront, tiled_details, tiled_summary, without_wavefronts};
 pub enum Target {
     /// OpenMP C.
     C,
-    /// CUDA (not supported yet).
+    /// CUDA (`backend::cuda`).
     Cuda,
 }
 
@@ -105,6 +107,8 @@ pub struct Options {
     pub output: PathBuf,
     /// Output language.
     pub target: Target,
+    /// CUDA: threads per block along x and y (`--block-sizes`).
+    pub block_sizes: [u32; 2],
     /// Emit `#pragma omp parallel for` on parallel loops.
     pub openmp: bool,
     /// Tile the innermost bands classically (overrides the pragmas' `tile`).
@@ -278,11 +282,6 @@ pub fn compile(opts: &Options) -> Result<Compiled> {
 
 /// Compiles an input already read; also returns the files it includes.
 fn compile_input(opts: &Options, input: &Input) -> Result<(Compiled, Vec<String>)> {
-    if opts.target == Target::Cuda {
-        return Err(Error::user(Diagnostic::error_global(
-            "the CUDA target is not supported yet; write a .c output (or pass --target c)",
-        )));
-    }
     let parsed = frontend::parse_input(
         input,
         &opts.clang_args,
@@ -303,6 +302,7 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         wide: counters::wide_counters(opts, program, &names)?,
     };
     let graphs = RefCell::new(BTreeMap::new());
+    let kernels = RefCell::new(BTreeMap::new());
     let shared = Shared {
         program,
         names: &names,
@@ -310,6 +310,7 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         naming: &naming,
         guard: None,
         graphs: &graphs,
+        kernels: &kernels,
     };
     let mut helpers = BTreeSet::new();
     let mut generated = Vec::new();
@@ -344,6 +345,26 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
                 .collect(),
         ));
     }
+    if opts.target == Target::Cuda {
+        // The user's file builds as C++ with the front end's fixes (those
+        // inside a region are moot: its text is replaced).
+        if !program.cxx.problems.is_empty() {
+            return Err(Error::User(program.cxx.problems.clone()));
+        }
+        let inside = |e: Span| {
+            program.regions.iter().any(|r| {
+                let (a, b) = (r.span.start, r.span.end);
+                match e.start == e.end {
+                    true => a < e.start && e.start < b,
+                    false => e.start < b && a < e.end,
+                }
+            })
+        };
+        let fixes = program.cxx.render(&naming.helper);
+        generated.extend(fixes.into_iter().filter(|(span, _)| !inside(*span)));
+        generated.extend(kernel_insertions(program, &kernels.into_inner())?);
+        generated.sort_by_key(|(span, _)| (span.start, span.end));
+    }
     let body = splice(&program.file.text, &generated);
     let text = templates.file(&FileParts {
         input: &program.file.path,
@@ -352,6 +373,7 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         helpers: &helpers,
         helper_prefix: &naming.helper,
         body: &body,
+        cuda: opts.target == Target::Cuda,
     })?;
     let mdg_dot = opts.emit_mdg.as_ref().map(|_| {
         let graphs: Vec<(String, Mdg)> = graphs.into_inner().into_values().collect();
@@ -362,6 +384,46 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         warnings,
         mdg_dot,
     })
+}
+
+/// The kernels of each region (by the offset of its pragma), inserted at
+/// the start of the definition of the function that holds the region.
+fn kernel_insertions(
+    program: &Program,
+    kernels: &BTreeMap<usize, String>,
+) -> Result<Vec<(Span, String)>> {
+    let mut at: BTreeMap<usize, String> = BTreeMap::new();
+    for region in &program.regions {
+        let Some(k) = kernels
+            .get(&region.pragma_span.start)
+            .filter(|k| !k.is_empty())
+        else {
+            continue;
+        };
+        // The region's `#define`s (and `#undef`s) hold for its kernels too.
+        let (mut before, mut after) = (String::new(), String::new());
+        for &(d, is_after) in &program.directives {
+            if region.span.start <= d.start && d.end <= region.span.end {
+                let line = program.file.text[d.start..d.end].trim_end_matches('\r');
+                match is_after {
+                    true => after.push_str(&format!("{line}\n")),
+                    false => before.push_str(&format!("{line}\n")),
+                }
+            }
+        }
+        let k = &format!("{before}{k}{after}");
+        let Some(start) = region.function_start else {
+            return Err(Error::at(
+                region.pragma_span,
+                "the CUDA target defines a region's kernels before the function that holds it, and this region is in no function definition of the file",
+            ));
+        };
+        at.entry(start).or_default().push_str(k);
+    }
+    Ok(at
+        .into_iter()
+        .map(|(start, k)| (Span::new(start, start), k))
+        .collect())
 }
 
 /// The code after a region's generated code that gives the loop variables
@@ -401,6 +463,9 @@ struct Shared<'a> {
     /// offset of its pragma; a later attempt at a region replaces an
     /// earlier one), with the region's name for the DOT file.
     graphs: &'a RefCell<BTreeMap<usize, (String, Mdg)>>,
+    /// The CUDA kernels of each region compiled so far (by the offset of
+    /// its pragma; a later attempt replaces an earlier one).
+    kernels: &'a RefCell<BTreeMap<usize, String>>,
 }
 
 /// Compiles one region as the options ask. When overlapped tiling does not
@@ -698,6 +763,12 @@ fn compile_region_as_asked(
         _ => false,
     };
     if opts.overlap.is_some() && matches!(region.kind, RegionKind::Scop) && time_loop {
+        if opts.target == Target::Cuda {
+            return Err(Error::at(
+                region.pragma_span,
+                "overlapped tiling of a time loop (time blocks) has no CUDA mapping yet; for CUDA use --tile or no tiling option",
+            ));
+        }
         return time_blocked::compile_time_blocked(opts, shared, region, helpers, warnings);
     }
     // Overlapping tiles must not overwrite what their neighbours still read:
@@ -764,6 +835,10 @@ fn compile_region_as_asked(
         built,
     )?;
     record_mdg(opts, shared, region, Some(&lowered.grouping), None)?;
+    shared
+        .kernels
+        .borrow_mut()
+        .insert(region.pragma_span.start, lowered.kernels);
     let mut schedule = banner.to_vec();
     schedule.extend(macro_values_note(region));
     if !inlined.is_empty() {

@@ -11,27 +11,30 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// flextile: a polyhedral source-to-source compiler for annotated C loop
-/// chains; it writes OpenMP C (CUDA output is not supported yet).
+/// chains; it writes OpenMP C or CUDA.
 #[derive(Parser, Debug)]
 #[command(
     name = "flextile",
     version,
     about,
     long_about = None,
-    after_help = "CUDA output (--target cuda, or an output named *.cu) is not supported yet: flextile refuses it."
+    after_help = "CUDA output (--target cuda, or an output named *.cu): parallel loops become kernels over blocks and threads (--block-sizes), the data live in device buffers; overlapped tiles (--rectangle, --scalene) run one per thread block, their scratchpads in shared memory. Build with nvcc --fmad=false for results bit-identical to the C original; --verify builds and compares it (against a CPU emulation of CUDA where there is no GPU)."
 )]
 struct Cli {
     /// Input C file (with `#pragma omplc` loop chains or `#pragma scop`
     /// regions); it is read once, so a pipe or /dev/stdin works.
     input: PathBuf,
     /// Output file (`-`: standard output); never the input. An output named
-    /// `*.cu` asks for CUDA, which is not supported yet.
+    /// `*.cu` asks for CUDA.
     #[arg(short = 'o', value_name = "OUTPUT")]
     output: PathBuf,
-    /// Output language (default: from the output's extension); `cuda` is not
-    /// supported yet.
+    /// Output language (default: from the output's extension).
     #[arg(long, value_enum)]
     target: Option<TargetArg>,
+    /// CUDA: threads per block along x and y (default 32,8; a kernel that
+    /// spreads one loop gets X*Y threads along x).
+    #[arg(long, value_delimiter = ',', value_name = "X,Y")]
+    block_sizes: Option<Vec<u32>>,
     /// Write a Make dependency file (the output depends on the input and
     /// every header it includes), named after the output with `.d`, like
     /// gcc (written `-MD`).
@@ -203,7 +206,7 @@ struct Cli {
     verbose: u8,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum TargetArg {
     C,
     Cuda,
@@ -315,6 +318,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// Whether the command line asks for CUDA output (`--target cuda`, or an
+/// output named `*.cu` without `--target`).
+fn cuda_output(cli: &Cli) -> bool {
+    match cli.target {
+        Some(t) => t == TargetArg::Cuda,
+        None => cli.output.extension().is_some_and(|e| e == "cu"),
+    }
+}
+
 /// `--verify` after a successful compilation: builds and runs the input
 /// (`source`: its bytes as flextile read them) and the output, and says
 /// whether they print the same.
@@ -328,6 +340,11 @@ fn run_verify(cli: &Cli, opts: &Options, source: &[u8]) -> ExitCode {
         cflags: flags.split_whitespace().map(str::to_string).collect(),
         clang_flags: opts.clang_args.clone(),
         args: cli.run_args.clone(),
+        cuda: None,
+    };
+    let v = Verify {
+        cuda: (opts.target == Target::Cuda).then(|| verify::CudaBuild::detect(&v.cc)),
+        ..v
     };
     let with = if v.args.is_empty() {
         "no arguments".to_string()
@@ -336,8 +353,12 @@ fn run_verify(cli: &Cli, opts: &Options, source: &[u8]) -> ExitCode {
     };
     match verify::verify(&opts.input, source, &opts.output, &v) {
         Ok(Outcome::Identical(n)) => {
+            let cuda = match &v.cuda {
+                Some(how) => format!(" (the output {})", how.describe()),
+                None => String::new(),
+            };
             println!(
-                "flextile: verify: identical: the input and '{}' built with {} {}, run with {with}, print the same {n} bytes and exit alike",
+                "flextile: verify: identical: the input and '{}' built with {} {}{cuda}, run with {with}, print the same {n} bytes and exit alike",
                 opts.output.display(),
                 v.cc,
                 v.cflags.join(" ")
@@ -492,9 +513,12 @@ fn options(cli: &Cli) -> Result<Options, String> {
         Some(GroupingArg::None) => GroupingStrategy::None,
         Some(GroupingArg::Dp) => GroupingStrategy::Dp,
         Some(GroupingArg::Greedy) => GroupingStrategy::Greedy,
+        // The cost model sizes tiles for CPU caches: CUDA's tiles take the
+        // default sizes (until a GPU cost model sizes them).
         None if cli.tile_sizes.is_none()
             && cli.overlap_tolerance.is_none()
-            && cli.overlap_dims.is_none() =>
+            && cli.overlap_dims.is_none()
+            && !cuda_output(cli) =>
         {
             GroupingStrategy::Dp
         }
@@ -596,6 +620,32 @@ fn options(cli: &Cli) -> Result<Options, String> {
         None if stdout => Target::C,
         None => Target::C,
     };
+    if cli.stack_limit.is_some() && target == Target::Cuda {
+        return Err(format!(
+            "--stack-limit is for C output: a CUDA tile's scratchpads live in the block's shared memory ({} bytes)",
+            flextile::backend::cuda::SHARED_BYTES
+        ));
+    }
+    if cli.no_openmp && target == Target::Cuda {
+        return Err(
+            "--no-openmp is for C output: CUDA output maps the parallel loops onto the GPU".into(),
+        );
+    }
+    let block_sizes = match &cli.block_sizes {
+        None => flextile::backend::cuda::DEFAULT_BLOCK,
+        Some(_) if target != Target::Cuda => {
+            return Err("--block-sizes is for CUDA output (--target cuda, or an output named *.cu)".into())
+        }
+        Some(b) => match b.as_slice() {
+            [x, y] if *x >= 1 && *y >= 1 && u64::from(*x) * u64::from(*y) <= 1024 => [*x, *y],
+            _ => {
+                return Err(format!(
+                    "invalid --block-sizes {}: two positive sizes X,Y with X*Y at most 1024 (CUDA's limit of threads per block)",
+                    b.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")
+                ))
+            }
+        },
+    };
     let mut clang_args: Vec<String> = cli.include.iter().map(|i| format!("-I{i}")).collect();
     clang_args.extend(cli.define.iter().map(|d| format!("-D{d}")));
     if let Some(std) = &cli.std {
@@ -635,6 +685,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             "--tile-sizes"
             | "--assume"
             | "--target"
+            | "--block-sizes"
             | "--overlap-dims"
             | "--overlap-tolerance"
             | "--grouping"
@@ -659,6 +710,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         input: cli.input.clone(),
         output: cli.output.clone(),
         target,
+        block_sizes,
         openmp: !cli.no_openmp,
         tile: cli.tile,
         tile_sizes: cli.tile_sizes.clone(),
@@ -678,8 +730,10 @@ fn options(cli: &Cli) -> Result<Options, String> {
         overlap_tolerance: cli.overlap_tolerance,
         grouping,
         inline: !cli.no_inline,
-        intra_fusion: !cli.no_intra_tile_fusion,
-        multi_level: !cli.no_multi_level,
+        // Fused point loops and L1 tiles inside tiles are for CPU caches; a
+        // CUDA tile's stages run one after another over the block's threads.
+        intra_fusion: !cli.no_intra_tile_fusion && target == Target::C,
+        multi_level: !cli.no_multi_level && target == Target::C,
         machine,
         weights,
         estimates,
@@ -687,9 +741,12 @@ fn options(cli: &Cli) -> Result<Options, String> {
         point_chunk: cli
             .point_chunk
             .unwrap_or(flextile::driver::DEFAULT_POINT_CHUNK),
-        stack_limit: cli
-            .stack_limit
-            .unwrap_or(flextile::driver::DEFAULT_STACK_LIMIT),
+        stack_limit: match target {
+            Target::Cuda => flextile::backend::cuda::SHARED_BYTES,
+            Target::C => cli
+                .stack_limit
+                .unwrap_or(flextile::driver::DEFAULT_STACK_LIMIT),
+        },
         max_isl_operations: cli.max_isl_operations,
         max_dependence_operations: cli
             .max_dependence_operations

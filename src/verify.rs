@@ -1,6 +1,10 @@
 //! `--verify`: builds the input and flextile's output with the same C
 //! compiler and flags, runs both with the same arguments and compares their
-//! standard output byte for byte.
+//! standard output byte for byte. A CUDA output is built with nvcc
+//! (`--fmad=false`) and run on the GPU where there is one; elsewhere it is
+//! built as C++ against the CPU emulation of CUDA (`testsuite/cuda/emulate.h`,
+//! compiled into flextile), whose threads run in an adversarial order
+//! between barriers.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -24,6 +28,66 @@ pub struct Verify {
     pub clang_flags: Vec<String>,
     /// The arguments both programs run with.
     pub args: Vec<String>,
+    /// How the output is built when it is CUDA (`None`: it is C).
+    pub cuda: Option<CudaBuild>,
+}
+
+/// How `--verify` builds and runs a CUDA output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CudaBuild {
+    /// No GPU here: as C++ with the C compiler's C++ sibling (`cxx`),
+    /// against the emulation of CUDA.
+    Emulated {
+        /// The C++ compiler.
+        cxx: String,
+    },
+    /// With nvcc, run on the GPU.
+    Device {
+        /// The nvcc command.
+        nvcc: String,
+    },
+}
+
+/// The emulation of CUDA on the CPU, written next to an emulated build.
+const EMULATE_H: &str = include_str!("../testsuite/cuda/emulate.h");
+
+impl CudaBuild {
+    /// nvcc and the GPU when both are here (`$NVCC` or `nvcc` on the PATH,
+    /// and `nvidia-smi -L` lists a GPU), else the emulation built with the
+    /// C++ compiler that goes with `cc` (`g++` for `gcc`, `clang++` for
+    /// `clang`).
+    pub fn detect(cc: &str) -> CudaBuild {
+        let nvcc = std::env::var("NVCC").unwrap_or_else(|_| "nvcc".to_string());
+        let has_nvcc = Command::new(&nvcc)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        let has_gpu = Command::new("nvidia-smi")
+            .arg("-L")
+            .output()
+            .is_ok_and(|o| {
+                o.status.success() && String::from_utf8_lossy(&o.stdout).contains("GPU")
+            });
+        if has_nvcc && has_gpu {
+            return CudaBuild::Device { nvcc };
+        }
+        let cxx = match cc.rsplit_once('/').map_or(cc, |(_, c)| c) {
+            c if c.contains("clang") => cc.replacen("clang", "clang++", 1),
+            c if c.contains("gcc") => cc.replacen("gcc", "g++", 1),
+            _ => "c++".to_string(),
+        };
+        CudaBuild::Emulated { cxx }
+    }
+
+    /// In words, for the verdict.
+    pub fn describe(&self) -> String {
+        match self {
+            CudaBuild::Emulated { cxx } => {
+                format!("as C++ with {cxx} against the CPU emulation of CUDA (no GPU here)")
+            }
+            CudaBuild::Device { nvcc } => format!("with {nvcc} --fmad=false and run on the GPU"),
+        }
+    }
 }
 
 /// What the comparison found.
@@ -64,7 +128,11 @@ fn build_and_compare(
         .map_err(|e| format!("cannot write '{}': {e}", original_src.display()))?;
     let original = build(v, &original_src, &src_dir, &dir.join("original"))
         .map_err(|e| format!("cannot build the input '{}': {e}", input.display()))?;
-    let generated = build(v, output, &src_dir, &dir.join("flextile")).map_err(|e| {
+    let generated = match &v.cuda {
+        None => build(v, output, &src_dir, &dir.join("flextile")),
+        Some(how) => build_cuda(v, how, output, &src_dir, dir),
+    }
+    .map_err(|e| {
         format!(
             "the input builds but flextile's output '{}' does not (a flextile bug; please report it): {e}",
             output.display()
@@ -86,10 +154,62 @@ fn build(v: &Verify, src: &Path, include_dir: &PathBuf, exe: &Path) -> Result<Pa
         .arg(exe)
         .arg(src)
         .arg("-lm");
+    run_build(cmd)?;
+    Ok(exe.to_path_buf())
+}
+
+/// Builds the CUDA output `src` as `how` says, in `dir`.
+fn build_cuda(
+    v: &Verify,
+    how: &CudaBuild,
+    src: &Path,
+    include_dir: &Path,
+    dir: &Path,
+) -> Result<PathBuf, String> {
+    let exe = dir.join("flextile");
+    // The C standard flag does not apply to C++ (the others do).
+    let flags = v.cflags.iter().filter(|f| !f.starts_with("-std="));
+    let mut cmd = match how {
+        CudaBuild::Emulated { cxx } => {
+            let header = dir.join("emulate.h");
+            std::fs::write(&header, EMULATE_H)
+                .map_err(|e| format!("cannot write '{}': {e}", header.display()))?;
+            let mut cmd = Command::new(cxx);
+            cmd.args(flags)
+                .args(["-std=gnu++17", "-x", "c++", "-include"])
+                .arg(header)
+                .arg("-iquote")
+                .arg(include_dir);
+            cmd
+        }
+        CudaBuild::Device { nvcc } => {
+            let host: Vec<&str> = flags.map(String::as_str).collect();
+            let mut cmd = Command::new(nvcc);
+            cmd.args(["-O2", "--fmad=false"]);
+            if !host.is_empty() {
+                cmd.arg("-Xcompiler").arg(host.join(","));
+            }
+            cmd.arg("-I").arg(include_dir);
+            cmd
+        }
+    };
+    cmd.args(&v.clang_flags)
+        .arg("-o")
+        .arg(&exe)
+        .arg(src)
+        .arg("-lm");
+    run_build(cmd)?;
+    Ok(exe)
+}
+
+/// Runs the build command `cmd`; on failure, the command and the first
+/// lines of its messages.
+fn run_build(mut cmd: Command) -> Result<(), String> {
     let line = format!("{cmd:?}").replace('"', "");
+    let program = cmd.get_program().to_string_lossy().into_owned();
     let out = cmd
         .output()
-        .map_err(|e| format!("cannot run '{}': {e}", v.cc))?;
+        .map_err(|e| format!("cannot run '{program}': {e}"))?;
     if !out.status.success() {
         let msg = String::from_utf8_lossy(&out.stderr);
         let head: Vec<&str> = msg.lines().take(20).collect();
@@ -99,7 +219,7 @@ fn build(v: &Verify, src: &Path, include_dir: &PathBuf, exe: &Path) -> Result<Pa
             head.join("\n")
         ));
     }
-    Ok(exe.to_path_buf())
+    Ok(())
 }
 
 /// Runs `exe` with `args`.

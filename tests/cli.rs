@@ -436,14 +436,111 @@ fn version_names_commit_isl_and_libclang() {
     }
 }
 
+/// `--help` says what CUDA output does and how to build it bit for bit.
 #[test]
-fn help_says_cuda_is_not_supported() {
+fn help_describes_cuda_output() {
     let o = flextile(Path::new("."), &["--help"]);
     assert!(o.status.success());
-    assert!(stdout(&o).contains("CUDA output"), "{}", stdout(&o));
-    assert!(stdout(&o).contains("not supported yet"), "{}", stdout(&o));
-    let err = fails("cuda", PLAIN.as_bytes(), &["--target", "cuda"]);
-    assert!(err.contains("not supported yet"), "{err}");
+    let out = stdout(&o);
+    assert!(out.contains("CUDA output"), "{out}");
+    assert!(out.contains("--fmad=false"), "{out}");
+    assert!(out.contains("--block-sizes"), "{out}");
+}
+
+/// An output named `*.cu` is CUDA: the parallel loop is a kernel launched
+/// through `FT_LAUNCH` with the block `--block-sizes` asks for, the data go
+/// through device buffers, and `--verify` builds it (against the CPU
+/// emulation of CUDA where there is no GPU) and compares with the input.
+#[test]
+fn cuda_output_is_verified_against_the_input() {
+    let d = dir("cuda_verify");
+    program(&d);
+    let o = flextile(
+        &d,
+        &[
+            "in.c",
+            "-o",
+            "out.cu",
+            "--block-sizes",
+            "64,2",
+            "--verify",
+            "--",
+            "hello",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("identical") && out.contains("'hello'"),
+        "{out}"
+    );
+    assert!(
+        out.contains("against the CPU emulation of CUDA") || out.contains("run on the GPU"),
+        "{out}"
+    );
+    let cu = fs::read_to_string(d.join("out.cu")).expect("out.cu");
+    assert!(cu.contains("__global__ void ft_kernel5_0("), "{cu}");
+    assert!(cu.contains("FT_LAUNCH(ft_kernel5_0, "), "{cu}");
+    assert!(
+        cu.contains("dim3(128, 1)"),
+        "a 1-D kernel gets X*Y threads: {cu}"
+    );
+    assert!(cu.contains("cudaMemcpyDeviceToHost"), "{cu}");
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// CUDA-only options are refused for C output, C-only ones for CUDA, and
+/// block sizes past CUDA's limit of 1024 threads are refused.
+#[test]
+fn target_specific_options_are_checked() {
+    let err = fails(
+        "cuda_blocks_c",
+        PLAIN.as_bytes(),
+        &["--block-sizes", "32,8"],
+    );
+    assert!(err.contains("--block-sizes is for CUDA output"), "{err}");
+    let err = fails(
+        "cuda_blocks_big",
+        PLAIN.as_bytes(),
+        &["--target", "cuda", "--block-sizes", "64,64"],
+    );
+    assert!(err.contains("X*Y at most 1024"), "{err}");
+    let err = fails(
+        "cuda_no_openmp",
+        PLAIN.as_bytes(),
+        &["--target", "cuda", "--no-openmp"],
+    );
+    assert!(err.contains("--no-openmp is for C output"), "{err}");
+    let err = fails(
+        "cuda_stack",
+        PLAIN.as_bytes(),
+        &["--target", "cuda", "--rectangle", "--stack-limit", "0"],
+    );
+    assert!(err.contains("--stack-limit is for C output"), "{err}");
+}
+
+/// A CUDA output's overlapped tiles: one tile per block, the tile's
+/// scratchpads in shared memory, a barrier between stages; a tile too
+/// large for shared memory is refused with the bytes it needs.
+#[test]
+fn cuda_overlapped_tiles_live_in_shared_memory() {
+    let (out, _) = compiles(
+        "cuda_tiles",
+        INLINABLE,
+        &["--target", "cuda", "--rectangle", "--tile-sizes", "64"],
+    );
+    assert!(out.contains("__shared__ float ft_"), "{out}");
+    assert!(out.contains("__syncthreads();"), "{out}");
+    assert!(out.contains("blockIdx.x"), "{out}");
+    let err = fails(
+        "cuda_tiles_big",
+        INLINABLE.as_bytes(),
+        &["--target", "cuda", "--rectangle", "--tile-sizes", "100000"],
+    );
+    assert!(
+        err.contains("bytes of static shared memory; give smaller --tile-sizes"),
+        "{err}"
+    );
 }
 
 /// A chain of three nests: `T` (a temporary) point-wise from `A`, read at

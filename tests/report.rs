@@ -353,9 +353,9 @@ fn multi_statement_stage_gets_one_region_per_statement() {
         &["--rectangle", "--tile-sizes", "4,8", "--report"],
     );
     for line in [
-        "statement 'Ix[i][j] = B[i][j + 1] - B[i][...' (line 118): per tile 6 (-2/+0) x 10 (-2/+0) of 4 x 8, redundant 46.7%",
-        "statement 'Iy[i][j] = B[i + 1][j] - B[i -...' (line 119): per tile 6 (-2/+0) x 9 (-1/+0) of 4 x 8, redundant 40.7%",
-        "statement 'Mag[i][j] = Ix[i][j] * Ix[i][j...' (line 120): per tile 4 (-0/+0) x 8 (-0/+0) of 4 x 8, redundant 0.0%",
+        "statement 'Ix[i][j] = B[i][j + 1] - B[i][...' (line 120): per tile 6 (-2/+0) x 10 (-2/+0) of 4 x 8, redundant 46.7%",
+        "statement 'Iy[i][j] = B[i + 1][j] - B[i -...' (line 121): per tile 6 (-2/+0) x 9 (-1/+0) of 4 x 8, redundant 40.7%",
+        "statement 'Mag[i][j] = Ix[i][j] * Ix[i][j...' (line 122): per tile 4 (-0/+0) x 8 (-0/+0) of 4 x 8, redundant 0.0%",
     ] {
         assert!(r.contains(line), "missing {line:?} in\n{r}");
     }

@@ -56,6 +56,36 @@ const SANITIZE_FLAGS: &[&str] = &[
     "-fno-omit-frame-pointer",
     "-g",
 ];
+/// The CUDA output of every program is built as C++ against the CPU
+/// emulation of CUDA (`testsuite/cuda/emulate.h`: the threads of a block
+/// run in an adversarial order between barriers) with the C's flags at
+/// `-O1` (the emulated builds are many; no flag changes a floating-point
+/// result), and run and compared like the C output.
+const CXX: &str = "g++";
+const CXXFLAGS: &[&str] = &[
+    "-O1",
+    "-std=gnu++17",
+    "-fopenmp",
+    "-ffp-contract=off",
+    "-fno-fast-math",
+    "-Wno-unknown-pragmas",
+    "-x",
+    "c++",
+];
+/// The emulation header, relative to the repository root.
+const EMULATE_H: &str = "testsuite/cuda/emulate.h";
+/// nvcc's flags for the compile check of every CUDA output: both
+/// architectures CI knows (the A100's and the H100's), no FMA contraction.
+const NVCC_FLAGS: &[&str] = &[
+    "-c",
+    "-gencode",
+    "arch=compute_80,code=sm_80",
+    "-gencode",
+    "arch=compute_90,code=sm_90",
+    "--fmad=false",
+    "-Xcompiler",
+    "-fopenmp",
+];
 /// Time limit for one run of a test program.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// Time limit for one flextile run (debug build, isl scheduling).
@@ -464,6 +494,14 @@ struct Meta {
     falls_back: Option<Vec<Vec<String>>>,
     /// Programs: `fallback-warning:`, the text of the falling-back sets' warning.
     fallback_warning: Option<String>,
+    /// Programs: `cuda-refused:`, the text of the located error with which
+    /// flextile refuses CUDA output for the program's option sets (all of
+    /// them, or those of `cuda-refused-options:`); the others' CUDA output
+    /// is built and compared (see [`check_cuda_set`]).
+    cuda_refused: Option<String>,
+    /// Programs: `cuda-refused-options:`, the option sets (of `options:`)
+    /// that `cuda-refused:` applies to.
+    cuda_refused_options: Option<Vec<Vec<String>>>,
 }
 
 /// `expect-error: LOC: SUBSTR`.
@@ -619,6 +657,14 @@ fn parse_meta(text: &str) -> Result<Meta, String> {
                 dup(meta.fallback_warning.is_some())?;
                 meta.fallback_warning = Some(value.to_string());
             }
+            "cuda-refused" => {
+                dup(meta.cuda_refused.is_some())?;
+                meta.cuda_refused = Some(value.to_string());
+            }
+            "cuda-refused-options" => {
+                dup(meta.cuda_refused_options.is_some())?;
+                meta.cuda_refused_options = Some(parse_sets(value).map_err(at)?);
+            }
             _ => return Err(at(format!("unknown key '{key}'"))),
         }
     }
@@ -643,11 +689,13 @@ struct ProgramSpec {
     /// text of their warning.
     falls_back: Vec<Vec<String>>,
     fallback_warning: String,
+    /// The CUDA refusal's text, and the option sets refused (see [`Meta`]).
+    cuda_refused: Option<(String, Vec<Vec<String>>)>,
 }
 
 fn program_spec(rel: &str, text: &str) -> ProgramSpec {
     let meta = parse_meta(text).unwrap_or_else(|e| panic!("{rel}: bad metadata: {e}"));
-    let (Some(args), Some(options)) = (meta.args, meta.options) else {
+    let (Some(args), Some(options)) = (meta.args.clone(), meta.options.clone()) else {
         panic!("{rel}: a program needs both 'flextile-test: args:' and 'flextile-test: options:' lines");
     };
     assert!(
@@ -661,9 +709,162 @@ fn program_spec(rel: &str, text: &str) -> ProgramSpec {
     ProgramSpec {
         args,
         options,
-        falls_back: meta.falls_back.unwrap_or_default(),
-        fallback_warning: meta.fallback_warning.unwrap_or_default(),
+        falls_back: meta.falls_back.clone().unwrap_or_default(),
+        fallback_warning: meta.fallback_warning.clone().unwrap_or_default(),
+        cuda_refused: cuda_refusals(rel, &meta, meta.options.as_deref().unwrap_or_default()),
     }
+}
+
+/// The CUDA refusal of a program's metadata: its text and the option sets
+/// it applies to (every CUDA set without `cuda-refused-options:`).
+fn cuda_refusals(
+    rel: &str,
+    meta: &Meta,
+    options: &[Vec<String>],
+) -> Option<(String, Vec<Vec<String>>)> {
+    let text = meta.cuda_refused.clone();
+    assert!(
+        text.is_some() || meta.cuda_refused_options.is_none(),
+        "{rel}: 'cuda-refused-options:' needs 'cuda-refused:'"
+    );
+    let sets = match &meta.cuda_refused_options {
+        Some(sets) => {
+            for s in sets {
+                assert!(
+                    options.contains(s),
+                    "{rel}: cuda-refused-options: [{}] is not one of the options: sets",
+                    s.join(" ")
+                );
+            }
+            sets.clone()
+        }
+        None => options
+            .iter()
+            .filter(|o| runs_as_cuda(o))
+            .cloned()
+            .collect(),
+    };
+    text.map(|t| (t, sets))
+}
+
+/// Whether an option set also runs as CUDA: all do but those with options
+/// for C output only (`--no-openmp`, `--stack-limit`) or for the CPU cost
+/// model (which CUDA output does not use by default).
+fn runs_as_cuda(opts: &[String]) -> bool {
+    const C_ONLY: &[&str] = &[
+        "--no-openmp",
+        "--stack-limit",
+        "--estimate",
+        "--cores",
+        "--cache-sizes",
+        "--cost-weights",
+        "--no-inline",
+    ];
+    !opts.iter().any(|w| C_ONLY.contains(&w.as_str()))
+}
+
+/// The option sets of `spec` that also run as CUDA (see [`runs_as_cuda`]).
+fn cuda_sets(spec: &ProgramSpec) -> Vec<&Vec<String>> {
+    spec.options.iter().filter(|o| runs_as_cuda(o)).collect()
+}
+
+/// nvcc from `make deps` (or `$NVCC`).
+fn nvcc() -> Result<PathBuf, String> {
+    if let Ok(p) = std::env::var("NVCC") {
+        return Ok(PathBuf::from(p));
+    }
+    let p = repo_root().join(".deps/cuda/nvidia/cu13/bin/nvcc");
+    match p.exists() {
+        true => Ok(p),
+        false => Err(format!("{} is missing: run `make deps`", p.display())),
+    }
+}
+
+/// Compiles `rel` with `opts` to CUDA in `dir`; builds the output against
+/// the emulation and compares its runs with the original's outputs
+/// `expected`, then compiles it with nvcc for sm_80 and sm_90. Returns the
+/// failures and the number of comparisons run.
+fn check_cuda_set(
+    rel: &str,
+    opts: &[String],
+    dir: &Path,
+    args: &[Vec<String>],
+    expected: &[Vec<u8>],
+) -> (Vec<String>, usize) {
+    let context = format!("{rel} with options [{}] to CUDA", show_set(opts, "default"));
+    fs::create_dir_all(dir).expect("create CUDA options dir");
+    let out = dir.join("out.cu");
+    let ran = match run_flextile(opts, rel, &out) {
+        Ok(r) => r,
+        Err(e) => return (vec![format!("{context}: {e}")], 0),
+    };
+    if !ran.ok() {
+        let f = format!(
+            "{context}: flextile failed ({}):\n{}",
+            ran.describe_status(),
+            first_lines(&ran.stderr_text(), 30)
+        );
+        return (vec![f], 0);
+    }
+    let mut failures = Vec::new();
+    let exe = dir.join("emulated");
+    let mut cmd = Command::new(CXX);
+    cmd.args(CXXFLAGS)
+        .arg("-include")
+        .arg(repo_root().join(EMULATE_H))
+        .arg(&out)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm");
+    match run_with_timeout(&mut cmd, CC_TIMEOUT) {
+        Ok(r) if r.ok() => {}
+        Ok(r) => {
+            failures.push(format!(
+                "{context}: the CUDA output does not build against the emulation ({}):\n{}",
+                r.describe_status(),
+                first_lines(&r.stderr_text(), 40)
+            ));
+        }
+        Err(e) => failures.push(format!("{context}: {e}")),
+    }
+    let mut runs = 0;
+    if failures.is_empty() {
+        for (a, exp) in args.iter().zip(expected) {
+            runs += 1;
+            let shown = show_set(a, "no arguments");
+            match run_program_binary(&exe, a, 1, None) {
+                Ok(actual) => {
+                    if let Some(d) = compare_outputs(exp, &actual) {
+                        failures.push(format!(
+                            "{context}, arguments [{shown}], emulated: output differs from the original:\n{d}"
+                        ));
+                    }
+                }
+                Err(e) => failures.push(format!("{context}, arguments [{shown}], emulated: {e}")),
+            }
+        }
+    }
+    match nvcc() {
+        Err(e) => failures.push(format!("{context}: {e}")),
+        Ok(nvcc) => {
+            let mut cmd = Command::new(nvcc);
+            cmd.args(NVCC_FLAGS)
+                .arg(&out)
+                .arg("-o")
+                .arg(dir.join("out.o"));
+            match run_with_timeout(&mut cmd, CC_TIMEOUT) {
+                Ok(r) if r.ok() => {}
+                Ok(r) => failures.push(format!(
+                    "{context}: nvcc {} failed ({}):\n{}",
+                    NVCC_FLAGS.join(" "),
+                    r.describe_status(),
+                    first_lines(&r.stderr_text(), 40)
+                )),
+                Err(e) => failures.push(format!("{context}: {e}")),
+            }
+        }
+    }
+    (failures, runs)
 }
 
 /// The option sets of `spec` that ask for overlapped tiling of `shape`
@@ -927,6 +1128,30 @@ fn run_program_test(name: &str) {
         let dir = work.join(format!("fallback{k}-fatal"));
         fs::create_dir_all(&dir).expect("create fatal-warnings dir");
         failures.extend(check_refusal(&rel, &strict, &spec.fallback_warning, &dir));
+    }
+
+    for (k, opts) in cuda_sets(&spec).into_iter().enumerate() {
+        let dir = work.join(format!("cuda{k}"));
+        match spec
+            .cuda_refused
+            .as_ref()
+            .filter(|(_, sets)| sets.contains(opts))
+        {
+            Some((refusal, _)) => {
+                let asked: Vec<String> = opts
+                    .iter()
+                    .cloned()
+                    .chain(["--target".to_string(), "cuda".to_string()])
+                    .collect();
+                fs::create_dir_all(&dir).expect("create CUDA refusal dir");
+                failures.extend(check_refusal(&rel, &asked, refusal, &dir));
+            }
+            None => {
+                let (f, r) = check_cuda_set(&rel, opts, &dir, &spec.args, &expected);
+                failures.extend(f);
+                runs += r;
+            }
+        }
     }
 
     if !failures.is_empty() {

@@ -48,6 +48,7 @@ fn options(selector: u8) -> Options {
         input: dir().join("input.c"),
         output: dir().join("output.c"),
         target: Target::C,
+        block_sizes: flextile::backend::cuda::DEFAULT_BLOCK,
         openmp: selector & 0x80 == 0,
         tile,
         tile_sizes: if tile || overlap.is_some() {

@@ -2,7 +2,9 @@
 //! only place that walks isl AST objects. Expressions stay structured; the
 //! targets print them.
 
-use crate::backend::tree::{hoist_tile_storage, set_parallel, set_simd, BinOp, LoopExpr, Node};
+use crate::backend::tree::{
+    hoist_tile_storage, set_independent, set_parallel, set_simd, BinOp, LoopExpr, Node,
+};
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::{ast_node_kind, isl_err, AstKind};
 use crate::model::marks::Mark;
@@ -38,6 +40,7 @@ impl<'a> AstReader<'a> {
                     body,
                     parallel: false,
                     simd: false,
+                    independent: false,
                 }]
             }
             AstKind::If => {
@@ -64,10 +67,16 @@ impl<'a> AstReader<'a> {
                 let mut body = self.read(&node.mark_get_node().map_err(isl_err)?)?;
                 match mark {
                     Some(Mark::Parallel { depths }) => {
+                        // Each member carries no dependence: every loop of
+                        // theirs is independent (CUDA spreads them).
                         body.iter_mut().for_each(|n| set_parallel(n, &depths));
+                        body.iter_mut().for_each(|n| set_independent(n, &depths));
                     }
                     Some(Mark::Simd { depth }) => {
                         body.iter_mut().for_each(|n| set_simd(n, depth));
+                    }
+                    Some(Mark::Threads { depths }) => {
+                        body.iter_mut().for_each(|n| set_independent(n, &depths));
                     }
                     Some(Mark::TileBody { group }) => {
                         body = vec![Node::Buffers {

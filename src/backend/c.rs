@@ -53,6 +53,24 @@ pub struct CPrinter<'a> {
     prefix: String,
     /// The file's names (counter and helper prefixes, widths).
     naming: &'a Naming,
+    /// How the user's data outside scratchpads is spelled (`None`: the
+    /// statement's own text; CUDA: device buffers).
+    data: Option<&'a dyn DataAccess>,
+}
+
+/// How a printed statement spells an element of the user's data that no
+/// scratchpad holds: C keeps the user's own access text, a CUDA kernel
+/// reads and writes device buffers.
+pub trait DataAccess {
+    /// The element `data[index]`, the index over `iterators` whose values
+    /// (C text) are `values`.
+    fn element(
+        &self,
+        data: &str,
+        index: &[Expr],
+        iterators: &[String],
+        values: &[String],
+    ) -> String;
 }
 
 impl<'a> CPrinter<'a> {
@@ -72,6 +90,29 @@ impl<'a> CPrinter<'a> {
             storage,
             prefix: naming.helper.clone(),
             naming,
+            data: None,
+        }
+    }
+
+    /// The same printer, spelling the user's data through `data`.
+    pub fn with_data(self, data: &'a dyn DataAccess) -> CPrinter<'a> {
+        CPrinter {
+            data: Some(data),
+            ..self
+        }
+    }
+
+    /// `data[index]` as the statements spell it (see [`DataAccess`]).
+    fn element(
+        &self,
+        data: &str,
+        index: &[Expr],
+        iterators: &[String],
+        values: &[String],
+    ) -> String {
+        match self.data {
+            Some(d) => d.element(data, index, iterators, values),
+            None => format!("{data}{}", subscripts(index, iterators, values)),
         }
     }
 
@@ -97,6 +138,7 @@ impl<'a> CPrinter<'a> {
                 body,
                 parallel,
                 simd,
+                ..
             } => {
                 // The body of a worksharing loop is not the team's block.
                 let in_team = self.in_team.get();
@@ -111,15 +153,9 @@ impl<'a> CPrinter<'a> {
                     out.push_str(&format!("{indent}{line}\n"));
                     self.in_team.set(false);
                 }
-                let text = |e| expr::text(e, self.naming);
-                let (iter, init, cond) = (text(iter), text(init), text(cond));
-                let step = match inc {
-                    LoopExpr::Int(1) => format!("{iter}++"),
-                    inc => format!("{iter} += {}", text(inc)),
-                };
                 out.push_str(&format!(
-                    "{indent}for ({} {iter} = {init}; {cond}; {step}) {{\n",
-                    self.naming.counter_type()
+                    "{indent}{}\n",
+                    expr::for_header(iter, init, cond, inc, self.naming)
                 ));
                 self.print(body, &inner, out)?;
                 self.in_team.set(in_team);
@@ -165,7 +201,9 @@ impl CPrinter<'_> {
         let role = group.and_then(|g| g.storage.statements.get(stage));
         let stored = match (role, group) {
             (Some(StmtRole::Load(l)), Some(g)) => {
-                return load(&self.prefix, self.naming, g, l, args, indent, out)
+                let element =
+                    |d: &str, i: &[Expr], its: &[String], v: &[String]| self.element(d, i, its, v);
+                return load(&self.prefix, self.naming, g, l, args, &element, indent, out);
             }
             (Some(StmtRole::Slide(sl)), Some(g)) => {
                 return slide(&self.prefix, self.naming, g, sl, args, indent, out)
@@ -206,8 +244,7 @@ impl CPrinter<'_> {
                     continue;
                 }
                 if let Some(sp) = g.buffer(&a.data) {
-                    let target =
-                        format!("{}{}", a.data, subscripts(&a.index, &s.iterators, &iters));
+                    let target = self.element(&a.data, &a.index, &s.iterators, &iters);
                     out.push_str(&format!(
                         "{indent}{target} = {};\n",
                         scratch_access(&self.prefix, sp, &a.index, &s.iterators, &iters, &tile)
@@ -219,21 +256,28 @@ impl CPrinter<'_> {
         let scoped = |data: &str| self.storage.and_then(|p| p.scope_buffer(data));
         let text = match s.analysed() {
             Some(analysed)
-                if group.is_some() || analysed.iter().any(|a| scoped(&a.data).is_some()) =>
+                if group.is_some()
+                    || self.data.is_some()
+                    || analysed.iter().any(|a| scoped(&a.data).is_some()) =>
             {
                 s.body.instantiate_with(&iters, &mut |k| {
                     let a = analysed.get(k)?;
                     let sp = group
                         .and_then(|g| g.buffer(&a.data))
-                        .or_else(|| scoped(&a.data))?;
-                    Some(scratch_access(
-                        &self.prefix,
-                        sp,
-                        &a.index,
-                        &s.iterators,
-                        &iters,
-                        &tile,
-                    ))
+                        .or_else(|| scoped(&a.data));
+                    match sp {
+                        Some(sp) => Some(scratch_access(
+                            &self.prefix,
+                            sp,
+                            &a.index,
+                            &s.iterators,
+                            &iters,
+                            &tile,
+                        )),
+                        None => self
+                            .data
+                            .map(|d| d.element(&a.data, &a.index, &s.iterators, &iters)),
+                    }
                 })
             }
             _ => s.body.instantiate(&iters),
@@ -263,14 +307,21 @@ impl<'a> Tile<'a> {
     }
 }
 
-/// A load statement: one element of `data` copied into its scratchpad,
-/// under the load's guard when it has one.
+/// How a statement spells `data[index]` (see [`DataAccess`]): the data,
+/// the index over `iterators`, their values.
+type ElementText<'a> = &'a dyn Fn(&str, &[Expr], &[String], &[String]) -> String;
+
+/// A load statement: one element of `data` (spelled by `element`, see
+/// [`DataAccess`]) copied into its scratchpad, under the load's guard when
+/// it has one.
+#[allow(clippy::too_many_arguments)]
 fn load(
     prefix: &str,
     naming: &Naming,
     storage: Tile<'_>,
     l: &Load,
     args: &[LoopExpr],
+    element: ElementText<'_>,
     indent: &str,
     out: &mut String,
 ) -> Result<()> {
@@ -286,10 +337,9 @@ fn load(
     let values: Vec<String> = index.iter().map(|a| expr::operand(a, naming)).collect();
     let tile: Vec<String> = tile.iter().map(|a| expr::operand(a, naming)).collect();
     let copy = format!(
-        "{} = {}{};",
+        "{} = {};",
         scratch_access(prefix, sp, &vars, &names, &values, &tile),
-        l.source,
-        subscripts(&vars, &names, &values)
+        element(&l.source, &vars, &names, &values)
     );
     match &l.guard {
         None => out.push_str(&format!("{indent}{copy}\n")),
@@ -370,7 +420,7 @@ fn slide(
 }
 
 /// `[e0][e1]...` with the stage's iterators replaced by their values.
-fn subscripts(index: &[Expr], iterators: &[String], values: &[String]) -> String {
+pub(crate) fn subscripts(index: &[Expr], iterators: &[String], values: &[String]) -> String {
     let subst = |v: &str| {
         iterators
             .iter()
@@ -458,7 +508,7 @@ fn scratch_name(prefix: &str, sp: &Buffer) -> String {
 /// C text of an affine expression; variables for which `subst` answers are
 /// replaced (by C text, parenthesised unless atomic). Linear expressions are
 /// printed normalised: `32 * c0 - 6`.
-fn c_expr(e: &Expr, subst: &dyn Fn(&str) -> Option<String>) -> String {
+pub(crate) fn c_expr(e: &Expr, subst: &dyn Fn(&str) -> Option<String>) -> String {
     let mut terms: Vec<(String, i64)> = Vec::new();
     let mut constant = 0i64;
     if linear(e, 1, &mut terms, &mut constant, subst) {
@@ -504,6 +554,12 @@ fn c_expr(e: &Expr, subst: &dyn Fn(&str) -> Option<String>) -> String {
         }
         Expr::Div(a, b) => format!("({}) / {}", c_expr(a, subst), c_expr(b, subst)),
         Expr::Mod(a, b) => format!("({}) % {}", c_expr(a, subst), c_expr(b, subst)),
+        // Compound non-linear expressions: every operand printed (and
+        // substituted) in turn, parenthesised.
+        Expr::Add(a, b) => format!("({} + {})", c_expr(a, subst), c_expr(b, subst)),
+        Expr::Sub(a, b) => format!("({} - {})", c_expr(a, subst), c_expr(b, subst)),
+        Expr::Mul(a, b) => format!("({} * {})", c_expr(a, subst), c_expr(b, subst)),
+        Expr::Neg(a) => format!("-({})", c_expr(a, subst)),
         other => other.to_string(),
     }
 }
@@ -640,6 +696,7 @@ mod tests {
             body,
             parallel,
             simd: false,
+            independent: false,
         }
     }
 
@@ -664,6 +721,12 @@ mod tests {
         );
         let i = Expr::difference(Expr::Var("i".into()), Expr::Int(1));
         assert_eq!(c_expr(&i, &|_| Some("c1 + 2".to_string())), "(c1 + 2) - 1");
+        // A C division inside a sum: the iterator is replaced there too.
+        let d = Expr::sum(Expr::Div(Box::new(i), Box::new(Expr::Int(2))), Expr::Int(5));
+        assert_eq!(
+            c_expr(&d, &|_| Some("c0".to_string())),
+            "((c0 - 1) / 2 + 5)"
+        );
     }
 
     #[test]

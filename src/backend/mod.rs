@@ -5,6 +5,7 @@
 pub mod alias;
 pub mod ast;
 pub mod c;
+pub mod cuda;
 pub mod mdg_dot;
 pub mod output;
 pub mod tree;
@@ -55,6 +56,10 @@ pub struct Templates {
 
 const TEMPLATES: &[(&str, &str)] = &[
     ("file", include_str!("../../templates/c/file.c.tera")),
+    (
+        "cuda_file",
+        include_str!("../../templates/cuda/file.cu.tera"),
+    ),
     ("region", include_str!("../../templates/c/region.c.tera")),
     (
         "parallel_for",
@@ -107,6 +112,8 @@ pub struct FileParts<'a> {
     pub helper_prefix: &'a str,
     /// The file's text with every region replaced.
     pub body: &'a str,
+    /// A CUDA file (else C).
+    pub cuda: bool,
 }
 
 /// What the region template needs.
@@ -226,6 +233,10 @@ impl Templates {
             let mut c = Context::new();
             c.insert("prefix", p.helper_prefix);
             c.insert(
+                "qualifiers",
+                if p.cuda { "__host__ __device__ " } else { "" },
+            );
+            c.insert(
                 "name",
                 match h {
                     Helper::Min => "min",
@@ -251,7 +262,9 @@ impl Templates {
         c.insert("regions", &p.regions);
         c.insert("helpers", &helpers);
         c.insert("body", p.body);
-        self.tera.render("file", &c).map_err(tera_err)
+        c.insert("prefix", p.helper_prefix);
+        let name = if p.cuda { "cuda_file" } else { "file" };
+        self.tera.render(name, &c).map_err(tera_err)
     }
 
     /// A time-blocked scop (without a trailing newline).
@@ -357,8 +370,19 @@ fn shadow_values(shadows: &[ShadowParts]) -> Vec<std::collections::BTreeMap<&str
         .collect()
 }
 
-/// Generates the loops of one region from its final schedule: isl builds the
-/// AST under the parameter `context`, flextile prints it. `Ok(None)`: isl's
+/// A region's generated code.
+pub struct Generated {
+    /// What replaces the region's loops (C: the loops; CUDA: the host code).
+    pub code: String,
+    /// Definitions at file scope before the region's function (CUDA's kernels).
+    pub kernels: String,
+    /// The `--report` lines of the target (CUDA: the kernels' launches).
+    pub report: Option<String>,
+}
+
+/// Generates the code of one region from its final schedule: isl builds the
+/// AST under the parameter `context`, flextile reads it into its loop tree
+/// and the target prints it (C when `cuda` is `None`). `Ok(None)`: isl's
 /// code generator ran past `max_operations` (see [`ast_from_schedule`]).
 #[allow(clippy::too_many_arguments)]
 pub fn generate_loops(
@@ -372,16 +396,34 @@ pub fn generate_loops(
     helpers: &mut BTreeSet<Helper>,
     storage: Option<&StoragePlan>,
     max_operations: u64,
-) -> Result<Option<String>> {
+    cuda: Option<&cuda::print::CudaRegion>,
+) -> Result<Option<Generated>> {
     let Some(ast) = ast_from_schedule(schedule, context, max_operations)? else {
         return Ok(None);
     };
     let tree = tree::hoist_tile_storage(AstReader::new(names).read(&ast)?)?;
     tree::helpers(&tree, naming.wide, helpers);
+    if let Some(cu) = cuda {
+        let (path, line) = (&cu.place, cu.line);
+        let prefix = format!("{}kernel{line}_", naming.helper);
+        let (host, kernels) = cuda::map::map(tree)?;
+        let g = cuda::print::print_region(
+            &host, &kernels, stages, storage, naming, cu, &prefix, indent, helpers,
+        )?;
+        return Ok(Some(Generated {
+            code: g.host,
+            kernels: g.kernels,
+            report: Some(cuda::report(path, &g.reports)),
+        }));
+    }
     let printer = CPrinter::new(stages, templates.omp_lines()?, storage, naming);
     let mut out = String::new();
     printer.print(&tree, indent, &mut out)?;
-    Ok(Some(out))
+    Ok(Some(Generated {
+        code: out,
+        kernels: String::new(),
+        report: None,
+    }))
 }
 
 #[cfg(test)]

@@ -28,6 +28,10 @@ pub enum Node {
         parallel: bool,
         /// It carries no dependence and is worth vectorising (a SIMD mark).
         simd: bool,
+        /// It carries no dependence between the instances of one overlapped
+        /// tile (a threads mark, CUDA only): its iterations may run on
+        /// different threads of the tile's block.
+        independent: bool,
     },
     /// `if (cond) { then } else { els }`.
     If {
@@ -165,35 +169,44 @@ impl LoopExpr {
     }
 }
 
+/// Calls `f` on every node of `nodes` and below, parents first.
+pub fn visit(nodes: &[Node], f: &mut dyn FnMut(&Node)) {
+    for n in nodes {
+        f(n);
+        match n {
+            Node::For { body, .. } | Node::Buffers { body, .. } => visit(body, f),
+            Node::If { then, els, .. } => {
+                visit(then, f);
+                visit(els.as_deref().unwrap_or_default(), f);
+            }
+            Node::Stmt { .. } => {}
+        }
+    }
+}
+
+/// The expressions of node `n` itself (a loop's counter and bounds, a
+/// guard's condition, a statement's arguments), not those below it.
+pub fn own_exprs(n: &Node) -> Vec<&LoopExpr> {
+    match n {
+        Node::For {
+            iter,
+            init,
+            cond,
+            inc,
+            ..
+        } => vec![iter, init, cond, inc],
+        Node::If { cond, .. } => vec![cond],
+        Node::Buffers { .. } => Vec::new(),
+        Node::Stmt { args, .. } => args.iter().collect(),
+    }
+}
+
 /// Adds the helpers the expressions of `nodes` call to `out` (see
 /// [`LoopExpr::helpers`]).
 pub fn helpers(nodes: &[Node], wide: bool, out: &mut BTreeSet<Helper>) {
-    for n in nodes {
-        match n {
-            Node::For {
-                iter,
-                init,
-                cond,
-                inc,
-                body,
-                ..
-            } => {
-                for e in [iter, init, cond, inc] {
-                    e.helpers(wide, out);
-                }
-                helpers(body, wide, out);
-            }
-            Node::If { cond, then, els } => {
-                cond.helpers(wide, out);
-                helpers(then, wide, out);
-                if let Some(e) = els {
-                    helpers(e, wide, out);
-                }
-            }
-            Node::Buffers { body, .. } => helpers(body, wide, out),
-            Node::Stmt { args, .. } => args.iter().for_each(|a| a.helpers(wide, out)),
-        }
-    }
+    visit(nodes, &mut |n| {
+        own_exprs(n).into_iter().for_each(|e| e.helpers(wide, out))
+    });
 }
 
 /// One overlapped tile is one iteration of the innermost tile loop, but isl
@@ -391,9 +404,93 @@ pub fn set_simd(node: &mut Node, depth: usize) {
     }
 }
 
+/// Sets `independent` on every loop of `node` whose counter is one of the
+/// schedule depths `depths` (isl may split a member's loop into several).
+pub fn set_independent(node: &mut Node, depths: &[usize]) {
+    match node {
+        Node::For {
+            independent,
+            iter,
+            body,
+            ..
+        } => {
+            if depths.iter().any(|d| is_counter(iter, *d)) {
+                *independent = true;
+            }
+            body.iter_mut().for_each(|n| set_independent(n, depths));
+        }
+        Node::If { then, els, .. } => {
+            then.iter_mut().for_each(|n| set_independent(n, depths));
+            if let Some(e) = els {
+                e.iter_mut().for_each(|n| set_independent(n, depths));
+            }
+        }
+        Node::Buffers { body, .. } => body.iter_mut().for_each(|n| set_independent(n, depths)),
+        Node::Stmt { .. } => {}
+    }
+}
+
+/// Whether `n` or a node below it satisfies `pred`.
+pub fn any_node(n: &Node, pred: &dyn Fn(&Node) -> bool) -> bool {
+    pred(n)
+        || match n {
+            Node::For { body, .. } | Node::Buffers { body, .. } => {
+                body.iter().any(|k| any_node(k, pred))
+            }
+            Node::If { then, els, .. } => then
+                .iter()
+                .chain(els.iter().flatten())
+                .any(|k| any_node(k, pred)),
+            Node::Stmt { .. } => false,
+        }
+}
+
+/// Adds the overlapped groups whose tile scopes `nodes` hold to `out`, each
+/// once, in order of appearance.
+pub fn tile_groups(nodes: &[Node], out: &mut Vec<usize>) {
+    for n in nodes {
+        match n {
+            Node::Buffers {
+                at: Placement::Tile { group },
+                body,
+            } => {
+                if !out.contains(group) {
+                    out.push(*group);
+                }
+                tile_groups(body, out);
+            }
+            Node::For { body, .. } | Node::Buffers { body, .. } => tile_groups(body, out),
+            Node::If { then, els, .. } => {
+                tile_groups(then, out);
+                tile_groups(els.as_deref().unwrap_or_default(), out);
+            }
+            Node::Stmt { .. } => {}
+        }
+    }
+}
+
 /// Whether `e` is the counter of schedule depth `depth`.
 fn is_counter(e: &LoopExpr, depth: usize) -> bool {
     matches!(e, LoopExpr::Counter(n) if *n as usize == depth)
+}
+
+/// `for (c<depth> = 0; c<depth> < N; c<depth>++) body`, with no marks (tests).
+#[cfg(test)]
+pub(crate) fn test_loop(depth: u32, body: Vec<Node>) -> Node {
+    Node::For {
+        iter: LoopExpr::Counter(depth),
+        init: LoopExpr::Int(0),
+        cond: LoopExpr::Op(
+            BinOp::Lt,
+            Box::new(LoopExpr::Counter(depth)),
+            Box::new(LoopExpr::Param("N".into())),
+        ),
+        inc: LoopExpr::Int(1),
+        body,
+        parallel: false,
+        simd: false,
+        independent: false,
+    }
 }
 
 #[cfg(test)]
@@ -442,19 +539,7 @@ mod tests {
     }
 
     fn for_loop(depth: u32, body: Vec<Node>) -> Node {
-        Node::For {
-            iter: LoopExpr::Counter(depth),
-            init: LoopExpr::Int(0),
-            cond: LoopExpr::Op(
-                BinOp::Lt,
-                Box::new(LoopExpr::Counter(depth)),
-                Box::new(LoopExpr::Param("N".into())),
-            ),
-            inc: LoopExpr::Int(1),
-            body,
-            parallel: false,
-            simd: false,
-        }
+        test_loop(depth, body)
     }
 
     /// A parallel mark marks the outermost matching loop only; a SIMD mark
@@ -474,6 +559,7 @@ mod tests {
                 Node::For {
                     parallel: false,
                     simd: true,
+                    independent: false,
                     ..
                 }
             ));

@@ -7,8 +7,10 @@ use super::*;
 
 /// A region's generated loops and what was done to them.
 pub(super) struct Lowered {
-    /// The loops, indented.
+    /// The loops, indented (CUDA: the host code).
     pub(super) code: String,
+    /// Definitions at file scope before the region's function (CUDA's kernels).
+    pub(super) kernels: String,
     /// What was done, for the region's banner.
     pub(super) summary: Vec<String>,
     /// The stages run fused, for the macro dataflow graph.
@@ -94,6 +96,19 @@ pub(super) fn lower(
     }
     let budget = isl_budget(opts, region);
     let all = deps.all()?;
+    // The CUDA target's device buffers: from the region's accesses, once.
+    let device = match opts.target {
+        Target::Cuda => Some(DeviceData::plan(region, &model, names, &naming.helper)?),
+        Target::C => None,
+    };
+    let (line, _) = program.file.line_col(region.pragma_span.start);
+    let cuda = device.as_ref().map(|device| CudaRegion {
+        region,
+        device,
+        place: format!("{}:{line}", program.file.path),
+        line,
+        block: opts.block_sizes,
+    });
     let mut simpler = Simpler::default();
     loop {
         let t = transform(opts, program, region, names, &model, &deps, &all, &simpler)?;
@@ -141,13 +156,14 @@ pub(super) fn lower(
                 helpers,
                 t.storage.as_ref(),
                 budget,
+                cuda.as_ref(),
             );
             let checked = check
                 .join()
                 .unwrap_or_else(|_| Err(Error::internal("the validity check's thread panicked")));
             (code, checked)
         });
-        if let Some(code) = code? {
+        if let Some(generated) = code? {
             let checked = match checked {
                 Ok(Some(outcome)) => Ok(outcome),
                 // isl cannot read its own text of this schedule back.
@@ -173,9 +189,13 @@ pub(super) fn lower(
             if let Some(r) = &t.report {
                 print!("{r}");
             }
+            if let (true, Some(r)) = (opts.report, &generated.report) {
+                print!("{r}");
+            }
             warnings.extend(t.warnings);
             return Ok(Lowered {
-                code,
+                code: generated.code,
+                kernels: generated.kernels,
                 summary,
                 grouping: t.grouping,
             });
@@ -290,7 +310,10 @@ fn transform(
         let sizes = opts
             .tile_sizes
             .clone()
-            .unwrap_or_else(|| vec![DEFAULT_TILE_SIZE; deepest]);
+            .unwrap_or_else(|| match opts.target {
+                Target::C => vec![DEFAULT_TILE_SIZE; deepest],
+                Target::Cuda => crate::backend::cuda::default_tile_sizes(deepest),
+            });
         notes.extend(ignored_sizes(opts, deepest, region, ""));
         let o = overlapped_tiling(
             region,
@@ -510,9 +533,15 @@ fn transform(
     let never_stored_at = summary.len();
     if opts.openmp {
         schedule = parallel::mark_parallel_loops(schedule, all, region.pragma_span)?;
-        summary.push("OpenMP".to_string());
+        summary.push(match opts.target {
+            Target::C => "OpenMP".to_string(),
+            Target::Cuda => "CUDA (parallel loops as kernels)".to_string(),
+        });
     }
-    if !region.temporaries.is_empty() {
+    // CUDA keeps temporaries whole, in device buffers that are never copied
+    // back (`backend::cuda::device`): contracted scopes have no device
+    // placement yet.
+    if !region.temporaries.is_empty() && opts.target == Target::C {
         // Temporaries that a tile group touches stay as overlapped tiling left them.
         let mut plan = storage.take().unwrap_or_default();
         let in_tiles: Vec<String> = region
@@ -554,6 +583,11 @@ fn transform(
     }
     if opts.openmp {
         schedule = simd::mark_simd_loops(schedule, all, &model.domain)?;
+    }
+    // CUDA: the point loops of overlapped tiles that a block's threads share.
+    if let (Target::Cuda, Some(plan)) = (opts.target, &storage) {
+        let copies = |name: &str| threads::independent_copy(plan, name);
+        schedule = threads::mark_thread_loops(schedule, all, &model.domain, &copies)?;
     }
     Ok(Transformed {
         schedule,

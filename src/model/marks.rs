@@ -36,6 +36,14 @@ pub enum Mark {
         /// Schedule depth of the member (isl's AST iterator `c<depth>`).
         depth: usize,
     },
+    /// Above a band below an expansion (an overlapped tile's point loops)
+    /// whose members at `depths` carry no dependence between one tile's
+    /// instances: the CUDA target spreads their iterations over the
+    /// threads of the tile's block (`transform::threads`).
+    Threads {
+        /// Schedule depths of those members, outermost first.
+        depths: Vec<usize>,
+    },
 }
 
 const PARALLEL: &str = "parallel";
@@ -44,6 +52,7 @@ const SERIAL: &str = "serial";
 const TILE_BODY: &str = "tile_storage";
 const BUFFER_SCOPE: &str = "buffer_scope";
 const SIMD: &str = "simd";
+const THREADS: &str = "threads";
 
 impl Mark {
     /// The name of the mark's isl id.
@@ -58,6 +67,10 @@ impl Mark {
             Mark::TileBody { group } => format!("{TILE_BODY}_{group}"),
             Mark::BufferScope { scope } => format!("{BUFFER_SCOPE}_{scope}"),
             Mark::Simd { depth } => format!("{SIMD}_{depth}"),
+            Mark::Threads { depths } => std::iter::once(THREADS.to_string())
+                .chain(depths.iter().map(|d| d.to_string()))
+                .collect::<Vec<_>>()
+                .join("_"),
         }
     }
 
@@ -93,6 +106,11 @@ impl Mark {
                 _ => None,
             };
         }
+        if let Some(rest) = id.strip_prefix(THREADS).and_then(|r| r.strip_prefix('_')) {
+            return Some(Mark::Threads {
+                depths: numbers(rest)?,
+            });
+        }
         let rest = id.strip_prefix(PARALLEL)?.strip_prefix('_')?;
         Some(Mark::Parallel {
             depths: numbers(rest)?,
@@ -114,6 +132,7 @@ mod tests {
             Mark::TileBody { group: 3 },
             Mark::BufferScope { scope: 0 },
             Mark::Simd { depth: 4 },
+            Mark::Threads { depths: vec![3, 4] },
         ] {
             assert_eq!(Mark::from_id(&m.id()), Some(m));
         }
@@ -121,5 +140,6 @@ mod tests {
         assert_eq!(Mark::from_id("tile_storage_1_2"), None);
         assert_eq!(Mark::from_id("other"), None);
         assert_eq!(Mark::from_id("simd_1_2"), None);
+        assert_eq!(Mark::from_id("threads_x"), None);
     }
 }

@@ -31,6 +31,7 @@ pub mod shadow;
 pub mod sharing;
 pub mod simd;
 pub mod storage;
+pub mod threads;
 pub mod tile;
 pub mod time_blocks;
 pub mod time_choice;

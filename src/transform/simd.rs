@@ -37,33 +37,47 @@ use std::collections::HashMap;
 /// Inserts `simd` marks in `schedule` (of a region whose statements are
 /// `domain`, with dependences `deps`).
 pub fn mark_simd_loops(schedule: Schedule, deps: &UnionMap, domain: &UnionSet) -> Result<Schedule> {
-    let mut arity: HashMap<String, usize> = HashMap::new();
-    let list = domain.get_set_list().map_err(isl_err)?;
-    for i in 0..list.size().map_err(isl_err)? {
-        let s = list.get_at(i).map_err(isl_err)?;
-        let name = s.get_tuple_name().map_err(isl_err)?.to_string();
-        arity.insert(name, s.tuple_dim().map_err(isl_err)? as usize);
-    }
-    let mut by_pair: HashMap<(String, String), Vec<Map>> = HashMap::new();
-    for m in map_list(deps)? {
-        let from = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
-        let to = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
-        by_pair.entry((from, to)).or_default().push(m);
-    }
-    let ctx = Ctx { by_pair, arity };
+    let ctx = StatementDeps::new(deps, domain)?;
     let root = schedule.get_root().map_err(isl_err)?;
     visit(root, &ctx, false)?.get_schedule().map_err(isl_err)
 }
 
-/// What the walk reads.
-struct Ctx {
+impl StatementDeps {
+    /// The dependences `deps` of a region whose statements are `domain`.
+    pub(crate) fn new(deps: &UnionMap, domain: &UnionSet) -> Result<StatementDeps> {
+        let mut arity: HashMap<String, usize> = HashMap::new();
+        let list = domain.get_set_list().map_err(isl_err)?;
+        for i in 0..list.size().map_err(isl_err)? {
+            let s = list.get_at(i).map_err(isl_err)?;
+            let name = s.get_tuple_name().map_err(isl_err)?.to_string();
+            arity.insert(name, s.tuple_dim().map_err(isl_err)? as usize);
+        }
+        let mut by_pair: HashMap<(String, String), Vec<Map>> = HashMap::new();
+        for m in map_list(deps)? {
+            let from = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+            let to = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+            by_pair.entry((from, to)).or_default().push(m);
+        }
+        Ok(StatementDeps { by_pair, arity })
+    }
+
+    /// Whether `name` is one of the region's statements (not a copy the
+    /// storage plan added).
+    pub(crate) fn is_region_statement(&self, name: &str) -> bool {
+        self.arity.contains_key(name)
+    }
+}
+
+/// A region's dependences by statement pair, for the band questions of
+/// [`band_deps`].
+pub(crate) struct StatementDeps {
     /// The region's dependences by (source, sink) statement.
     by_pair: HashMap<(String, String), Vec<Map>>,
     /// The region's statements and their numbers of loops.
     arity: HashMap<String, usize>,
 }
 
-fn visit(node: ScheduleNode, ctx: &Ctx, expanded: bool) -> Result<ScheduleNode> {
+fn visit(node: ScheduleNode, ctx: &StatementDeps, expanded: bool) -> Result<ScheduleNode> {
     match node.get_type().map_err(isl_err)? {
         // A parallel mark stays right above its band: the simd mark of an
         // innermost parallel band goes above the parallel mark.
@@ -85,7 +99,7 @@ fn visit(node: ScheduleNode, ctx: &Ctx, expanded: bool) -> Result<ScheduleNode> 
     }
 }
 
-fn visit_children(node: ScheduleNode, ctx: &Ctx, expanded: bool) -> Result<ScheduleNode> {
+fn visit_children(node: ScheduleNode, ctx: &StatementDeps, expanded: bool) -> Result<ScheduleNode> {
     map_children(node, |c| visit(c, ctx, expanded))
 }
 
@@ -95,7 +109,7 @@ fn visit_children(node: ScheduleNode, ctx: &Ctx, expanded: bool) -> Result<Sched
 fn mark_above(
     node: ScheduleNode,
     band: &ScheduleNode,
-    ctx: &Ctx,
+    ctx: &StatementDeps,
     expanded: bool,
 ) -> Result<ScheduleNode> {
     let n = band.band_n_member().map_err(isl_err)? as usize;
@@ -119,7 +133,11 @@ fn mark_above(
 /// spaces (lifted into the tiles below an expansion); `None` when the band
 /// holds a statement that is not the region's, or the statements were
 /// expanded unevenly.
-fn band_deps(band: &ScheduleNode, ctx: &Ctx, expanded: bool) -> Result<Option<UnionMap>> {
+pub(crate) fn band_deps(
+    band: &ScheduleNode,
+    ctx: &StatementDeps,
+    expanded: bool,
+) -> Result<Option<UnionMap>> {
     let mut tile_dims: Option<usize> = None;
     let mut names: Vec<String> = Vec::new();
     for (name, dims) in band_statements(band)? {

@@ -15,6 +15,7 @@
  *
  * flextile-test: args: 100 | 5 | 33 | 2 | 1 | 1000
  * flextile-test: options: default | --tile | --tile --tile-sizes 8 | --tile --tile-sizes 7 | --no-openmp | --tile --assume "N >= 1" | --rectangle | --scalene | --rectangle --tile-sizes 7 | --scalene --tile-sizes 8
+ * flextile-test: cuda-refused: the CUDA target needs bodies whose accesses flextile analyses
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
  *
  * flextile-test: args: 100 | 5 | 33 | 2 | 1 | 1000
  * flextile-test: options: default | --no-openmp | --rectangle --tile-sizes 16 | --scalene --tile-sizes 5
+ * flextile-test: cuda-refused: the CUDA target needs bodies whose accesses flextile analyses
  */
 #include <stdio.h>
 #include <stdlib.h>

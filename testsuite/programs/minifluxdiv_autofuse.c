@@ -27,6 +27,7 @@
  *
  * flextile-test: args: 8 | 5 | 1 | 2 | 13 | 17
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,4,8 | --tile --tile-sizes 3,5,7 | --tile --tile-sizes 16,16,16 | --rectangle --tile-sizes 4,4,8 | --scalene --tile-sizes 3,5,7
+ * flextile-test: cuda-refused: the CUDA target needs bodies whose accesses flextile analyses
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -30,6 +30,7 @@
  *
  * flextile-test: args: 8 | 5 | 1 | 2 | 13 | 17
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,4,8 | --tile --tile-sizes 3,5,7 | --tile --tile-sizes 16,16,16 | --tile --tile-sizes 2,1,3 | --scalene --tile-sizes 4,4,8 | --rectangle --tile-sizes 3,5,7
+ * flextile-test: cuda-refused: the CUDA target needs bodies whose accesses flextile analyses
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -33,6 +33,7 @@
  *
  * flextile-test: args: 8 | 5 | 1 | 2 | 13 | 17
  * flextile-test: options: default | --no-openmp | --tile --tile-sizes 1,2 | --rectangle | --scalene --tile-sizes 1,2
+ * flextile-test: cuda-refused: the CUDA target needs bodies whose accesses flextile analyses
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,6 +17,8 @@
  *
  * flextile-test: args: 1 1 1 0 | 13 9 1 0 | 45 50 1 0
  * flextile-test: options: --rectangle | --scalene | --rectangle --tile-sizes 8,8 | --scalene --tile-sizes 5,7 | --rectangle --tile-sizes 40,40 | --scalene --overlap-dims 1 --tile-sizes 7,5 | --rectangle --overlap-dims 0 --tile-sizes 3,4
+ * flextile-test: cuda-refused: more than a CUDA thread block's 49152 bytes of static shared memory
+ * flextile-test: cuda-refused-options: --rectangle --tile-sizes 40,40
  */
 
 #include <stdio.h>

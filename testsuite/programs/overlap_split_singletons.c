@@ -16,6 +16,7 @@
  *
  * flextile-test: args: 40 | 1 | 2 | 5 | 100 | 1000
  * flextile-test: options: default | --tile | --rectangle | --scalene | --rectangle --tile-sizes 3 | --scalene --tile-sizes 5 | --rectangle --tile-sizes 1
+ * flextile-test: cuda-refused: the CUDA target needs bodies whose accesses flextile analyses
  */
 #include <stdio.h>
 #include <stdlib.h>

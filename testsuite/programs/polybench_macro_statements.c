@@ -19,6 +19,7 @@
  *
  * flextile-test: args: 12 3 | 3 1 | 1 1 | 20 0 | 33 4
  * flextile-test: options: default | --tile | --tile --tile-sizes 2,5,7 | --tile --no-openmp
+ * flextile-test: cuda-refused: the CUDA target needs bodies whose accesses flextile analyses
  * flextile-test: falls-back: --rectangle | --scalene --tile-sizes 2,4,8
  * flextile-test: fallback-warning: is not analysable
  */

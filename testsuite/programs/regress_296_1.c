@@ -18,6 +18,7 @@
  * none and the point loops may run in parallel.
  * flextile-test: args: 15 3 2 0 | 40 19 10 2 | 1 1 1 1 | 7 1 1 3
  * flextile-test: options: default | --tile | --tile --tile-sizes 5 | --no-openmp | --rectangle --tile-sizes 5 | --scalene --tile-sizes 16
+ * flextile-test: cuda-refused: the CUDA target needs bodies whose accesses flextile analyses
  */
 
 #include <stdio.h>

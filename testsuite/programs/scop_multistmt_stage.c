@@ -21,6 +21,8 @@
  *
  * flextile-test: args: 20 14 | 5 3 | 1 1 | 3 7 | 9 9 | 64 50 | 33 101
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,4 | --rectangle | --rectangle --tile-sizes 4,8 | --rectangle --tile-sizes 3,5 --no-openmp | --scalene | --scalene --tile-sizes 3,5 | --scalene --tile-sizes 64,64 | --scalene --overlap-dims 0 --tile-sizes 4,6 | --rectangle --overlap-dims 1 --tile-sizes 5,4 | --rectangle --tile-sizes 4,8 --point-chunk 2 | --rectangle --point-chunk 0
+ * flextile-test: cuda-refused: more than a CUDA thread block's 49152 bytes of static shared memory
+ * flextile-test: cuda-refused-options: --scalene --tile-sizes 64,64
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -24,6 +24,7 @@
  * budget without a warning).
  * flextile-test: args: 1 2 1 2 | 4 5 7 2 | 11 10 5 2 | 2 1 3 1
  * flextile-test: options: default | --no-openmp
+ * flextile-test: cuda-refused: the CUDA target needs bodies whose accesses flextile analyses
  * Overlapped tiling does not apply to the scop: in its time loop two statements
  * share a loop nest (not supported in time-iterated scops); flextile warns and
  * keeps the scop's original loops (the loop chains are tiled).

@@ -4,6 +4,7 @@
 //! tile loop). The storage plan decides where and how; this prints it.
 
 use super::*;
+use crate::backend::tree::tile_groups;
 
 impl CPrinter<'_> {
     /// Prints the block where the buffers placed `at` live, around `body`.
@@ -135,6 +136,60 @@ impl CPrinter<'_> {
         out.push_str(&tile_heap_frees(&self.prefix, &own_heap, &inner));
         out.push_str(&format!("{indent}}}\n"));
         Ok(())
+    }
+
+    /// The declarations (one per line at `indent`) of `group`'s tile
+    /// buffers in a CUDA kernel: `__shared__` arrays (a pool as a union),
+    /// one copy per thread block. A located refusal where they do not fit
+    /// shared memory (the storage plan put some on the heap): their size
+    /// is given in bytes.
+    pub fn shared_tile_declarations(&self, group: usize, indent: &str) -> Result<String> {
+        let buffers: Vec<&Buffer> = self
+            .storage
+            .iter()
+            .flat_map(|s| s.buffers_at(Placement::Tile { group }))
+            .collect();
+        if buffers.iter().any(|b| b.alloc.is_heap()) {
+            return Err(Error::internal(
+                "tile buffers on the heap in a CUDA kernel (the driver sizes them for shared memory)",
+            ));
+        }
+        let mut out = String::new();
+        let mut pools_done = Vec::new();
+        for sp in &buffers {
+            match sp.pool {
+                None => out.push_str(&format!(
+                    "{indent}__shared__ {}; /* tile-local '{}' */\n",
+                    tile_array(&self.prefix, sp, false),
+                    sp.data.join("', '")
+                )),
+                Some(p) if !pools_done.contains(&p) => {
+                    pools_done.push(p);
+                    let members: Vec<&&Buffer> =
+                        buffers.iter().filter(|b| b.pool == Some(p)).collect();
+                    let fields: String = members
+                        .iter()
+                        .map(|b| format!(" {};", tile_array(&self.prefix, b, false)))
+                        .collect();
+                    let data: Vec<String> = members.iter().map(|b| b.data.join("', '")).collect();
+                    out.push_str(&format!(
+                        "{indent}__shared__ union {{{fields} }} {}shared{p}; /* tile-local '{}', lifetimes apart */\n",
+                        self.prefix,
+                        data.join("', '")
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// The bytes of one tile's buffers of `group` (after sharing), where
+    /// every element type's size is known.
+    pub fn tile_bytes(&self, group: usize) -> Option<u64> {
+        self.storage?
+            .tile_bytes(group, u64::MAX / 4)
+            .filter(|b| *b < u64::MAX / 4)
     }
 
     /// The group whose tile buffers the threads running `n` allocate first:
@@ -364,31 +419,6 @@ fn tile_heap_frees(prefix: &str, heap: &[&Buffer], indent: &str) -> String {
         .iter()
         .map(|n| format!("{indent}__builtin_free({n}_mem);\n"))
         .collect()
-}
-
-/// The groups of the tile buffer blocks in `nodes`.
-fn tile_groups(nodes: &[Node], groups: &mut Vec<usize>) {
-    for n in nodes {
-        match n {
-            Node::Buffers {
-                at: Placement::Tile { group },
-                body,
-            } => {
-                if !groups.contains(group) {
-                    groups.push(*group);
-                }
-                tile_groups(body, groups);
-            }
-            Node::For { body, .. } | Node::Buffers { body, .. } => tile_groups(body, groups),
-            Node::If { then, els, .. } => {
-                tile_groups(then, groups);
-                if let Some(e) = els {
-                    tile_groups(e, groups);
-                }
-            }
-            Node::Stmt { .. } => {}
-        }
-    }
 }
 
 /// What runs in the block of a team of threads: only parallel loops (and

@@ -34,6 +34,28 @@ pub fn operand(e: &LoopExpr, naming: &Naming) -> String {
     }
 }
 
+/// A loop's header, `for (int c1 = init; cond; c1++) {`, under the file's
+/// `naming`.
+pub fn for_header(
+    iter: &LoopExpr,
+    init: &LoopExpr,
+    cond: &LoopExpr,
+    inc: &LoopExpr,
+    naming: &Naming,
+) -> String {
+    let iter = text(iter, naming);
+    let step = match inc {
+        LoopExpr::Int(1) => format!("{iter}++"),
+        inc => format!("{iter} += {}", text(inc, naming)),
+    };
+    format!(
+        "for ({} {iter} = {}; {}; {step}) {{",
+        naming.counter_type(),
+        text(init, naming),
+        text(cond, naming)
+    )
+}
+
 /// The text of `e` and the precedence of its outermost operator.
 fn spell(e: &LoopExpr, naming: &Naming) -> (String, u8) {
     match e {

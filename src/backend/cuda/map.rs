@@ -1,0 +1,309 @@
+//! The CUDA target's mapping of a region's loop tree onto the GPU: which
+//! loops stay on the host, which become kernels, and how a kernel's
+//! iterations are spread over blocks and threads (PPCG's default mapping,
+//! Verdoolaege et al., TACO 2013, §4: the outermost parallel loops to the
+//! grid, without its shared-memory tiles yet).
+//!
+//! - The outermost loop marked parallel becomes a kernel. Its iterations go
+//!   to the threads of the grid, in a grid-stride loop, so that any grid
+//!   size is correct and the grid is only a matter of speed. When its body
+//!   is one loop that carries no dependence either (parallel, or marked for
+//!   SIMD: no dependence between its iterations), the two are spread over a
+//!   two-dimensional grid, the inner loop over `x` (adjacent threads then
+//!   touch adjacent elements).
+//! - A serial loop that holds parallel loops stays on the host and launches
+//!   their kernels in each iteration; so does a guard around them.
+//! - Code with no parallel loop in it runs in a kernel of one thread (the
+//!   data stay on the device; the report says so).
+//! - Overlapped tiles (seed 001, its GPU mapping): a parallel tile loop
+//!   becomes a kernel whose tiles go to the grid's blocks, one tile per
+//!   block at a time (the inner tile loop too, along `x`, when it is
+//!   parallel); inside a tile, `print` spreads each stage's independent
+//!   point loops over the block's threads, with a barrier between stages.
+
+use crate::backend::tree::{any_node, LoopExpr, Node};
+use crate::diag::{Error, Result};
+use crate::model::storage::Placement;
+
+/// A node of a region's host code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Host {
+    /// A serial loop on the host (its fields as in [`Node::For`]).
+    For {
+        /// The loop's counter.
+        iter: LoopExpr,
+        /// Initial value.
+        init: LoopExpr,
+        /// Loop condition.
+        cond: LoopExpr,
+        /// Increment.
+        inc: LoopExpr,
+        /// What each iteration runs.
+        body: Vec<Host>,
+    },
+    /// A guard on the host.
+    If {
+        /// Condition.
+        cond: LoopExpr,
+        /// Then branch.
+        then: Vec<Host>,
+        /// Else branch, if any.
+        els: Option<Vec<Host>>,
+    },
+    /// The launch of kernel number `k` of the region.
+    Launch(usize),
+}
+
+/// How a kernel's work is spread over the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// One thread runs all of it (no parallel loop).
+    Single,
+    /// The iterations of its loop over the grid's threads along `x`.
+    Threads1,
+    /// Its loop along `y`, the loop inside it along `x`.
+    Threads2,
+    /// Its (tile) loop over the grid's blocks along `x`; one tile per block.
+    Blocks1,
+    /// Its tile loop over the blocks along `y`, the tile loop inside it
+    /// along `x`.
+    Blocks2,
+}
+
+/// One kernel: its code and how it is spread.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    /// How its work is spread over the grid.
+    pub spread: Spread,
+    /// Its code: for [`Spread::Threads1`] and [`Spread::Threads2`], the one
+    /// parallel loop (its `parallel` and `simd` marks cleared below it).
+    pub body: Vec<Node>,
+}
+
+/// Splits `nodes` (a region's loop tree) into host code and kernels.
+pub fn map(nodes: Vec<Node>) -> Result<(Vec<Host>, Vec<Kernel>)> {
+    let mut kernels = Vec::new();
+    let host = sequence(nodes, &mut kernels)?;
+    Ok((host, kernels))
+}
+
+/// The host code of a sequence of nodes; consecutive nodes without a
+/// parallel loop share one single-thread kernel.
+fn sequence(nodes: Vec<Node>, kernels: &mut Vec<Kernel>) -> Result<Vec<Host>> {
+    let mut host = Vec::new();
+    let mut single: Vec<Node> = Vec::new();
+    let flush = |single: &mut Vec<Node>, host: &mut Vec<Host>, kernels: &mut Vec<Kernel>| {
+        if !single.is_empty() {
+            host.push(Host::Launch(kernels.len()));
+            kernels.push(Kernel {
+                spread: Spread::Single,
+                body: std::mem::take(single).into_iter().map(serial).collect(),
+            });
+        }
+    };
+    for n in nodes {
+        if !has_parallel(&n) {
+            if holds_tiles(&n) {
+                return Err(Error::internal(
+                    "overlapped tiles whose tile loops are not parallel have no CUDA mapping yet",
+                ));
+            }
+            single.push(n);
+            continue;
+        }
+        flush(&mut single, &mut host, kernels);
+        match n {
+            Node::For {
+                parallel: true,
+                iter,
+                init,
+                cond,
+                inc,
+                body,
+                ..
+            } => {
+                let two = matches!(
+                    body.as_slice(),
+                    [Node::For { parallel, simd, independent, .. }] if *parallel || *simd || *independent
+                );
+                let tiles = body.iter().any(holds_tiles);
+                host.push(Host::Launch(kernels.len()));
+                kernels.push(Kernel {
+                    spread: match (tiles, two) {
+                        (false, false) => Spread::Threads1,
+                        (false, true) => Spread::Threads2,
+                        (true, false) => Spread::Blocks1,
+                        (true, true) => Spread::Blocks2,
+                    },
+                    body: vec![Node::For {
+                        iter,
+                        init,
+                        cond,
+                        inc,
+                        body: body.into_iter().map(serial).collect(),
+                        parallel: true,
+                        simd: false,
+                        independent: true,
+                    }],
+                });
+            }
+            Node::For {
+                iter,
+                init,
+                cond,
+                inc,
+                body,
+                ..
+            } => host.push(Host::For {
+                iter,
+                init,
+                cond,
+                inc,
+                body: sequence(body, kernels)?,
+            }),
+            Node::If { cond, then, els } => host.push(Host::If {
+                cond,
+                then: sequence(then, kernels)?,
+                els: els.map(|e| sequence(e, kernels)).transpose()?,
+            }),
+            Node::Buffers { .. } => {
+                return Err(Error::internal(
+                    "the CUDA target does not place buffer scopes around parallel loops yet",
+                ))
+            }
+            Node::Stmt { .. } => return Err(Error::internal("a statement holds a parallel loop")),
+        }
+    }
+    flush(&mut single, &mut host, kernels);
+    Ok(host)
+}
+
+/// Whether `n` is or holds an overlapped tile (its buffers' scope).
+pub fn holds_tiles(n: &Node) -> bool {
+    any_node(n, &|k| {
+        matches!(
+            k,
+            Node::Buffers {
+                at: Placement::Tile { .. },
+                ..
+            }
+        )
+    })
+}
+
+/// Whether `n` is or holds a loop marked parallel.
+fn has_parallel(n: &Node) -> bool {
+    any_node(n, &|k| matches!(k, Node::For { parallel: true, .. }))
+}
+
+/// `n` with every loop's `parallel` and `simd` marks cleared: inside a
+/// kernel OpenMP's pragmas have no place (the `independent` marks stay:
+/// they spread a tile's point loops over a block's threads).
+fn serial(n: Node) -> Node {
+    match n {
+        Node::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body,
+            independent,
+            ..
+        } => Node::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body: body.into_iter().map(serial).collect(),
+            parallel: false,
+            simd: false,
+            independent,
+        },
+        Node::If { cond, then, els } => Node::If {
+            cond,
+            then: then.into_iter().map(serial).collect(),
+            els: els.map(|e| e.into_iter().map(serial).collect()),
+        },
+        Node::Buffers { at, body } => Node::Buffers {
+            at,
+            body: body.into_iter().map(serial).collect(),
+        },
+        s @ Node::Stmt { .. } => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stmt() -> Node {
+        Node::Stmt {
+            stage: "S0".into(),
+            args: vec![],
+        }
+    }
+
+    fn lp(depth: u32, parallel: bool, simd: bool, body: Vec<Node>) -> Node {
+        let mut n = crate::backend::tree::test_loop(depth, body);
+        if let Node::For {
+            parallel: p,
+            simd: s,
+            ..
+        } = &mut n
+        {
+            (*p, *s) = (parallel, simd);
+        }
+        n
+    }
+
+    #[test]
+    fn time_loop_stays_on_the_host_and_launches_its_sweeps() {
+        let tree = vec![lp(
+            0,
+            false,
+            false,
+            vec![
+                lp(1, true, false, vec![lp(2, false, true, vec![stmt()])]),
+                lp(1, true, false, vec![stmt(), stmt()]),
+            ],
+        )];
+        let (host, kernels) = map(tree).expect("maps");
+        let [Host::For { body, .. }] = host.as_slice() else {
+            panic!("{host:?}")
+        };
+        assert_eq!(body, &[Host::Launch(0), Host::Launch(1)]);
+        assert_eq!(kernels[0].spread, Spread::Threads2);
+        assert_eq!(kernels[1].spread, Spread::Threads1);
+    }
+
+    #[test]
+    fn serial_code_shares_one_single_thread_kernel() {
+        let tree = vec![
+            lp(0, false, false, vec![stmt()]),
+            stmt(),
+            lp(0, true, false, vec![stmt()]),
+            stmt(),
+        ];
+        let (host, kernels) = map(tree).expect("maps");
+        assert_eq!(host, [Host::Launch(0), Host::Launch(1), Host::Launch(2)]);
+        let spreads: Vec<Spread> = kernels.iter().map(|k| k.spread).collect();
+        assert_eq!(spreads, [Spread::Single, Spread::Threads1, Spread::Single]);
+        assert_eq!(kernels[0].body.len(), 2);
+    }
+
+    #[test]
+    fn loops_inside_a_kernel_lose_their_parallel_marks() {
+        let tree = vec![lp(0, true, false, vec![lp(1, true, false, vec![stmt()])])];
+        let (_, kernels) = map(tree).expect("maps");
+        let [Node::For { body, .. }] = kernels[0].body.as_slice() else {
+            panic!()
+        };
+        assert!(matches!(
+            body.as_slice(),
+            [Node::For {
+                parallel: false,
+                ..
+            }]
+        ));
+    }
+}

@@ -1,0 +1,790 @@
+//! Printing a region for the CUDA target: its kernels (file-scope
+//! definitions, placed before the function that holds the region) and its
+//! host code (device buffers, copies, launches through `FT_LAUNCH`, an error
+//! check after every CUDA call naming the region's `file:line`, and the
+//! buffers freed). Statement bodies and the loops inside a kernel are
+//! printed by the C printer, with the user's data spelled as device
+//! buffers ([`DeviceData`]).
+
+use super::device::DeviceData;
+use super::map::{holds_tiles, Host, Kernel, Spread};
+use crate::backend::c::{expr, CPrinter, OmpLines};
+use crate::backend::tree::{any_node, own_exprs, tile_groups, visit, Helper, LoopExpr, Node};
+use crate::backend::Naming;
+use crate::diag::{Error, Result};
+use crate::model::program::{Region, Stage};
+use crate::model::storage::{Placement, StoragePlan};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One indentation level.
+const INDENT: &str = "  ";
+
+/// Largest number of blocks along `x` and along `y` a launch asks for (the
+/// kernels' grid-stride loops cover the rest): CUDA's limit along `y`.
+const MAX_BLOCKS: u32 = 65535;
+
+/// What the printer needs to know of the region besides its loop tree.
+pub struct CudaRegion<'a> {
+    /// The region.
+    pub region: &'a Region,
+    /// Its device buffers.
+    pub device: &'a DeviceData,
+    /// `file:line` of its pragma, for error messages at run time.
+    pub place: String,
+    /// The line of its pragma (kernels are named after it).
+    pub line: usize,
+    /// Threads per block along `x` and `y` (`--block-sizes`).
+    pub block: [u32; 2],
+}
+
+/// What a launch of one kernel looks like, for `--report`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelReport {
+    /// The kernel's name.
+    pub name: String,
+    /// Threads per block (`x`, `y`).
+    pub block: [u32; 2],
+    /// Blocks per grid along `x` and `y` (C expressions of the host).
+    pub grid: [String; 2],
+    /// How its work is spread.
+    pub spread: Spread,
+    /// Bytes of shared memory per block (the overlapped tiles'
+    /// scratchpads); `None` where an element type's size is unknown.
+    pub shared: Option<u64>,
+}
+
+/// A region printed for CUDA.
+pub struct CudaCode {
+    /// What replaces the region (at `indent`): the device buffers' setup,
+    /// the host loops and launches, the copies back and freeing.
+    pub host: String,
+    /// The kernels' definitions (file scope).
+    pub kernels: String,
+    /// One report per kernel.
+    pub reports: Vec<KernelReport>,
+}
+
+/// Prints the host code (at `indent`) and kernels of a region mapped by
+/// `map::map`.
+#[allow(clippy::too_many_arguments)]
+pub fn print_region(
+    host: &[Host],
+    kernels: &[Kernel],
+    stages: &[Stage],
+    storage: Option<&StoragePlan>,
+    naming: &Naming,
+    cuda: &CudaRegion,
+    kernel_prefix: &str,
+    indent: &str,
+    helpers: &mut BTreeSet<Helper>,
+) -> Result<CudaCode> {
+    let omp = OmpLines {
+        parallel_for: String::new(),
+        team: String::new(),
+        team_for: String::new(),
+        simd_for: String::new(),
+    };
+    let printer = CPrinter::new(stages, omp, storage, naming).with_data(cuda.device);
+    let mut reports = Vec::new();
+    let mut defs = String::new();
+    let mut launches = Vec::new();
+    for (k, kernel) in kernels.iter().enumerate() {
+        let name = format!("{kernel_prefix}{k}");
+        let params = parameters(kernel, cuda, naming);
+        // The scalars the region writes live in device buffers; the
+        // statements' text names them, so each is a reference there.
+        let mut body: String = cuda
+            .device
+            .arrays
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.rank == 0)
+            .map(|(k, a)| {
+                format!(
+                    "{INDENT}{} &{} = {}[0];\n",
+                    a.element,
+                    a.data,
+                    cuda.device.pointer(k)
+                )
+            })
+            .collect();
+        let block = match kernel.spread {
+            Spread::Single => [1, 1],
+            Spread::Threads1 => [cuda.block[0] * cuda.block[1], 1],
+            Spread::Threads2 | Spread::Blocks1 | Spread::Blocks2 => cuda.block,
+        };
+        match (kernel.spread, kernel.body.as_slice()) {
+            (Spread::Threads1 | Spread::Threads2, [Node::For { .. }]) => spread_loop(
+                &kernel.body[0],
+                kernel.spread,
+                &printer,
+                naming,
+                INDENT,
+                &mut body,
+            )?,
+            (Spread::Blocks1 | Spread::Blocks2, [Node::For { .. }]) => {
+                let tiles = Tiles {
+                    printer: &printer,
+                    naming,
+                    cuda,
+                };
+                tiles.blocks(&kernel.body[0], kernel.spread, INDENT, &mut body)?
+            }
+            _ => printer.print(&kernel.body, INDENT, &mut body)?,
+        }
+        let what = match kernel.spread {
+            Spread::Single => "one thread (no parallel loop)",
+            Spread::Threads1 => "a parallel loop over the grid's threads",
+            Spread::Threads2 => "two loops without dependences over the grid's y and x",
+            Spread::Blocks1 => "overlapped tiles over the grid's blocks, a tile's stages over the block's threads",
+            Spread::Blocks2 => "overlapped tiles over the grid's blocks (y and x), a tile's stages over the block's threads",
+        };
+        defs.push_str(&format!(
+            "/* flextile: kernel {k} of the region at {}: {what} */\n__global__ void {name}({}) {{\n{body}}}\n\n",
+            crate::backend::comment_text(&cuda.place),
+            params
+                .iter()
+                .map(|(decl, _)| decl.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let grid = grid(kernel, block, naming, &cuda.device.prefix);
+        let args: Vec<String> = params.into_iter().map(|(_, a)| a).collect();
+        launches.push(Launch {
+            name: name.clone(),
+            grid: grid.clone(),
+            block,
+            args,
+        });
+        let mut groups = Vec::new();
+        tile_groups(&kernel.body, &mut groups);
+        let shared = groups
+            .iter()
+            .try_fold(0u64, |sum, g| Some(sum + printer.tile_bytes(*g)?));
+        reports.push(KernelReport {
+            name,
+            block,
+            grid,
+            spread: kernel.spread,
+            shared,
+        });
+    }
+    crate::backend::tree::helpers(
+        &kernels
+            .iter()
+            .flat_map(|k| k.body.clone())
+            .collect::<Vec<_>>(),
+        naming.wide,
+        helpers,
+    );
+    let check = format!("{}check", cuda.device.prefix);
+    let place = c_string(&cuda.place);
+    let (setup, teardown) = buffers(cuda, naming, &check, &place, helpers);
+    let mut out: String = setup.iter().map(|l| format!("{indent}{l}\n")).collect();
+    host_code(
+        host, &launches, naming, &check, &place, indent, helpers, &mut out,
+    );
+    out.extend(teardown.iter().map(|l| format!("{indent}{l}\n")));
+    Ok(CudaCode {
+        host: out,
+        kernels: defs,
+        reports,
+    })
+}
+
+/// The kernel's parameters as (declaration, argument): the host's loop
+/// counters it reads, the region's parameters and loop-invariant scalars
+/// (variables, not macros; a parameter's type is the scalar's where the
+/// bodies use it, else `long long`), and every device buffer with its first element
+/// and strides.
+fn parameters(kernel: &Kernel, cuda: &CudaRegion, naming: &Naming) -> Vec<(String, String)> {
+    let mut bound = BTreeSet::new();
+    let mut used = BTreeSet::new();
+    let mut names = BTreeSet::new();
+    collect(&kernel.body, &mut bound, &mut used, &mut names);
+    let mut out = Vec::new();
+    for c in used.difference(&bound) {
+        let name = format!("{}{c}", naming.counter);
+        out.push((format!("{} {name}", naming.counter_type()), name));
+    }
+    let region = cuda.region;
+    let mut scalars: BTreeMap<&str, &str> = BTreeMap::new();
+    for n in &names {
+        if !region.macro_params.contains_key(n) {
+            scalars.insert(n, "long long");
+        }
+    }
+    // Scalars the region writes live in device buffers; the others are
+    // loop-invariant and passed by value.
+    for (v, t) in &region.scalars {
+        if !cuda.device.arrays.iter().any(|a| &a.data == v) {
+            scalars.insert(v, t);
+        }
+    }
+    for (v, t) in scalars {
+        out.push((format!("{t} {v}"), v.to_string()));
+    }
+    let d = cuda.device;
+    for (k, a) in d.arrays.iter().enumerate() {
+        out.push((
+            format!("{} *__restrict__ {}", a.element, d.pointer(k)),
+            d.pointer(k),
+        ));
+        out.push((format!("long long {}", d.first(k)), d.first(k)));
+        for s in 0..a.rank.saturating_sub(1) {
+            out.push((format!("long long {}", d.stride(k, s)), d.stride(k, s)));
+        }
+    }
+    out
+}
+
+/// Counters bound by loops of `nodes`, counters used, and parameter names used.
+fn collect(
+    nodes: &[Node],
+    bound: &mut BTreeSet<u32>,
+    used: &mut BTreeSet<u32>,
+    names: &mut BTreeSet<String>,
+) {
+    visit(nodes, &mut |n| {
+        if let Node::For {
+            iter: LoopExpr::Counter(c),
+            ..
+        } = n
+        {
+            bound.insert(*c);
+        }
+        own_exprs(n).into_iter().for_each(|e| uses(e, used, names));
+    });
+}
+
+/// The counters and parameter names `e` mentions.
+fn uses(e: &LoopExpr, used: &mut BTreeSet<u32>, names: &mut BTreeSet<String>) {
+    match e {
+        LoopExpr::Int(_) => {}
+        LoopExpr::Counter(c) => {
+            used.insert(*c);
+        }
+        LoopExpr::Param(n) | LoopExpr::Name(n) => {
+            names.insert(n.clone());
+        }
+        LoopExpr::Op(_, a, b) | LoopExpr::FloorDiv(a, b) => {
+            uses(a, used, names);
+            uses(b, used, names);
+        }
+        LoopExpr::Neg(a) => uses(a, used, names),
+        LoopExpr::Min(v) | LoopExpr::Max(v) => v.iter().for_each(|x| uses(x, used, names)),
+        LoopExpr::Select(c, a, b) => {
+            uses(c, used, names);
+            uses(a, used, names);
+            uses(b, used, names);
+        }
+    }
+}
+
+/// The kernel's parallel loop as a grid-stride loop over the threads along
+/// `x` (and, for [`Spread::Threads2`], the loop inside it along `x`, the
+/// outer one along `y`).
+fn spread_loop(
+    n: &Node,
+    spread: Spread,
+    printer: &CPrinter,
+    naming: &Naming,
+    indent: &str,
+    out: &mut String,
+) -> Result<()> {
+    let axis = if spread == Spread::Threads2 { "y" } else { "x" };
+    let index = format!("blockIdx.{axis} * blockDim.{axis} + threadIdx.{axis}");
+    let count = format!("gridDim.{axis} * blockDim.{axis}");
+    strided_loop(
+        n,
+        (&index, &count),
+        naming,
+        indent,
+        out,
+        &mut |body, inner, out| match (spread, body) {
+            (Spread::Threads2, [m @ Node::For { .. }]) => {
+                spread_loop(m, Spread::Threads1, printer, naming, inner, out)
+            }
+            _ => printer.print(body, inner, out),
+        },
+    )
+}
+
+/// Prints the overlapped tiles of a kernel: tile loops over the grid's
+/// blocks, each tile's code at block level (see [`Tiles::block_level`]).
+struct Tiles<'a> {
+    printer: &'a CPrinter<'a>,
+    naming: &'a Naming,
+    cuda: &'a CudaRegion<'a>,
+}
+
+/// The threads of a block in one dimension (`y * blockDim.x + x`), and
+/// their number.
+const FLAT_THREAD: (&str, &str) = (
+    "threadIdx.y * blockDim.x + threadIdx.x",
+    "blockDim.x * blockDim.y",
+);
+
+/// A block's barrier.
+const BARRIER: &str = "__syncthreads();";
+
+impl Tiles<'_> {
+    /// The kernel's tile loop `n` over the blocks along `x` (with
+    /// [`Spread::Blocks2`], along `y`, and the tile loop inside it along
+    /// `x`); the tiles' code at block level.
+    fn blocks(&self, n: &Node, spread: Spread, indent: &str, out: &mut String) -> Result<()> {
+        let axis = if spread == Spread::Blocks2 { "y" } else { "x" };
+        let (index, count) = (format!("blockIdx.{axis}"), format!("gridDim.{axis}"));
+        let naming = self.naming;
+        strided_loop(
+            n,
+            (&index, &count),
+            naming,
+            indent,
+            out,
+            &mut |body, inner, out| match (spread, body) {
+                (Spread::Blocks2, [m @ Node::For { .. }]) => {
+                    self.blocks(m, Spread::Blocks1, inner, out)
+                }
+                _ => self.block_level(body, inner, out),
+            },
+        )
+    }
+
+    /// Code every thread of a block runs alike (its loops' bounds and
+    /// guards depend on the tile and the parameters only): a tile's
+    /// scratchpads declared `__shared__`; a loop that carries no
+    /// dependence between the tile's instances spread over the threads (two
+    /// such loops nested: over `y` and `x`); a loop that carries one run by
+    /// all threads together, its body at block level; code with no
+    /// independent loop run by the block's first thread. A barrier follows
+    /// each piece of spread or single-thread work, so that whatever a
+    /// later piece reads is written.
+    fn block_level(&self, nodes: &[Node], indent: &str, out: &mut String) -> Result<()> {
+        let inner = format!("{indent}{INDENT}");
+        let text = |e: &LoopExpr| expr::text(e, self.naming);
+        for n in nodes {
+            match n {
+                Node::Buffers {
+                    at: Placement::Tile { group },
+                    body,
+                } => {
+                    let decls = self.printer.shared_tile_declarations(*group, &inner);
+                    let decls = decls.map_err(|_| self.too_big(*group))?;
+                    out.push_str(&format!("{indent}{{\n{decls}"));
+                    self.block_level(body, &inner, out)?;
+                    out.push_str(&format!("{indent}}}\n"));
+                }
+                Node::Buffers { .. } => {
+                    return Err(Error::at(
+                        self.cuda.region.pragma_span,
+                        "the CUDA target has no device placement for a buffer scope inside an overlapped tile yet",
+                    ))
+                }
+                Node::For {
+                    independent: true,
+                    body,
+                    ..
+                } if !holds_tiles(n) => {
+                    let two = matches!(
+                        body.as_slice(),
+                        [Node::For {
+                            independent: true,
+                            ..
+                        }]
+                    );
+                    self.threads(n, two, indent, out)?;
+                    out.push_str(&format!("{indent}{BARRIER}\n"));
+                }
+                Node::For {
+                    iter,
+                    init,
+                    cond,
+                    inc,
+                    body,
+                    ..
+                } if holds_tiles(n) || body.iter().any(has_independent) => {
+                    let header = expr::for_header(iter, init, cond, inc, self.naming);
+                    out.push_str(&format!("{indent}{header}\n"));
+                    self.block_level(body, &inner, out)?;
+                    out.push_str(&format!("{indent}}}\n"));
+                }
+                Node::If { cond, then, els } => {
+                    out.push_str(&format!("{indent}if ({}) {{\n", text(cond)));
+                    self.block_level(then, &inner, out)?;
+                    if let Some(e) = els {
+                        out.push_str(&format!("{indent}}} else {{\n"));
+                        self.block_level(e, &inner, out)?;
+                    }
+                    out.push_str(&format!("{indent}}}\n"));
+                }
+                Node::For { .. } | Node::Stmt { .. } => {
+                    out.push_str(&format!(
+                        "{indent}if (threadIdx.x == 0 && threadIdx.y == 0) {{\n"
+                    ));
+                    self.printer.print(std::slice::from_ref(n), &inner, out)?;
+                    out.push_str(&format!("{indent}}}\n{indent}{BARRIER}\n"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// An independent loop of a tile spread over the block's threads (all
+    /// of them in one dimension; with `two`, it along `y` and the loop
+    /// inside it along `x`); the rest of its body runs in each thread.
+    fn threads(&self, n: &Node, two: bool, indent: &str, out: &mut String) -> Result<()> {
+        let axis = match two {
+            true => ("threadIdx.y", "blockDim.y"),
+            false => FLAT_THREAD,
+        };
+        let (naming, printer) = (self.naming, self.printer);
+        strided_loop(
+            n,
+            axis,
+            naming,
+            indent,
+            out,
+            &mut |body, inner, out| match (two, body) {
+                (true, [m @ Node::For { .. }]) => {
+                    let x = ("threadIdx.x", "blockDim.x");
+                    strided_loop(m, x, naming, inner, out, &mut |body, inner, out| {
+                        printer.print(body, inner, out)
+                    })
+                }
+                _ => printer.print(body, inner, out),
+            },
+        )
+    }
+
+    /// The refusal of a group whose scratchpads do not fit a block's
+    /// static shared memory.
+    fn too_big(&self, group: usize) -> Error {
+        let bytes = self
+            .printer
+            .tile_bytes(group)
+            .map_or("an unknown number of".to_string(), |b| b.to_string());
+        Error::at(
+            self.cuda.region.pragma_span,
+            format!(
+                "the scratchpads of an overlapped tile take {bytes} bytes, more than a CUDA thread block's {} bytes of static shared memory; give smaller --tile-sizes",
+                super::SHARED_BYTES
+            ),
+        )
+    }
+}
+
+/// Whether `n` is or holds a loop marked independent.
+fn has_independent(n: &Node) -> bool {
+    any_node(n, &|k| {
+        matches!(
+            k,
+            Node::For {
+                independent: true,
+                ..
+            }
+        )
+    })
+}
+
+/// Prints a loop's body at the indentation it is given.
+type BodyPrinter<'a> = &'a mut dyn FnMut(&[Node], &str, &mut String) -> Result<()>;
+
+/// Prints loop `n` with its iterations shared out: the one whose number is
+/// `index` (a C expression) runs the first, the `index + count`-th, ...;
+/// `body` prints the loop's body (at the indentation it is given).
+fn strided_loop(
+    n: &Node,
+    (index, count): (&str, &str),
+    naming: &Naming,
+    indent: &str,
+    out: &mut String,
+    body: BodyPrinter<'_>,
+) -> Result<()> {
+    let Node::For {
+        iter,
+        init,
+        cond,
+        inc,
+        body: nodes,
+        ..
+    } = n
+    else {
+        return Err(Error::internal("a shared-out loop that is not a loop"));
+    };
+    let t = naming.counter_type();
+    let times = match inc {
+        LoopExpr::Int(1) => String::new(),
+        inc => format!(" * {}", expr::operand(inc, naming)),
+    };
+    let i = expr::text(iter, naming);
+    out.push_str(&format!(
+        "{indent}for ({t} {i} = {} + ({t})({index}){times}; {}; {i} += ({t})({count}){times}) {{\n",
+        expr::operand(init, naming),
+        expr::text(cond, naming),
+    ));
+    body(nodes, &format!("{indent}{INDENT}"), out)?;
+    out.push_str(&format!("{indent}}}\n"));
+    Ok(())
+}
+
+/// Blocks per grid along `x` and `y`: enough for one thread per iteration of
+/// the spread loops where the host can count them (their bounds use only
+/// the host's counters and the parameters), at most [`MAX_BLOCKS`].
+fn grid(kernel: &Kernel, block: [u32; 2], naming: &Naming, prefix: &str) -> [String; 2] {
+    let blocks = |trip: Option<String>, threads: u32| match trip {
+        Some(t) => format!("{prefix}blocks({t}, {threads}, {MAX_BLOCKS})"),
+        None => "1".to_string(),
+    };
+    match (kernel.spread, kernel.body.as_slice()) {
+        (Spread::Threads1, [outer]) => [blocks(trip(outer, None, naming), block[0]), "1".into()],
+        (Spread::Blocks1, [outer]) => [blocks(trip(outer, None, naming), 1), "1".into()],
+        (Spread::Blocks2, [outer @ Node::For { iter, body, .. }]) => {
+            let inner = match body.as_slice() {
+                [m] => trip(m, Some(iter), naming),
+                _ => None,
+            };
+            let x = match inner {
+                Some(t) => blocks(Some(t), 1),
+                None => "8".to_string(),
+            };
+            [x, blocks(trip(outer, None, naming), 1)]
+        }
+        (Spread::Threads2, [outer @ Node::For { iter, body, .. }]) => {
+            let inner = match body.as_slice() {
+                [m] => trip(m, Some(iter), naming),
+                _ => None,
+            };
+            // The inner loop's bounds may depend on the outer counter: a few
+            // blocks along x then stride over it.
+            let x = match inner {
+                Some(t) => blocks(Some(t), block[0]),
+                None => "8".to_string(),
+            };
+            [x, blocks(trip(outer, None, naming), block[1])]
+        }
+        _ => ["1".into(), "1".into()],
+    }
+}
+
+/// The number of iterations of loop `n` as a host expression, when its
+/// condition is `counter <= e` or `counter < e` and its bounds do not
+/// mention `outer`.
+fn trip(n: &Node, outer: Option<&LoopExpr>, naming: &Naming) -> Option<String> {
+    let Node::For {
+        iter,
+        init,
+        cond,
+        inc,
+        ..
+    } = n
+    else {
+        return None;
+    };
+    let LoopExpr::Int(step) = inc else {
+        return None;
+    };
+    let LoopExpr::Op(op, c, e) = cond else {
+        return None;
+    };
+    if **c != *iter {
+        return None;
+    }
+    if let Some(o) = outer {
+        let (mut used, mut names) = (BTreeSet::new(), BTreeSet::new());
+        uses(init, &mut used, &mut names);
+        uses(e, &mut used, &mut names);
+        if let LoopExpr::Counter(oc) = o {
+            if used.contains(oc) {
+                return None;
+            }
+        }
+    }
+    let (e, init) = (expr::operand(e, naming), expr::operand(init, naming));
+    let span = match op {
+        crate::backend::tree::BinOp::Le => format!("(long long){e} - (long long){init} + 1"),
+        crate::backend::tree::BinOp::Lt => format!("(long long){e} - (long long){init}"),
+        _ => return None,
+    };
+    Some(match step {
+        1 => format!("({span})"),
+        s => format!("(({span}) + {} - 1) / {s}", s),
+    })
+}
+
+/// One kernel's launch: its name, grid (host expressions), block and
+/// arguments.
+struct Launch {
+    name: String,
+    grid: [String; 2],
+    block: [u32; 2],
+    args: Vec<String>,
+}
+
+/// The host code: loops and guards, and the launches.
+#[allow(clippy::too_many_arguments)]
+fn host_code(
+    nodes: &[Host],
+    launches: &[Launch],
+    naming: &Naming,
+    check: &str,
+    place: &str,
+    indent: &str,
+    helpers: &mut BTreeSet<Helper>,
+    out: &mut String,
+) {
+    let inner = format!("{indent}{INDENT}");
+    for n in nodes {
+        match n {
+            Host::For {
+                iter,
+                init,
+                cond,
+                inc,
+                body,
+            } => {
+                for e in [iter, init, cond, inc] {
+                    e.helpers(naming.wide, helpers);
+                }
+                let header = expr::for_header(iter, init, cond, inc, naming);
+                out.push_str(&format!("{indent}{header}\n"));
+                host_code(body, launches, naming, check, place, &inner, helpers, out);
+                out.push_str(&format!("{indent}}}\n"));
+            }
+            Host::If { cond, then, els } => {
+                cond.helpers(naming.wide, helpers);
+                out.push_str(&format!("{indent}if ({}) {{\n", expr::text(cond, naming)));
+                host_code(then, launches, naming, check, place, &inner, helpers, out);
+                if let Some(e) = els {
+                    out.push_str(&format!("{indent}}} else {{\n"));
+                    host_code(e, launches, naming, check, place, &inner, helpers, out);
+                }
+                out.push_str(&format!("{indent}}}\n"));
+            }
+            Host::Launch(k) => {
+                let Some(Launch {
+                    name,
+                    grid,
+                    block,
+                    args,
+                }) = launches.get(*k)
+                else {
+                    continue;
+                };
+                out.push_str(&format!(
+                    "{indent}FT_LAUNCH({name}, dim3({}, {}), dim3({}, {}), 0, {});\n{indent}{check}(cudaGetLastError(), \"{place}\");\n",
+                    grid[0],
+                    grid[1],
+                    block[0],
+                    block[1],
+                    args.join(", ")
+                ));
+            }
+        }
+    }
+}
+
+/// The device buffers' setup (sizes, allocation, copies in) and teardown
+/// (copies out, freeing), one C line each.
+fn buffers(
+    cuda: &CudaRegion,
+    naming: &Naming,
+    check: &str,
+    place: &str,
+    helpers: &mut BTreeSet<Helper>,
+) -> (Vec<String>, Vec<String>) {
+    let d = cuda.device;
+    let (mut setup, mut teardown) = (Vec::new(), Vec::new());
+    for (k, a) in d.arrays.iter().enumerate() {
+        let (ptr, lo, n, t) = (d.pointer(k), d.first(k), d.count(k), &a.element);
+        let data = &a.data;
+        let base = match a.rank {
+            0 => format!("&{data}"),
+            _ => data.clone(),
+        };
+        let sub = |times: usize| format!("{data}{}", "[0]".repeat(times));
+        setup.push(format!(
+            "/* '{data}' on the device: the elements the region touches{}{} */",
+            if a.copy_in { ", copied in" } else { "" },
+            if a.copy_out { ", copied out" } else { "" },
+        ));
+        for s in 0..a.rank.saturating_sub(1) {
+            setup.push(format!(
+                "const long long {} = (long long)(sizeof({}) / sizeof({}));",
+                d.stride(k, s),
+                sub(s + 1),
+                sub(a.rank)
+            ));
+        }
+        let mut linear = |which: usize| -> String {
+            let terms: Vec<String> = a
+                .bounds
+                .iter()
+                .enumerate()
+                .map(|(s, b)| {
+                    let e = if which == 0 { &b.0 } else { &b.1 };
+                    e.helpers(naming.wide, helpers);
+                    let x = format!("(long long)({})", expr::text(e, naming));
+                    match s + 1 == a.rank {
+                        true => x,
+                        false => format!("{x} * {}", d.stride(k, s)),
+                    }
+                })
+                .collect();
+            match terms.is_empty() {
+                true => "0".to_string(),
+                false => terms.join(" + "),
+            }
+        };
+        let (first, last) = match a.touched {
+            true => (linear(0), linear(1)),
+            false => ("0".to_string(), "-1".to_string()),
+        };
+        setup.push(format!("const long long {lo} = {first};"));
+        setup.push(format!("const long long {n} = {last} - {lo} + 1;"));
+        setup.push(format!("{t} *{ptr} = 0;"));
+        setup.push(format!("if ({n} > 0) {{"));
+        setup.push(format!(
+            "{INDENT}{check}(cudaMalloc((void **)&{ptr}, (size_t){n} * sizeof({t})), \"{place}\");"
+        ));
+        if a.copy_in {
+            setup.push(format!(
+                "{INDENT}{check}(cudaMemcpy({ptr}, (const {t} *)({base}) + {lo}, (size_t){n} * sizeof({t}), cudaMemcpyHostToDevice), \"{place}\");"
+            ));
+        }
+        setup.push("}".to_string());
+        if a.copy_out {
+            teardown.push(format!(
+                "if ({n} > 0) {check}(cudaMemcpy(({t} *)({base}) + {lo}, {ptr}, (size_t){n} * sizeof({t}), cudaMemcpyDeviceToHost), \"{place}\");"
+            ));
+        }
+        teardown.push(format!("{check}(cudaFree({ptr}), \"{place}\");"));
+    }
+    (setup, teardown)
+}
+
+/// `s` as the contents of a C string literal.
+fn c_string(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '?' => out.push_str("\\?"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::c_string;
+
+    #[test]
+    fn places_are_safe_in_string_literals() {
+        assert_eq!(c_string("a\"b\\c.c:3"), "a\\\"b\\\\c.c:3");
+        assert_eq!(c_string("x??/y"), "x\\?\\?/y");
+    }
+}
