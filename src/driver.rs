@@ -833,6 +833,7 @@ fn compile_region_as_asked(
         warnings,
         &format!("{}  ", region.indent),
         built,
+        renamed.as_ref().map_or(&[][..], |r| &r.shadows),
     )?;
     record_mdg(opts, shared, region, Some(&lowered.grouping), None)?;
     shared
@@ -854,6 +855,10 @@ fn compile_region_as_asked(
     }
     schedule.extend(guard_note(shared.guard));
     let (line, _) = program.file.line_col(region.pragma_span.start);
+    // CUDA's shadow copies live on the device only.
+    if opts.target == Target::Cuda {
+        shadows.clear();
+    }
     templates.region(&RegionParts {
         kind: region_kind(region),
         input: &program.file.path,

@@ -45,6 +45,7 @@ pub fn report(place: &str, reports: &[KernelReport]) -> String {
             map::Spread::Single => "one thread",
             map::Spread::Threads1 => "parallel loop over x",
             map::Spread::Threads2 => "loops over y and x",
+            map::Spread::Inner2 => "inner two loops over y and x, the outer one per thread",
             map::Spread::Blocks1 => "overlapped tiles over blocks (x), stages over threads",
             map::Spread::Blocks2 => "overlapped tiles over blocks (y, x), stages over threads",
         };

@@ -71,7 +71,9 @@ impl Modelled {
 /// overlapped groups are split in halves (down to two stages); a loop chain
 /// that asks for wavefronts gets serial tile loops instead. When nothing
 /// simpler is left, the region is refused with a diagnostic.
-/// `built`: the region's model and dependences when they were built already.
+/// `built`: the region's model and dependences when they were built already;
+/// `shadows`: the copies of arrays the region updates in place (CUDA places
+/// them on the device).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn lower(
     opts: &Options,
@@ -84,6 +86,7 @@ pub(super) fn lower(
     warnings: &mut Vec<Diagnostic>,
     indent: &str,
     built: Option<Built>,
+    shadows: &[Shadow],
 ) -> Result<Lowered> {
     let Built { ctx, model, deps } = match built {
         Some(b) => b,
@@ -98,7 +101,13 @@ pub(super) fn lower(
     let all = deps.all()?;
     // The CUDA target's device buffers: from the region's accesses, once.
     let device = match opts.target {
-        Target::Cuda => Some(DeviceData::plan(region, &model, names, &naming.helper)?),
+        Target::Cuda => Some(DeviceData::plan(
+            region,
+            &model,
+            names,
+            &naming.helper,
+            shadows,
+        )?),
         Target::C => None,
     };
     let (line, _) = program.file.line_col(region.pragma_span.start);

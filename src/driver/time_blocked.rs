@@ -143,6 +143,7 @@ pub(super) fn compile_time_blocked(
         warnings,
         &indent,
         None,
+        &[],
     )?;
     let rest_opts = Options {
         overlap: None,
@@ -160,6 +161,7 @@ pub(super) fn compile_time_blocked(
         warnings,
         &indent,
         None,
+        &[],
     )?;
     record_mdg(
         opts,

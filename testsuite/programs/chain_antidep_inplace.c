@@ -16,8 +16,6 @@
  *
  * flextile-test: args: 100 | 5 | 3 | 2 | 1 | 33 | 1000
  * flextile-test: options: default | --tile | --tile --tile-sizes 8 | --tile --tile-sizes 3 | --no-openmp | --rectangle | --scalene | --rectangle --tile-sizes 8 | --scalene --tile-sizes 3
- * flextile-test: cuda-refused: on the device: its declaration is not known
- * flextile-test: cuda-refused-options: --rectangle | --scalene | --rectangle --tile-sizes 8 | --scalene --tile-sizes 3
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,8 +17,6 @@
  *
  * flextile-test: args: 20 3 2 | 5 9 1 | 33 0 3 | 1 0 1 | 100 17 4 | 8 7 2 | 40 5 0
  * flextile-test: options: default | --tile | --tile --tile-sizes 4 | -std=c99 | --tile --assume "K >= 0" | --rectangle | --scalene --tile-sizes 4
- * flextile-test: cuda-refused: on the device: its declaration is not known
- * flextile-test: cuda-refused-options: --rectangle | --scalene --tile-sizes 4
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,8 +15,6 @@
  *
  * flextile-test: args: 20 30 | 5 3 | 3 3 | 1 1 | 2 9 | 47 33
  * flextile-test: options: default | --rectangle | --scalene | --rectangle --no-inline | --scalene --no-openmp | --rectangle --tile-sizes 4,8 | --tile
- * flextile-test: cuda-refused: on the device: its declaration is not known
- * flextile-test: cuda-refused-options: --rectangle | --scalene | --rectangle --tile-sizes 4,8
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,8 +14,6 @@
  *
  * flextile-test: args: 20 5 | 5 3 | 33 4 | 3 2 | 2 1 | 1 1 | 50 2
  * flextile-test: options: default | --tile | --tile --tile-sizes 8,8 | --tile --tile-sizes 7,5 | --tile --tile-sizes 16,4 | --tile --tile-sizes 1 | --rectangle | --scalene | --rectangle --tile-sizes 7,5 | --scalene --tile-sizes 8,8 | --scalene --overlap-dims 0 --tile-sizes 4,4
- * flextile-test: cuda-refused: on the device: its declaration is not known
- * flextile-test: cuda-refused-options: --rectangle | --scalene | --rectangle --tile-sizes 7,5 | --scalene --tile-sizes 8,8 | --scalene --overlap-dims 0 --tile-sizes 4,4
  */
 #include <stdio.h>
 #include <stdlib.h>

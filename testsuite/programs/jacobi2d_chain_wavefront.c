@@ -17,8 +17,6 @@
  *
  * flextile-test: args: 20 5 | 5 3 | 33 4 | 3 2 | 2 1 | 1 1 | 50 2
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,4 | --tile --tile-sizes 7,5 | --rectangle --tile-sizes 4,4 | --scalene --tile-sizes 7,5
- * flextile-test: cuda-refused: on the device: its declaration is not known
- * flextile-test: cuda-refused-options: --rectangle --tile-sizes 4,4 | --scalene --tile-sizes 7,5
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,8 +16,6 @@
  *
  * flextile-test: args: 20 17 | 3 3 | 4 5 | 64 40 | 9 33
  * flextile-test: options: default | --tile | --rectangle | --scalene | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 5,7 | --rectangle --tile-sizes 1,1 | --scalene --overlap-dims 0 --tile-sizes 4,8 | --rectangle --overlap-dims 1 --tile-sizes 8,4
- * flextile-test: cuda-refused: on the device: its declaration is not known
- * flextile-test: cuda-refused-options: --rectangle | --scalene | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 5,7 | --rectangle --tile-sizes 1,1 | --scalene --overlap-dims 0 --tile-sizes 4,8 | --rectangle --overlap-dims 1 --tile-sizes 8,4
  */
 #include <stdio.h>
 #include <stdlib.h>

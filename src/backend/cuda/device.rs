@@ -15,7 +15,10 @@
 //! Copies: in, for a variable the region reads, or writes and the program
 //! reads afterwards (the box holds elements the region does not write);
 //! out, for a variable written that is not a temporary. A temporary the
-//! region only writes is never copied.
+//! region only writes is never copied, nor is a shadow copy (an array that
+//! overlapped tiling updates in place is written to a copy, copied back
+//! inside the region): it has the array's layout and lives on the device
+//! only.
 
 use crate::backend::alias::box_bounds;
 use crate::backend::ast::AstReader;
@@ -26,12 +29,17 @@ use crate::model::expr::Expr;
 use crate::model::isl_ext::{ast_expr_from_pw_aff, isl_err};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::{AccessKind, Region};
+use crate::transform::shadow::Shadow;
 
 /// One variable's device buffer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeviceArray {
-    /// The C variable.
+    /// The data set (the C variable, or a shadow copy of one).
     pub data: String,
+    /// The C variable whose layout the buffer has: `data`, or for a shadow
+    /// copy (overlapped tiling of an array updated in place) the array it
+    /// copies. A shadow lives on the device only.
+    pub host: String,
     /// The C type of its elements.
     pub element: String,
     /// Its subscripts (0 for a scalar).
@@ -65,7 +73,14 @@ impl DeviceData {
         model: &RegionModel,
         names: &Names,
         prefix: &str,
+        shadows: &[Shadow],
     ) -> Result<DeviceData> {
+        let shadow_of = |d: &str| {
+            shadows
+                .iter()
+                .find(|s| s.name == d)
+                .map(|s| s.array.clone())
+        };
         let touched = model.touched_sets()?;
         let reader = AstReader::new(names);
         let mut arrays: Vec<DeviceArray> = Vec::new();
@@ -96,7 +111,8 @@ impl DeviceData {
                         ),
                     )
                 };
-                let storage = region.storage.get(&a.data).copied().flatten();
+                let host = shadow_of(&a.data).unwrap_or_else(|| a.data.clone());
+                let storage = region.storage.get(&host).copied().flatten();
                 match storage {
                     Some(st) if st.levels == a.index.len() => {}
                     Some(st) => {
@@ -135,6 +151,7 @@ impl DeviceData {
                 }
                 arrays.push(DeviceArray {
                     data: a.data.clone(),
+                    host,
                     element: element.clone(),
                     rank: a.index.len(),
                     bounds,
@@ -144,7 +161,8 @@ impl DeviceData {
                 });
             }
         }
-        let temporary = |d: &str| region.temporaries.iter().any(|t| t.name == d);
+        let temporary =
+            |d: &str| region.temporaries.iter().any(|t| t.name == d) || shadow_of(d).is_some();
         for d in &mut arrays {
             // The box's other elements go back unchanged.
             d.copy_in |= d.copy_out && !temporary(&d.data);

@@ -63,6 +63,10 @@ pub enum Spread {
     Threads1,
     /// Its loop along `y`, the loop inside it along `x`.
     Threads2,
+    /// Its loop serial in each thread, the two independent loops nested in
+    /// it along `y` and `x` (the innermost two of three: adjacent threads
+    /// touch adjacent elements, as for an image's channels, rows, columns).
+    Inner2,
     /// Its (tile) loop over the grid's blocks along `x`; one tile per block.
     Blocks1,
     /// Its tile loop over the blocks along `y`, the tile loop inside it
@@ -122,18 +126,20 @@ fn sequence(nodes: Vec<Node>, kernels: &mut Vec<Kernel>) -> Result<Vec<Host>> {
                 body,
                 ..
             } => {
-                let two = matches!(
+                let two = matches!(body.as_slice(), [m] if independent_loop(m));
+                let three = matches!(
                     body.as_slice(),
-                    [Node::For { parallel, simd, independent, .. }] if *parallel || *simd || *independent
+                    [Node::For { body: inner, .. }] if two && matches!(inner.as_slice(), [k] if independent_loop(k))
                 );
                 let tiles = body.iter().any(holds_tiles);
                 host.push(Host::Launch(kernels.len()));
                 kernels.push(Kernel {
-                    spread: match (tiles, two) {
-                        (false, false) => Spread::Threads1,
-                        (false, true) => Spread::Threads2,
-                        (true, false) => Spread::Blocks1,
-                        (true, true) => Spread::Blocks2,
+                    spread: match (tiles, two, three) {
+                        (false, _, true) => Spread::Inner2,
+                        (false, false, _) => Spread::Threads1,
+                        (false, true, _) => Spread::Threads2,
+                        (true, false, _) => Spread::Blocks1,
+                        (true, true, _) => Spread::Blocks2,
                     },
                     body: vec![Node::For {
                         iter,
@@ -189,6 +195,12 @@ pub fn holds_tiles(n: &Node) -> bool {
             }
         )
     })
+}
+
+/// Whether `n` is a loop that carries no dependence (marked parallel,
+/// SIMD or independent).
+fn independent_loop(n: &Node) -> bool {
+    matches!(n, Node::For { parallel, simd, independent, .. } if *parallel || *simd || *independent)
 }
 
 /// Whether `n` is or holds a loop marked parallel.
@@ -305,5 +317,38 @@ mod tests {
                 ..
             }]
         ));
+    }
+
+    /// Three nested loops without dependences (an image's channels, rows,
+    /// columns): the inner two go to y and x, the outer one runs in each
+    /// thread; when the middle one carries a dependence, only the outer one
+    /// is spread.
+    #[test]
+    fn the_innermost_two_independent_loops_are_spread() {
+        let image = vec![lp(
+            0,
+            true,
+            false,
+            vec![lp(1, false, false, vec![lp(2, false, true, vec![stmt()])])],
+        )];
+        let (_, kernels) = map(image).expect("maps");
+        assert_eq!(
+            kernels[0].spread,
+            Spread::Threads1,
+            "rows carry a dependence"
+        );
+        let mut image = lp(
+            0,
+            true,
+            false,
+            vec![lp(1, false, false, vec![lp(2, false, true, vec![stmt()])])],
+        );
+        if let Node::For { body, .. } = &mut image {
+            if let Node::For { independent, .. } = &mut body[0] {
+                *independent = true;
+            }
+        }
+        let (_, kernels) = map(vec![image]).expect("maps");
+        assert_eq!(kernels[0].spread, Spread::Inner2, "channels, rows, columns");
     }
 }

@@ -111,9 +111,28 @@ pub fn print_region(
         let block = match kernel.spread {
             Spread::Single => [1, 1],
             Spread::Threads1 => [cuda.block[0] * cuda.block[1], 1],
-            Spread::Threads2 | Spread::Blocks1 | Spread::Blocks2 => cuda.block,
+            Spread::Threads2 | Spread::Inner2 | Spread::Blocks1 | Spread::Blocks2 => cuda.block,
         };
         match (kernel.spread, kernel.body.as_slice()) {
+            (Spread::Inner2, [l @ Node::For { body: inner, .. }]) => {
+                let Node::For {
+                    iter,
+                    init,
+                    cond,
+                    inc,
+                    ..
+                } = l
+                else {
+                    return Err(Error::internal("a kernel loop that is not one"));
+                };
+                let header = expr::for_header(iter, init, cond, inc, naming);
+                body.push_str(&format!("{INDENT}{header}\n"));
+                let indent = format!("{INDENT}{INDENT}");
+                for m in inner {
+                    spread_loop(m, Spread::Threads2, &printer, naming, &indent, &mut body)?;
+                }
+                body.push_str(&format!("{INDENT}}}\n"));
+            }
             (Spread::Threads1 | Spread::Threads2, [Node::For { .. }]) => spread_loop(
                 &kernel.body[0],
                 kernel.spread,
@@ -136,6 +155,7 @@ pub fn print_region(
             Spread::Single => "one thread (no parallel loop)",
             Spread::Threads1 => "a parallel loop over the grid's threads",
             Spread::Threads2 => "two loops without dependences over the grid's y and x",
+            Spread::Inner2 => "the innermost two of three loops without dependences over the grid's y and x, the outer one in each thread",
             Spread::Blocks1 => "overlapped tiles over the grid's blocks, a tile's stages over the block's threads",
             Spread::Blocks2 => "overlapped tiles over the grid's blocks (y and x), a tile's stages over the block's threads",
         };
@@ -537,22 +557,37 @@ fn grid(kernel: &Kernel, block: [u32; 2], naming: &Naming, prefix: &str) -> [Str
         None => "1".to_string(),
     };
     match (kernel.spread, kernel.body.as_slice()) {
-        (Spread::Threads1, [outer]) => [blocks(trip(outer, None, naming), block[0]), "1".into()],
-        (Spread::Blocks1, [outer]) => [blocks(trip(outer, None, naming), 1), "1".into()],
+        (Spread::Threads1, [outer]) => [blocks(trip(outer, &[], naming), block[0]), "1".into()],
+        (Spread::Blocks1, [outer]) => [blocks(trip(outer, &[], naming), 1), "1".into()],
         (Spread::Blocks2, [outer @ Node::For { iter, body, .. }]) => {
             let inner = match body.as_slice() {
-                [m] => trip(m, Some(iter), naming),
+                [m] => trip(m, &[iter], naming),
                 _ => None,
             };
             let x = match inner {
                 Some(t) => blocks(Some(t), 1),
                 None => "8".to_string(),
             };
-            [x, blocks(trip(outer, None, naming), 1)]
+            [x, blocks(trip(outer, &[], naming), 1)]
         }
+        (Spread::Inner2, [Node::For { iter: l, body, .. }]) => match body.as_slice() {
+            [m @ Node::For {
+                iter, body: inner, ..
+            }] => {
+                let x = match inner.as_slice() {
+                    [k] => trip(k, &[l, iter], naming),
+                    _ => None,
+                };
+                let x = x.map_or("8".to_string(), |t| blocks(Some(t), block[0]));
+                let y =
+                    trip(m, &[l], naming).map_or("8".to_string(), |t| blocks(Some(t), block[1]));
+                [x, y]
+            }
+            _ => ["1".into(), "1".into()],
+        },
         (Spread::Threads2, [outer @ Node::For { iter, body, .. }]) => {
             let inner = match body.as_slice() {
-                [m] => trip(m, Some(iter), naming),
+                [m] => trip(m, &[iter], naming),
                 _ => None,
             };
             // The inner loop's bounds may depend on the outer counter: a few
@@ -561,16 +596,16 @@ fn grid(kernel: &Kernel, block: [u32; 2], naming: &Naming, prefix: &str) -> [Str
                 Some(t) => blocks(Some(t), block[0]),
                 None => "8".to_string(),
             };
-            [x, blocks(trip(outer, None, naming), block[1])]
+            [x, blocks(trip(outer, &[], naming), block[1])]
         }
         _ => ["1".into(), "1".into()],
     }
 }
 
 /// The number of iterations of loop `n` as a host expression, when its
-/// condition is `counter <= e` or `counter < e` and its bounds do not
-/// mention `outer`.
-fn trip(n: &Node, outer: Option<&LoopExpr>, naming: &Naming) -> Option<String> {
+/// condition is `counter <= e` or `counter < e` and its bounds mention none
+/// of the kernel's own counters `inside`.
+fn trip(n: &Node, inside: &[&LoopExpr], naming: &Naming) -> Option<String> {
     let Node::For {
         iter,
         init,
@@ -590,15 +625,14 @@ fn trip(n: &Node, outer: Option<&LoopExpr>, naming: &Naming) -> Option<String> {
     if **c != *iter {
         return None;
     }
-    if let Some(o) = outer {
-        let (mut used, mut names) = (BTreeSet::new(), BTreeSet::new());
-        uses(init, &mut used, &mut names);
-        uses(e, &mut used, &mut names);
-        if let LoopExpr::Counter(oc) = o {
-            if used.contains(oc) {
-                return None;
-            }
-        }
+    let (mut used, mut names) = (BTreeSet::new(), BTreeSet::new());
+    uses(init, &mut used, &mut names);
+    uses(e, &mut used, &mut names);
+    if inside
+        .iter()
+        .any(|o| matches!(o, LoopExpr::Counter(c) if used.contains(c)))
+    {
+        return None;
     }
     let (e, init) = (expr::operand(e, naming), expr::operand(init, naming));
     let span = match op {
@@ -697,14 +731,16 @@ fn buffers(
     let (mut setup, mut teardown) = (Vec::new(), Vec::new());
     for (k, a) in d.arrays.iter().enumerate() {
         let (ptr, lo, n, t) = (d.pointer(k), d.first(k), d.count(k), &a.element);
-        let data = &a.data;
+        // Sizes come from the host variable (a shadow's array).
+        let data = &a.host;
         let base = match a.rank {
             0 => format!("&{data}"),
             _ => data.clone(),
         };
         let sub = |times: usize| format!("{data}{}", "[0]".repeat(times));
         setup.push(format!(
-            "/* '{data}' on the device: the elements the region touches{}{} */",
+            "/* '{}' on the device: the elements the region touches{}{} */",
+            a.data,
             if a.copy_in { ", copied in" } else { "" },
             if a.copy_out { ", copied out" } else { "" },
         ));
