@@ -91,7 +91,7 @@ static void camera_pipe(int R, int C, const int16_t *img_buf, const float *matri
 #pragma omplc loopchain schedule() \
     temporary(denoised, deint, g_gr, g_gb, g_r, g_b, r_r, b_b, r_gr, r_gb, r_b, \
       b_r, b_gr, b_gb, redX2, redX1, blueX2, blueX1, greenX2, greenX1, red, blue, \
-      green, matrix, corr, curve)
+      green, corr, curve)
   {
     /* 1: denoised = img clamped to [min, max] of its 4 neighbours at distance 2 */
 #pragma omplc for domain(8:2*h+5, 12:2*v+5) with (x, y) \

@@ -763,12 +763,6 @@ fn compile_region_as_asked(
         _ => false,
     };
     if opts.overlap.is_some() && matches!(region.kind, RegionKind::Scop) && time_loop {
-        if opts.target == Target::Cuda {
-            return Err(Error::at(
-                region.pragma_span,
-                "overlapped tiling of a time loop (time blocks) has no CUDA mapping yet; for CUDA use --tile or no tiling option",
-            ));
-        }
         return time_blocked::compile_time_blocked(opts, shared, region, helpers, warnings);
     }
     // Overlapping tiles must not overwrite what their neighbours still read:
@@ -834,6 +828,7 @@ fn compile_region_as_asked(
         &format!("{}  ", region.indent),
         built,
         renamed.as_ref().map_or(&[][..], |r| &r.shadows),
+        "",
     )?;
     record_mdg(opts, shared, region, Some(&lowered.grouping), None)?;
     shared

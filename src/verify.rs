@@ -254,12 +254,26 @@ fn compare(a: &Output, b: &Output) -> Outcome {
         Some(s) => format!("'{}'", String::from_utf8_lossy(s)),
         None => "(no such line)".to_string(),
     };
-    Outcome::Different(format!(
+    let mut msg = format!(
         "standard output differs first at line {}:\n  original: {}\n  flextile: {}",
         k + 1,
         show(&la),
         show(&lb)
-    ))
+    );
+    if a.status.code() != b.status.code() {
+        // The output stopped (a CUDA error, a gather outside its buffer):
+        // what it said.
+        msg.push_str(&format!(
+            "\n  the original exits with {}, the output with {}",
+            a.status, b.status
+        ));
+        let err = String::from_utf8_lossy(&b.stderr);
+        let lines: Vec<&str> = err.lines().collect();
+        for l in &lines[lines.len().saturating_sub(3)..] {
+            msg.push_str(&format!("\n  output's stderr: {l}"));
+        }
+    }
+    Outcome::Different(msg)
 }
 
 #[cfg(test)]
@@ -292,5 +306,19 @@ mod tests {
             compare(&out("a\n", 0), &out("a\n", 3)),
             Outcome::Different(_)
         ));
+    }
+
+    #[test]
+    fn an_output_that_stops_shows_its_last_words() {
+        let mut stopped = out("", 1);
+        stopped.stderr = b"x.c:3: error: boom\n".to_vec();
+        let Outcome::Different(d) = compare(&out("a\n", 0), &stopped) else {
+            panic!("same");
+        };
+        assert!(
+            d.contains("the output with exit status: 1")
+                && d.contains("stderr: x.c:3: error: boom"),
+            "{d}"
+        );
     }
 }

@@ -543,6 +543,40 @@ fn cuda_overlapped_tiles_live_in_shared_memory() {
     );
 }
 
+/// Gathers: a true array read only at data-dependent indices (`TAB`), and a
+/// pointer read at them (`a`, its other accesses bounded by `n`).
+const GATHERS: &str = "#include <stdio.h>\n#include <stdlib.h>\n\nstatic double TAB[8], G[64];\nstatic int IDX[64];\n\nstatic void lookup(void)\n{\n#pragma scop\n  for (int i = 0; i < 64; i++)\n    G[i] = TAB[IDX[i] & 7] * 2.0;\n#pragma endscop\n}\n\nstatic void gather(int n, double *restrict a, double *restrict b, const int *restrict idx)\n{\n#pragma scop\n  for (int i = 0; i < n; i++)\n    a[i] = a[i] * 2.0;\n  for (int i = 0; i < n; i++)\n    b[i] = a[idx[i]];\n#pragma endscop\n}\n\nint main(int argc, char **argv)\n{\n  int n = 64, far = argc > 1 ? atoi(argv[1]) : 0;\n  double *a = malloc(sizeof(double) * 2 * n), *b = malloc(sizeof(double) * n);\n  int *idx = malloc(sizeof(int) * n);\n  for (int i = 0; i < 2 * n; i++) a[i] = i;\n  for (int i = 0; i < 8; i++) TAB[i] = 0.5 * i;\n  for (int i = 0; i < n; i++) { idx[i] = (i * 7) % n + far; IDX[i] = i * 5; }\n  lookup();\n  gather(n, a, b, idx);\n  for (int i = 0; i < n; i++) printf(\"%g %g\\n\", G[i], b[i]);\n  free(a); free(b); free(idx);\n  return 0;\n}\n";
+
+/// CUDA output of data-dependent subscripts: the true array read only by
+/// gathers gets its declared size on the device, the pointer the box of
+/// the region's other accesses; every gather is checked against its
+/// buffer, and one outside it (valid C here: inside the allocation) stops
+/// the program with the region's place rather than read other memory.
+#[test]
+fn cuda_gathers_are_checked_against_their_buffers() {
+    let d = dir("cuda_gathers");
+    fs::write(d.join("in.c"), GATHERS).expect("in.c");
+    let o = flextile(&d, &["in.c", "-o", "out.cu", "--verify"]);
+    let out = stdout(&o);
+    assert!(
+        o.status.success() && out.contains("identical"),
+        "{out}{}",
+        stderr(&o)
+    );
+    let cu = fs::read_to_string(d.join("out.cu")).expect("out.cu");
+    assert!(cu.contains("sizeof(TAB) / sizeof(TAB[0])"), "{cu}");
+    assert_eq!(cu.matches("ft_gather((long long)").count(), 2, "{cu}");
+    let o = flextile(&d, &["in.c", "-o", "out.cu", "--verify", "--", "64"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("DIFFERENT")
+            && out.contains("in.c:17: error: a data-dependent subscript reached outside"),
+        "{out}"
+    );
+    let _ = fs::remove_dir_all(&d);
+}
+
 /// A chain of three nests: `T` (a temporary) point-wise from `A`, read at
 /// three points by `B`, and `C` (live-out) read by `D`.
 const INLINABLE: &str = "void f(int N, float A[N], float T[N], float B[N], float C[N], float D[N])\n{\n#pragma omplc loopchain schedule() temporary(T)\n  {\n#pragma omplc for domain(0:N-1) with (i) read A {(i)}, write T {(i)}\n    for (int i = 0; i <= N - 1; i++)\n      T[i] = A[i] * 0.5;\n#pragma omplc for domain(1:N-2) with (i) read T {(i-1),(i),(i+1)}, write B {(i)}\n    for (int i = 1; i <= N - 2; i++)\n      B[i] = T[i-1] + T[i] + T[i+1];\n#pragma omplc for domain(0:N-1) with (i) read A {(i)}, write C {(i)}\n    for (int i = 0; i <= N - 1; i++)\n      C[i] = A[i] + 1;\n#pragma omplc for domain(0:N-1) with (i) read C {(i)}, write D {(i)}\n    for (int i = 0; i <= N - 1; i++)\n      D[i] = C[i] * 2;\n  }\n}\n";

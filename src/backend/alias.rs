@@ -202,20 +202,29 @@ pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guar
 pub fn box_bounds(set: &Set, rank: usize) -> Result<Option<Vec<(PwAff, PwAff)>>> {
     let mut out = Vec::new();
     for d in 0..rank {
-        let d = i32::try_from(d).map_err(|_| Error::internal("too many subscripts"))?;
-        // isl fails ("unbounded optimum") or gives NaN where a bound is infinite.
-        let (Ok(lo), Ok(hi)) = (
-            set.copy().map_err(isl_err)?.dim_min(d),
-            set.copy().map_err(isl_err)?.dim_max(d),
-        ) else {
+        let Some(b) = dim_bounds(set, d)? else {
             return Ok(None);
         };
-        if lo.involves_nan().map_err(isl_err)? || hi.involves_nan().map_err(isl_err)? {
-            return Ok(None);
-        }
-        out.push((lo, hi));
+        out.push(b);
     }
     Ok(Some(out))
+}
+
+/// The smallest and largest value of dimension `d` of `set` as functions
+/// of the parameters; `None` where one has no bound.
+pub fn dim_bounds(set: &Set, d: usize) -> Result<Option<(PwAff, PwAff)>> {
+    let d = i32::try_from(d).map_err(|_| Error::internal("too many subscripts"))?;
+    // isl fails ("unbounded optimum") or gives NaN where a bound is infinite.
+    let (Ok(lo), Ok(hi)) = (
+        set.copy().map_err(isl_err)?.dim_min(d),
+        set.copy().map_err(isl_err)?.dim_max(d),
+    ) else {
+        return Ok(None);
+    };
+    if lo.involves_nan().map_err(isl_err)? || hi.involves_nan().map_err(isl_err)? {
+        return Ok(None);
+    }
+    Ok(Some((lo, hi)))
 }
 
 /// The guard as C, for the templates.

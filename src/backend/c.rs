@@ -71,6 +71,10 @@ pub trait DataAccess {
         iterators: &[String],
         values: &[String],
     ) -> String;
+
+    /// The element `data[subscripts]` read or written at a data-dependent
+    /// index (a gather), each subscript as C text.
+    fn gather(&self, data: &str, subscripts: &[String]) -> String;
 }
 
 impl<'a> CPrinter<'a> {
@@ -254,14 +258,25 @@ impl CPrinter<'_> {
             return Ok(());
         }
         let scoped = |data: &str| self.storage.and_then(|p| p.scope_buffer(data));
-        let text = match s.analysed() {
+        // A back end that respells the user's data respells every access
+        // (gathers too); C redirects the accesses of analysable bodies only.
+        let accesses = match self.data {
+            Some(_) => s.spelled(),
+            None => s.analysed(),
+        };
+        let text = match accesses {
             Some(analysed)
                 if group.is_some()
                     || self.data.is_some()
                     || analysed.iter().any(|a| scoped(&a.data).is_some()) =>
             {
-                s.body.instantiate_with(&iters, &mut |k| {
+                s.body.instantiate_with(&iters, &mut |k, subscripts| {
                     let a = analysed.get(k)?;
+                    if !subscripts.is_empty() {
+                        // No scratchpad holds data a gathering (not
+                        // analysable) body accesses (`storage::plan`).
+                        return self.data.map(|d| d.gather(&a.data, subscripts));
+                    }
                     let sp = group
                         .and_then(|g| g.buffer(&a.data))
                         .or_else(|| scoped(&a.data));

@@ -11,6 +11,7 @@ pub mod device;
 pub mod map;
 pub mod print;
 
+use crate::model::storage::StoragePlan;
 use print::KernelReport;
 
 /// Threads per block along `x` and `y` when `--block-sizes` is not given: a
@@ -37,6 +38,28 @@ pub fn default_tile_sizes(depth: usize) -> Vec<i64> {
         .collect()
 }
 
+/// Whether every overlapped tile's scratchpads in `plan` fit
+/// [`SHARED_BYTES`] (a tile whose size is not constant counts as fitting:
+/// the printer refuses it with its own message).
+pub fn fits_shared(plan: &StoragePlan) -> bool {
+    (0..plan.groups.len()).all(|g| {
+        plan.tile_bytes(g, u64::MAX / 4)
+            .is_none_or(|b| b <= SHARED_BYTES)
+    })
+}
+
+/// The next smaller default tile sizes: the outermost size above 1 halved
+/// (the innermost, a warp's width along `x`, last); `false` when all are 1.
+pub fn shrink_tile_sizes(sizes: &mut [i64]) -> bool {
+    match sizes.iter_mut().find(|s| **s > 1) {
+        Some(s) => {
+            *s = (*s / 2).max(1);
+            true
+        }
+        None => false,
+    }
+}
+
 /// The `--report` lines of the kernels of the region at `place` (`file:line`).
 pub fn report(place: &str, reports: &[KernelReport]) -> String {
     let mut s = format!("{place}: CUDA, {} kernel(s)\n", reports.len());
@@ -58,4 +81,22 @@ pub fn report(place: &str, reports: &[KernelReport]) -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shrink_tile_sizes;
+
+    #[test]
+    fn default_sizes_shrink_outermost_first() {
+        let mut s = vec![4, 8, 32];
+        let mut seen = Vec::new();
+        while shrink_tile_sizes(&mut s) {
+            seen.push(s.clone());
+        }
+        assert_eq!(seen[0], vec![2, 8, 32]);
+        assert_eq!(seen[1], vec![1, 8, 32]);
+        assert_eq!(seen[2], vec![1, 4, 32]);
+        assert_eq!(seen.last(), Some(&vec![1, 1, 1]));
+    }
 }

@@ -75,6 +75,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/c/team_for.c.tera"),
     ),
     ("helpers", include_str!("../../templates/c/helpers.c.tera")),
+    (
+        "cuda_gather",
+        include_str!("../../templates/cuda/gather.cu.tera"),
+    ),
     ("shadows", include_str!("../../templates/c/shadows.c.tera")),
     (
         "time_blocks",
@@ -245,11 +249,16 @@ impl Templates {
                     Helper::MinLL => "min_ll",
                     Helper::MaxLL => "max_ll",
                     Helper::FloordLL => "floord_ll",
+                    Helper::Gather => "gather",
                 },
             );
+            let template = match h {
+                Helper::Gather => "cuda_gather",
+                _ => "helpers",
+            };
             helpers.push(
                 self.tera
-                    .render("helpers", &c)
+                    .render(template, &c)
                     .map_err(tera_err)?
                     .trim_end()
                     .to_string(),
@@ -405,7 +414,7 @@ pub fn generate_loops(
     tree::helpers(&tree, naming.wide, helpers);
     if let Some(cu) = cuda {
         let (path, line) = (&cu.place, cu.line);
-        let prefix = format!("{}kernel{line}_", naming.helper);
+        let prefix = format!("{}kernel{line}{}_", naming.helper, cu.part);
         let (host, kernels) = cuda::map::map(tree)?;
         let g = cuda::print::print_region(
             &host, &kernels, stages, storage, naming, cu, &prefix, indent, helpers,

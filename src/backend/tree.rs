@@ -129,6 +129,10 @@ pub enum Helper {
     MaxLL,
     /// `ft_floord_ll(n, d)`: [`Helper::Floord`] on `long long`.
     FloordLL,
+    /// CUDA only: `ft_gather(k, n, fault)`, a data-dependent index checked
+    /// against its device buffer, and `ft_gathered(fault, where)`, the
+    /// host's check of the flag it sets.
+    Gather,
 }
 
 impl LoopExpr {

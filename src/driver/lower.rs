@@ -73,7 +73,8 @@ impl Modelled {
 /// simpler is left, the region is refused with a diagnostic.
 /// `built`: the region's model and dependences when they were built already;
 /// `shadows`: the copies of arrays the region updates in place (CUDA places
-/// them on the device).
+/// them on the device); `part`: which part of a region this is, for CUDA's
+/// kernel names (see [`CudaRegion::part`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn lower(
     opts: &Options,
@@ -87,6 +88,7 @@ pub(super) fn lower(
     indent: &str,
     built: Option<Built>,
     shadows: &[Shadow],
+    part: &'static str,
 ) -> Result<Lowered> {
     let Built { ctx, model, deps } = match built {
         Some(b) => b,
@@ -116,6 +118,7 @@ pub(super) fn lower(
         device,
         place: format!("{}:{line}", program.file.path),
         line,
+        part,
         block: opts.block_sizes,
     });
     let mut simpler = Simpler::default();
@@ -316,7 +319,7 @@ fn transform(
         }
         // Overlapped tiling decides shifts and tiles itself: it overrides the pragma's schedule.
         let deepest = max_depth(region);
-        let sizes = opts
+        let mut sizes = opts
             .tile_sizes
             .clone()
             .unwrap_or_else(|| match opts.target {
@@ -324,27 +327,41 @@ fn transform(
                 Target::Cuda => crate::backend::cuda::default_tile_sizes(deepest),
             });
         notes.extend(ignored_sizes(opts, deepest, region, ""));
-        let o = overlapped_tiling(
-            region,
-            names,
-            model,
-            deps,
-            &OverlapSpec {
-                shape,
-                sizes: sizes.clone(),
-                overlap_dims: opts.overlap_dims.clone(),
-                overlap_tolerance: opts.overlap_tolerance,
-                grouping: opts.grouping,
-                max_group: simpler.max_group,
-                isolate_points: !simpler.atomic_points,
-                point_chunk: opts.point_chunk,
-                stack_limit: opts.stack_limit,
-                intra_fusion: opts.intra_fusion,
-                multi_level: opts.multi_level,
-                model: opts.model_spec(),
-            },
-            region.pragma_span,
-        )?;
+        let tile = |sizes: &[i64]| {
+            overlapped_tiling(
+                region,
+                names,
+                model,
+                deps,
+                &OverlapSpec {
+                    shape,
+                    sizes: sizes.to_vec(),
+                    overlap_dims: opts.overlap_dims.clone(),
+                    overlap_tolerance: opts.overlap_tolerance,
+                    grouping: opts.grouping,
+                    max_group: simpler.max_group,
+                    isolate_points: !simpler.atomic_points,
+                    point_chunk: opts.point_chunk,
+                    stack_limit: opts.stack_limit,
+                    intra_fusion: opts.intra_fusion,
+                    multi_level: opts.multi_level,
+                    model: opts.model_spec(),
+                },
+                region.pragma_span,
+            )
+        };
+        let mut o = tile(&sizes)?;
+        // CUDA's default sizes shrink until every tile's scratchpads fit a
+        // thread block's shared memory (sizes the user gave are refused
+        // with their bytes when they do not).
+        while opts.target == Target::Cuda
+            && opts.tile_sizes.is_none()
+            && !crate::backend::cuda::fits_shared(&o.storage)
+            && crate::backend::cuda::shrink_tile_sizes(&mut sizes)
+        {
+            log::info!("overlapped tiles too large for shared memory: trying tile sizes {sizes:?}");
+            o = tile(&sizes)?;
+        }
         // Sizes apply to the innermost loops; the banner shows those used.
         let sizes = &sizes[sizes.len().saturating_sub(deepest)..];
         summary.push(match &opts.overlap_dims {

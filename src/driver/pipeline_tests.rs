@@ -52,6 +52,7 @@ fn stage(k: usize, domain: Vec<Constraint>, accesses: Vec<Access>, body: &str) -
         body: BodyTemplate { pieces },
         analysable: false,
         observed: None,
+        gathered: None,
         time_step: None,
         loop_bounds: None,
     }

@@ -5,8 +5,8 @@
 
 use super::{
     compile_region_as_asked, guard_note, ignored_sizes, lower, macro_values_note, max_depth,
-    record_mdg, shadow_parts, stage_lines, Options, Shared, DEFAULT_TILE_SIZE, DEFAULT_TIME_STEPS,
-    DEFAULT_TIME_STEPS_3D,
+    record_mdg, shadow_parts, stage_lines, Options, Shared, Target, DEFAULT_TILE_SIZE,
+    DEFAULT_TIME_STEPS, DEFAULT_TIME_STEPS_3D,
 };
 use crate::backend::tree::Helper;
 use crate::backend::TimeBlockParts;
@@ -121,8 +121,11 @@ pub(super) fn compile_time_blocked(
     // The steps of a block form one group: the cost model does not choose
     // here (time-block depth and sizes are the options' or the defaults).
     // The model costed the block's steps as one group: they are one.
+    // CUDA's default sizes (none given, none from the model) are the
+    // lowering's own, which shrinks them to fit shared memory.
+    let cuda_defaults = opts.target == Target::Cuda && opts.tile_sizes.is_none() && !from_model;
     let block_opts = Options {
-        tile_sizes: Some(space_sizes.clone()),
+        tile_sizes: (!cuda_defaults).then(|| space_sizes.clone()),
         overlap_dims,
         grouping: match opts.grouping {
             GroupingStrategy::Dp if from_model => GroupingStrategy::TimeBlock,
@@ -132,6 +135,8 @@ pub(super) fn compile_time_blocked(
         ..opts.clone()
     };
     let indent = format!("{}    ", region.indent);
+    // CUDA: the last step's copies live on the device only.
+    let cuda = opts.target == Target::Cuda;
     let blocks = lower(
         &block_opts,
         program,
@@ -143,7 +148,8 @@ pub(super) fn compile_time_blocked(
         warnings,
         &indent,
         None,
-        &[],
+        if cuda { &tb.shadows } else { &[] },
+        "b",
     )?;
     let rest_opts = Options {
         overlap: None,
@@ -162,7 +168,12 @@ pub(super) fn compile_time_blocked(
         &indent,
         None,
         &[],
+        "r",
     )?;
+    shared.kernels.borrow_mut().insert(
+        region.pragma_span.start,
+        format!("{}{}", blocks.kernels, remainder.kernels),
+    );
     record_mdg(
         opts,
         shared,
@@ -205,7 +216,7 @@ pub(super) fn compile_time_blocked(
         full: &full.join(" && "),
         steps,
         rest: &tb.rest,
-        shadows,
+        shadows: if cuda { Vec::new() } else { shadows },
         blocks: blocks.code,
         remainder: remainder.code,
         guard: shared.guard,

@@ -41,7 +41,7 @@ use crate::frontend::cexpr::{referenced_vars, to_expr};
 use crate::frontend::clang::{Cursor, CursorKind, TokenKind, TypeClass};
 use crate::frontend::storage::Declared;
 use crate::model::expr::Expr;
-use crate::model::program::{Access, AccessKind, BodyTemplate, Piece};
+use crate::model::program::{Access, AccessKind, BodyTemplate, Gathered, Piece};
 
 /// Functions without side effects on memory whose calls are analysable.
 const PURE_FUNCTIONS: &[&str] = &[
@@ -132,13 +132,21 @@ pub struct Analysis {
     pub accesses: Vec<Access>,
     /// False when some access could not be expressed exactly.
     pub analysable: bool,
+    /// True when the body spells every access as a hole: `analysable`, or
+    /// not only because some subscripts are data-dependent ([`Expr::Any`]):
+    /// such an access (a *gather*) is then a hole too, its subscripts
+    /// templates where the holes inside them nest. The C back end keeps the
+    /// text of a body that is not analysable; CUDA's respells its gathers.
+    pub spelled: bool,
     /// Errors (iterator assignments, jumps out of the body, and in scop mode
     /// anything whose accesses cannot be seen).
     pub errors: Vec<Diagnostic>,
     /// Array accesses that become [`Piece::Access`] holes, in textual order,
-    /// none inside another (empty unless `analysable`).
+    /// none inside another but in a gather's subscripts (empty unless
+    /// `spelled`).
     pub holes: Vec<AccessHole>,
-    /// Element type of every array accessed (empty unless `analysable`).
+    /// Element type of every array accessed (empty unless `spelled`; the
+    /// region's model takes those of analysable bodies only).
     pub types: BTreeMap<String, String>,
     /// How the variables of [`Analysis::accesses`] are declared (kept also
     /// when the body is not analysable: the alias guard needs them).
@@ -150,7 +158,7 @@ pub struct Analysis {
 }
 
 /// One array access of a body that becomes a [`Piece::Access`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccessHole {
     /// The whole access `A[e1]...[en]`.
     pub span: Span,
@@ -159,6 +167,9 @@ pub struct AccessHole {
     /// True when the access also reads the element it writes (`A[i] += ...`,
     /// `A[i]++`): its text is then the read too.
     pub reads_too: bool,
+    /// A gather's subscripts, outermost first (empty for an access whose
+    /// subscripts are affine).
+    pub subscripts: Vec<Span>,
 }
 
 /// The template of the bytes `span` with iterator holes (as [`template`])
@@ -170,6 +181,7 @@ pub fn template_with_accesses(
     iterators: &[String],
     holes: &[AccessHole],
 ) -> BodyTemplate {
+    let holes_in = holes;
     let mut holes: Vec<&AccessHole> = holes
         .iter()
         .filter(|h| span.start <= h.span.start && h.span.end <= span.end)
@@ -191,10 +203,17 @@ pub fn template_with_accesses(
         }
         let before = template(unit, Span::new(pos, h.span.start), iterators);
         append(&mut pieces, before.pieces);
+        let gather = (!h.subscripts.is_empty()).then(|| {
+            h.subscripts
+                .iter()
+                .map(|sub| template_with_accesses(unit, *sub, iterators, holes_in).pieces)
+                .collect()
+        });
         pieces.push(Piece::Access {
             access: h.access,
             reads_too: h.reads_too,
             text: template(unit, h.span, iterators).pieces,
+            gather,
         });
         pos = h.span.end;
     }
@@ -346,6 +365,7 @@ pub fn analyse(unit: &Unit<'_>, c: Cursor<'_>, span: Span, scope: &BodyScope<'_>
         scope,
         out: Analysis {
             analysable: true,
+            spelled: true,
             ..Analysis::default()
         },
         body_writes,
@@ -364,14 +384,15 @@ pub fn analyse(unit: &Unit<'_>, c: Cursor<'_>, span: Span, scope: &BodyScope<'_>
         }
     }
     let mut out = w.out;
-    if out.analysable {
-        // Outermost first; an access inside another one stays text.
+    if out.spelled {
+        // Outermost first; an access inside another one stays text, but
+        // in a gather's subscripts (`A[B[i]]`), where holes nest.
         out.holes
             .sort_by_key(|h| (h.span.start, std::cmp::Reverse(h.span.end)));
         let mut end = 0;
         out.holes.retain(|h| {
             let keep = h.span.start >= end;
-            if keep {
+            if keep && h.subscripts.is_empty() {
                 end = h.span.end;
             }
             keep
@@ -383,10 +404,22 @@ pub fn analyse(unit: &Unit<'_>, c: Cursor<'_>, span: Span, scope: &BodyScope<'_>
     out
 }
 
+impl Analysis {
+    /// What a body that is spelled but not analysable accesses (see
+    /// [`Analysis::spelled`]).
+    pub fn gathered(&self) -> Option<Gathered> {
+        (self.spelled && !self.analysable).then(|| Gathered {
+            accesses: self.accesses.clone(),
+            types: self.types.clone(),
+        })
+    }
+}
+
 impl<'tu> Walker<'_, 'tu> {
     /// Marks the body not analysable; in scop mode also an error at `at`.
     fn opaque(&mut self, at: Option<Span>, what: &str) {
         self.out.analysable = false;
+        self.out.spelled = false;
         if self.scope.mode == Mode::Scop {
             self.out.errors.push(Diagnostic::error(
                 at.unwrap_or_default(),
@@ -698,6 +731,10 @@ impl<'tu> Walker<'_, 'tu> {
             }
         }
         let affine = !index.contains(&Expr::Any);
+        let subscripts: Option<Vec<Span>> = match affine {
+            true => Some(Vec::new()),
+            false => subs.iter().map(|s| s.span()).collect(),
+        };
         let name = decl.spelling();
         self.out.declared.note(self.unit, &name, decl);
         self.out
@@ -710,14 +747,19 @@ impl<'tu> Walker<'_, 'tu> {
         // one macro argument) can be. One that a macro body writes
         // (`AT(A, i, j)` for `A[i][j]`) is exact for the dependences, but the
         // body cannot be redirected: not analysable.
-        if !self.unit.is_clean(span) {
-            self.out.analysable = false;
-        } else if affine && c.span().is_some() {
-            self.out.holes.push(AccessHole {
+        // A data-dependent subscript is a hole only for back ends that
+        // respell every access (a gather: see `Analysis::spelled`).
+        match (self.unit.is_clean(span), c.span(), subscripts) {
+            (true, Some(_), Some(subscripts)) => self.out.holes.push(AccessHole {
                 span,
                 access,
                 reads_too: role == Role::ReadWrite,
-            });
+                subscripts,
+            }),
+            _ => {
+                self.out.analysable = false;
+                self.out.spelled = false;
+            }
         }
     }
 

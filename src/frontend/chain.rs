@@ -311,7 +311,7 @@ fn nest<'tu>(
     if !analysis.errors.is_empty() {
         return Err(analysis.errors);
     }
-    for (a, t) in &analysis.types {
+    for (a, t) in analysis.types.iter().filter(|_| analysis.analysable) {
         types.entry(a.clone()).or_insert_with(|| t.clone());
     }
     for (v, t) in &analysis.scalars {
@@ -372,6 +372,7 @@ fn nest<'tu>(
         accesses,
         body: template_with_accesses(unit, body_span, &iterators, &analysis.holes),
         analysable: analysis.analysable,
+        gathered: analysis.gathered(),
         observed: analysis.analysable.then_some(analysis.accesses),
         time_step: None,
         loop_bounds: unit.without_freezing(|| loop_bounds(unit, np, &loops, writes)),

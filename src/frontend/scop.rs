@@ -237,7 +237,7 @@ impl<'tu> Builder<'_, 'tu> {
             self.errors.extend(analysis.errors);
             return Vec::new();
         }
-        for (a, t) in &analysis.types {
+        for (a, t) in analysis.types.iter().filter(|_| analysis.analysable) {
             self.data_types
                 .entry(a.clone())
                 .or_insert_with(|| t.clone());
@@ -266,6 +266,7 @@ impl<'tu> Builder<'_, 'tu> {
             span,
             iterators: iters.to_vec(),
             domain: cons.to_vec(),
+            gathered: analysis.gathered(),
             accesses: analysis.accesses,
             body: template_with_accesses(self.unit, span, iters, &analysis.holes),
             analysable: analysis.analysable,
@@ -477,7 +478,8 @@ void f(int n, int *img, int *hist, double *x, double *y) {
         let h = &r.stages[1];
         assert!(!h.analysable);
         assert!(h.analysed().is_none());
-        assert_eq!(holes(h), "hist[img[<0>]]++;");
+        assert!(h.spelled().is_some());
+        assert_eq!(holes(h), "«1:hist[img[<0>]]»++;");
         assert_eq!(holes(&r.stages[0]), "s = 0.0;");
         assert_eq!(holes(&r.stages[2]), "s += «2:x[<0>]» * «2:x[<0>]»;");
         assert_eq!(holes(&r.stages[3]), "«0:y[<0>]» = «1:x[<0>]» / s;");

@@ -107,6 +107,33 @@ pub struct RegionModel {
 }
 
 impl RegionModel {
+    /// Per data set, the elements each statement's reads and each one's
+    /// writes touch, apart (a statement that reads a lookup table at any
+    /// index does not hide the bounded box another one writes).
+    pub fn touched_parts(&self) -> Result<BTreeMap<String, Vec<Set>>> {
+        let mut out: BTreeMap<String, Vec<Set>> = BTreeMap::new();
+        for accesses in [&self.reads, &self.may_writes] {
+            let touched = accesses
+                .copy()
+                .map_err(isl_err)?
+                .intersect_domain(self.domain.copy().map_err(isl_err)?)
+                .map_err(isl_err)?;
+            let list = touched.get_map_list().map_err(isl_err)?;
+            for k in 0..list.size().map_err(isl_err)? {
+                let set = list
+                    .get_at(k)
+                    .map_err(isl_err)?
+                    .range()
+                    .map_err(isl_err)?
+                    .intersect_params(self.context.copy().map_err(isl_err)?)
+                    .map_err(isl_err)?;
+                let name = set.get_tuple_name().map_err(isl_err)?.to_string();
+                out.entry(name).or_default().push(set);
+            }
+        }
+        Ok(out)
+    }
+
     /// The elements each data set's reads and writes touch, by isl name, for
     /// the parameter values the context (`--assume`) allows.
     pub fn touched_sets(&self) -> Result<BTreeMap<String, Set>> {

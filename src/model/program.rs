@@ -225,12 +225,28 @@ pub struct Stage {
     /// to be checked against the declared ones (`None` otherwise, and for scops,
     /// whose `accesses` are the analysed ones).
     pub observed: Option<Vec<Access>>,
+    /// For a body that is not analysable only because some of its subscripts
+    /// are data-dependent ([`Expr::Any`]): what it accesses (see
+    /// [`Stage::spelled`]).
+    pub gathered: Option<Gathered>,
     /// For the copies of a time block's body: the time step of the block
     /// this copy computes (rectangle tiles run their steps one after another).
     pub time_step: Option<usize>,
     /// For omplc nests whose loop headers are affine: the iterations the
     /// loops themselves run, to be checked against the declared domain.
     pub loop_bounds: Option<LoopBounds>,
+}
+
+/// What a body accesses that is not analysable only because some of its
+/// subscripts are data-dependent.
+#[derive(Clone, Debug)]
+pub struct Gathered {
+    /// The accesses found in it, which its holes index, gathers included.
+    pub accesses: Vec<Access>,
+    /// The element types of the arrays it accesses (kept out of
+    /// [`Region::data_types`], which the CPU cost model reads: its choices
+    /// were made, and measured, without them).
+    pub types: BTreeMap<String, String>,
 }
 
 /// The iterations an annotated nest's own loops run.
@@ -256,6 +272,17 @@ impl Stage {
             None if self.analysable => Some(&self.accesses),
             None => None,
         }
+    }
+
+    /// The body's accesses when it spells every one of them as a hole: an
+    /// analysable body's, or one whose data-dependent subscripts make it not
+    /// analysable, whose gathers are holes with their subscripts as pieces
+    /// (see [`Piece::Access`]). A back end that respells every access
+    /// (CUDA's device buffers) prints through these; the C back end keeps a
+    /// gathering body's text.
+    pub fn spelled(&self) -> Option<&[Access]> {
+        self.analysed()
+            .or(self.gathered.as_ref().map(|g| g.accesses.as_slice()))
     }
 }
 
@@ -403,6 +430,9 @@ pub struct BodyTemplate {
     pub pieces: Vec<Piece>,
 }
 
+/// What fills a body's access holes (see [`BodyTemplate::instantiate_with`]).
+pub type Filler<'a> = dyn FnMut(usize, &[String]) -> Option<String> + 'a;
+
 /// One piece of a body template.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Piece {
@@ -410,13 +440,15 @@ pub enum Piece {
     Text(String),
     /// A use of iterator number `k` of the stage (outermost is 0).
     Iter(usize),
-    /// One array access `A[e1]...[en]` (array name included), only in
-    /// analysable bodies and only when every index is affine. `access`
-    /// indexes [`Stage::analysed`]; for an access that both reads and writes
+    /// One array access `A[e1]...[en]` (array name included), only in bodies
+    /// that spell every access ([`Stage::spelled`]). `access` indexes
+    /// [`Stage::spelled`]; for an access that both reads and writes
     /// (`A[i] += ...`, `A[i]++`) it is the *write* access, and the read of the
     /// same element (also in the list) is this same text. `text` is the
-    /// original access as pieces ([`Piece::Text`] and [`Piece::Iter`] only:
-    /// holes do not nest).
+    /// original access as pieces ([`Piece::Text`] and [`Piece::Iter`] only).
+    /// An access with a data-dependent subscript (a *gather*, only in bodies
+    /// that are not analysable) has its subscripts in `gather`, where the
+    /// holes of the accesses inside them nest.
     Access {
         /// Index into the stage's analysed accesses.
         access: usize,
@@ -425,6 +457,8 @@ pub enum Piece {
         reads_too: bool,
         /// The original text of the access.
         text: Vec<Piece>,
+        /// For a gather: each subscript, outermost first, as pieces.
+        gather: Option<Vec<Vec<Piece>>>,
     },
 }
 
@@ -432,16 +466,14 @@ impl BodyTemplate {
     /// Fills the holes: iterator `k` becomes `iters[k]`, access holes their
     /// original text (so the original body comes back with renamed iterators).
     pub fn instantiate(&self, iters: &[String]) -> String {
-        self.instantiate_with(iters, &mut |_| None)
+        self.instantiate_with(iters, &mut |_, _| None)
     }
 
     /// Like [`BodyTemplate::instantiate`], but access hole `k` (an index into
-    /// [`Stage::analysed`]) becomes `access(k)` when that is `Some`.
-    pub fn instantiate_with(
-        &self,
-        iters: &[String],
-        access: &mut dyn FnMut(usize) -> Option<String>,
-    ) -> String {
+    /// [`Stage::spelled`]) becomes `access(k, subscripts)` when that is
+    /// `Some`; `subscripts` are a gather's subscripts, filled the same way
+    /// (empty for other holes).
+    pub fn instantiate_with(&self, iters: &[String], access: &mut Filler<'_>) -> String {
         let mut s = String::new();
         fill(&mut s, &self.pieces, iters, access);
         s
@@ -450,12 +482,7 @@ impl BodyTemplate {
 
 /// Appends `pieces` to `s`, iterators from `iters`, access holes from `access`
 /// or their text.
-fn fill(
-    s: &mut String,
-    pieces: &[Piece],
-    iters: &[String],
-    access: &mut dyn FnMut(usize) -> Option<String>,
-) {
+fn fill(s: &mut String, pieces: &[Piece], iters: &[String], access: &mut Filler<'_>) {
     for p in pieces {
         match p {
             Piece::Text(t) => s.push_str(t),
@@ -464,11 +491,25 @@ fn fill(
                 None => s.push_str("/* missing iterator */"),
             },
             Piece::Access {
-                access: k, text, ..
-            } => match access(*k) {
-                Some(r) => s.push_str(&r),
-                None => fill(s, text, iters, access),
-            },
+                access: k,
+                text,
+                gather,
+                ..
+            } => {
+                let subscripts: Vec<String> = gather
+                    .iter()
+                    .flatten()
+                    .map(|sub| {
+                        let mut t = String::new();
+                        fill(&mut t, sub, iters, access);
+                        t
+                    })
+                    .collect();
+                match access(*k, &subscripts) {
+                    Some(r) => s.push_str(&r),
+                    None => fill(s, text, iters, access),
+                }
+            }
         }
     }
 }

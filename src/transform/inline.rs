@@ -558,17 +558,23 @@ fn inline_into(
             access,
             reads_too,
             text,
+            gather,
         } = piece
         else {
             pieces.push(piece.clone());
             continue;
         };
+        if gather.is_some() {
+            // Gathers are only in bodies that are not analysable.
+            return None;
+        }
         let x = observed.get(*access)?;
         if &x.data != data {
             pieces.push(Piece::Access {
                 access: *renumbered.get(access)?,
                 reads_too: *reads_too,
                 text: text.clone(),
+                gather: None,
             });
             continue;
         }
@@ -581,9 +587,13 @@ fn inline_into(
                 Piece::Text(t) => pieces.push(Piece::Text(t.clone())),
                 Piece::Iter(k) => pieces.extend(its_pieces[*k].iter().cloned()),
                 Piece::Access {
+                    gather: Some(_), ..
+                } => return None,
+                Piece::Access {
                     access: pk,
                     reads_too,
                     text,
+                    gather: None,
                 } => {
                     let r = p_observed.get(*pk)?;
                     let n = new_observed.len();
@@ -598,6 +608,7 @@ fn inline_into(
                                 other => vec![other.clone()],
                             })
                             .collect(),
+                        gather: None,
                     });
                 }
             }
@@ -615,6 +626,7 @@ fn inline_into(
     Some(Stage {
         accesses,
         observed: Some(new_observed),
+        gathered: None,
         body: BodyTemplate { pieces: merged },
         ..st.clone()
     })
@@ -766,6 +778,7 @@ mod tests {
             access: 0,
             reads_too: false,
             text: vec![],
+            gather: None,
         };
         assert!(!has_call(&[
             Piece::Text(" 2 * (".into()),
@@ -793,6 +806,7 @@ mod tests {
         Piece::Access {
             access: k,
             reads_too: false,
+            gather: None,
             text: vec![
                 Piece::Text(format!("{name}[")),
                 Piece::Iter(0),
@@ -836,6 +850,7 @@ mod tests {
             },
             analysable: true,
             observed: Some(vec![write, read]),
+            gathered: None,
             time_step: None,
             loop_bounds: None,
         }

@@ -424,12 +424,14 @@ pub(crate) fn copy_back_stage(
             access: 0,
             reads_too: false,
             text: access_pieces(&write.data, &write.index, &iterators),
+            gather: None,
         },
         Piece::Text(" = ".to_string()),
         Piece::Access {
             access: 1,
             reads_too: false,
             text: access_pieces(shadow, &write.index, &iterators),
+            gather: None,
         },
         Piece::Text(";".to_string()),
     ];
@@ -454,6 +456,7 @@ pub(crate) fn copy_back_stage(
         body: BodyTemplate { pieces },
         analysable: true,
         observed: None,
+        gathered: None,
         time_step: None,
         loop_bounds: None,
     };

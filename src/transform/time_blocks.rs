@@ -370,6 +370,7 @@ pub fn time_blocks(
                 body,
                 analysable: true,
                 observed: None,
+                gathered: None,
                 time_step: Some(step as usize),
                 loop_bounds: None,
             });
@@ -468,10 +469,15 @@ fn shift_piece(
         Piece::Text(t) => Piece::Text(t.clone()),
         Piece::Iter(0) => Piece::Text(when.to_string()),
         Piece::Iter(k) => Piece::Iter(k - 1),
+        // Time blocks need analysable bodies, which have no gathers.
+        Piece::Access {
+            gather: Some(_), ..
+        } => return None,
         Piece::Access {
             access,
             text,
             reads_too,
+            gather: None,
         } => {
             let mut text: Vec<Piece> = text
                 .iter()
@@ -486,6 +492,7 @@ fn shift_piece(
                 access: *access,
                 text,
                 reads_too: *reads_too,
+                gather: None,
             }
         }
     })

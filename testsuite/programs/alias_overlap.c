@@ -17,8 +17,6 @@
  *
  * flextile-test: args: 20 3 7 | 5 1 3 | 3 2 3 | 33 4 12 | 2 0 3
  * flextile-test: options: default | --tile | --tile --tile-sizes 2,5,4 | --rectangle | --scalene | --rectangle --tile-sizes 2,4,8 | --scalene --tile-sizes 3,5,7 | --no-openmp --tile
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle | --scalene | --rectangle --tile-sizes 2,4,8 | --scalene --tile-sizes 3,5,7
  */
 #include <stdio.h>
 #include <stdlib.h>

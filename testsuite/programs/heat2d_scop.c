@@ -16,8 +16,6 @@
  *
  * flextile-test: args: 20 10 | 5 3 | 33 4 | 3 2 | 2 1 | 1 1 | 4 0 | 45 7
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,8,8 | --tile --tile-sizes 3,7,5 | --tile --tile-sizes 16,16,16 | --rectangle --tile-sizes 2,4,8 | --scalene --tile-sizes 3,5,7 | --scalene --overlap-dims 0,1 --tile-sizes 2,4,8 | --rectangle --overlap-dims 1 --tile-sizes 3,4,4 | --rectangle --tile-sizes 2,4,8 --point-chunk 0 | --rectangle --tile-sizes 3,4,16 --point-chunk 3
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle --tile-sizes 2,4,8 | --scalene --tile-sizes 3,5,7 | --scalene --overlap-dims 0,1 --tile-sizes 2,4,8 | --rectangle --overlap-dims 1 --tile-sizes 3,4,4 | --rectangle --tile-sizes 2,4,8 --point-chunk 0 | --rectangle --tile-sizes 3,4,16 --point-chunk 3
  */
 #include <stdio.h>
 #include <stdlib.h>

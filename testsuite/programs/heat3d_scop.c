@@ -18,8 +18,6 @@
  *
  * flextile-test: args: 10 20 | 5 3 | 13 4 | 3 2 | 2 1 | 1 1 | 4 0 | 20 5
  * flextile-test: options: default | --tile | --tile --tile-sizes 2,4,4,8 | --tile --tile-sizes 3,5,7,4 | --tile --no-openmp | --rectangle --tile-sizes 2,4,4,8 | --scalene --tile-sizes 3,3,5,4
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle --tile-sizes 2,4,4,8 | --scalene --tile-sizes 3,3,5,4
  */
 #include <stdio.h>
 #include <stdlib.h>

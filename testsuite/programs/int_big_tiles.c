@@ -12,8 +12,6 @@
  *
  * flextile-test: args: 100 10 4 | 5 3 1 | 1 2 0 | 33 9 3
  * flextile-test: options: default | --tile --tile-sizes 2147483647 | --tile --tile-sizes 2147483647,2147483647,2147483647 | --tile --tile-sizes 1099511627776,2147483648 | --tile --tile-sizes 4,8,2147483000 | --rectangle --tile-sizes 3,16 --point-chunk 2147483647 | --rectangle | --scalene
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle --tile-sizes 3,16 --point-chunk 2147483647 | --rectangle | --scalene
  */
 #include <stdio.h>
 #include <stdlib.h>

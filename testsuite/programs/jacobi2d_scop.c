@@ -15,8 +15,6 @@
  *
  * flextile-test: args: 30 20 | 5 3 | 1 1 | 3 2 | 45 6 | 64 1 | 10 0
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,8,8 | --tile --tile-sizes 3,7,5 | --tile --no-openmp | --rectangle --tile-sizes 4,8,8 | --scalene --tile-sizes 3,7,5 | --scalene --overlap-dims 1 --tile-sizes 2,4,8 | --rectangle --tile-sizes 3,4,16 --point-chunk 4 | --rectangle --overlap-dims 1 --tile-sizes 2,4,8 --point-chunk 3
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle --tile-sizes 4,8,8 | --scalene --tile-sizes 3,7,5 | --scalene --overlap-dims 1 --tile-sizes 2,4,8 | --rectangle --tile-sizes 3,4,16 --point-chunk 4 | --rectangle --overlap-dims 1 --tile-sizes 2,4,8 --point-chunk 3
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,8 +12,6 @@
  *
  * flextile-test: args: 3000000000 5 | 2147483647 3 | -3000000000 4 | 7 0 | 2147483628 2 | -2147483648 1
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,8 | --tile --tile-sizes 2147483647,2147483647 | --tile --tile-sizes 1099511627776 | --rectangle | --scalene | --rectangle --tile-sizes 3,16 --point-chunk 2147483647 | --rectangle --tile-sizes 2,2147483646 | --scalene --tile-sizes 2,2147483647
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle | --scalene | --rectangle --tile-sizes 3,16 --point-chunk 2147483647 | --rectangle --tile-sizes 2,2147483646 | --scalene --tile-sizes 2,2147483647
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,8 +13,6 @@
  *
  * flextile-test: args: 1 1 1 0 | 3 4 5 0 | 9 11 10 0
  * flextile-test: options: --rectangle | --scalene | --rectangle --tile-sizes 2,3,4 | --scalene --tile-sizes 4,3,2 | --rectangle --overlap-dims 0,2 --tile-sizes 2,3,4 | --scalene --overlap-dims 1,2 --tile-sizes 3,2,2
- * flextile-test: cuda-refused: more than a CUDA thread block's 49152 bytes of static shared memory
- * flextile-test: cuda-refused-options: --rectangle | --scalene
  */
 
 #include <stdio.h>

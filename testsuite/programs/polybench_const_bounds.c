@@ -19,8 +19,6 @@
  *
  * flextile-test: args: default | 7 | 123
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,8 | --tile --tile-sizes 3 | --no-openmp | --rectangle | --scalene --tile-sizes 2,8 | --rectangle --tile-sizes 2,5
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle | --scalene --tile-sizes 2,8 | --rectangle --tile-sizes 2,5
  */
 #include <limits.h>
 #include <stdio.h>

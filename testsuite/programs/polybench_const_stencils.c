@@ -15,8 +15,6 @@
  *
  * flextile-test: args: default
  * flextile-test: options: default | --tile | --tile --tile-sizes 4,8 | --rectangle | --scalene | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 2,16 | --scalene --tile-sizes 3,5 --no-openmp
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle | --scalene | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 2,16
  */
 #include <stdio.h>
 

@@ -18,8 +18,6 @@
  *
  * flextile-test: args: 12 3 | 3 1 | 1 1 | 20 0 | 33 4
  * flextile-test: options: default | --tile | --tile --tile-sizes 2,5,7 | --rectangle --fatal-warnings | --scalene --fatal-warnings | --rectangle --tile-sizes 2,4,8 | --scalene --tile-sizes 3,5,7
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle --fatal-warnings | --scalene --fatal-warnings | --rectangle --tile-sizes 2,4,8 | --scalene --tile-sizes 3,5,7
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,8 +12,6 @@
  *
  * flextile-test: args: 30 20 | 5 3 | 1 1 | 4 0 | 67 13
  * flextile-test: options: default | --tile | --tile --tile-sizes 7,5 | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 3,5
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 3,5
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,6 @@
  *
  * flextile-test: args: 250 | 1 | 156 | 157 | 40
  * flextile-test: options: default | --tile | --tile --tile-sizes 7 | --rectangle | --scalene | --rectangle --tile-sizes 16 | --scalene --tile-sizes 5
- * flextile-test: cuda-refused: its subscripts have no bound in the parameters
  */
 #include <stdio.h>
 #include <stdlib.h>

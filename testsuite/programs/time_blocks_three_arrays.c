@@ -16,8 +16,6 @@
  *
  * flextile-test: args: 40 9 | 6 5 | 3 2 | 2 1 | 1 3 | 25 0 | 70 17
  * flextile-test: options: default | --tile | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 3,5 | --scalene --tile-sizes 2,16 --no-openmp | --rectangle --tile-sizes 5,7 | --scalene | --rectangle --tile-sizes 4,8 --stack-limit 0
- * flextile-test: cuda-refused: overlapped tiling of a time loop (time blocks) has no CUDA mapping yet
- * flextile-test: cuda-refused-options: --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 3,5 | --rectangle --tile-sizes 5,7 | --scalene
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,6 +12,15 @@
 //! computes, relative to the box's first element. Device code has no
 //! variable-length array types; the flat index needs none.
 //!
+//! A subscript the region's accesses do not bound (a data-dependent one,
+//! `lut[img[i][j]]`, or a declared `*`) takes the whole dimension where the
+//! declaration gives its size (an inner dimension, or a true array's
+//! first); else the box of the region's other accesses to the variable
+//! along it. Either way the kernels check each such *gather* against the
+//! buffer (its flat index, the address C computes, inside the buffer's
+//! elements), and the host stops the program with the region's `file:line`
+//! when one fell outside: a result is the original program's or none.
+//!
 //! Copies: in, for a variable the region reads, or writes and the program
 //! reads afterwards (the box holds elements the region does not write);
 //! out, for a variable written that is not a temporary. A temporary the
@@ -20,7 +29,7 @@
 //! inside the region): it has the array's layout and lives on the device
 //! only.
 
-use crate::backend::alias::box_bounds;
+use crate::backend::alias::dim_bounds;
 use crate::backend::ast::AstReader;
 use crate::backend::c::{self, DataAccess};
 use crate::backend::tree::LoopExpr;
@@ -28,7 +37,7 @@ use crate::diag::{Error, Result};
 use crate::model::expr::Expr;
 use crate::model::isl_ext::{ast_expr_from_pw_aff, isl_err};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
-use crate::model::program::{AccessKind, Region};
+use crate::model::program::{AccessKind, Region, StorageKind};
 use crate::transform::shadow::Shadow;
 
 /// One variable's device buffer.
@@ -44,14 +53,27 @@ pub struct DeviceArray {
     pub element: String,
     /// Its subscripts (0 for a scalar).
     pub rank: usize,
-    /// Per subscript, the smallest and largest index the region touches.
-    pub bounds: Vec<(LoopExpr, LoopExpr)>,
+    /// Per subscript, the indices the buffer holds.
+    pub bounds: Vec<Extent>,
+    /// Some access has a data-dependent subscript: the kernels check each
+    /// such index against the buffer.
+    pub gathered: bool,
     /// Whether the region touches it at all (else it gets no buffer).
     pub touched: bool,
     /// Copied to the device before the region's kernels.
     pub copy_in: bool,
     /// Copied back after them.
     pub copy_out: bool,
+}
+
+/// The indices one subscript of a device buffer holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Extent {
+    /// From the first to the second (parametric bounds from isl).
+    Box(LoopExpr, LoopExpr),
+    /// The whole dimension as declared: from 0 to its size less one, the
+    /// size from `sizeof` on the host.
+    Declared,
 }
 
 /// The device buffers of one region, in order of first access.
@@ -82,10 +104,11 @@ impl DeviceData {
                 .map(|s| s.array.clone())
         };
         let touched = model.touched_sets()?;
+        let parts = model.touched_parts()?;
         let reader = AstReader::new(names);
         let mut arrays: Vec<DeviceArray> = Vec::new();
         for s in &region.stages {
-            let Some(analysed) = s.analysed() else {
+            let Some(analysed) = s.spelled() else {
                 return Err(Error::at(
                     s.span,
                     format!(
@@ -96,10 +119,17 @@ impl DeviceData {
                 ));
             };
             for a in analysed {
+                // A time block's step that is not its last lives in the
+                // tiles' scratchpads only (`check_versions_in_scratchpads`).
+                if region.versions.get(&a.data).is_some_and(|v| !v.stored) {
+                    continue;
+                }
                 let read = a.kind == AccessKind::Read;
+                let gather = a.index.contains(&Expr::Any);
                 if let Some(d) = arrays.iter_mut().find(|d| d.data == a.data) {
                     d.copy_in |= read;
                     d.copy_out |= !read;
+                    d.gathered |= gather;
                     continue;
                 }
                 let unsupported = |why: String| {
@@ -111,8 +141,11 @@ impl DeviceData {
                         ),
                     )
                 };
-                let host = shadow_of(&a.data).unwrap_or_else(|| a.data.clone());
+                let host = shadow_of(&a.data)
+                    .or_else(|| region.versions.get(&a.data).map(|v| v.array.clone()))
+                    .unwrap_or_else(|| a.data.clone());
                 let storage = region.storage.get(&host).copied().flatten();
+                let st = storage;
                 match storage {
                     Some(st) if st.levels == a.index.len() => {}
                     Some(st) => {
@@ -126,7 +159,12 @@ impl DeviceData {
                 }
                 let element = match a.index.len() {
                     0 => region.scalars.get(&a.data),
-                    _ => region.data_types.get(&a.data),
+                    _ => region.data_types.get(&a.data).or_else(|| {
+                        region
+                            .stages
+                            .iter()
+                            .find_map(|s| s.gathered.as_ref()?.types.get(&a.data))
+                    }),
                 };
                 let Some(element) = element else {
                     return Err(unsupported("its element type is not known".to_string()));
@@ -137,17 +175,50 @@ impl DeviceData {
                     None => false,
                 };
                 let mut bounds = Vec::new();
+                let mut unbounded = false;
                 if let (Some(set), true) = (set, is_touched) {
-                    let Some(b) = box_bounds(set, a.index.len())? else {
-                        return Err(unsupported(
-                            "its subscripts have no bound in the parameters".to_string(),
-                        ));
-                    };
-                    for (lo, hi) in b {
+                    let of = parts.get(&isl_name(&a.data)).map_or(&[][..], |p| p);
+                    for d in 0..a.index.len() {
+                        // A true array's first dimension, and every inner
+                        // one, have a size in the declaration.
+                        let declared = d > 0 || st.is_some_and(|st| st.kind == StorageKind::Object);
+                        let b = match dim_bounds(set, d)? {
+                            Some(b) => Some(b),
+                            None if declared => {
+                                unbounded = true;
+                                bounds.push(Extent::Declared);
+                                continue;
+                            }
+                            None => {
+                                unbounded = true;
+                                bounded_part(of, d)?
+                            }
+                        };
+                        let Some((lo, hi)) = b else {
+                            return Err(unsupported(format!(
+                                "it is accessed at data-dependent indices only, and its declaration ('{} *') does not say how many elements it has",
+                                element
+                            )));
+                        };
                         let lo = reader.expr(&ast_expr_from_pw_aff(&model.context, lo)?)?;
                         let hi = reader.expr(&ast_expr_from_pw_aff(&model.context, hi)?)?;
-                        bounds.push((lo, hi));
+                        bounds.push(Extent::Box(lo, hi));
                     }
+                }
+                if unbounded {
+                    log::info!(
+                        "{}: '{}' is accessed at data-dependent indices; its device buffer holds {} and the kernels check every such index against it",
+                        s.label,
+                        a.data,
+                        bounds
+                            .iter()
+                            .map(|b| match b {
+                                Extent::Declared => "the declared size",
+                                Extent::Box(..) => "the box of its other accesses",
+                            })
+                            .collect::<Vec<_>>()
+                            .join(" by ")
+                    );
                 }
                 arrays.push(DeviceArray {
                     data: a.data.clone(),
@@ -156,6 +227,7 @@ impl DeviceData {
                     rank: a.index.len(),
                     bounds,
                     touched: is_touched,
+                    gathered: gather,
                     copy_in: read,
                     copy_out: !read,
                 });
@@ -197,6 +269,16 @@ impl DeviceData {
         self.name("n", k)
     }
 
+    /// Whether a kernel checks some index (see [`DeviceArray::gathered`]).
+    pub fn gathers(&self) -> bool {
+        self.arrays.iter().any(|a| a.gathered)
+    }
+
+    /// The device flag a kernel sets when a gather falls outside its buffer.
+    pub fn fault(&self) -> String {
+        format!("{0}{0}fault", self.prefix)
+    }
+
     /// The step of subscript `d` of buffer `k`, in elements.
     pub fn stride(&self, k: usize, d: usize) -> String {
         format!("{}_{d}", self.name("s", k))
@@ -226,22 +308,60 @@ impl DataAccess for DeviceData {
         if index.is_empty() {
             return format!("{}[0]", self.pointer(k));
         }
-        let terms: Vec<String> = index
+        let subscripts: Vec<String> = index.iter().map(|e| c::c_expr(e, &subst)).collect();
+        format!("{}[{}]", self.pointer(k), self.flat(k, &subscripts))
+    }
+
+    fn gather(&self, data: &str, subscripts: &[String]) -> String {
+        let Some(k) = self.arrays.iter().position(|a| a.data == data) else {
+            // As in `element`: not reached.
+            let subs: String = subscripts.iter().map(|s| format!("[{s}]")).collect();
+            return format!("{data}{subs}");
+        };
+        format!(
+            "{}[{}gather({}, {}, {})]",
+            self.pointer(k),
+            self.prefix,
+            self.flat(k, subscripts),
+            self.count(k),
+            self.fault()
+        )
+    }
+}
+
+impl DeviceData {
+    /// The index in buffer `k` of the element whose subscripts are
+    /// `subscripts` (C text): the address C computes, less the buffer's first.
+    fn flat(&self, k: usize, subscripts: &[String]) -> String {
+        let terms: Vec<String> = subscripts
             .iter()
             .enumerate()
-            .map(|(d, e)| {
-                let x = c::c_expr(e, &subst);
-                match d + 1 == index.len() {
-                    true => format!("(long long)({x})"),
-                    false => format!("(long long)({x}) * {}", self.stride(k, d)),
-                }
+            .map(|(d, x)| match d + 1 == subscripts.len() {
+                true => format!("(long long)({x})"),
+                false => format!("(long long)({x}) * {}", self.stride(k, d)),
             })
             .collect();
-        format!(
-            "{}[{} - {}]",
-            self.pointer(k),
-            terms.join(" + "),
-            self.first(k)
-        )
+        format!("{} - {}", terms.join(" + "), self.first(k))
+    }
+}
+
+/// The box along dimension `d` of those of `parts` (the elements of one
+/// variable each statement's reads or writes touch) that are bounded along
+/// it; `None` when none is.
+fn bounded_part(parts: &[isl_rs::Set], d: usize) -> Result<Option<(isl_rs::PwAff, isl_rs::PwAff)>> {
+    let mut union: Option<isl_rs::Set> = None;
+    for p in parts {
+        if dim_bounds(p, d)?.is_none() || p.is_empty().map_err(isl_err)? {
+            continue;
+        }
+        let p = p.copy().map_err(isl_err)?;
+        union = Some(match union {
+            None => p,
+            Some(u) => u.union(p).map_err(isl_err)?,
+        });
+    }
+    match union {
+        Some(u) => dim_bounds(&u, d),
+        None => Ok(None),
     }
 }

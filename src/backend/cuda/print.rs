@@ -6,7 +6,7 @@
 //! printed by the C printer, with the user's data spelled as device
 //! buffers ([`DeviceData`]).
 
-use super::device::DeviceData;
+use super::device::{DeviceData, Extent};
 use super::map::{holds_tiles, Host, Kernel, Spread};
 use crate::backend::c::{expr, CPrinter, OmpLines};
 use crate::backend::tree::{any_node, own_exprs, tile_groups, visit, Helper, LoopExpr, Node};
@@ -33,6 +33,11 @@ pub struct CudaRegion<'a> {
     pub place: String,
     /// The line of its pragma (kernels are named after it).
     pub line: usize,
+    /// Which part of the region this is, in its kernels' names
+    /// (`ft_kernel{line}{part}_{k}`): empty for the whole region; a time
+    /// block's steps and the remaining steps of a time-iterated scop are
+    /// lowered apart, as `b` and `r`.
+    pub part: &'static str,
     /// Threads per block along `x` and `y` (`--block-sizes`).
     pub block: [u32; 2],
 }
@@ -254,6 +259,12 @@ fn parameters(kernel: &Kernel, cuda: &CudaRegion, naming: &Naming) -> Vec<(Strin
         for s in 0..a.rank.saturating_sub(1) {
             out.push((format!("long long {}", d.stride(k, s)), d.stride(k, s)));
         }
+        if a.gathered {
+            out.push((format!("long long {}", d.count(k)), d.count(k)));
+        }
+    }
+    if d.gathers() {
+        out.push((format!("unsigned *{}", d.fault()), d.fault()));
     }
     out
 }
@@ -729,6 +740,21 @@ fn buffers(
 ) -> (Vec<String>, Vec<String>) {
     let d = cuda.device;
     let (mut setup, mut teardown) = (Vec::new(), Vec::new());
+    if d.gathers() {
+        // The flag the kernels set when a data-dependent subscript falls
+        // outside its buffer, checked before anything is copied back.
+        helpers.insert(Helper::Gather);
+        let (f, p) = (d.fault(), &d.prefix);
+        setup.push(format!("unsigned *{f} = 0;"));
+        setup.push(format!(
+            "{check}(cudaMalloc((void **)&{f}, sizeof(unsigned)), \"{place}\");"
+        ));
+        setup.push(format!(
+            "{check}(cudaMemset({f}, 0, sizeof(unsigned)), \"{place}\");"
+        ));
+        teardown.push(format!("{p}gathered({f}, \"{place}\");"));
+        teardown.push(format!("{check}(cudaFree({f}), \"{place}\");"));
+    }
     for (k, a) in d.arrays.iter().enumerate() {
         let (ptr, lo, n, t) = (d.pointer(k), d.first(k), d.count(k), &a.element);
         // Sizes come from the host variable (a shadow's array).
@@ -758,9 +784,18 @@ fn buffers(
                 .iter()
                 .enumerate()
                 .map(|(s, b)| {
-                    let e = if which == 0 { &b.0 } else { &b.1 };
-                    e.helpers(naming.wide, helpers);
-                    let x = format!("(long long)({})", expr::text(e, naming));
+                    let x = match (b, which) {
+                        (Extent::Box(e, _), 0) | (Extent::Box(_, e), _) => {
+                            e.helpers(naming.wide, helpers);
+                            format!("(long long)({})", expr::text(e, naming))
+                        }
+                        (Extent::Declared, 0) => "0LL".to_string(),
+                        (Extent::Declared, _) => format!(
+                            "((long long)(sizeof({}) / sizeof({})) - 1)",
+                            sub(s),
+                            sub(s + 1)
+                        ),
+                    };
                     match s + 1 == a.rank {
                         true => x,
                         false => format!("{x} * {}", d.stride(k, s)),

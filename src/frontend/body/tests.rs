@@ -282,8 +282,11 @@ struct Holes {
     accesses: Vec<String>,
     types: Vec<(String, String)>,
     analysable: bool,
+    spelled: bool,
     original: String,
     instantiated: String,
+    /// Every hole as `@k`, a gather's as `@k{subscripts}`, over `c0`, `c1`, ...
+    respelled: String,
 }
 
 fn holes_in(src: &str, iters: &[&str], mode: Mode) -> Holes {
@@ -308,8 +311,20 @@ fn holes_in(src: &str, iters: &[&str], mode: Mode) -> Holes {
             accesses: accesses(&a.accesses),
             types: a.types.into_iter().collect(),
             analysable: a.analysable,
+            spelled: a.spelled,
             original: u.slice(span).to_string(),
             instantiated: t.instantiate(&iters),
+            respelled: t.instantiate_with(
+                &(0..iters.len())
+                    .map(|k| format!("c{k}"))
+                    .collect::<Vec<_>>(),
+                &mut |k, subs| {
+                    Some(match subs.is_empty() {
+                        true => format!("@{k}"),
+                        false => format!("@{k}{{{}}}", subs.join(",")),
+                    })
+                },
+            ),
         }
     })
 }
@@ -417,6 +432,61 @@ for (int j = 0; j < C; j++)
     );
 }
 
+/// A data-dependent subscript makes a body not analysable, but its access
+/// is a hole (a gather) whose subscripts hold holes in turn: a back end
+/// that respells every access (CUDA) can print it; its text stays.
+#[test]
+fn gathers_are_holes_whose_subscripts_hold_holes() {
+    let src = "void f(int n, int *img, int *hist, double *A, double *B, double (*M)[8]) {\n  for (int i = 0; i < n; i++) { BODY }\n}\n";
+    let body = "hist[img[i]]++; B[i] = A[(unsigned char)(i + 1)] * M[i][img[i] & 7];";
+    let h = holes_in(&src.replace("BODY", body), &["i"], Mode::Omplc);
+    assert!(!h.analysable && h.spelled);
+    assert_eq!(
+        h.respelled,
+        "{ @1{@0}++; @3 = @4{(unsigned char)(c0 + 1)} * @5{c0,@0 & 7}; }"
+    );
+    assert_eq!(h.instantiated, h.original);
+    assert_eq!(
+        h.accesses,
+        [
+            "R img[i]",
+            "W hist[*]",
+            "R hist[*]",
+            "W B[i]",
+            "R A[*]",
+            "R M[i][*]"
+        ]
+    );
+    assert_eq!(
+        h.types,
+        types(&[
+            ("A", "double"),
+            ("B", "double"),
+            ("M", "double"),
+            ("hist", "int"),
+            ("img", "int")
+        ])
+    );
+    // A subscript that is a variable of the body.
+    let h = holes_in(
+        &src.replace("BODY", "int k = i; B[k] = A[i];"),
+        &["i"],
+        Mode::Omplc,
+    );
+    assert!(!h.analysable && h.spelled);
+    assert_eq!(h.respelled, "{ int k = c0; @0{k} = @1; }");
+    // A gather inside a macro's body is not spelled.
+    let h = holes_in(
+        &format!(
+            "#define AT(a, k) a[k]\n{}",
+            src.replace("BODY", "B[i] = AT(A, img[i]);")
+        ),
+        &["i"],
+        Mode::Omplc,
+    );
+    assert!(!h.analysable && !h.spelled);
+}
+
 #[test]
 fn no_access_holes_in_bodies_that_are_not_analysable() {
     let src = "\
@@ -425,12 +495,7 @@ void f(int n, int *img, int *hist, double *A, double *B) {
   for (int i = 0; i < n; i++) { BODY }
 }
 ";
-    for body in [
-        "hist[img[i]]++;",
-        "B[i] = g(A[i]);",
-        "int k = i; B[k] = A[i];",
-        "B[i] = *A;",
-    ] {
+    for body in ["B[i] = g(A[i]);", "B[i] = *A;"] {
         let h = holes_in(&src.replace("BODY", body), &["i"], Mode::Omplc);
         assert!(!h.analysable, "{body}");
         assert!(!h.shown.contains('«'), "{body}: {}", h.shown);
@@ -466,22 +531,25 @@ fn nested_holes_are_dropped_and_instantiation_fills_holes() {
                 span: at("A[i + 1]"),
                 access: 1,
                 reads_too: false,
+                subscripts: vec![],
             },
             AccessHole {
                 span: at("i + 1"),
                 access: 7,
                 reads_too: false,
+                subscripts: vec![],
             },
             AccessHole {
                 span: at("A[i]"),
                 access: 0,
                 reads_too: false,
+                subscripts: vec![],
             },
         ];
         let t = template_with_accesses(u, Span::new(start, end), &["i".to_string()], &holes);
         assert_eq!(show(&t), "«0:A[<0>]» = «1:A[<0> + 1]»;");
         assert_eq!(t.instantiate(&["c0".into()]), "A[c0] = A[c0 + 1];");
-        let mut f = |k: usize| (k == 1).then(|| "buf[c0 - lo]".to_string());
+        let mut f = |k: usize, _: &[String]| (k == 1).then(|| "buf[c0 - lo]".to_string());
         assert_eq!(
             t.instantiate_with(&["c0".into()], &mut f),
             "A[c0] = buf[c0 - lo];"

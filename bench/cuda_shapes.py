@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Launch shapes and ptxas figures of flextile's CUDA output, without a GPU.
+
+For each benchmark and CUDA variant (default, --tile, --rectangle,
+--scalene): flextile writes the .cu (--report); nvcc compiles it for sm_90
+with --fmad=false and -Xptxas -v (registers per thread, static shared
+memory per block, per kernel); and the host code is built as C++ against
+the CPU emulation of CUDA with a launch seam (FT_LAUNCH) that records each
+kernel's grid and block instead of running it, then run at the benchmark's
+size, so that the grids are those of that size (a kernel launched with
+several grids shows each). Prints one markdown table.
+
+nvcc is $NVCC, else .deps/cuda/nvidia/cu13/bin/nvcc (make deps); g++ is $CXX.
+
+Usage: bench/cuda_shapes.py [--size PRESET] [--only PROG,...] [--per-kernel N]
+  --per-kernel N: a row per kernel for outputs of at most N kernels
+  (default 12), one summary row (ranges) for larger ones.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+PROGRAMS = ["unsharp-mask", "harris", "bilateral-grid", "camera-pipeline", "multiscale-interp",
+            "pyramid-blend", "local-laplacian", "minifluxdiv", "heat-1d", "heat-2d", "heat-3d",
+            "jacobi-2d"]
+VARIANTS = [("default", []), ("--tile", ["--tile"]), ("--rectangle", ["--rectangle"]),
+            ("--scalene", ["--scalene"])]
+
+# FT_LAUNCH records the launch (once per kernel, grid and block) and runs nothing.
+TRACE_H = r"""
+#include "%s"
+#undef FT_LAUNCH
+#include <set>
+#include <string>
+static std::set<std::string> ft_shapes_seen;
+#define FT_LAUNCH(kernel, grid, block, shared, ...) do { dim3 g_ = grid, b_ = block; \
+  std::string k_ = std::string(#kernel) + " " + std::to_string(g_.x) + "x" + std::to_string(g_.y) \
+    + " " + std::to_string(b_.x) + "x" + std::to_string(b_.y); \
+  if (ft_shapes_seen.insert(k_).second) fprintf(stderr, "FT_SHAPE %%s\n", k_.c_str()); } while (0)
+"""
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def ptxas(nvcc, cu, work):
+    """Per kernel name: (registers, shared bytes) from ptxas -v; or an error line."""
+    r = run([nvcc, "-c", "-arch=sm_90", "--fmad=false", "-Xptxas", "-v", "-I", str(BENCH),
+             str(cu), "-o", str(work / "k.o")])
+    if r.returncode:
+        return None, r.stderr.strip().splitlines()[-1:] or ["nvcc failed"]
+    out, name = {}, None
+    for line in r.stderr.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            k = re.search(r"ft_kernel\d+[a-z]*_\d+", m.group(1))
+            name = k.group(0) if k else m.group(1)
+            continue
+        m = re.search(r"Used (\d+) registers", line)
+        if m and name:
+            smem = re.search(r"(\d+) bytes smem", line)
+            out[name] = (int(m.group(1)), int(smem.group(1)) if smem else 0)
+    return out, None
+
+
+def shapes(cu, work, size):
+    """Per kernel name: the (grid, block) launches at `size`; or an error line."""
+    h = work / "shapes.h"
+    h.write_text(TRACE_H % (ROOT / "testsuite/cuda/emulate.h"))
+    exe = work / "shapes"
+    r = run([os.environ.get("CXX", "g++"), "-O1", "-std=gnu++17", "-fopenmp", "-x", "c++",
+             "-include", str(h), "-I", str(BENCH), str(cu), "-o", str(exe), "-lm"])
+    if r.returncode:
+        return None, r.stderr.strip().splitlines()[:1]
+    r = run([str(exe), "--size", size, "--reps", "1"], timeout=600)
+    out = {}
+    for line in r.stderr.splitlines():
+        if line.startswith("FT_SHAPE "):
+            k, grid, block = line.split()[1:]
+            out.setdefault(k, []).append((grid, block))
+    return out, None
+
+
+def span(values):
+    values = sorted(set(values))
+    return str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", default="bench")
+    ap.add_argument("--only")
+    ap.add_argument("--per-kernel", type=int, default=12)
+    a = ap.parse_args()
+    nvcc = os.environ.get("NVCC", str(ROOT / ".deps/cuda/nvidia/cu13/bin/nvcc"))
+    flextile = ROOT / "target/release/flextile"
+    progs = a.only.split(",") if a.only else PROGRAMS
+    print("| benchmark | variant | kernel | block | grid (x by y) | registers | shared memory (bytes) |")
+    print("|---|---|---|---|---|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for p in progs:
+            for name, opts in VARIANTS:
+                cu = work / f"{p}.cu"
+                r = run([str(flextile), str(BENCH / f"{p}.c"), "-I", str(BENCH), "-o", str(cu)] + opts)
+                if r.returncode:
+                    err = next((l for l in r.stderr.splitlines() if ": error: " in l), "refused")
+                    err = err.split(": error: ", 1)[-1]
+                    print(f"| {p} | {name} | refused: {err} | | | | |")
+                    continue
+                regs, e1 = ptxas(nvcc, cu, work)
+                grids, e2 = shapes(cu, work, a.size)
+                if e1 or e2:
+                    print(f"| {p} | {name} | failed: {(e1 or e2)[0]} | | | | |")
+                    continue
+                kernels = sorted(set(regs) | set(grids), key=lambda k: [(len(x), x) for x in k.split("_")])
+                if len(kernels) <= a.per_kernel:
+                    for k in kernels:
+                        launches = grids.get(k, [])
+                        g = ", ".join(sorted({x for x, _ in launches})) or "not launched"
+                        b = ", ".join(sorted({y for _, y in launches})) or "-"
+                        rr, sm = regs.get(k, ("?", "?"))
+                        print(f"| {p} | {name} | {k} | {b} | {g} | {rr} | {sm} |")
+                else:
+                    blocks = {y for v in grids.values() for _, y in v}
+                    cells = [int(x.split("x")[0]) * int(x.split("x")[1]) for v in grids.values() for x, _ in v]
+                    print(f"| {p} | {name} | {len(kernels)} kernels | {', '.join(sorted(blocks))} | "
+                          f"{span(cells) if cells else '-'} blocks | {span(r for r, _ in regs.values())} | "
+                          f"{span(s for _, s in regs.values())} |")
+                sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
