@@ -10,7 +10,8 @@ kernel's grid and block instead of running it, then run at the benchmark's
 size, so that the grids are those of that size (a kernel launched with
 several grids shows each). Prints one markdown table.
 
-nvcc is $NVCC, else .deps/cuda/nvidia/cu13/bin/nvcc (make deps); g++ is $CXX.
+nvcc is $NVCC, else .deps/cuda/nvidia/cu13/bin/nvcc (make deps); g++ is $CXX;
+flextile is $FLEXTILE, else target/release/flextile.
 
 Usage: bench/cuda_shapes.py [--size PRESET] [--only PROG,...] [--per-kernel N]
   --per-kernel N: a row per kernel for outputs of at most N kernels
@@ -100,7 +101,7 @@ def main():
     ap.add_argument("--per-kernel", type=int, default=12)
     a = ap.parse_args()
     nvcc = os.environ.get("NVCC", str(ROOT / ".deps/cuda/nvidia/cu13/bin/nvcc"))
-    flextile = ROOT / "target/release/flextile"
+    flextile = os.environ.get("FLEXTILE", str(ROOT / "target/release/flextile"))
     progs = a.only.split(",") if a.only else PROGRAMS
     print("| benchmark | variant | kernel | block | grid (x by y) | registers | shared memory (bytes) |")
     print("|---|---|---|---|---|---:|---:|")

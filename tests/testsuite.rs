@@ -57,35 +57,10 @@ const SANITIZE_FLAGS: &[&str] = &[
     "-g",
 ];
 /// The CUDA output of every program is built as C++ against the CPU
-/// emulation of CUDA (`testsuite/cuda/emulate.h`: the threads of a block
-/// run in an adversarial order between barriers) with the C's flags at
-/// `-O1` (the emulated builds are many; no flag changes a floating-point
-/// result), and run and compared like the C output.
-const CXX: &str = "g++";
-const CXXFLAGS: &[&str] = &[
-    "-O1",
-    "-std=gnu++17",
-    "-fopenmp",
-    "-ffp-contract=off",
-    "-fno-fast-math",
-    "-Wno-unknown-pragmas",
-    "-x",
-    "c++",
-];
-/// The emulation header, relative to the repository root.
-const EMULATE_H: &str = "testsuite/cuda/emulate.h";
-/// nvcc's flags for the compile check of every CUDA output: both
-/// architectures CI knows (the A100's and the H100's), no FMA contraction.
-const NVCC_FLAGS: &[&str] = &[
-    "-c",
-    "-gencode",
-    "arch=compute_80,code=sm_80",
-    "-gencode",
-    "arch=compute_90,code=sm_90",
-    "--fmad=false",
-    "-Xcompiler",
-    "-fopenmp",
-];
+/// emulation of CUDA and run and compared like the C output, and compiled
+/// with nvcc (see `common`).
+mod common;
+use common::{nvcc as nvcc_in, CXX, CXXFLAGS, EMULATE_H, NVCC_FLAGS};
 /// Time limit for one run of a test program.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// Time limit for one flextile run (debug build, isl scheduling).
@@ -770,14 +745,7 @@ fn cuda_sets(spec: &ProgramSpec) -> Vec<&Vec<String>> {
 
 /// nvcc from `make deps` (or `$NVCC`).
 fn nvcc() -> Result<PathBuf, String> {
-    if let Ok(p) = std::env::var("NVCC") {
-        return Ok(PathBuf::from(p));
-    }
-    let p = repo_root().join(".deps/cuda/nvidia/cu13/bin/nvcc");
-    match p.exists() {
-        true => Ok(p),
-        false => Err(format!("{} is missing: run `make deps`", p.display())),
-    }
+    nvcc_in(&repo_root())
 }
 
 /// Compiles `rel` with `opts` to CUDA in `dir`; builds the output against
@@ -1659,6 +1627,7 @@ mod programs {
         chain_rows_supertile,
         define_in_scop,
         fig3_pipeline,
+        gather_lut,
         grid_blur4d,
         helper_name_clash,
         heat1d_scop,

@@ -44,7 +44,7 @@ use crate::model::expr::Expr;
 use crate::model::program::{Access, AccessKind, BodyTemplate, Gathered, Piece};
 
 /// Functions without side effects on memory whose calls are analysable.
-const PURE_FUNCTIONS: &[&str] = &[
+pub(crate) const PURE_FUNCTIONS: &[&str] = &[
     "sqrt",
     "sqrtf",
     "sqrtl",

@@ -41,6 +41,7 @@ use std::collections::BTreeMap;
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
+use crate::frontend::body::PURE_FUNCTIONS;
 use crate::frontend::clang::{Cursor, CursorKind, TokenKind, Type, TypeKind};
 
 mod fixes;
@@ -174,7 +175,13 @@ pub fn analyse(unit: &Unit<'_>, root: Cursor<'_>, skipped: &[Span]) -> CxxFixes 
                 let name = c.spelling();
                 if CUDA_NAMES.contains(&name.as_str()) && !renamed.contains(&name) {
                     pass.rename(c, &name);
-                    renamed.push(name);
+                    renamed.push(name.clone());
+                }
+                if c.kind() == CursorKind::FunctionDecl
+                    && defined.contains(&name)
+                    && PURE_FUNCTIONS.contains(&name.as_str())
+                {
+                    pass.host_device(c);
                 }
             }
         }
@@ -692,6 +699,19 @@ impl<'a, 'tu> Pass<'a, 'tu> {
 
     /// Gives the file-scope prototype `decl` of a function the file does
     /// not define C linkage ([`CxxFix::ExternC`]), unless it is `static`.
+    /// Marks the declaration `decl` of a function statement bodies may call
+    /// as code for both the host and the device ([`CxxFix::HostDevice`]).
+    fn host_device(&mut self, decl: Cursor<'tu>) {
+        let Some(span) = decl.span() else { return };
+        if !self.written(span) {
+            return;
+        }
+        self.push(
+            vec![Span::new(span.start, span.start)],
+            CxxFix::HostDevice { at: span.start },
+        );
+    }
+
     fn extern_c(&mut self, decl: Cursor<'tu>) {
         let Some(span) = decl.span() else { return };
         let name = decl.spelling();

@@ -195,10 +195,10 @@ impl DeviceData {
                             }
                         };
                         let Some((lo, hi)) = b else {
-                            return Err(unsupported(format!(
-                                "it is accessed at data-dependent indices only, and its declaration ('{} *') does not say how many elements it has",
-                                element
-                            )));
+                            return Err(unsupported(
+                                "it is accessed at data-dependent indices only along its first subscript, whose size a pointer's declaration does not give (so flextile cannot tell which elements to copy)"
+                                    .to_string(),
+                            ));
                         };
                         let lo = reader.expr(&ast_expr_from_pw_aff(&model.context, lo)?)?;
                         let hi = reader.expr(&ast_expr_from_pw_aff(&model.context, hi)?)?;

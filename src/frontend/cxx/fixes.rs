@@ -61,6 +61,13 @@ pub enum CxxFix {
         /// The directive's line.
         line: Span,
     },
+    /// `__host__ __device__ ` inserted at `at`, the start of a declaration
+    /// of a function the file defines whose name statement bodies may call
+    /// (`min`, `max`: see `body::PURE_FUNCTIONS`): kernels call it.
+    HostDevice {
+        /// Start of the declaration.
+        at: usize,
+    },
     /// A C11 keyword replaced by its C++ spelling (`_Bool` -> `bool`).
     Keyword {
         /// The keyword's token.
@@ -188,6 +195,9 @@ impl CxxFixes {
                 }
                 CxxFix::ExternC { at } => {
                     edits.push((*at, *at, rank, "extern \"C\" ".to_string()));
+                }
+                CxxFix::HostDevice { at } => {
+                    edits.push((*at, *at, rank, "__host__ __device__ ".to_string()));
                 }
                 CxxFix::Rename { at, name } => {
                     edits.push((

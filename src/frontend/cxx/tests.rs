@@ -203,6 +203,24 @@ fn programs_without_cxx_issues_have_no_fixes() {
     assert_eq!(out, src);
 }
 
+/// Functions statement bodies may call (`min`, `max`, `abs`, ...) run in
+/// kernels too: every declaration of one the file defines is for the host
+/// and the device; other functions are left alone.
+#[test]
+fn helpers_bodies_call_are_device_functions_too() {
+    let src = "static double lerp(double a, double b);\nstatic int abs(int v);\n\
+               static int abs(int v) { return v < 0 ? -v : v; }\n\
+               static double lerp(double a, double b) { return a + b; }\n";
+    let (fixes, out) = fixed(src);
+    assert!(fixes.problems.is_empty(), "{:?}", fixes.problems);
+    assert_eq!(
+        out,
+        "static double lerp(double a, double b);\n__host__ __device__ static int abs(int v);\n\
+         __host__ __device__ static int abs(int v) { return v < 0 ? -v : v; }\n\
+         static double lerp(double a, double b) { return a + b; }\n"
+    );
+}
+
 #[test]
 fn names_cuda_declares_are_renamed() {
     let src = "/* helpers */\nstatic inline int min(int a, int b) { return a < b ? a : b; }\n\
@@ -211,7 +229,7 @@ fn names_cuda_declares_are_renamed() {
     assert!(fixes.problems.is_empty(), "{:?}", fixes.problems);
     assert_eq!(
         out,
-        "/* helpers */\n#define min ft_user_min\nstatic inline int min(int a, int b) { return a < b ? a : b; }\n\
+        "/* helpers */\n#define min ft_user_min\n__host__ __device__ static inline int min(int a, int b) { return a < b ? a : b; }\n\
          int f(int x) { return min(x, 3); }\n"
     );
     // A local named so is no clash.
