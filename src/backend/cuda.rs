@@ -71,6 +71,7 @@ pub fn report(place: &str, reports: &[KernelReport]) -> String {
             map::Spread::Inner2 => "inner two loops over y and x, the outer one per thread",
             map::Spread::Blocks1 => "overlapped tiles over blocks (x), stages over threads",
             map::Spread::Blocks2 => "overlapped tiles over blocks (y, x), stages over threads",
+            map::Spread::Tiles2 => "tile loops over blocks (y, x), point loops over threads (y, x)",
         };
         let shared = r
             .shared

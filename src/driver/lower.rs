@@ -610,9 +610,13 @@ fn transform(
     if opts.openmp {
         schedule = simd::mark_simd_loops(schedule, all, &model.domain)?;
     }
-    // CUDA: the point loops of overlapped tiles that a block's threads share.
-    if let (Target::Cuda, Some(plan)) = (opts.target, &storage) {
-        let copies = |name: &str| threads::independent_copy(plan, name);
+    // CUDA: the point loops of tiles that a block's threads share.
+    if opts.target == Target::Cuda {
+        let copies = |name: &str| {
+            storage
+                .as_ref()
+                .is_some_and(|plan| threads::independent_copy(plan, name))
+        };
         schedule = threads::mark_thread_loops(schedule, all, &model.domain, &copies)?;
     }
     Ok(Transformed {

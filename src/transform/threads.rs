@@ -10,6 +10,11 @@
 //! of the block, and the back end separates what the threads compute by
 //! barriers (`backend::cuda::print`).
 //!
+//! Classic tiles (`--tile`, PPCG's mapping: tile loops to blocks, point
+//! loops to threads): a band nested inside a loop marked parallel (the
+//! point band below a tile band) gets a `threads` mark when none of its
+//! members carries a dependence between its statements' instances.
+//!
 //! A band of the storage plan's copies only (loads into scratchpads,
 //! stores of live-out values; `copies` says which statements are such
 //! copies without a modular index) is marked whole: each instance writes
@@ -21,7 +26,7 @@ use crate::diag::Result;
 use crate::model::isl_ext::isl_err;
 use crate::model::marks::Mark;
 use crate::model::storage::{StmtRole, StoragePlan};
-use crate::transform::band::{band_statements, insert_mark, map_children, BandDeps};
+use crate::transform::band::{band_statements, insert_mark, map_children, mark_of, BandDeps};
 use crate::transform::simd::{band_deps, StatementDeps};
 use isl_rs::{Schedule, ScheduleNode, ScheduleNodeType, UnionMap, UnionSet};
 use log::info;
@@ -37,39 +42,68 @@ pub fn mark_thread_loops(
 ) -> Result<Schedule> {
     let ctx = StatementDeps::new(deps, domain)?;
     let root = schedule.get_root().map_err(isl_err)?;
-    visit(root, &ctx, copies, false)?
+    visit(root, &ctx, copies, Place::Outside)?
         .get_schedule()
         .map_err(isl_err)
+}
+
+/// Where a schedule node is, for [`visit`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// Outside any parallel loop or expansion.
+    Outside,
+    /// Below a band with a parallel member (a classic tile's point band).
+    InParallel,
+    /// Below an expansion (an overlapped tile's point loops).
+    Expanded,
 }
 
 fn visit(
     node: ScheduleNode,
     ctx: &StatementDeps,
     copies: &dyn Fn(&str) -> bool,
-    expanded: bool,
+    place: Place,
 ) -> Result<ScheduleNode> {
     match node.get_type().map_err(isl_err)? {
-        ScheduleNodeType::Expansion => map_children(node, |c| visit(c, ctx, copies, true)),
-        ScheduleNodeType::Band if expanded => {
+        ScheduleNodeType::Expansion => {
+            map_children(node, |c| visit(c, ctx, copies, Place::Expanded))
+        }
+        ScheduleNodeType::Mark
+            if place == Place::Outside
+                && matches!(mark_of(&node)?, Some(Mark::Parallel { .. })) =>
+        {
+            // The band below runs in parallel; bands inside it are tiles'
+            // point loops (or inner loops) a block's threads may share.
+            let band = node.child(0).map_err(isl_err)?;
+            let band = map_children(band, |c| visit(c, ctx, copies, Place::InParallel))?;
+            band.parent().map_err(isl_err)
+        }
+        ScheduleNodeType::Band if place != Place::Outside => {
             let band = node.copy().map_err(isl_err)?;
-            let node = map_children(node, |c| visit(c, ctx, copies, expanded))?;
-            let depths = independent_members(&band, ctx, copies)?;
-            if depths.is_empty() {
+            let node = map_children(node, |c| visit(c, ctx, copies, place))?;
+            let expanded = place == Place::Expanded;
+            let depths = independent_members(&band, ctx, copies, expanded)?;
+            let n = band.band_n_member().map_err(isl_err)? as usize;
+            // A point band goes to a block's threads whole or not at all
+            // (its tile loops then keep the grid's threads).
+            if depths.is_empty() || (!expanded && depths.len() < n) {
                 return Ok(node);
             }
             info!("threads: the loops at depths {depths:?} carry no dependence inside a tile");
             insert_mark(node, &Mark::Threads { depths })
         }
-        _ => map_children(node, |c| visit(c, ctx, copies, expanded)),
+        _ => map_children(node, |c| visit(c, ctx, copies, place)),
     }
 }
 
 /// The schedule depths of the members of `band` that carry no dependence
-/// between one tile's instances.
+/// between one tile's instances (`expanded`: below an expansion, else
+/// between the instances of its statements).
 fn independent_members(
     band: &ScheduleNode,
     ctx: &StatementDeps,
     copies: &dyn Fn(&str) -> bool,
+    expanded: bool,
 ) -> Result<Vec<usize>> {
     let n = band.band_n_member().map_err(isl_err)? as usize;
     let depth = band.get_schedule_depth().map_err(isl_err)? as usize;
@@ -77,13 +111,13 @@ fn independent_members(
     if n == 0 || statements.is_empty() {
         return Ok(Vec::new());
     }
-    if statements.iter().all(|(s, _)| copies(s)) {
+    if expanded && statements.iter().all(|(s, _)| copies(s)) {
         return Ok((depth..depth + n).collect());
     }
     if statements.iter().any(|(s, _)| !ctx.is_region_statement(s)) {
         return Ok(Vec::new());
     }
-    let Some(deps) = band_deps(band, ctx, true)? else {
+    let Some(deps) = band_deps(band, ctx, expanded)? else {
         return Ok(Vec::new());
     };
     if deps.is_empty().map_err(isl_err)? {

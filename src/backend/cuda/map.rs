@@ -11,6 +11,11 @@
 //!   SIMD: no dependence between its iterations), the two are spread over a
 //!   two-dimensional grid, the inner loop over `x` (adjacent threads then
 //!   touch adjacent elements).
+//! - Classic tiles (`--tile`; PPCG's mapping): when the kernel's loop and
+//!   the one inside it are tile loops (steps above 1) and the tile's two
+//!   point loops carry no dependence either (`transform::threads` marks
+//!   them), the tile loops go to the grid's blocks and the point loops to
+//!   each block's threads ([`Spread::Tiles2`]).
 //! - A serial loop that holds parallel loops stays on the host and launches
 //!   their kernels in each iteration; so does a guard around them.
 //! - Code with no parallel loop in it runs in a kernel of one thread (the
@@ -72,6 +77,10 @@ pub enum Spread {
     /// Its tile loop over the blocks along `y`, the tile loop inside it
     /// along `x`.
     Blocks2,
+    /// A classic tile's two tile loops (steps above 1) and its two point
+    /// loops, all without dependences (PPCG's mapping): the tile loops over
+    /// the blocks (`y`, `x`), the point loops over each block's threads.
+    Tiles2,
 }
 
 /// One kernel: its code and how it is spread.
@@ -131,10 +140,23 @@ fn sequence(nodes: Vec<Node>, kernels: &mut Vec<Kernel>) -> Result<Vec<Host>> {
                     body.as_slice(),
                     [Node::For { body: inner, .. }] if two && matches!(inner.as_slice(), [k] if independent_loop(k))
                 );
+                // A classic tile: two tile loops (steps of a tile's size)
+                // around two point loops, all without dependences.
+                let tile_step = |inc: &LoopExpr| !matches!(inc, LoopExpr::Int(1));
+                let four = three
+                    && tile_step(&inc)
+                    && matches!(
+                        body.as_slice(),
+                        [Node::For { body: b2, inc: i2, .. }] if tile_step(i2) && matches!(
+                            b2.as_slice(),
+                            [Node::For { body: b3, .. }] if matches!(b3.as_slice(), [k] if independent_loop(k))
+                        )
+                    );
                 let tiles = body.iter().any(holds_tiles);
                 host.push(Host::Launch(kernels.len()));
                 kernels.push(Kernel {
                     spread: match (tiles, two, three) {
+                        (false, _, true) if four => Spread::Tiles2,
                         (false, _, true) => Spread::Inner2,
                         (false, false, _) => Spread::Threads1,
                         (false, true, _) => Spread::Threads2,
@@ -350,5 +372,49 @@ mod tests {
         }
         let (_, kernels) = map(vec![image]).expect("maps");
         assert_eq!(kernels[0].spread, Spread::Inner2, "channels, rows, columns");
+    }
+
+    /// A classic tile: two tile loops (steps of 32) around two point loops,
+    /// all independent, go to the blocks and the threads; four independent
+    /// loops of step 1 (no tiles) keep the three-loop mapping.
+    #[test]
+    fn classic_tiles_go_to_blocks_and_their_points_to_threads() {
+        let nest = |step: i64| {
+            let mut n = lp(
+                0,
+                true,
+                false,
+                vec![lp(
+                    1,
+                    false,
+                    false,
+                    vec![lp(2, false, false, vec![lp(3, false, true, vec![stmt()])])],
+                )],
+            );
+            let mut k = 0;
+            let mut at = &mut n;
+            while let Node::For {
+                independent,
+                inc,
+                body,
+                ..
+            } = at
+            {
+                *independent = true;
+                if k < 2 {
+                    *inc = LoopExpr::Int(step);
+                }
+                k += 1;
+                match body.first_mut() {
+                    Some(b) => at = b,
+                    None => break,
+                }
+            }
+            n
+        };
+        let (_, kernels) = map(vec![nest(32)]).expect("maps");
+        assert_eq!(kernels[0].spread, Spread::Tiles2);
+        let (_, kernels) = map(vec![nest(1)]).expect("maps");
+        assert_eq!(kernels[0].spread, Spread::Inner2);
     }
 }

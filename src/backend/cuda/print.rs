@@ -116,7 +116,11 @@ pub fn print_region(
         let block = match kernel.spread {
             Spread::Single => [1, 1],
             Spread::Threads1 => [cuda.block[0] * cuda.block[1], 1],
-            Spread::Threads2 | Spread::Inner2 | Spread::Blocks1 | Spread::Blocks2 => cuda.block,
+            Spread::Threads2
+            | Spread::Inner2
+            | Spread::Blocks1
+            | Spread::Blocks2
+            | Spread::Tiles2 => cuda.block,
         };
         match (kernel.spread, kernel.body.as_slice()) {
             (Spread::Inner2, [l @ Node::For { body: inner, .. }]) => {
@@ -146,13 +150,19 @@ pub fn print_region(
                 INDENT,
                 &mut body,
             )?,
-            (Spread::Blocks1 | Spread::Blocks2, [Node::For { .. }]) => {
+            (Spread::Blocks1 | Spread::Blocks2 | Spread::Tiles2, [Node::For { .. }]) => {
                 let tiles = Tiles {
                     printer: &printer,
                     naming,
                     cuda,
                 };
-                tiles.blocks(&kernel.body[0], kernel.spread, INDENT, &mut body)?
+                // A classic tile's point loops are its only stage: they go
+                // to the block's threads as an overlapped tile's do.
+                let spread = match kernel.spread {
+                    Spread::Tiles2 => Spread::Blocks2,
+                    s => s,
+                };
+                tiles.blocks(&kernel.body[0], spread, INDENT, &mut body)?
             }
             _ => printer.print(&kernel.body, INDENT, &mut body)?,
         }
@@ -163,6 +173,7 @@ pub fn print_region(
             Spread::Inner2 => "the innermost two of three loops without dependences over the grid's y and x, the outer one in each thread",
             Spread::Blocks1 => "overlapped tiles over the grid's blocks, a tile's stages over the block's threads",
             Spread::Blocks2 => "overlapped tiles over the grid's blocks (y and x), a tile's stages over the block's threads",
+            Spread::Tiles2 => "a classic tile's tile loops over the grid's blocks (y and x), its point loops over the block's threads (y and x)",
         };
         defs.push_str(&format!(
             "/* flextile: kernel {k} of the region at {}: {what} */\n__global__ void {name}({}) {{\n{body}}}\n\n",
@@ -570,7 +581,7 @@ fn grid(kernel: &Kernel, block: [u32; 2], naming: &Naming, prefix: &str) -> [Str
     match (kernel.spread, kernel.body.as_slice()) {
         (Spread::Threads1, [outer]) => [blocks(trip(outer, &[], naming), block[0]), "1".into()],
         (Spread::Blocks1, [outer]) => [blocks(trip(outer, &[], naming), 1), "1".into()],
-        (Spread::Blocks2, [outer @ Node::For { iter, body, .. }]) => {
+        (Spread::Blocks2 | Spread::Tiles2, [outer @ Node::For { iter, body, .. }]) => {
             let inner = match body.as_slice() {
                 [m] => trip(m, &[iter], naming),
                 _ => None,
