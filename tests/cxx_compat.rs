@@ -8,13 +8,17 @@ use std::process::Command;
 
 use flextile::frontend::{cxx::CxxFixes, parse_file};
 
-/// g++ in C++ mode, syntax only; `restrict` as the CUDA prelude defines it.
+/// g++ in C++ mode, syntax only; `restrict` as the CUDA prelude defines it,
+/// CUDA's execution spaces (`__host__ __device__` on the helpers bodies
+/// call) as nvcc's host pass sees them.
 const GXX: &[&str] = &[
     "-std=gnu++17",
     "-x",
     "c++",
     "-fsyntax-only",
     "-Drestrict=__restrict__",
+    "-D__host__=",
+    "-D__device__=",
     "-fopenmp",
 ];
 
