@@ -93,6 +93,12 @@ lint: deps
 bench: build
 	python3 bench/run.py
 
+# GPU benchmarks (issue 20): each benchmark's CUDA variants on this machine's GPU, outputs
+# compared with the C original's, end-to-end and kernel times; writes bench/gpu-results.md.
+# Without a GPU it says so and fails (bench/gpu.py --emulate checks the plumbing on the CPU).
+bench-gpu: build
+	python3 bench/gpu.py --out bench/gpu-results.md
+
 # Autotuning (issue 19): PolyMage's search space (overlap tolerance x tile sizes)
 # for one benchmark, against flextile's model-driven grouping; see bench/autotune.py.
 # make autotune PROG=harris [AUTOTUNE_FLAGS="--quick --shape scalene --threads 16"]

@@ -259,3 +259,46 @@ cuda_benchmarks! {
     cuda_heat_3d => "heat-3d", None;
     cuda_jacobi_2d => "jacobi-2d", None;
 }
+
+/// `make bench-gpu`'s driver (bench/gpu.py) on the CPU emulation of CUDA:
+/// every CUDA variant of a benchmark builds with the timing seam
+/// (bench/cuda_timing.h), prints what the original prints, and reports its
+/// kernels' launches; without a GPU and without --emulate it refuses.
+#[test]
+fn gpu_benchmark_driver_runs_on_the_emulation() {
+    let o = Command::new("python3")
+        .args([
+            "bench/gpu.py",
+            "--emulate",
+            "--only",
+            "heat-1d",
+            "--reps",
+            "1",
+        ])
+        .env("FLEXTILE", env!("CARGO_BIN_EXE_flextile"))
+        .output()
+        .expect("python3");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(out.matches("| identical |").count(), 4, "{out}");
+    assert!(
+        out.contains("| heat-1d | --rectangle | identical |"),
+        "{out}"
+    );
+    let gpu = Command::new("nvidia-smi")
+        .arg("-L")
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    if !gpu {
+        let o = Command::new("python3")
+            .args(["bench/gpu.py", "--only", "heat-1d"])
+            .output()
+            .expect("python3");
+        assert_eq!(o.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("no GPU here"));
+    }
+}

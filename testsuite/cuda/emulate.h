@@ -29,6 +29,7 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -319,6 +320,30 @@ inline cudaError_t cudaMemset(void *d, int v, size_t n) {
 inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 inline const char *cudaGetErrorString(cudaError_t) { return "cuda emulation error"; }
+
+/* Events, on the host's clock (bench/cuda_timing.h times launches with them). */
+struct ft_emu_event {
+  double ms;
+};
+typedef ft_emu_event *cudaEvent_t;
+inline cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = new ft_emu_event{0.0};
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t e, void * = nullptr) {
+  using namespace std::chrono;
+  e->ms = duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop) {
+  *ms = float(stop->ms - start->ms);
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  delete e;
+  return cudaSuccess;
+}
 
 #define FT_LAUNCH(kernel, grid, block, shared, ...) \
   ft_emu::launch(kernel, grid, block, shared, __VA_ARGS__)
