@@ -10,6 +10,7 @@
 pub mod device;
 pub mod map;
 pub mod print;
+pub mod shared;
 
 use crate::model::storage::StoragePlan;
 use print::KernelReport;

@@ -8,6 +8,7 @@
 
 use super::device::{DeviceData, Extent};
 use super::map::{holds_tiles, Host, Kernel, Spread};
+use super::shared::TileCopies;
 use crate::backend::c::{expr, CPrinter, OmpLines};
 use crate::backend::tree::{any_node, own_exprs, tile_groups, visit, Helper, LoopExpr, Node};
 use crate::backend::Naming;
@@ -95,7 +96,12 @@ pub fn print_region(
     let mut launches = Vec::new();
     for (k, kernel) in kernels.iter().enumerate() {
         let name = format!("{kernel_prefix}{k}");
-        let params = parameters(kernel, cuda, naming);
+        // A classic tile's reused inputs in shared memory.
+        let copies = match kernel.spread {
+            Spread::Tiles2 => TileCopies::plan(&kernel.body, stages, cuda.device, naming),
+            _ => TileCopies::plan(&[], stages, cuda.device, naming),
+        };
+        let params = parameters(kernel, cuda, naming, &copies.counts());
         // The scalars the region writes live in device buffers; the
         // statements' text names them, so each is a reference there.
         let mut body: String = cuda
@@ -150,11 +156,29 @@ pub fn print_region(
                 INDENT,
                 &mut body,
             )?,
+            (Spread::Tiles2, [Node::For { .. }]) if !copies.copies.is_empty() => {
+                let omp = OmpLines {
+                    parallel_for: String::new(),
+                    team: String::new(),
+                    team_for: String::new(),
+                    simd_for: String::new(),
+                };
+                let tile_printer = CPrinter::new(stages, omp, storage, naming).with_data(&copies);
+                body.push_str(&copies.declarations(INDENT));
+                let tiles = Tiles {
+                    printer: &tile_printer,
+                    naming,
+                    cuda,
+                    prologue: &copies,
+                };
+                tiles.blocks(&kernel.body[0], Spread::Blocks2, INDENT, &mut body)?
+            }
             (Spread::Blocks1 | Spread::Blocks2 | Spread::Tiles2, [Node::For { .. }]) => {
                 let tiles = Tiles {
                     printer: &printer,
                     naming,
                     cuda,
+                    prologue: &copies,
                 };
                 // A classic tile's point loops are its only stage: they go
                 // to the block's threads as an overlapped tile's do.
@@ -196,7 +220,7 @@ pub fn print_region(
         tile_groups(&kernel.body, &mut groups);
         let shared = groups
             .iter()
-            .try_fold(0u64, |sum, g| Some(sum + printer.tile_bytes(*g)?));
+            .try_fold(copies.bytes(), |sum, g| Some(sum + printer.tile_bytes(*g)?));
         reports.push(KernelReport {
             name,
             block,
@@ -233,7 +257,12 @@ pub fn print_region(
 /// (variables, not macros; a parameter's type is the scalar's where the
 /// bodies use it, else `long long`), and every device buffer with its first element
 /// and strides.
-fn parameters(kernel: &Kernel, cuda: &CudaRegion, naming: &Naming) -> Vec<(String, String)> {
+fn parameters(
+    kernel: &Kernel,
+    cuda: &CudaRegion,
+    naming: &Naming,
+    counts: &BTreeSet<usize>,
+) -> Vec<(String, String)> {
     let mut bound = BTreeSet::new();
     let mut used = BTreeSet::new();
     let mut names = BTreeSet::new();
@@ -270,7 +299,7 @@ fn parameters(kernel: &Kernel, cuda: &CudaRegion, naming: &Naming) -> Vec<(Strin
         for s in 0..a.rank.saturating_sub(1) {
             out.push((format!("long long {}", d.stride(k, s)), d.stride(k, s)));
         }
-        if a.gathered {
+        if a.gathered || counts.contains(&k) {
             out.push((format!("long long {}", d.count(k)), d.count(k)));
         }
     }
@@ -358,6 +387,9 @@ struct Tiles<'a> {
     printer: &'a CPrinter<'a>,
     naming: &'a Naming,
     cuda: &'a CudaRegion<'a>,
+    /// What each tile loads into shared memory first (a classic tile's
+    /// copies; none for overlapped tiles, whose loads are statements).
+    prologue: &'a TileCopies<'a>,
 }
 
 /// The threads of a block in one dimension (`y * blockDim.x + x`), and
@@ -388,7 +420,10 @@ impl Tiles<'_> {
                 (Spread::Blocks2, [m @ Node::For { .. }]) => {
                     self.blocks(m, Spread::Blocks1, inner, out)
                 }
-                _ => self.block_level(body, inner, out),
+                _ => {
+                    out.push_str(&self.prologue.loads(inner));
+                    self.block_level(body, inner, out)
+                }
             },
         )
     }
