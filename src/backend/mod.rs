@@ -170,6 +170,9 @@ pub struct TimeBlockParts<'a> {
     pub shadows: Vec<ShadowParts>,
     /// The loops of one block, indented two levels below `indent`.
     pub blocks: String,
+    /// Code before and after the loop over blocks, one level below
+    /// `indent` (CUDA: the blocks' device buffers, set up once).
+    pub around: [String; 2],
     /// The loops of the remainder, indented two levels below `indent`.
     pub remainder: String,
     /// The run-time alias guard around the blocks, if the region needs one.
@@ -292,6 +295,8 @@ impl Templates {
         c.insert("rest", p.rest);
         c.insert("shadows", &shadow_values(&p.shadows));
         c.insert("blocks", &p.blocks);
+        c.insert("before", &p.around[0]);
+        c.insert("after", &p.around[1]);
         c.insert("remainder", &p.remainder);
         guard_values(&mut c, p.guard);
         let s = self.tera.render("time_blocks", &c).map_err(tera_err)?;
@@ -387,6 +392,9 @@ pub struct Generated {
     pub kernels: String,
     /// The `--report` lines of the target (CUDA: the kernels' launches).
     pub report: Option<String>,
+    /// CUDA: `code` as the device buffers' setup, the host loops, the
+    /// teardown.
+    pub parts: Option<[String; 3]>,
 }
 
 /// Generates the code of one region from its final schedule: isl builds the
@@ -423,6 +431,7 @@ pub fn generate_loops(
             code: g.host,
             kernels: g.kernels,
             report: Some(cuda::report(path, &g.reports)),
+            parts: Some(g.parts),
         }));
     }
     let printer = CPrinter::new(stages, templates.omp_lines()?, storage, naming);
@@ -432,6 +441,7 @@ pub fn generate_loops(
         code: out,
         kernels: String::new(),
         report: None,
+        parts: None,
     }))
 }
 

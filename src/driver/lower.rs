@@ -11,6 +11,9 @@ pub(super) struct Lowered {
     pub(super) code: String,
     /// Definitions at file scope before the region's function (CUDA's kernels).
     pub(super) kernels: String,
+    /// CUDA: `code` as the device buffers' setup, the host loops, the
+    /// teardown.
+    pub(super) parts: Option<[String; 3]>,
     /// What was done, for the region's banner.
     pub(super) summary: Vec<String>,
     /// The stages run fused, for the macro dataflow graph.
@@ -208,6 +211,7 @@ pub(super) fn lower(
             return Ok(Lowered {
                 code: generated.code,
                 kernels: generated.kernels,
+                parts: generated.parts,
                 summary,
                 grouping: t.grouping,
             });

@@ -181,6 +181,17 @@ pub(super) fn compile_time_blocked(
         None,
         Some("time blocks: the grouping of versions is not modelled".to_string()),
     )?;
+    // CUDA: the blocks' device buffers are set up once, around the loop
+    // over blocks (the host touches none of their data in between), unless
+    // their boxes depend on the block's first step.
+    let (blocks_code, around) = match &blocks.parts {
+        Some([setup, loops, teardown])
+            if !uses_name(setup, &tb.start) && !uses_name(teardown, &tb.start) =>
+        {
+            (loops.clone(), [outdent(setup), outdent(teardown)])
+        }
+        _ => (blocks.code.clone(), [String::new(), String::new()]),
+    };
     let (line, _) = program.file.line_col(region.pragma_span.start);
     let mut summary = vec![format!(
         "time blocks of {steps} steps, each a chain of {} stages (steps and copies back){}",
@@ -217,8 +228,39 @@ pub(super) fn compile_time_blocked(
         steps,
         rest: &tb.rest,
         shadows: if cuda { Vec::new() } else { shadows },
-        blocks: blocks.code,
+        blocks: blocks_code,
+        around,
         remainder: remainder.code,
         guard: shared.guard,
     })
+}
+
+/// Whether the C text `text` uses the identifier `name`.
+fn uses_name(text: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(k, _)| {
+        let before = text[..k].chars().next_back();
+        let after = text[k + name.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
+}
+
+/// `text` with one level (two spaces) less indentation.
+fn outdent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("{}\n", l.strip_prefix("  ").unwrap_or(l)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{outdent, uses_name};
+
+    #[test]
+    fn identifiers_are_found_whole() {
+        assert!(uses_name("n = ft_t + 1;", "ft_t"));
+        assert!(!uses_name("n = ft_t_start + 1;", "ft_t"));
+        assert!(!uses_name("n = xft_t;", "ft_t"));
+        assert_eq!(outdent("    a\n  b\nc\n"), "  a\nb\nc\n");
+    }
 }

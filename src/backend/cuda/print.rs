@@ -64,6 +64,10 @@ pub struct CudaCode {
     /// What replaces the region (at `indent`): the device buffers' setup,
     /// the host loops and launches, the copies back and freeing.
     pub host: String,
+    /// The same in its three parts: the buffers' setup, the host loops and
+    /// launches, the teardown (a time-blocked scop sets its buffers up
+    /// once around its loop over blocks).
+    pub parts: [String; 3],
     /// The kernels' definitions (file scope).
     pub kernels: String,
     /// One report per kernel.
@@ -240,13 +244,15 @@ pub fn print_region(
     let check = format!("{}check", cuda.device.prefix);
     let place = c_string(&cuda.place);
     let (setup, teardown) = buffers(cuda, naming, &check, &place, helpers);
-    let mut out: String = setup.iter().map(|l| format!("{indent}{l}\n")).collect();
+    let setup: String = setup.iter().map(|l| format!("{indent}{l}\n")).collect();
+    let mut loops = String::new();
     host_code(
-        host, &launches, naming, &check, &place, indent, helpers, &mut out,
+        host, &launches, naming, &check, &place, indent, helpers, &mut loops,
     );
-    out.extend(teardown.iter().map(|l| format!("{indent}{l}\n")));
+    let teardown: String = teardown.iter().map(|l| format!("{indent}{l}\n")).collect();
     Ok(CudaCode {
-        host: out,
+        host: format!("{setup}{loops}{teardown}"),
+        parts: [setup, loops, teardown],
         kernels: defs,
         reports,
     })
