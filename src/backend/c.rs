@@ -34,6 +34,18 @@ pub struct OmpLines {
     pub simd_for: String,
 }
 
+impl OmpLines {
+    /// No OpenMP lines (CUDA kernels: no OpenMP inside them).
+    pub fn none() -> OmpLines {
+        OmpLines {
+            parallel_for: String::new(),
+            team: String::new(),
+            team_for: String::new(),
+            simd_for: String::new(),
+        }
+    }
+}
+
 /// Prints loop trees of one region.
 pub struct CPrinter<'a> {
     stages: HashMap<&'a str, &'a Stage>,

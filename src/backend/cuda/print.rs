@@ -88,12 +88,7 @@ pub fn print_region(
     indent: &str,
     helpers: &mut BTreeSet<Helper>,
 ) -> Result<CudaCode> {
-    let omp = OmpLines {
-        parallel_for: String::new(),
-        team: String::new(),
-        team_for: String::new(),
-        simd_for: String::new(),
-    };
+    let omp = OmpLines::none();
     let printer = CPrinter::new(stages, omp, storage, naming).with_data(cuda.device);
     let mut reports = Vec::new();
     let mut defs = String::new();
@@ -161,12 +156,7 @@ pub fn print_region(
                 &mut body,
             )?,
             (Spread::Tiles2, [Node::For { .. }]) if !copies.copies.is_empty() => {
-                let omp = OmpLines {
-                    parallel_for: String::new(),
-                    team: String::new(),
-                    team_for: String::new(),
-                    simd_for: String::new(),
-                };
+                let omp = OmpLines::none();
                 let tile_printer = CPrinter::new(stages, omp, storage, naming).with_data(&copies);
                 body.push_str(&copies.declarations(INDENT));
                 let tiles = Tiles {
