@@ -1625,6 +1625,7 @@ mod programs {
         chain_param_offsets,
         chain_rows_parallel,
         chain_rows_supertile,
+        cuda_tile_channels,
         define_in_scop,
         fig3_pipeline,
         gather_lut,

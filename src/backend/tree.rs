@@ -188,6 +188,30 @@ pub fn visit(nodes: &[Node], f: &mut dyn FnMut(&Node)) {
     }
 }
 
+/// The counters and parameter names `e` mentions.
+pub fn uses(e: &LoopExpr, used: &mut BTreeSet<u32>, names: &mut BTreeSet<String>) {
+    match e {
+        LoopExpr::Int(_) => {}
+        LoopExpr::Counter(c) => {
+            used.insert(*c);
+        }
+        LoopExpr::Param(n) | LoopExpr::Name(n) => {
+            names.insert(n.clone());
+        }
+        LoopExpr::Op(_, a, b) | LoopExpr::FloorDiv(a, b) => {
+            uses(a, used, names);
+            uses(b, used, names);
+        }
+        LoopExpr::Neg(a) => uses(a, used, names),
+        LoopExpr::Min(v) | LoopExpr::Max(v) => v.iter().for_each(|x| uses(x, used, names)),
+        LoopExpr::Select(c, a, b) => {
+            uses(c, used, names);
+            uses(a, used, names);
+            uses(b, used, names);
+        }
+    }
+}
+
 /// The expressions of node `n` itself (a loop's counter and bounds, a
 /// guard's condition, a statement's arguments), not those below it.
 pub fn own_exprs(n: &Node) -> Vec<&LoopExpr> {

@@ -10,7 +10,7 @@ use super::device::{DeviceData, Extent};
 use super::map::{holds_tiles, Host, Kernel, Spread};
 use super::shared::TileCopies;
 use crate::backend::c::{expr, CPrinter, OmpLines};
-use crate::backend::tree::{any_node, own_exprs, tile_groups, visit, Helper, LoopExpr, Node};
+use crate::backend::tree::{any_node, own_exprs, tile_groups, uses, visit, Helper, LoopExpr, Node};
 use crate::backend::Naming;
 use crate::diag::{Error, Result};
 use crate::model::program::{Region, Stage};
@@ -324,30 +324,6 @@ fn collect(
     });
 }
 
-/// The counters and parameter names `e` mentions.
-fn uses(e: &LoopExpr, used: &mut BTreeSet<u32>, names: &mut BTreeSet<String>) {
-    match e {
-        LoopExpr::Int(_) => {}
-        LoopExpr::Counter(c) => {
-            used.insert(*c);
-        }
-        LoopExpr::Param(n) | LoopExpr::Name(n) => {
-            names.insert(n.clone());
-        }
-        LoopExpr::Op(_, a, b) | LoopExpr::FloorDiv(a, b) => {
-            uses(a, used, names);
-            uses(b, used, names);
-        }
-        LoopExpr::Neg(a) => uses(a, used, names),
-        LoopExpr::Min(v) | LoopExpr::Max(v) => v.iter().for_each(|x| uses(x, used, names)),
-        LoopExpr::Select(c, a, b) => {
-            uses(c, used, names);
-            uses(a, used, names);
-            uses(b, used, names);
-        }
-    }
-}
-
 /// The kernel's parallel loop as a grid-stride loop over the threads along
 /// `x` (and, for [`Spread::Threads2`], the loop inside it along `x`, the
 /// outer one along `y`).
@@ -456,17 +432,9 @@ impl Tiles<'_> {
                 }
                 Node::For {
                     independent: true,
-                    body,
                     ..
                 } if !holds_tiles(n) => {
-                    let two = matches!(
-                        body.as_slice(),
-                        [Node::For {
-                            independent: true,
-                            ..
-                        }]
-                    );
-                    self.threads(n, two, indent, out)?;
+                    self.threads(n, indent, out)?;
                     out.push_str(&format!("{indent}{BARRIER}\n"));
                 }
                 Node::For {
@@ -503,31 +471,74 @@ impl Tiles<'_> {
         Ok(())
     }
 
-    /// An independent loop of a tile spread over the block's threads (all
-    /// of them in one dimension; with `two`, it along `y` and the loop
-    /// inside it along `x`); the rest of its body runs in each thread.
-    fn threads(&self, n: &Node, two: bool, indent: &str, out: &mut String) -> Result<()> {
-        let axis = match two {
-            true => ("threadIdx.y", "blockDim.y"),
-            false => FLAT_THREAD,
+    /// A perfect nest of independent loops from `n` down, spread over the
+    /// block's threads: its innermost two loops (those with fewer than
+    /// [`SMALL_TRIP`] iterations known at compile time aside, such as an
+    /// image's channels) along `y` and `x`, adjacent threads on the
+    /// innermost, so that they touch adjacent elements; one such loop over
+    /// all the threads; the nest's other loops run in each thread. No loop
+    /// of the nest carries a dependence, so no two of its iterations depend
+    /// on each other and any spread is correct.
+    fn threads(&self, n: &Node, indent: &str, out: &mut String) -> Result<()> {
+        let chain = independent_chain(n);
+        let small = |l: &Node| const_trip(l).is_some_and(|t| t < SMALL_TRIP);
+        let wide: Vec<usize> = (0..chain.len()).filter(|&i| !small(chain[i])).collect();
+        let pool: Vec<usize> = match wide.is_empty() {
+            true => (0..chain.len()).collect(),
+            false => wide,
+        };
+        let spread = &pool[pool.len().saturating_sub(2)..];
+        let mut axes: Vec<Option<(&str, &str)>> = vec![None; chain.len()];
+        match spread {
+            [k] => axes[*k] = Some(FLAT_THREAD),
+            [y, x] => {
+                axes[*y] = Some(("threadIdx.y", "blockDim.y"));
+                axes[*x] = Some(("threadIdx.x", "blockDim.x"));
+            }
+            _ => return Err(Error::internal("an independent nest without loops")),
+        }
+        self.nest(&chain, &axes, indent, out)
+    }
+
+    /// Prints the nest `chain` (each loop the whole body of the one before),
+    /// the loops with an axis shared out along it, the others whole.
+    fn nest(
+        &self,
+        chain: &[&Node],
+        axes: &[Option<(&str, &str)>],
+        indent: &str,
+        out: &mut String,
+    ) -> Result<()> {
+        let (Some((first, rest)), Some((axis, axes))) = (chain.split_first(), axes.split_first())
+        else {
+            return Err(Error::internal("an empty loop nest"));
         };
         let (naming, printer) = (self.naming, self.printer);
-        strided_loop(
-            n,
-            axis,
-            naming,
-            indent,
-            out,
-            &mut |body, inner, out| match (two, body) {
-                (true, [m @ Node::For { .. }]) => {
-                    let x = ("threadIdx.x", "blockDim.x");
-                    strided_loop(m, x, naming, inner, out, &mut |body, inner, out| {
-                        printer.print(body, inner, out)
-                    })
-                }
-                _ => printer.print(body, inner, out),
-            },
-        )
+        let mut inside = |body: &[Node], inner: &str, out: &mut String| match rest.is_empty() {
+            true => printer.print(body, inner, out),
+            false => self.nest(rest, axes, inner, out),
+        };
+        match axis {
+            Some(axis) => strided_loop(first, *axis, naming, indent, out, &mut inside),
+            None => {
+                let Node::For {
+                    iter,
+                    init,
+                    cond,
+                    inc,
+                    body,
+                    ..
+                } = first
+                else {
+                    return Err(Error::internal("a loop nest holds a non-loop"));
+                };
+                let header = expr::for_header(iter, init, cond, inc, naming);
+                out.push_str(&format!("{indent}{header}\n"));
+                inside(body, &format!("{indent}{INDENT}"), out)?;
+                out.push_str(&format!("{indent}}}\n"));
+                Ok(())
+            }
+        }
     }
 
     /// The refusal of a group whose scratchpads do not fit a block's
@@ -544,6 +555,51 @@ impl Tiles<'_> {
                 super::SHARED_BYTES
             ),
         )
+    }
+}
+
+/// Loops with fewer iterations than this, known at compile time, are not
+/// spread over a block's threads when the nest has others.
+const SMALL_TRIP: i64 = 8;
+
+/// The loops of the perfect nest of independent loops that starts at `n`.
+fn independent_chain(n: &Node) -> Vec<&Node> {
+    let mut chain = vec![n];
+    let mut at = n;
+    while let Node::For { body, .. } = at {
+        match body.as_slice() {
+            [m @ Node::For {
+                independent: true, ..
+            }] => {
+                chain.push(m);
+                at = m;
+            }
+            _ => break,
+        }
+    }
+    chain
+}
+
+/// The iterations of loop `n` when its bounds are constants.
+fn const_trip(n: &Node) -> Option<i64> {
+    let Node::For {
+        iter,
+        init: LoopExpr::Int(a),
+        cond: LoopExpr::Op(op, c, b),
+        inc: LoopExpr::Int(1),
+        ..
+    } = n
+    else {
+        return None;
+    };
+    let LoopExpr::Int(b) = **b else { return None };
+    if **c != *iter {
+        return None;
+    }
+    match op {
+        crate::backend::tree::BinOp::Le => Some(b - a + 1),
+        crate::backend::tree::BinOp::Lt => Some(b - a),
+        _ => None,
     }
 }
 

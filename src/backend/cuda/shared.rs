@@ -1,27 +1,45 @@
 //! Shared-memory copies of what a classic tile reads more than once (the
 //! CUDA target's `--tile`, [`Spread::Tiles2`]: PPCG's `gpu_group` and
-//! `add_copies`, Verdoolaege et al., TACO 2013, §4.4 and §4.5, for the
-//! stencil case).
+//! `add_copies`, Verdoolaege et al., TACO 2013, §4.4 and §4.5, for arrays
+//! read at constant offsets of the tile's loops, as stencils are).
 //!
-//! A block runs one tile: two tile loops (steps `T0`, `T1`) around two
-//! point loops (`p0`, `p1`, step 1). A two-dimensional array that the
-//! tile's statements read at several offsets `A[p0 + a][p1 + b]`, and do
-//! not write, is copied at the start of each tile into a `__shared__`
-//! buffer holding the box of those reads, `(T0 + a_max - a_min) x (T1 +
-//! b_max - b_min)` elements from `(first p0 + a_min, first p1 + b_min)`,
-//! by the block's threads together; a barrier follows, and the statements
-//! read the buffer. Elements of the box outside the array's device buffer
-//! are not loaded (no statement reads them). Copies are taken while they
-//! fit [`super::SHARED_BYTES`], in the order of first access.
+//! A block runs one tile: two tile loops (steps above 1) around the tile's
+//! loops. A loop inside whose bounds use only the tile counters and the
+//! parameters has a known first iteration in each tile and at most a known
+//! number of iterations: constants (`0 <= c <= 2`), or a first iteration of
+//! at least `t + a` and a last of at most `t + b` for a tile counter `t`.
+//! An array that the tile's statements read, with each subscript either
+//! such a loop's counter plus a constant (the same loop in every read) or
+//! a constant, at two or more different offsets, and that they do not
+//! write, is copied at the start of each tile into a `__shared__` buffer
+//! holding the box of those reads: along a loop's dimension its iterations
+//! plus the spread of the offsets, along a constant's the spread of the
+//! constants (at least one dimension a loop's: an array read at constants
+//! only is a table the caches serve). The block's threads load it together; a barrier follows, and
+//! the statements read the buffer. Elements of the box outside the array's
+//! device buffer are not loaded (no statement reads them). Copies are taken
+//! while they fit [`super::SHARED_BYTES`], in the order of first access.
 
 use super::device::DeviceData;
 use crate::backend::c::{c_expr, expr, DataAccess};
-use crate::backend::tree::{visit, LoopExpr, Node};
+use crate::backend::tree::{uses, visit, BinOp, LoopExpr, Node};
 use crate::backend::Naming;
 use crate::model::expr::Expr;
 use crate::model::mdg::type_bytes;
 use crate::model::program::{AccessKind, Stage};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// One dimension of a copy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CopyDim {
+    /// The loop whose counter subscripts this dimension, or none where the
+    /// subscripts are constants.
+    pub counter: Option<u32>,
+    /// The smallest offset (or constant) read.
+    pub low: i64,
+    /// Elements along the dimension.
+    pub extent: i64,
+}
 
 /// One array's copy in a tile.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,12 +48,18 @@ pub struct SharedCopy {
     pub buffer: usize,
     /// The data set.
     pub data: String,
-    /// The smallest offset read along each dimension.
-    pub low: [i64; 2],
-    /// Elements along each dimension.
-    pub extent: [i64; 2],
+    /// Its dimensions, outermost first.
+    pub dims: Vec<CopyDim>,
     /// Bytes of the copy.
     pub bytes: u64,
+}
+
+/// Where a loop inside a tile runs: its first iteration (C text over the
+/// tile counters and the parameters) and at most how many iterations.
+#[derive(Clone, Debug, PartialEq)]
+struct Range {
+    first: String,
+    count: i64,
 }
 
 /// The copies of one classic-tile kernel, and how its statements read them.
@@ -44,63 +68,103 @@ pub struct TileCopies<'a> {
     naming: &'a Naming,
     /// The copies.
     pub copies: Vec<SharedCopy>,
-    /// The point loops' counters as the statements' values spell them.
-    points: [String; 2],
-    /// The point loops' first iterations (C text, over the tile counters).
-    first: [String; 2],
+    /// The tile's loops with a known range, by counter.
+    ranges: BTreeMap<u32, Range>,
 }
 
-/// The parts of a classic tile's kernel: tile steps, point loops' counters
-/// and first iterations, and the statements inside.
-struct TileShape<'a> {
-    steps: [i64; 2],
-    counters: [u32; 2],
-    first: [&'a LoopExpr; 2],
-    body: &'a [Node],
+/// The two tile loops' counters of a classic tile's kernel, and the code
+/// inside them.
+fn shape(kernel: &[Node]) -> Option<([u32; 2], &[Node])> {
+    let (t0, body) = tile_loop(kernel)?;
+    let (t1, body) = tile_loop(body)?;
+    Some(([t0, t1], body))
 }
 
-fn shape(kernel: &[Node]) -> Option<TileShape<'_>> {
-    let [Node::For {
-        inc: LoopExpr::Int(t0),
-        body,
-        ..
-    }] = kernel
-    else {
-        return None;
-    };
-    let [Node::For {
-        inc: LoopExpr::Int(t1),
-        body,
-        ..
-    }] = body.as_slice()
-    else {
-        return None;
-    };
-    let [Node::For {
-        iter: LoopExpr::Counter(p0),
-        init: i0,
+/// `nodes` as one loop with a step above 1: its counter and body.
+fn tile_loop(nodes: &[Node]) -> Option<(u32, &[Node])> {
+    match nodes {
+        [Node::For {
+            iter: LoopExpr::Counter(t),
+            inc: LoopExpr::Int(step),
+            body,
+            ..
+        }] if *step > 1 => Some((*t, body.as_slice())),
+        _ => None,
+    }
+}
+
+/// `e` as a counter plus a constant.
+fn counter_plus(e: &LoopExpr) -> Option<(u32, i64)> {
+    match e {
+        LoopExpr::Counter(t) => Some((*t, 0)),
+        LoopExpr::Op(BinOp::Add, a, b) => match (&**a, &**b) {
+            (LoopExpr::Counter(t), LoopExpr::Int(k)) | (LoopExpr::Int(k), LoopExpr::Counter(t)) => {
+                Some((*t, *k))
+            }
+            _ => None,
+        },
+        LoopExpr::Op(BinOp::Sub, a, b) => match (&**a, &**b) {
+            (LoopExpr::Counter(t), LoopExpr::Int(k)) => Some((*t, -*k)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The range of loop `n` in one tile of the tile loops `tiles`, where its
+/// bounds use only their counters and the parameters.
+fn range(n: &Node, tiles: [u32; 2], naming: &Naming) -> Option<Range> {
+    let Node::For {
+        iter,
+        init,
+        cond: LoopExpr::Op(op, c, bound),
         inc: LoopExpr::Int(1),
-        body,
         ..
-    }] = body.as_slice()
+    } = n
     else {
         return None;
     };
-    let [Node::For {
-        iter: LoopExpr::Counter(p1),
-        init: i1,
-        inc: LoopExpr::Int(1),
-        body,
-        ..
-    }] = body.as_slice()
-    else {
+    if **c != *iter {
         return None;
+    }
+    let (mut used, mut names) = (BTreeSet::new(), BTreeSet::new());
+    uses(init, &mut used, &mut names);
+    uses(bound, &mut used, &mut names);
+    if used.iter().any(|u| !tiles.contains(u)) {
+        return None;
+    }
+    let strict = match op {
+        BinOp::Le => 0,
+        BinOp::Lt => 1,
+        _ => return None,
     };
-    Some(TileShape {
-        steps: [*t0, *t1],
-        counters: [*p0, *p1],
-        first: [i0, i1],
-        body,
+    let count = match (init, &**bound) {
+        (LoopExpr::Int(a), LoopExpr::Int(b)) => b - strict - a + 1,
+        _ => {
+            // The greatest of the lower bounds is at least each of them, the
+            // least of the upper bounds at most each of them.
+            let terms = |e: &'_ LoopExpr, max: bool| -> Vec<(u32, i64)> {
+                match (e, max) {
+                    (LoopExpr::Max(v), true) | (LoopExpr::Min(v), false) => {
+                        v.iter().filter_map(counter_plus).collect()
+                    }
+                    _ => counter_plus(e).into_iter().collect(),
+                }
+            };
+            let (lows, highs) = (terms(init, true), terms(bound, false));
+            lows.iter()
+                .flat_map(|(t, a)| {
+                    highs
+                        .iter()
+                        .filter(move |(u, _)| u == t)
+                        .map(move |(_, b)| b - strict - a + 1)
+                })
+                .min()?
+        }
+    };
+    (count >= 1).then(|| Range {
+        first: expr::text(init, naming),
+        count,
     })
 }
 
@@ -117,26 +181,59 @@ fn var_plus(e: &Expr) -> Option<(String, i64)> {
     (one == c + 1).then(|| (v.clone(), c))
 }
 
-/// The offsets of a read `index` of a statement whose iterators are
-/// `iterators` with values `args`, along the point loops `counters`: each
-/// subscript the counter of its dimension's point loop plus a constant.
-fn offsets(
-    index: &[Expr],
+/// How a read subscripts one dimension: a loop's counter plus a constant,
+/// or a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Use {
+    Loop(u32, i64),
+    Const(i64),
+}
+
+/// How subscript `e` of a statement whose iterators are `iterators` with
+/// values `args` reads, where it is a loop of `ranges` plus a constant or a
+/// constant.
+fn subscript_use(
+    e: &Expr,
     iterators: &[String],
     args: &[LoopExpr],
-    counters: [u32; 2],
-) -> Option<[i64; 2]> {
-    let [i0, i1] = index else { return None };
-    let mut out = [0; 2];
-    for (d, e) in [i0, i1].into_iter().enumerate() {
-        let (v, c) = var_plus(e)?;
-        let k = iterators.iter().position(|i| *i == v)?;
-        match args.get(k)? {
-            LoopExpr::Counter(p) if *p == counters[d] => out[d] = c,
+    ranges: &BTreeMap<u32, Range>,
+) -> Option<Use> {
+    if let Some(c) = e.constant() {
+        return Some(Use::Const(c));
+    }
+    let (v, c) = var_plus(e)?;
+    let k = iterators.iter().position(|i| *i == v)?;
+    match args.get(k)? {
+        LoopExpr::Counter(p) if ranges.contains_key(p) => Some(Use::Loop(*p, c)),
+        _ => None,
+    }
+}
+
+/// The box along one dimension of the reads `uses` (each a read's use of
+/// that dimension): one loop or constants throughout.
+fn dimension(uses: &[Use], ranges: &BTreeMap<u32, Range>) -> Option<CopyDim> {
+    let first = *uses.first()?;
+    let mut offsets = Vec::new();
+    for u in uses {
+        match (first, *u) {
+            (Use::Loop(p, _), Use::Loop(q, c)) if p == q => offsets.push(c),
+            (Use::Const(_), Use::Const(c)) => offsets.push(c),
             _ => return None,
         }
     }
-    Some(out)
+    let (low, high) = (*offsets.iter().min()?, *offsets.iter().max()?);
+    Some(match first {
+        Use::Loop(p, _) => CopyDim {
+            counter: Some(p),
+            low,
+            extent: ranges.get(&p)?.count + high - low,
+        },
+        Use::Const(_) => CopyDim {
+            counter: None,
+            low,
+            extent: high - low + 1,
+        },
+    })
 }
 
 impl<'a> TileCopies<'a> {
@@ -153,26 +250,43 @@ impl<'a> TileCopies<'a> {
             device,
             naming,
             copies: Vec::new(),
-            points: [String::new(), String::new()],
-            first: [String::new(), String::new()],
+            ranges: BTreeMap::new(),
         };
-        let Some(tile) = shape(kernel) else {
+        let Some((tiles, body)) = shape(kernel) else {
             return out;
         };
-        out.points = tile
-            .counters
-            .map(|c| expr::operand(&LoopExpr::Counter(c), naming));
-        out.first = tile.first.map(|e| expr::text(e, naming));
-        // Per data set read in the tile: its offsets, or None when some
-        // access to it does not fit (or writes it).
-        let mut reads: BTreeMap<String, Option<BTreeSet<[i64; 2]>>> = BTreeMap::new();
+        // The loops inside, with their ranges (none for a counter whose
+        // loops disagree).
+        let mut ranges: BTreeMap<u32, Option<Range>> = BTreeMap::new();
+        visit(body, &mut |n| {
+            if let Node::For {
+                iter: LoopExpr::Counter(p),
+                ..
+            } = n
+            {
+                let r = range(n, tiles, naming);
+                let entry = ranges.entry(*p).or_insert_with(|| r.clone());
+                if *entry != r {
+                    *entry = None;
+                }
+            }
+        });
+        out.ranges = ranges
+            .into_iter()
+            .filter_map(|(p, r)| r.map(|r| (p, r)))
+            .collect();
+        // Per data set read in the tile: each read's uses of its
+        // dimensions, or None when some access to it does not fit (or
+        // writes it).
+        let mut reads: BTreeMap<String, Option<BTreeSet<Vec<Use>>>> = BTreeMap::new();
         let mut order: Vec<String> = Vec::new();
         let mut fits = true;
-        visit(tile.body, &mut |n| {
+        let ranges = &out.ranges;
+        visit(body, &mut |n| {
             let Node::Stmt { stage, args } = n else {
                 return;
             };
-            let Some(accesses) = stages
+            let Some((accesses, iterators)) = stages
                 .iter()
                 .find(|s| s.name == *stage)
                 .and_then(|s| s.spelled().map(|a| (a, &s.iterators)))
@@ -180,7 +294,6 @@ impl<'a> TileCopies<'a> {
                 fits = false;
                 return;
             };
-            let (accesses, iterators) = accesses;
             for a in accesses {
                 if !order.contains(&a.data) {
                     order.push(a.data.clone());
@@ -188,13 +301,17 @@ impl<'a> TileCopies<'a> {
                 let entry = reads
                     .entry(a.data.clone())
                     .or_insert_with(|| Some(BTreeSet::new()));
-                let off = match a.kind {
-                    AccessKind::Read => offsets(&a.index, iterators, args, tile.counters),
+                let read = match a.kind {
+                    AccessKind::Read => a
+                        .index
+                        .iter()
+                        .map(|e| subscript_use(e, iterators, args, ranges))
+                        .collect::<Option<Vec<Use>>>(),
                     AccessKind::Write => None,
                 };
-                match (entry.as_mut(), off) {
-                    (Some(set), Some(o)) => {
-                        set.insert(o);
+                match (entry.as_mut(), read) {
+                    (Some(set), Some(r)) => {
+                        set.insert(r);
                     }
                     _ => *entry = None,
                 }
@@ -212,22 +329,28 @@ impl<'a> TileCopies<'a> {
                 continue;
             };
             let array = &device.arrays[buffer];
-            if set.len() < 2 || array.rank != 2 || array.gathered {
+            if set.len() < 2 || array.rank == 0 || array.gathered {
                 continue;
             }
-            let (Some(elem), Some(lo0), Some(hi0), Some(lo1), Some(hi1)) = (
-                type_bytes(&array.element),
-                set.iter().map(|o| o[0]).min(),
-                set.iter().map(|o| o[0]).max(),
-                set.iter().map(|o| o[1]).min(),
-                set.iter().map(|o| o[1]).max(),
-            ) else {
+            let set: Vec<&Vec<Use>> = set.iter().collect();
+            let dims: Option<Vec<CopyDim>> = (0..array.rank)
+                .map(|d| {
+                    let at: Option<Vec<Use>> = set.iter().map(|r| r.get(d).copied()).collect();
+                    dimension(&at?, ranges)
+                })
+                .collect();
+            let (Some(elem), Some(dims)) = (type_bytes(&array.element), dims) else {
                 continue;
             };
-            let extent = [tile.steps[0] + hi0 - lo0, tile.steps[1] + hi1 - lo1];
-            let size = u64::try_from(extent[0].saturating_mul(extent[1]))
-                .unwrap_or(u64::MAX)
-                .saturating_mul(elem);
+            // Reads at constants only (a small table) are left to the
+            // caches: a tile reuses nothing of its own there.
+            if dims.iter().all(|d| d.counter.is_none()) {
+                continue;
+            }
+            let size = dims
+                .iter()
+                .try_fold(elem, |b, d| b.checked_mul(u64::try_from(d.extent).ok()?))
+                .unwrap_or(u64::MAX);
             if bytes.saturating_add(size) > super::SHARED_BYTES {
                 continue;
             }
@@ -235,8 +358,7 @@ impl<'a> TileCopies<'a> {
             out.copies.push(SharedCopy {
                 buffer,
                 data,
-                low: [lo0, lo1],
-                extent,
+                dims,
                 bytes: size,
             });
         }
@@ -250,7 +372,11 @@ impl<'a> TileCopies<'a> {
 
     /// The first element copy `c` holds along dimension `d` (C text).
     fn origin(&self, c: &SharedCopy, d: usize) -> String {
-        format!("({}) + ({})", self.first[d], c.low[d])
+        let dim = &c.dims[d];
+        match dim.counter.and_then(|p| self.ranges.get(&p)) {
+            Some(r) => format!("({}) + ({})", r.first, dim.low),
+            None => dim.low.to_string(),
+        }
     }
 
     /// The buffers' `__shared__` declarations, one line each.
@@ -259,12 +385,11 @@ impl<'a> TileCopies<'a> {
             .iter()
             .map(|c| {
                 let a = &self.device.arrays[c.buffer];
+                let extents: String = c.dims.iter().map(|d| format!("[{}]", d.extent)).collect();
                 format!(
-                    "{indent}__shared__ {} {}[{}][{}]; /* '{}' of the tile, {} bytes */\n",
+                    "{indent}__shared__ {} {}{extents}; /* '{}' of the tile, {} bytes */\n",
                     a.element,
                     self.name(c),
-                    c.extent[0],
-                    c.extent[1],
                     c.data,
                     c.bytes
                 )
@@ -273,7 +398,9 @@ impl<'a> TileCopies<'a> {
     }
 
     /// The copies' loads by the block's threads, then a barrier: C lines at
-    /// `indent` (inside the tile loops, before the point loops).
+    /// `indent` (inside the tile loops, before the point loops). The
+    /// innermost dimension goes along the threads' `x`, the others, as one,
+    /// along `y`.
     pub fn loads(&self, indent: &str) -> String {
         if self.copies.is_empty() {
             return String::new();
@@ -283,20 +410,57 @@ impl<'a> TileCopies<'a> {
         let (r, q, f) = (format!("{p}{p}r"), format!("{p}{p}q"), format!("{p}{p}f"));
         let mut out = String::new();
         for c in &self.copies {
-            let k = c.buffer;
-            let d = self.device;
+            let (k, d) = (c.buffer, self.device);
+            let Some((last, outer)) = c.dims.split_last() else {
+                continue;
+            };
+            let n = outer.len();
+            // The outer dimensions' indices, from the row number.
+            let mut index: Vec<String> = Vec::new();
+            let mut below: i64 = 1;
+            for e in (0..n).rev() {
+                index.push(match (e, below) {
+                    (0, 1) => r.clone(),
+                    (0, m) => format!("{r} / {m}"),
+                    (_, 1) => format!("{r} % {}", outer[e].extent),
+                    (_, m) => format!("{r} / {m} % {}", outer[e].extent),
+                });
+                below = below.saturating_mul(outer[e].extent);
+            }
+            index.reverse();
+            let rows = below;
+            let offset: String = (0..n)
+                .map(|e| {
+                    format!(
+                        "(long long)({} + {}) * {} + ",
+                        self.origin(c, e),
+                        wrap(&index[e]),
+                        d.stride(k, e)
+                    )
+                })
+                .collect();
+            let target: String = index.iter().map(|i| format!("[{i}]")).collect();
+            let (qi, qn, inner) = match n {
+                0 => (
+                    "threadIdx.y * blockDim.x + threadIdx.x",
+                    "blockDim.x * blockDim.y",
+                    indent.to_string(),
+                ),
+                _ => ("threadIdx.x", "blockDim.x", format!("{indent}  ")),
+            };
+            if n > 0 {
+                out.push_str(&format!(
+                    "{indent}for ({t} {r} = threadIdx.y; {r} < {rows}; {r} += blockDim.y)\n"
+                ));
+            }
             out.push_str(&format!(
-                "{indent}for ({t} {r} = threadIdx.y; {r} < {}; {r} += blockDim.y)\n\
-                 {indent}  for ({t} {q} = threadIdx.x; {q} < {}; {q} += blockDim.x) {{\n\
-                 {indent}    const long long {f} = (long long)({} + {r}) * {} + (long long)({} + {q}) - {};\n\
-                 {indent}    if ({f} >= 0 && {f} < {})\n\
-                 {indent}      {}[{r}][{q}] = {}[{f}];\n\
-                 {indent}  }}\n",
-                c.extent[0],
-                c.extent[1],
-                self.origin(c, 0),
-                d.stride(k, 0),
-                self.origin(c, 1),
+                "{inner}for ({t} {q} = {qi}; {q} < {}; {q} += {qn}) {{\n\
+                 {inner}  const long long {f} = {offset}(long long)({} + {q}) - {};\n\
+                 {inner}  if ({f} >= 0 && {f} < {})\n\
+                 {inner}    {}{target}[{q}] = {}[{f}];\n\
+                 {inner}}}\n",
+                last.extent,
+                self.origin(c, n),
                 d.first(k),
                 d.count(k),
                 self.name(c),
@@ -318,6 +482,14 @@ impl<'a> TileCopies<'a> {
     }
 }
 
+/// `i` as an operand of `+`: a bare name, or parenthesised.
+fn wrap(i: &str) -> String {
+    match i.contains(' ') {
+        true => format!("({i})"),
+        false => i.to_string(),
+    }
+}
+
 impl DataAccess for TileCopies<'_> {
     fn element(
         &self,
@@ -328,18 +500,27 @@ impl DataAccess for TileCopies<'_> {
     ) -> String {
         let copy = self.copies.iter().find(|c| c.data == data);
         let fits = |c: &SharedCopy| -> Option<String> {
-            let [i0, i1] = index else { return None };
-            let mut subs = Vec::new();
-            for (d, e) in [i0, i1].into_iter().enumerate() {
-                let (v, _) = var_plus(e)?;
-                let k = iterators.iter().position(|i| *i == v)?;
-                if values.get(k)? != &self.points[d] {
-                    return None;
-                }
-                let subst = |w: &str| (w == v).then(|| values[k].clone());
-                subs.push(format!("({}) - ({})", c_expr(e, &subst), self.origin(c, d)));
+            if index.len() != c.dims.len() {
+                return None;
             }
-            Some(format!("{}[{}][{}]", self.name(c), subs[0], subs[1]))
+            let mut subs = String::new();
+            for (d, (e, dim)) in index.iter().zip(&c.dims).enumerate() {
+                let sub = match dim.counter {
+                    Some(p) => {
+                        let (v, _) = var_plus(e)?;
+                        let k = iterators.iter().position(|i| *i == v)?;
+                        let counter = expr::operand(&LoopExpr::Counter(p), self.naming);
+                        if *values.get(k)? != counter {
+                            return None;
+                        }
+                        let subst = |w: &str| (w == v).then(|| values[k].clone());
+                        format!("({}) - ({})", c_expr(e, &subst), self.origin(c, d))
+                    }
+                    None => (e.constant()? - dim.low).to_string(),
+                };
+                subs.push_str(&format!("[{sub}]"));
+            }
+            Some(format!("{}{subs}", self.name(c)))
         };
         match copy.and_then(fits) {
             Some(s) => s,
@@ -361,7 +542,7 @@ mod tests {
     }
 
     #[test]
-    fn subscripts_are_a_point_counter_plus_a_constant() {
+    fn subscripts_are_a_loop_counter_plus_a_constant_or_a_constant() {
         assert_eq!(
             var_plus(&Expr::sum(v("i"), Expr::Int(-1))),
             Some(("i".to_string(), -1))
@@ -376,9 +557,95 @@ mod tests {
             LoopExpr::Counter(3),
             LoopExpr::Counter(4),
         ];
-        let at = |a: Expr, b: Expr| offsets(&[a, b], &its, &args, [3, 4]);
-        assert_eq!(at(Expr::sum(v("i"), Expr::Int(1)), v("j")), Some([1, 0]));
-        assert_eq!(at(v("j"), v("i")), None, "transposed");
-        assert_eq!(at(v("t"), v("j")), None, "not a point loop");
+        let range = |count| Range {
+            first: "c1".into(),
+            count,
+        };
+        let ranges = BTreeMap::from([(3, range(32)), (4, range(3))]);
+        let at = |e: Expr| subscript_use(&e, &its, &args, &ranges);
+        assert_eq!(at(Expr::sum(v("i"), Expr::Int(1))), Some(Use::Loop(3, 1)));
+        assert_eq!(at(Expr::Int(2)), Some(Use::Const(2)));
+        assert_eq!(at(v("t")), None, "a loop without a known range");
+        assert_eq!(at(Expr::product(Expr::Int(2), v("j"))), None);
+        // Boxes: one loop throughout, or constants throughout.
+        let dim = |u: &[Use]| dimension(u, &ranges);
+        assert_eq!(
+            dim(&[Use::Loop(3, -1), Use::Loop(3, 2), Use::Loop(3, 0)]),
+            Some(CopyDim {
+                counter: Some(3),
+                low: -1,
+                extent: 35
+            })
+        );
+        assert_eq!(
+            dim(&[Use::Const(2), Use::Const(0)]),
+            Some(CopyDim {
+                counter: None,
+                low: 0,
+                extent: 3
+            })
+        );
+        assert_eq!(dim(&[Use::Loop(3, 0), Use::Loop(4, 0)]), None, "two loops");
+        assert_eq!(
+            dim(&[Use::Loop(3, 0), Use::Const(0)]),
+            None,
+            "loop and constant"
+        );
+    }
+
+    fn op(o: BinOp, a: LoopExpr, b: LoopExpr) -> LoopExpr {
+        LoopExpr::Op(o, Box::new(a), Box::new(b))
+    }
+
+    fn for_loop(counter: u32, init: LoopExpr, cond: LoopExpr) -> Node {
+        Node::For {
+            iter: LoopExpr::Counter(counter),
+            init,
+            cond,
+            inc: LoopExpr::Int(1),
+            body: Vec::new(),
+            parallel: false,
+            simd: false,
+            independent: true,
+        }
+    }
+
+    #[test]
+    fn a_loop_in_a_tile_runs_a_known_range() {
+        let naming = Naming {
+            counter: "c".into(),
+            helper: "ft_".into(),
+            wide: false,
+        };
+        let c = LoopExpr::Counter;
+        let p = || LoopExpr::Param("R".into());
+        // max(2, c1) <= c4 <= min(R + 1, c1 + 31): 32 iterations at most.
+        let point = for_loop(
+            4,
+            LoopExpr::Max(vec![LoopExpr::Int(2), c(1)]),
+            op(
+                BinOp::Le,
+                c(4),
+                LoopExpr::Min(vec![
+                    op(BinOp::Add, p(), LoopExpr::Int(1)),
+                    op(BinOp::Add, c(1), LoopExpr::Int(31)),
+                ]),
+            ),
+        );
+        let r = range(&point, [1, 2], &naming).expect("a point loop's range");
+        assert_eq!(r.count, 32);
+        assert_eq!(r.first, "ft_max(2, c1)");
+        // 0 <= c3 < 3.
+        let channels = for_loop(3, LoopExpr::Int(0), op(BinOp::Lt, c(3), LoopExpr::Int(3)));
+        assert_eq!(range(&channels, [1, 2], &naming).map(|r| r.count), Some(3));
+        // Bounds on another loop's counter, or on no tile counter.
+        let inner = for_loop(
+            5,
+            c(3),
+            op(BinOp::Le, c(5), op(BinOp::Add, c(3), LoopExpr::Int(7))),
+        );
+        assert_eq!(range(&inner, [1, 2], &naming), None);
+        let open = for_loop(5, c(1), op(BinOp::Le, c(5), p()));
+        assert_eq!(range(&open, [1, 2], &naming), None);
     }
 }
