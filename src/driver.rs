@@ -109,6 +109,8 @@ pub struct Options {
     pub target: Target,
     /// CUDA: threads per block along x and y (`--block-sizes`).
     pub block_sizes: [u32; 2],
+    /// CUDA: who computes an overlapped tile (`--gpu-tiling`).
+    pub gpu_tiling: crate::backend::cuda::GpuTiling,
     /// Emit `#pragma omp parallel for` on parallel loops.
     pub openmp: bool,
     /// Tile the innermost bands classically (overrides the pragmas' `tile`).

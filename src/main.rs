@@ -2,6 +2,7 @@
 //! `flextile::driver`.
 
 use clap::{ArgAction, Parser, ValueEnum};
+use flextile::backend::cuda::GpuTiling;
 use flextile::driver::{self, Options, Target, MAX_SIZE};
 use flextile::transform::cost::parse_size;
 use flextile::transform::overlap::{GroupingStrategy, Machine, Shape, Weights};
@@ -35,6 +36,12 @@ struct Cli {
     /// spreads one loop gets X*Y threads along x).
     #[arg(long, value_delimiter = ',', value_name = "X,Y")]
     block_sizes: Option<Vec<u32>>,
+    /// CUDA, overlapped tiles: who computes a tile, a thread block
+    /// (`block`, the default: scratchpads per block, `__syncthreads`
+    /// between stages) or a warp (`warp`: seed 004's overlapped tile per
+    /// warp, scratchpads per warp, `__syncwarp` between stages).
+    #[arg(long, value_enum, value_name = "SCHEME")]
+    gpu_tiling: Option<GpuTilingArg>,
     /// Write a Make dependency file (the output depends on the input and
     /// every header it includes), named after the output with `.d`, like
     /// gcc (written `-MD`).
@@ -204,6 +211,12 @@ struct Cli {
     /// Log what the passes do (-v: info, -vv: debug).
     #[arg(short = 'v', action = ArgAction::Count)]
     verbose: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GpuTilingArg {
+    Block,
+    Warp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -646,6 +659,16 @@ fn options(cli: &Cli) -> Result<Options, String> {
             }
         },
     };
+    let gpu_tiling = match cli.gpu_tiling {
+        None | Some(GpuTilingArg::Block) => GpuTiling::Block,
+        Some(_) if target != Target::Cuda => {
+            return Err("--gpu-tiling is for CUDA output (--target cuda, or an output named *.cu)".into())
+        }
+        Some(_) if !cli.rectangle && !cli.scalene => {
+            return Err("--gpu-tiling chooses how overlapped tiles (--rectangle, --scalene) map onto the GPU; give one of them".into())
+        }
+        Some(GpuTilingArg::Warp) => GpuTiling::Warp,
+    };
     let mut clang_args: Vec<String> = cli.include.iter().map(|i| format!("-I{i}")).collect();
     clang_args.extend(cli.define.iter().map(|d| format!("-D{d}")));
     if let Some(std) = &cli.std {
@@ -686,6 +709,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             | "--assume"
             | "--target"
             | "--block-sizes"
+            | "--gpu-tiling"
             | "--overlap-dims"
             | "--overlap-tolerance"
             | "--grouping"
@@ -711,6 +735,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         output: cli.output.clone(),
         target,
         block_sizes,
+        gpu_tiling,
         openmp: !cli.no_openmp,
         tile: cli.tile,
         tile_sizes: cli.tile_sizes.clone(),

@@ -169,7 +169,8 @@ fn head(stderr: &[u8]) -> String {
 }
 
 /// The benchmark's CUDA output (issue 20) under the default mapping,
-/// `--tile`, `--rectangle` and `--scalene`: nvcc compiles it for sm_80 and
+/// `--tile`, `--rectangle` and `--scalene`, and `--rectangle` with one tile
+/// per warp (`--gpu-tiling warp`, issue 21): nvcc compiles it for sm_80 and
 /// sm_90, and built as C++ against the CPU emulation of CUDA it prints what
 /// the original prints at the test size; or, where `refused` is given, each
 /// is refused with a located error saying so.
@@ -181,7 +182,13 @@ fn check_cuda(program: &str, refused: Option<&str>) {
     let expected = run(&orig, 1);
     let nvcc = nvcc(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
     let mut failures = Vec::new();
-    let sets: [&[&str]; 4] = [&[], &["--tile"], &["--rectangle"], &["--scalene"]];
+    let sets: [&[&str]; 5] = [
+        &[],
+        &["--tile"],
+        &["--rectangle"],
+        &["--scalene"],
+        &["--rectangle", "--gpu-tiling", "warp"],
+    ];
     for (n, opts) in sets.iter().enumerate() {
         let out = dir.join(format!("v{n}.cu"));
         let o = flextile(&src, &out, opts);

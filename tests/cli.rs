@@ -517,6 +517,85 @@ fn target_specific_options_are_checked() {
         &["--target", "cuda", "--rectangle", "--stack-limit", "0"],
     );
     assert!(err.contains("--stack-limit is for C output"), "{err}");
+    let err = fails("cuda_warp_c", PLAIN.as_bytes(), &["--gpu-tiling", "warp"]);
+    assert!(err.contains("--gpu-tiling is for CUDA output"), "{err}");
+    let err = fails(
+        "cuda_warp_untiled",
+        PLAIN.as_bytes(),
+        &["--target", "cuda", "--gpu-tiling", "warp"],
+    );
+    assert!(err.contains("give one of them"), "{err}");
+}
+
+/// Two stages, the first a temporary read at three points by the second.
+const WARPED: &str = "#include <stdio.h>\n\nstatic float A[300], T[300], B[300];\n\nstatic void f(int N)\n{\n#pragma omplc loopchain schedule() temporary(T)\n  {\n#pragma omplc for domain(1:N-2) with (i) read A {(i-1),(i+1)}, write T {(i)}\n    for (int i = 1; i <= N - 2; i++)\n      T[i] = A[i-1] * 0.5f + A[i+1];\n#pragma omplc for domain(2:N-3) with (i) read T {(i-1),(i),(i+1)}, write B {(i)}\n    for (int i = 2; i <= N - 3; i++)\n      B[i] = T[i-1] + T[i] * 0.25f + T[i+1];\n  }\n}\n\nint main(void)\n{\n  for (int i = 0; i < 300; i++)\n    A[i] = (float)((i * 37) % 101) / 7.0f;\n  f(300);\n  for (int i = 0; i < 300; i++)\n    printf(\"%d %.9g\\n\", i, B[i]);\n  return 0;\n}\n";
+
+/// `--gpu-tiling warp` (seed 004 §4): one overlapped tile per warp, the
+/// scratchpads one per warp, `__syncwarp` between stages; the output is
+/// bit-identical to the original on the emulation, and the same output
+/// with its first `__syncwarp` deleted is not (the emulation runs a warp's
+/// lanes in an adversarial order between barriers).
+#[test]
+fn cuda_warp_tiles_synchronise_per_warp() {
+    let d = dir("cuda_warp");
+    fs::write(d.join("in.c"), WARPED).expect("in.c");
+    let sizes = ["--tile-sizes", "64"];
+    let args = [
+        "in.c",
+        "-o",
+        "out.cu",
+        "--rectangle",
+        "--gpu-tiling",
+        "warp",
+    ];
+    let o = flextile(
+        &d,
+        &[&args[..], &sizes[..], &["--verify", "--report"]].concat(),
+    );
+    let out = stdout(&o);
+    assert!(
+        o.status.success() && out.contains("identical"),
+        "{out}{}",
+        stderr(&o)
+    );
+    assert!(
+        out.contains("one tile per warp (8 warps per block)"),
+        "{out}"
+    );
+    let cu = fs::read_to_string(d.join("out.cu")).expect("out.cu");
+    assert!(
+        cu.contains("__syncwarp();") && !cu.contains("__syncthreads();"),
+        "{cu}"
+    );
+    assert!(cu.contains("[8][") && cu.contains("auto &ft_"), "{cu}");
+    // The expected output, and the output without the first barrier.
+    let gcc = Command::new("gcc")
+        .current_dir(&d)
+        .args(["-O1", "-o", "orig", "in.c"])
+        .status()
+        .expect("gcc");
+    assert!(gcc.success());
+    let expected = Command::new(d.join("orig")).output().expect("orig").stdout;
+    let k = cu.find("__syncwarp();").expect("a barrier");
+    fs::write(d.join("bad.cu"), format!("{}{}", &cu[..k], &cu[k + 13..])).expect("bad.cu");
+    let emulate = std::env::current_dir()
+        .expect("cwd")
+        .join("testsuite/cuda/emulate.h");
+    let built = Command::new("g++")
+        .current_dir(&d)
+        .args(["-O1", "-std=gnu++17", "-fopenmp", "-x", "c++", "-include"])
+        .arg(&emulate)
+        .args(["bad.cu", "-o", "bad", "-lm"])
+        .output()
+        .expect("g++");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let bad = Command::new(d.join("bad")).output().expect("bad");
+    assert_ne!(bad.stdout, expected, "a missing __syncwarp went unnoticed");
+    let _ = fs::remove_dir_all(&d);
 }
 
 /// A CUDA output's overlapped tiles: one tile per block, the tile's

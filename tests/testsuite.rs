@@ -738,9 +738,21 @@ fn runs_as_cuda(opts: &[String]) -> bool {
     !opts.iter().any(|w| C_ONLY.contains(&w.as_str()))
 }
 
-/// The option sets of `spec` that also run as CUDA (see [`runs_as_cuda`]).
-fn cuda_sets(spec: &ProgramSpec) -> Vec<&Vec<String>> {
-    spec.options.iter().filter(|o| runs_as_cuda(o)).collect()
+/// The option sets of `spec` that also run as CUDA (see [`runs_as_cuda`]),
+/// each as run and as the program declares it: those with overlapped
+/// tiles (`--rectangle`, `--scalene`) also under `--gpu-tiling warp` (one
+/// tile per warp), where they do not choose a scheme themselves.
+fn cuda_sets(spec: &ProgramSpec) -> Vec<(Vec<String>, &Vec<String>)> {
+    let mut out = Vec::new();
+    for o in spec.options.iter().filter(|o| runs_as_cuda(o)) {
+        out.push((o.clone(), o));
+        let overlapped = o.iter().any(|w| w == "--rectangle" || w == "--scalene");
+        if overlapped && !o.iter().any(|w| w == "--gpu-tiling") {
+            let warp = ["--gpu-tiling", "warp"].map(String::from);
+            out.push((o.iter().cloned().chain(warp).collect(), o));
+        }
+    }
+    out
 }
 
 /// nvcc from `make deps` (or `$NVCC`).
@@ -1098,12 +1110,13 @@ fn run_program_test(name: &str) {
         failures.extend(check_refusal(&rel, &strict, &spec.fallback_warning, &dir));
     }
 
-    for (k, opts) in cuda_sets(&spec).into_iter().enumerate() {
+    for (k, (opts, declared)) in cuda_sets(&spec).into_iter().enumerate() {
+        let opts = &opts;
         let dir = work.join(format!("cuda{k}"));
         match spec
             .cuda_refused
             .as_ref()
-            .filter(|(_, sets)| sets.contains(opts))
+            .filter(|(_, sets)| sets.contains(declared))
         {
             Some((refusal, _)) => {
                 let asked: Vec<String> = opts

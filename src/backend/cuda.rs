@@ -20,6 +20,21 @@ use print::KernelReport;
 /// all 256).
 pub const DEFAULT_BLOCK: [u32; 2] = [32, 8];
 
+/// Who computes an overlapped tile on the GPU (`--gpu-tiling`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuTiling {
+    /// A thread block: its scratchpads in the block's shared memory,
+    /// `__syncthreads()` between stages (seed 001's GPU mapping).
+    Block,
+    /// A warp (seed 004 §4, overlapped tile per warp): each warp of a block
+    /// runs its own tiles, its scratchpads its own part of the block's
+    /// shared memory, `__syncwarp()` between stages.
+    Warp,
+}
+
+/// Threads in a warp.
+pub const WARP_SIZE: u32 = 32;
+
 /// Bytes of static shared memory a thread block may declare: the
 /// overlapped tiles' scratchpads must fit (the storage plan is made with
 /// this limit where flextile's C output uses the stack's).
@@ -73,6 +88,10 @@ pub fn report(place: &str, reports: &[KernelReport]) -> String {
             map::Spread::Blocks1 => "overlapped tiles over blocks (x), stages over threads",
             map::Spread::Blocks2 => "overlapped tiles over blocks (y, x), stages over threads",
             map::Spread::Tiles2 => "tile loops over blocks (y, x), point loops over threads (y, x)",
+        };
+        let how = match r.warps {
+            Some(w) => format!("{how}, one tile per warp ({w} warps per block)"),
+            None => how.to_string(),
         };
         let shared = r
             .shared

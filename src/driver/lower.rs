@@ -123,6 +123,7 @@ pub(super) fn lower(
         line,
         part,
         block: opts.block_sizes,
+        tiling: opts.gpu_tiling,
     });
     let mut simpler = Simpler::default();
     loop {

@@ -129,6 +129,7 @@ fn opts() -> Options {
         output: "o.c".into(),
         target: Target::C,
         block_sizes: crate::backend::cuda::DEFAULT_BLOCK,
+        gpu_tiling: crate::backend::cuda::GpuTiling::Block,
         openmp: true,
         tile: false,
         tile_sizes: None,

@@ -140,10 +140,17 @@ impl CPrinter<'_> {
 
     /// The declarations (one per line at `indent`) of `group`'s tile
     /// buffers in a CUDA kernel: `__shared__` arrays (a pool as a union),
-    /// one copy per thread block. A located refusal where they do not fit
-    /// shared memory (the storage plan put some on the heap): their size
-    /// is given in bytes.
-    pub fn shared_tile_declarations(&self, group: usize, indent: &str) -> Result<String> {
+    /// one copy per thread block, or with `per_warp` (the warps of a
+    /// block and the C name of the thread's warp), one per warp, each
+    /// warp's copy named as the block's would be. A located refusal where
+    /// they do not fit shared memory (the storage plan put some on the
+    /// heap): their size is given in bytes.
+    pub fn shared_tile_declarations(
+        &self,
+        group: usize,
+        indent: &str,
+        per_warp: Option<(u32, &str)>,
+    ) -> Result<String> {
         let buffers: Vec<&Buffer> = self
             .storage
             .iter()
@@ -156,12 +163,26 @@ impl CPrinter<'_> {
         }
         let mut out = String::new();
         let mut pools_done = Vec::new();
+        let prefix = &self.prefix;
+        // `T name[..]` (a block's), or `T all[warps][..]` and `name` the
+        // thread's warp's part of it.
+        let declare = |ty: &str, name: &str, dims: &str, what: &str| match per_warp {
+            None => format!("{indent}__shared__ {ty} {name}{dims}; /* {what} */\n"),
+            Some((warps, warp)) => {
+                let all = format!("{prefix}{prefix}w{name}");
+                format!(
+                    "{indent}__shared__ {ty} {all}[{warps}]{dims}; /* {what}, one per warp */\n\
+                     {indent}auto &{name} = {all}[{warp}];\n"
+                )
+            }
+        };
         for sp in &buffers {
             match sp.pool {
-                None => out.push_str(&format!(
-                    "{indent}__shared__ {}; /* tile-local '{}' */\n",
-                    tile_array(&self.prefix, sp, false),
-                    sp.data.join("', '")
+                None => out.push_str(&declare(
+                    &sp.elem_type,
+                    &format!("{prefix}{}", sp.name),
+                    &tile_dims(sp, 0),
+                    &format!("tile-local '{}'", sp.data.join("', '")),
                 )),
                 Some(p) if !pools_done.contains(&p) => {
                     pools_done.push(p);
@@ -172,10 +193,11 @@ impl CPrinter<'_> {
                         .map(|b| format!(" {};", tile_array(&self.prefix, b, false)))
                         .collect();
                     let data: Vec<String> = members.iter().map(|b| b.data.join("', '")).collect();
-                    out.push_str(&format!(
-                        "{indent}__shared__ union {{{fields} }} {}shared{p}; /* tile-local '{}', lifetimes apart */\n",
-                        self.prefix,
-                        data.join("', '")
+                    out.push_str(&declare(
+                        &format!("union {{{fields} }}"),
+                        &format!("{prefix}shared{p}"),
+                        "",
+                        &format!("tile-local '{}', lifetimes apart", data.join("', '")),
                     ));
                 }
                 Some(_) => {}
@@ -384,15 +406,20 @@ impl CPrinter<'_> {
     }
 }
 
+/// A tile buffer's extents as C array dimensions (`[a][b]`), the first
+/// `skip` left out.
+fn tile_dims(sp: &Buffer, skip: usize) -> String {
+    sp.extents
+        .iter()
+        .skip(skip)
+        .map(|n| format!("[{}]", offset_text(n, &param_term)))
+        .collect()
+}
+
 /// The C declarator of a tile buffer: the array itself, or (`pointer`) a
 /// `restrict` pointer to its rows.
 fn tile_array(prefix: &str, sp: &Buffer, pointer: bool) -> String {
-    let dims: String = sp
-        .extents
-        .iter()
-        .skip(usize::from(pointer))
-        .map(|n| format!("[{}]", offset_text(n, &param_term)))
-        .collect();
+    let dims = tile_dims(sp, usize::from(pointer));
     match pointer {
         true => format!("{} (*restrict {prefix}{}){dims}", sp.elem_type, sp.name),
         false => format!("{} {prefix}{}{dims}", sp.elem_type, sp.name),

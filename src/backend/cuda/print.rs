@@ -9,6 +9,7 @@
 use super::device::{DeviceData, Extent};
 use super::map::{holds_tiles, Host, Kernel, Spread};
 use super::shared::TileCopies;
+use super::GpuTiling;
 use crate::backend::c::{expr, CPrinter, OmpLines};
 use crate::backend::tree::{any_node, own_exprs, tile_groups, uses, visit, Helper, LoopExpr, Node};
 use crate::backend::Naming;
@@ -41,6 +42,8 @@ pub struct CudaRegion<'a> {
     pub part: &'static str,
     /// Threads per block along `x` and `y` (`--block-sizes`).
     pub block: [u32; 2],
+    /// Who computes an overlapped tile (`--gpu-tiling`).
+    pub tiling: GpuTiling,
 }
 
 /// What a launch of one kernel looks like, for `--report`.
@@ -57,6 +60,9 @@ pub struct KernelReport {
     /// Bytes of shared memory per block (the overlapped tiles'
     /// scratchpads); `None` where an element type's size is unknown.
     pub shared: Option<u64>,
+    /// With `--gpu-tiling warp`, the warps per block, each running its
+    /// own tiles.
+    pub warps: Option<u32>,
 }
 
 /// A region printed for CUDA.
@@ -127,6 +133,22 @@ pub fn print_region(
             | Spread::Blocks2
             | Spread::Tiles2 => cuda.block,
         };
+        let mut groups = Vec::new();
+        tile_groups(&kernel.body, &mut groups);
+        let tile_bytes = groups
+            .iter()
+            .try_fold(copies.bytes(), |sum, g| Some(sum + printer.tile_bytes(*g)?));
+        // Overlapped tiles per warp (seed 004 §4).
+        let warps = match (cuda.tiling, kernel.spread) {
+            (GpuTiling::Warp, Spread::Blocks1 | Spread::Blocks2) => {
+                Some(Warps::new(cuda.block, tile_bytes, &cuda.device.prefix))
+            }
+            _ => None,
+        };
+        let block = warps.as_ref().map_or(block, Warps::block);
+        if let Some(w) = &warps {
+            body.push_str(&w.ids(INDENT));
+        }
         match (kernel.spread, kernel.body.as_slice()) {
             (Spread::Inner2, [l @ Node::For { body: inner, .. }]) => {
                 let Node::For {
@@ -164,6 +186,7 @@ pub fn print_region(
                     naming,
                     cuda,
                     prologue: &copies,
+                    warps: None,
                 };
                 tiles.blocks(&kernel.body[0], Spread::Blocks2, INDENT, &mut body)?
             }
@@ -173,6 +196,7 @@ pub fn print_region(
                     naming,
                     cuda,
                     prologue: &copies,
+                    warps: warps.clone(),
                 };
                 // A classic tile's point loops are its only stage: they go
                 // to the block's threads as an overlapped tile's do.
@@ -193,6 +217,13 @@ pub fn print_region(
             Spread::Blocks2 => "overlapped tiles over the grid's blocks (y and x), a tile's stages over the block's threads",
             Spread::Tiles2 => "a classic tile's tile loops over the grid's blocks (y and x), its point loops over the block's threads (y and x)",
         };
+        let what = match &warps {
+            Some(w) => format!(
+                "{what}; one tile per warp ({} warps per block, a tile's stages over its lanes, __syncwarp between them)",
+                w.count
+            ),
+            None => what.to_string(),
+        };
         defs.push_str(&format!(
             "/* flextile: kernel {k} of the region at {}: {what} */\n__global__ void {name}({}) {{\n{body}}}\n\n",
             crate::backend::comment_text(&cuda.place),
@@ -202,7 +233,8 @@ pub fn print_region(
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
-        let grid = grid(kernel, block, naming, &cuda.device.prefix);
+        let tiles_per_block = warps.as_ref().map_or(1, |w| w.count);
+        let grid = grid(kernel, block, tiles_per_block, naming, &cuda.device.prefix);
         let args: Vec<String> = params.into_iter().map(|(_, a)| a).collect();
         launches.push(Launch {
             name: name.clone(),
@@ -210,17 +242,14 @@ pub fn print_region(
             block,
             args,
         });
-        let mut groups = Vec::new();
-        tile_groups(&kernel.body, &mut groups);
-        let shared = groups
-            .iter()
-            .try_fold(copies.bytes(), |sum, g| Some(sum + printer.tile_bytes(*g)?));
+        let shared = tile_bytes.map(|b| b * u64::from(tiles_per_block));
         reports.push(KernelReport {
             name,
             block,
             grid,
             spread: kernel.spread,
             shared,
+            warps: warps.map(|w| w.count),
         });
     }
     crate::backend::tree::helpers(
@@ -362,6 +391,61 @@ struct Tiles<'a> {
     /// What each tile loads into shared memory first (a classic tile's
     /// copies; none for overlapped tiles, whose loads are statements).
     prologue: &'a TileCopies<'a>,
+    /// With `--gpu-tiling warp`, the block's warps, each running its own
+    /// tiles; otherwise the block runs one tile at a time.
+    warps: Option<Warps>,
+}
+
+/// The warps of a block that run one overlapped tile each (seed 004 §4):
+/// a warp's lanes lie `x` wide along a tile's innermost spread loop
+/// (`W_x = min(B_x, 32)`, rounded down to a divisor of 32) and `32 / x`
+/// along the next; a block holds as many warps as `--block-sizes` asks
+/// for, fewer where their scratchpads would not fit shared memory.
+#[derive(Clone, Debug)]
+struct Warps {
+    /// Warps per block.
+    count: u32,
+    /// Lanes along `x`.
+    x: u32,
+    /// The C names of the thread's warp in the block, and lane in the warp.
+    warp: String,
+    lane: String,
+}
+
+impl Warps {
+    /// The warps of a block of `block` threads whose tiles' scratchpads take
+    /// `bytes` each (unknown: as many as asked; the declarations refuse).
+    fn new(block: [u32; 2], bytes: Option<u64>, prefix: &str) -> Warps {
+        let wanted = (block[0] * block[1]).div_ceil(super::WARP_SIZE).max(1);
+        let fit = match bytes {
+            Some(b) if b > 0 => u32::try_from(super::SHARED_BYTES / b).unwrap_or(u32::MAX),
+            _ => wanted,
+        };
+        let mut x = block[0].clamp(1, super::WARP_SIZE);
+        while !super::WARP_SIZE.is_multiple_of(x) {
+            x -= 1;
+        }
+        Warps {
+            count: wanted.min(fit).max(1),
+            x,
+            warp: format!("{prefix}{prefix}warp"),
+            lane: format!("{prefix}{prefix}lane"),
+        }
+    }
+
+    /// The block: `x` lanes wide, the warps stacked along `y`.
+    fn block(&self) -> [u32; 2] {
+        [self.x, super::WARP_SIZE / self.x * self.count]
+    }
+
+    /// The declarations of the thread's warp and lane.
+    fn ids(&self, indent: &str) -> String {
+        let (w, l, n) = (&self.warp, &self.lane, super::WARP_SIZE);
+        format!(
+            "{indent}const int {w} = (int)(threadIdx.y * blockDim.x + threadIdx.x) / {n};\n\
+             {indent}const int {l} = (int)(threadIdx.y * blockDim.x + threadIdx.x) % {n};\n"
+        )
+    }
 }
 
 /// The threads of a block in one dimension (`y * blockDim.x + x`), and
@@ -371,16 +455,27 @@ const FLAT_THREAD: (&str, &str) = (
     "blockDim.x * blockDim.y",
 );
 
-/// A block's barrier.
-const BARRIER: &str = "__syncthreads();";
-
 impl Tiles<'_> {
+    /// The barrier between a tile's stages: its block's, or its warp's.
+    fn barrier(&self) -> &'static str {
+        match self.warps {
+            Some(_) => "__syncwarp();",
+            None => "__syncthreads();",
+        }
+    }
+
     /// The kernel's tile loop `n` over the blocks along `x` (with
     /// [`Spread::Blocks2`], along `y`, and the tile loop inside it along
     /// `x`); the tiles' code at block level.
     fn blocks(&self, n: &Node, spread: Spread, indent: &str, out: &mut String) -> Result<()> {
         let axis = if spread == Spread::Blocks2 { "y" } else { "x" };
-        let (index, count) = (format!("blockIdx.{axis}"), format!("gridDim.{axis}"));
+        let (index, count) = match (&self.warps, axis) {
+            (Some(w), "x") => (
+                format!("blockIdx.x * {} + {}", w.count, w.warp),
+                format!("gridDim.x * {}", w.count),
+            ),
+            _ => (format!("blockIdx.{axis}"), format!("gridDim.{axis}")),
+        };
         let naming = self.naming;
         strided_loop(
             n,
@@ -418,7 +513,10 @@ impl Tiles<'_> {
                     at: Placement::Tile { group },
                     body,
                 } => {
-                    let decls = self.printer.shared_tile_declarations(*group, &inner);
+                    let per_warp = self.warps.as_ref().map(|w| (w.count, w.warp.as_str()));
+                    let decls = self
+                        .printer
+                        .shared_tile_declarations(*group, &inner, per_warp);
                     let decls = decls.map_err(|_| self.too_big(*group))?;
                     out.push_str(&format!("{indent}{{\n{decls}"));
                     self.block_level(body, &inner, out)?;
@@ -435,7 +533,7 @@ impl Tiles<'_> {
                     ..
                 } if !holds_tiles(n) => {
                     self.threads(n, indent, out)?;
-                    out.push_str(&format!("{indent}{BARRIER}\n"));
+                    out.push_str(&format!("{indent}{}\n", self.barrier()));
                 }
                 Node::For {
                     iter,
@@ -460,11 +558,13 @@ impl Tiles<'_> {
                     out.push_str(&format!("{indent}}}\n"));
                 }
                 Node::For { .. } | Node::Stmt { .. } => {
-                    out.push_str(&format!(
-                        "{indent}if (threadIdx.x == 0 && threadIdx.y == 0) {{\n"
-                    ));
+                    let first = match &self.warps {
+                        Some(w) => format!("{} == 0", w.lane),
+                        None => "threadIdx.x == 0 && threadIdx.y == 0".to_string(),
+                    };
+                    out.push_str(&format!("{indent}if ({first}) {{\n"));
                     self.printer.print(std::slice::from_ref(n), &inner, out)?;
-                    out.push_str(&format!("{indent}}}\n{indent}{BARRIER}\n"));
+                    out.push_str(&format!("{indent}}}\n{indent}{}\n", self.barrier()));
                 }
             }
         }
@@ -472,28 +572,47 @@ impl Tiles<'_> {
     }
 
     /// A perfect nest of independent loops from `n` down, spread over the
-    /// block's threads: its innermost two loops (those with fewer than
-    /// [`SMALL_TRIP`] iterations known at compile time aside, such as an
-    /// image's channels) along `y` and `x`, adjacent threads on the
-    /// innermost, so that they touch adjacent elements; one such loop over
-    /// all the threads; the nest's other loops run in each thread. No loop
-    /// of the nest carries a dependence, so no two of its iterations depend
-    /// on each other and any spread is correct.
+    /// block's threads (a warp's lanes): its innermost two loops along `y`
+    /// and `x`, adjacent threads on the innermost, so that they touch
+    /// adjacent elements, leaving aside loops of fewer than [`SMALL_TRIP`]
+    /// iterations known at compile time (an image's channels) unless only
+    /// one loop is left, which then gets the innermost such loop around it
+    /// along `y`; a lone loop over all the threads, and a warp whose lanes
+    /// lie along `x` alone only the innermost loop. The nest's other loops
+    /// run in each thread. No loop of the nest carries a dependence, so no
+    /// two of its iterations depend on each other and any spread is correct.
     fn threads(&self, n: &Node, indent: &str, out: &mut String) -> Result<()> {
         let chain = independent_chain(n);
         let small = |l: &Node| const_trip(l).is_some_and(|t| t < SMALL_TRIP);
         let wide: Vec<usize> = (0..chain.len()).filter(|&i| !small(chain[i])).collect();
-        let pool: Vec<usize> = match wide.is_empty() {
-            true => (0..chain.len()).collect(),
-            false => wide,
+        // A warp whose lanes lie along x alone spreads one loop.
+        let along = match &self.warps {
+            Some(w) if w.x == super::WARP_SIZE => 1,
+            _ => 2,
         };
-        let spread = &pool[pool.len().saturating_sub(2)..];
-        let mut axes: Vec<Option<(&str, &str)>> = vec![None; chain.len()];
-        match spread {
-            [k] => axes[*k] = Some(FLAT_THREAD),
-            [y, x] => {
-                axes[*y] = Some(("threadIdx.y", "blockDim.y"));
-                axes[*x] = Some(("threadIdx.x", "blockDim.x"));
+        let spread: Vec<usize> = match (wide.as_slice(), along) {
+            (w, _) if w.len() >= along => w[w.len() - along..].to_vec(),
+            // One wide loop: along y the innermost small loop around it,
+            // if any.
+            ([k], 2) => match k.checked_sub(1) {
+                Some(y) => vec![y, *k],
+                None => vec![*k],
+            },
+            _ => (chain.len().saturating_sub(along)..chain.len()).collect(),
+        };
+        let axis = |i: &str, n: &str| Some((i.to_string(), n.to_string()));
+        let mut axes: Vec<Option<(String, String)>> = vec![None; chain.len()];
+        match (spread.as_slice(), &self.warps) {
+            ([k], None) => axes[*k] = axis(FLAT_THREAD.0, FLAT_THREAD.1),
+            ([y, x], None) => {
+                axes[*y] = axis("threadIdx.y", "blockDim.y");
+                axes[*x] = axis("threadIdx.x", "blockDim.x");
+            }
+            ([k], Some(w)) => axes[*k] = axis(&w.lane, &super::WARP_SIZE.to_string()),
+            ([y, x], Some(w)) => {
+                let rows = (super::WARP_SIZE / w.x).to_string();
+                axes[*y] = axis(&format!("{} / {}", w.lane, w.x), &rows);
+                axes[*x] = axis(&format!("{} % {}", w.lane, w.x), &w.x.to_string());
             }
             _ => return Err(Error::internal("an independent nest without loops")),
         }
@@ -505,7 +624,7 @@ impl Tiles<'_> {
     fn nest(
         &self,
         chain: &[&Node],
-        axes: &[Option<(&str, &str)>],
+        axes: &[Option<(String, String)>],
         indent: &str,
         out: &mut String,
     ) -> Result<()> {
@@ -519,7 +638,7 @@ impl Tiles<'_> {
             false => self.nest(rest, axes, inner, out),
         };
         match axis {
-            Some(axis) => strided_loop(first, *axis, naming, indent, out, &mut inside),
+            Some((i, n)) => strided_loop(first, (i, n), naming, indent, out, &mut inside),
             None => {
                 let Node::For {
                     iter,
@@ -660,21 +779,30 @@ fn strided_loop(
 /// Blocks per grid along `x` and `y`: enough for one thread per iteration of
 /// the spread loops where the host can count them (their bounds use only
 /// the host's counters and the parameters), at most [`MAX_BLOCKS`].
-fn grid(kernel: &Kernel, block: [u32; 2], naming: &Naming, prefix: &str) -> [String; 2] {
+fn grid(
+    kernel: &Kernel,
+    block: [u32; 2],
+    tiles_per_block: u32,
+    naming: &Naming,
+    prefix: &str,
+) -> [String; 2] {
     let blocks = |trip: Option<String>, threads: u32| match trip {
         Some(t) => format!("{prefix}blocks({t}, {threads}, {MAX_BLOCKS})"),
         None => "1".to_string(),
     };
     match (kernel.spread, kernel.body.as_slice()) {
         (Spread::Threads1, [outer]) => [blocks(trip(outer, &[], naming), block[0]), "1".into()],
-        (Spread::Blocks1, [outer]) => [blocks(trip(outer, &[], naming), 1), "1".into()],
+        (Spread::Blocks1, [outer]) => [
+            blocks(trip(outer, &[], naming), tiles_per_block),
+            "1".into(),
+        ],
         (Spread::Blocks2 | Spread::Tiles2, [outer @ Node::For { iter, body, .. }]) => {
             let inner = match body.as_slice() {
                 [m] => trip(m, &[iter], naming),
                 _ => None,
             };
             let x = match inner {
-                Some(t) => blocks(Some(t), 1),
+                Some(t) => blocks(Some(t), tiles_per_block),
                 None => "8".to_string(),
             };
             [x, blocks(trip(outer, &[], naming), 1)]
