@@ -8,7 +8,11 @@ memory per block, per kernel); and the host code is built as C++ against
 the CPU emulation of CUDA with a launch seam (FT_LAUNCH) that records each
 kernel's grid and block instead of running it, then run at the benchmark's
 size, so that the grids are those of that size (a kernel launched with
-several grids shows each). Prints one markdown table.
+several grids shows each). Beside ptxas's registers, the occupancy flextile's
+--report predicts for sm_90 from the launch shape (threads and shared memory
+per block) and the most registers per thread that keep it: where ptxas uses
+more, registers bound the kernel below the prediction. Prints one markdown
+table.
 
 nvcc is $NVCC, else .deps/cuda/nvidia/cu13/bin/nvcc (make deps); g++ is $CXX;
 flextile is $FLEXTILE, else target/release/flextile.
@@ -31,7 +35,13 @@ PROGRAMS = ["unsharp-mask", "harris", "bilateral-grid", "camera-pipeline", "mult
             "pyramid-blend", "local-laplacian", "minifluxdiv", "heat-1d", "heat-2d", "heat-3d",
             "jacobi-2d"]
 VARIANTS = [("default", []), ("--tile", ["--tile"]), ("--rectangle", ["--rectangle"]),
-            ("--scalene", ["--scalene"])]
+            ("--scalene", ["--scalene"]),
+            ("--rectangle --gpu-tiling warp", ["--rectangle", "--gpu-tiling", "warp"])]
+# flextile's --report: the occupancy a kernel's launch shape allows on sm_90,
+# and the most registers per thread that keep it.
+OCCUPANCY_RE = re.compile(r"^  (\S+): .*occupancy on sm_90 \([^)]*\): \d+ block\(s\) per SM, "
+                          r"\d+ of \d+ warps \((\d+)%\), bound by ([a-z ]+?) while a thread takes "
+                          r"at most (\d+) registers")
 
 # FT_LAUNCH records the launch (once per kernel, grid and block) and runs nothing.
 TRACE_H = r"""
@@ -103,23 +113,27 @@ def main():
     nvcc = os.environ.get("NVCC", str(ROOT / ".deps/cuda/nvidia/cu13/bin/nvcc"))
     flextile = os.environ.get("FLEXTILE", str(ROOT / "target/release/flextile"))
     progs = a.only.split(",") if a.only else PROGRAMS
-    print("| benchmark | variant | kernel | block | grid (x by y) | registers | shared memory (bytes) |")
-    print("|---|---|---|---|---|---:|---:|")
+    print("| benchmark | variant | kernel | block | grid (x by y) | registers | shared memory (bytes) "
+          "| occupancy (sm_90, predicted) | registers it allows |")
+    print("|---|---|---|---|---|---:|---:|---|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for p in progs:
             for name, opts in VARIANTS:
                 cu = work / f"{p}.cu"
-                r = run([str(flextile), str(BENCH / f"{p}.c"), "-I", str(BENCH), "-o", str(cu)] + opts)
+                r = run([str(flextile), str(BENCH / f"{p}.c"), "-I", str(BENCH), "-o", str(cu),
+                         "--report"] + opts)
                 if r.returncode:
                     err = next((l for l in r.stderr.splitlines() if ": error: " in l), "refused")
                     err = err.split(": error: ", 1)[-1]
-                    print(f"| {p} | {name} | refused: {err} | | | | |")
+                    print(f"| {p} | {name} | refused: {err} | | | | | | |")
                     continue
+                occ = {m.group(1): (int(m.group(2)), m.group(3), int(m.group(4)))
+                       for m in map(OCCUPANCY_RE.match, r.stdout.splitlines()) if m}
                 regs, e1 = ptxas(nvcc, cu, work)
                 grids, e2 = shapes(cu, work, a.size)
                 if e1 or e2:
-                    print(f"| {p} | {name} | failed: {(e1 or e2)[0]} | | | | |")
+                    print(f"| {p} | {name} | failed: {(e1 or e2)[0]} | | | | | | |")
                     continue
                 kernels = sorted(set(regs) | set(grids), key=lambda k: [(len(x), x) for x in k.split("_")])
                 if len(kernels) <= a.per_kernel:
@@ -128,13 +142,16 @@ def main():
                         g = ", ".join(sorted({x for x, _ in launches})) or "not launched"
                         b = ", ".join(sorted({y for _, y in launches})) or "-"
                         rr, sm = regs.get(k, ("?", "?"))
-                        print(f"| {p} | {name} | {k} | {b} | {g} | {rr} | {sm} |")
+                        pct, bound, allow = occ.get(k, ("?", "?", "?"))
+                        print(f"| {p} | {name} | {k} | {b} | {g} | {rr} | {sm} | {pct}% ({bound}) | {allow} |")
                 else:
                     blocks = {y for v in grids.values() for _, y in v}
                     cells = [int(x.split("x")[0]) * int(x.split("x")[1]) for v in grids.values() for x, _ in v]
                     print(f"| {p} | {name} | {len(kernels)} kernels | {', '.join(sorted(blocks))} | "
                           f"{span(cells) if cells else '-'} blocks | {span(r for r, _ in regs.values())} | "
-                          f"{span(s for _, s in regs.values())} |")
+                          f"{span(s for _, s in regs.values())} | "
+                          f"{span(o[0] for o in occ.values()) if occ else '?'}% | "
+                          f"{span(o[2] for o in occ.values()) if occ else '?'} |")
                 sys.stdout.flush()
 
 

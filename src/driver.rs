@@ -111,6 +111,8 @@ pub struct Options {
     pub block_sizes: [u32; 2],
     /// CUDA: who computes an overlapped tile (`--gpu-tiling`).
     pub gpu_tiling: crate::backend::cuda::GpuTiling,
+    /// CUDA: the GPU whose limits `--report` uses (`--gpu`).
+    pub gpu: &'static crate::backend::cuda::occupancy::Gpu,
     /// Emit `#pragma omp parallel for` on parallel loops.
     pub openmp: bool,
     /// Tile the innermost bands classically (overrides the pragmas' `tile`).

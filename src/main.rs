@@ -2,7 +2,7 @@
 //! `flextile::driver`.
 
 use clap::{ArgAction, Parser, ValueEnum};
-use flextile::backend::cuda::GpuTiling;
+use flextile::backend::cuda::{occupancy, GpuTiling};
 use flextile::driver::{self, Options, Target, MAX_SIZE};
 use flextile::transform::cost::parse_size;
 use flextile::transform::overlap::{GroupingStrategy, Machine, Shape, Weights};
@@ -42,6 +42,11 @@ struct Cli {
     /// warp, scratchpads per warp, `__syncwarp` between stages).
     #[arg(long, value_enum, value_name = "SCHEME")]
     gpu_tiling: Option<GpuTilingArg>,
+    /// CUDA: the GPU architecture whose limits (threads, registers and
+    /// shared memory per SM) `--report`'s occupancy figures use (default
+    /// sm_90, the H100's).
+    #[arg(long, value_enum, value_name = "ARCH")]
+    gpu: Option<GpuArg>,
     /// Write a Make dependency file (the output depends on the input and
     /// every header it includes), named after the output with `.d`, like
     /// gcc (written `-MD`).
@@ -211,6 +216,14 @@ struct Cli {
     /// Log what the passes do (-v: info, -vv: debug).
     #[arg(short = 'v', action = ArgAction::Count)]
     verbose: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GpuArg {
+    #[value(name = "sm_80")]
+    Sm80,
+    #[value(name = "sm_90")]
+    Sm90,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -669,6 +682,19 @@ fn options(cli: &Cli) -> Result<Options, String> {
         }
         Some(GpuTilingArg::Warp) => GpuTiling::Warp,
     };
+    let gpu = match cli.gpu {
+        Some(_) if target != Target::Cuda => {
+            return Err("--gpu is for CUDA output (--target cuda, or an output named *.cu)".into())
+        }
+        None => occupancy::DEFAULT_GPU,
+        Some(arch) => {
+            let name = match arch {
+                GpuArg::Sm80 => "sm_80",
+                GpuArg::Sm90 => "sm_90",
+            };
+            occupancy::gpu(name).ok_or_else(|| format!("no limits known for {name}"))?
+        }
+    };
     let mut clang_args: Vec<String> = cli.include.iter().map(|i| format!("-I{i}")).collect();
     clang_args.extend(cli.define.iter().map(|d| format!("-D{d}")));
     if let Some(std) = &cli.std {
@@ -696,7 +722,8 @@ fn options(cli: &Cli) -> Result<Options, String> {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--" => break,
-            "-o" | "-MF" | "--cc" | "--cflags" | "--emit" => {
+            // --gpu changes the report's figures, not the code.
+            "-o" | "-MF" | "--cc" | "--cflags" | "--emit" | "--gpu" => {
                 args.next();
             }
             "--dump-schedule" | "--report" | "--explain" | "--fatal-warnings" | "-v" | "-vv"
@@ -704,7 +731,8 @@ fn options(cli: &Cli) -> Result<Options, String> {
             _ if a.starts_with("-MF")
                 || a.starts_with("--cc=")
                 || a.starts_with("--cflags=")
-                || a.starts_with("--emit=") => {}
+                || a.starts_with("--emit=")
+                || a.starts_with("--gpu=") => {}
             "--tile-sizes"
             | "--assume"
             | "--target"
@@ -736,6 +764,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         target,
         block_sizes,
         gpu_tiling,
+        gpu,
         openmp: !cli.no_openmp,
         tile: cli.tile,
         tile_sizes: cli.tile_sizes.clone(),

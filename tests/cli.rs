@@ -525,6 +525,8 @@ fn target_specific_options_are_checked() {
         &["--target", "cuda", "--gpu-tiling", "warp"],
     );
     assert!(err.contains("give one of them"), "{err}");
+    let err = fails("cuda_gpu_c", PLAIN.as_bytes(), &["--gpu", "sm_80"]);
+    assert!(err.contains("--gpu is for CUDA output"), "{err}");
 }
 
 /// Two stages, the first a temporary read at three points by the second.
@@ -562,6 +564,9 @@ fn cuda_warp_tiles_synchronise_per_warp() {
         out.contains("one tile per warp (8 warps per block)"),
         "{out}"
     );
+    // 8 warps of 264 bytes of scratchpads: the SM's threads bound it.
+    let occupancy = "occupancy on sm_90 (H100 SXM): 8 block(s) per SM, 64 of 64 warps (100%), bound by threads while a thread takes at most 32 registers";
+    assert!(out.contains(occupancy), "{out}");
     let cu = fs::read_to_string(d.join("out.cu")).expect("out.cu");
     assert!(
         cu.contains("__syncwarp();") && !cu.contains("__syncthreads();"),

@@ -9,6 +9,7 @@
 
 pub mod device;
 pub mod map;
+pub mod occupancy;
 pub mod print;
 pub mod shared;
 
@@ -76,8 +77,9 @@ pub fn shrink_tile_sizes(sizes: &mut [i64]) -> bool {
     }
 }
 
-/// The `--report` lines of the kernels of the region at `place` (`file:line`).
-pub fn report(place: &str, reports: &[KernelReport]) -> String {
+/// The `--report` lines of the kernels of the region at `place` (`file:line`),
+/// with the occupancy their launch shapes allow on `gpu`.
+pub fn report(place: &str, reports: &[KernelReport], gpu: &occupancy::Gpu) -> String {
     let mut s = format!("{place}: CUDA, {} kernel(s)\n", reports.len());
     for r in reports {
         let how = match r.spread {
@@ -96,8 +98,12 @@ pub fn report(place: &str, reports: &[KernelReport]) -> String {
         let shared = r
             .shared
             .map_or("unknown".to_string(), |b| format!("{b} bytes"));
+        let occupancy = match r.shared {
+            Some(b) => occupancy::describe(gpu, gpu.occupancy(r.block[0] * r.block[1], b)),
+            None => format!("occupancy on {}: unknown", gpu.arch),
+        };
         s.push_str(&format!(
-            "  {}: {how}; block {}x{}; grid {} x {}; shared memory {shared} per block\n",
+            "  {}: {how}; block {}x{}; grid {} x {}; shared memory {shared} per block; {occupancy}\n",
             r.name, r.block[0], r.block[1], r.grid[0], r.grid[1]
         ));
     }

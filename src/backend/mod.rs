@@ -430,7 +430,7 @@ pub fn generate_loops(
         return Ok(Some(Generated {
             code: g.host,
             kernels: g.kernels,
-            report: Some(cuda::report(path, &g.reports)),
+            report: Some(cuda::report(path, &g.reports, cu.gpu)),
             parts: Some(g.parts),
         }));
     }

@@ -124,6 +124,7 @@ pub(super) fn lower(
         part,
         block: opts.block_sizes,
         tiling: opts.gpu_tiling,
+        gpu: opts.gpu,
     });
     let mut simpler = Simpler::default();
     loop {

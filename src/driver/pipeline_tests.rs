@@ -130,6 +130,7 @@ fn opts() -> Options {
         target: Target::C,
         block_sizes: crate::backend::cuda::DEFAULT_BLOCK,
         gpu_tiling: crate::backend::cuda::GpuTiling::Block,
+        gpu: crate::backend::cuda::occupancy::DEFAULT_GPU,
         openmp: true,
         tile: false,
         tile_sizes: None,

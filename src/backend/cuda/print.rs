@@ -44,6 +44,8 @@ pub struct CudaRegion<'a> {
     pub block: [u32; 2],
     /// Who computes an overlapped tile (`--gpu-tiling`).
     pub tiling: GpuTiling,
+    /// The GPU whose limits the report's figures are for (`--gpu`).
+    pub gpu: &'static super::occupancy::Gpu,
 }
 
 /// What a launch of one kernel looks like, for `--report`.
