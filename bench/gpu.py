@@ -3,8 +3,8 @@
 on the GPU beside its original C.
 
 For each benchmark and CUDA variant (default, --tile, --rectangle,
---scalene): flextile writes the .cu; nvcc -O3 --fmad=false builds it with
-bench/cuda_timing.h (every launch timed with CUDA events); the binary runs
+--scalene, and both with --gpu-tiling warp): flextile writes the .cu;
+nvcc -O3 --fmad=false builds it with bench/cuda_timing.h (every launch timed with CUDA events); the binary runs
 at the benchmark size. Its output must be bit-identical to the original C's
 (built with the benchmark flags and run on the CPU); the table gives the
 end-to-end time the benchmark itself measures (median time_ms: host code,
@@ -38,7 +38,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 import run as B  # noqa: E402  (the CPU benchmarks' programs and flags)
 
 VARIANTS = [("default", []), ("--tile", ["--tile"]), ("--rectangle", ["--rectangle"]),
-            ("--scalene", ["--scalene"])]
+            ("--scalene", ["--scalene"]),
+            # One overlapped tile per warp (seed 004 §4) beside one per block.
+            ("--rectangle --gpu-tiling warp", ["--rectangle", "--gpu-tiling", "warp"]),
+            ("--scalene --gpu-tiling warp", ["--scalene", "--gpu-tiling", "warp"])]
 NVCC_FLAGS = ["-O3", "--fmad=false", "-arch=native", "-Xcompiler", "-fopenmp,-ffp-contract=off"]
 CXX_FLAGS = ["-O1", "-std=gnu++17", "-fopenmp", "-ffp-contract=off", "-fno-fast-math", "-x", "c++"]
 TIME_RE = re.compile(r"time_ms min=([0-9.]+) median=([0-9.]+)")

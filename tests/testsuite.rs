@@ -739,17 +739,25 @@ fn runs_as_cuda(opts: &[String]) -> bool {
 }
 
 /// The option sets of `spec` that also run as CUDA (see [`runs_as_cuda`]),
-/// each as run and as the program declares it: those with overlapped
-/// tiles (`--rectangle`, `--scalene`) also under `--gpu-tiling warp` (one
-/// tile per warp), where they do not choose a scheme themselves.
+/// each as run and as the program declares it: the first with
+/// `--rectangle` and the first with `--scalene` also under `--gpu-tiling
+/// warp` (one overlapped tile per warp), where they do not choose a scheme
+/// themselves.
 fn cuda_sets(spec: &ProgramSpec) -> Vec<(Vec<String>, &Vec<String>)> {
     let mut out = Vec::new();
+    let mut shapes_done: Vec<&str> = Vec::new();
     for o in spec.options.iter().filter(|o| runs_as_cuda(o)) {
         out.push((o.clone(), o));
-        let overlapped = o.iter().any(|w| w == "--rectangle" || w == "--scalene");
-        if overlapped && !o.iter().any(|w| w == "--gpu-tiling") {
-            let warp = ["--gpu-tiling", "warp"].map(String::from);
-            out.push((o.iter().cloned().chain(warp).collect(), o));
+        let shape = ["--rectangle", "--scalene"]
+            .into_iter()
+            .find(|s| o.iter().any(|w| w == s));
+        match shape {
+            Some(s) if !shapes_done.contains(&s) && !o.iter().any(|w| w == "--gpu-tiling") => {
+                shapes_done.push(s);
+                let warp = ["--gpu-tiling", "warp"].map(String::from);
+                out.push((o.iter().cloned().chain(warp).collect(), o));
+            }
+            _ => {}
         }
     }
     out
