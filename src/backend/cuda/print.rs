@@ -1079,11 +1079,29 @@ fn c_string(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::c_string;
+    use super::{c_string, Warps};
 
     #[test]
     fn places_are_safe_in_string_literals() {
         assert_eq!(c_string("a\"b\\c.c:3"), "a\\\"b\\\\c.c:3");
         assert_eq!(c_string("x??/y"), "x\\?\\?/y");
+    }
+
+    #[test]
+    fn a_block_holds_the_warps_that_fit() {
+        // 32x8 threads: 8 warps of 32 lanes along x, stacked along y.
+        let w = Warps::new([32, 8], Some(4000), "ft_");
+        assert_eq!((w.count, w.x, w.block()), (8, 32, [32, 8]));
+        assert_eq!(w.warp, "ft_ft_warp");
+        // 12000 bytes of scratchpads per tile: 4 tiles fit 48 KiB.
+        assert_eq!(Warps::new([32, 8], Some(12000), "ft_").count, 4);
+        // Too large for one: still one (the declarations refuse it).
+        assert_eq!(Warps::new([32, 8], Some(60000), "ft_").count, 1);
+        // 16 lanes along x, 2 rows of them per warp; 24 along x rounds
+        // down to a divisor of 32; a block of 48 threads pads to 2 warps.
+        let w = Warps::new([16, 16], None, "ft_");
+        assert_eq!((w.count, w.x, w.block()), (8, 16, [16, 16]));
+        assert_eq!(Warps::new([24, 4], Some(0), "ft_").x, 16);
+        assert_eq!(Warps::new([48, 1], Some(0), "ft_").count, 2);
     }
 }
