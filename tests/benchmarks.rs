@@ -291,9 +291,13 @@ fn gpu_benchmark_driver_runs_on_the_emulation() {
         "{out}{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert_eq!(out.matches("| identical |").count(), 4, "{out}");
+    assert_eq!(out.matches("| identical |").count(), 6, "{out}");
     assert!(
         out.contains("| heat-1d | --rectangle | identical |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| heat-1d | --rectangle --gpu-tiling warp | identical |"),
         "{out}"
     );
     let gpu = Command::new("nvidia-smi")
