@@ -12,6 +12,7 @@ pub mod map;
 pub mod occupancy;
 pub mod print;
 pub mod shared;
+pub mod tiles;
 
 use crate::model::storage::StoragePlan;
 use print::KernelReport;

@@ -21,6 +21,7 @@
 //! while they fit [`super::SHARED_BYTES`], in the order of first access.
 
 use super::device::DeviceData;
+use super::tiles::FLAT_THREAD;
 use crate::backend::c::{c_expr, expr, DataAccess};
 use crate::backend::tree::{uses, visit, BinOp, LoopExpr, Node};
 use crate::backend::Naming;
@@ -441,11 +442,7 @@ impl<'a> TileCopies<'a> {
                 .collect();
             let target: String = index.iter().map(|i| format!("[{i}]")).collect();
             let (qi, qn, inner) = match n {
-                0 => (
-                    "threadIdx.y * blockDim.x + threadIdx.x",
-                    "blockDim.x * blockDim.y",
-                    indent.to_string(),
-                ),
+                0 => (FLAT_THREAD.0, FLAT_THREAD.1, indent.to_string()),
                 _ => ("threadIdx.x", "blockDim.x", format!("{indent}  ")),
             };
             if n > 0 {
