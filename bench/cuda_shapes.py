@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Launch shapes and ptxas figures of flextile's CUDA output, without a GPU.
 
-For each benchmark and CUDA variant (default, --tile, --rectangle,
---scalene): flextile writes the .cu (--report); nvcc compiles it for sm_90
+For each benchmark and CUDA variant (default, --tile, --rectangle and
+--scalene with the GPU cost model's mapping, --rectangle with
+--gpu-tiling block and warp): flextile writes the .cu (--report); nvcc
+compiles it for sm_90
 with --fmad=false and -Xptxas -v (registers per thread, static shared
 memory per block, per kernel); and the host code is built as C++ against
 the CPU emulation of CUDA with a launch seam (FT_LAUNCH) that records each
@@ -11,7 +13,10 @@ size, so that the grids are those of that size (a kernel launched with
 several grids shows each). Beside ptxas's registers, the occupancy flextile's
 --report predicts for sm_90 from the launch shape (threads and shared memory
 per block) and the most registers per thread that keep it: where ptxas uses
-more, registers bound the kernel below the prediction. Prints one markdown
+more, registers bound the kernel below the prediction. For an overlapped
+kernel, the GPU cost model's choice as --report prints it (scheme, its
+estimated registers and occupancy); the last line gives the error of the
+register estimate against ptxas over those kernels. Prints one markdown
 table.
 
 nvcc is $NVCC, else .deps/cuda/nvidia/cu13/bin/nvcc (make deps); g++ is $CXX;
@@ -36,12 +41,17 @@ PROGRAMS = ["unsharp-mask", "harris", "bilateral-grid", "camera-pipeline", "mult
             "jacobi-2d"]
 VARIANTS = [("default", []), ("--tile", ["--tile"]), ("--rectangle", ["--rectangle"]),
             ("--scalene", ["--scalene"]),
+            ("--rectangle --gpu-tiling block", ["--rectangle", "--gpu-tiling", "block"]),
             ("--rectangle --gpu-tiling warp", ["--rectangle", "--gpu-tiling", "warp"])]
 # flextile's --report: the occupancy a kernel's launch shape allows on sm_90,
 # and the most registers per thread that keep it.
 OCCUPANCY_RE = re.compile(r"^  (\S+): .*occupancy on sm_90 \([^)]*\): \d+ block\(s\) per SM, "
                           r"\d+ of \d+ warps \((\d+)%\), bound by ([a-z ]+?) while a thread takes "
                           r"at most (\d+) registers")
+# --report's GPU cost model line (after its kernel's line).
+MODEL_RE = re.compile(r"^    GPU cost model: .* one tile per (block|warp) .*estimated (\d+) bytes of shared "
+                      r"memory and (\d+) registers per thread \((\d+) statements, (\d+) reads at most\), "
+                      r"\d+ block\(s\) per SM, occupancy (\d+)%")
 
 # FT_LAUNCH records the launch (once per kernel, grid and block) and runs nothing.
 TRACE_H = r"""
@@ -61,9 +71,9 @@ def run(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
-def ptxas(nvcc, cu, work):
+def ptxas(nvcc, cu, work, include=BENCH):
     """Per kernel name: (registers, shared bytes) from ptxas -v; or an error line."""
-    r = run([nvcc, "-c", "-arch=sm_90", "--fmad=false", "-Xptxas", "-v", "-I", str(BENCH),
+    r = run([nvcc, "-c", "-arch=sm_90", "--fmad=false", "-Xptxas", "-v", "-I", str(include),
              str(cu), "-o", str(work / "k.o")])
     if r.returncode:
         return None, r.stderr.strip().splitlines()[-1:] or ["nvcc failed"]
@@ -99,6 +109,20 @@ def shapes(cu, work, size):
     return out, None
 
 
+def model_lines(report):
+    """Per overlapped kernel of a --report, the GPU cost model's (scheme,
+    estimated registers, occupancy %, statements, reads, estimated shared bytes)."""
+    model, last = {}, None
+    for line in report.splitlines():
+        m, o = MODEL_RE.match(line), OCCUPANCY_RE.match(line)
+        if o:
+            last = o.group(1)
+        elif m and last:
+            model[last] = (m.group(1), int(m.group(3)), int(m.group(6)), int(m.group(4)),
+                           int(m.group(5)), int(m.group(2)))
+    return model
+
+
 def span(values):
     values = sorted(set(values))
     return str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}"
@@ -114,8 +138,9 @@ def main():
     flextile = os.environ.get("FLEXTILE", str(ROOT / "target/release/flextile"))
     progs = a.only.split(",") if a.only else PROGRAMS
     print("| benchmark | variant | kernel | block | grid (x by y) | registers | shared memory (bytes) "
-          "| occupancy (sm_90, predicted) | registers it allows |")
-    print("|---|---|---|---|---|---:|---:|---|---:|")
+          "| occupancy (sm_90, predicted) | registers it allows | GPU cost model: scheme, registers, occupancy |")
+    print("|---|---|---|---|---|---:|---:|---|---:|---|")
+    errors = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for p in progs:
@@ -126,14 +151,15 @@ def main():
                 if r.returncode:
                     err = next((l for l in r.stderr.splitlines() if ": error: " in l), "refused")
                     err = err.split(": error: ", 1)[-1]
-                    print(f"| {p} | {name} | refused: {err} | | | | | | |")
+                    print(f"| {p} | {name} | refused: {err} | | | | | | | |")
                     continue
                 occ = {m.group(1): (int(m.group(2)), m.group(3), int(m.group(4)))
                        for m in map(OCCUPANCY_RE.match, r.stdout.splitlines()) if m}
+                model = model_lines(r.stdout)
                 regs, e1 = ptxas(nvcc, cu, work)
                 grids, e2 = shapes(cu, work, a.size)
                 if e1 or e2:
-                    print(f"| {p} | {name} | failed: {(e1 or e2)[0]} | | | | | | |")
+                    print(f"| {p} | {name} | failed: {(e1 or e2)[0]} | | | | | | | |")
                     continue
                 kernels = sorted(set(regs) | set(grids), key=lambda k: [(len(x), x) for x in k.split("_")])
                 if len(kernels) <= a.per_kernel:
@@ -143,7 +169,9 @@ def main():
                         b = ", ".join(sorted({y for _, y in launches})) or "-"
                         rr, sm = regs.get(k, ("?", "?"))
                         pct, bound, allow = occ.get(k, ("?", "?", "?"))
-                        print(f"| {p} | {name} | {k} | {b} | {g} | {rr} | {sm} | {pct}% ({bound}) | {allow} |")
+                        mo = model.get(k)
+                        mc = f"{mo[0]}, {mo[1]}, {mo[2]}%" if mo else ""
+                        print(f"| {p} | {name} | {k} | {b} | {g} | {rr} | {sm} | {pct}% ({bound}) | {allow} | {mc} |")
                 else:
                     blocks = {y for v in grids.values() for _, y in v}
                     cells = [int(x.split("x")[0]) * int(x.split("x")[1]) for v in grids.values() for x, _ in v]
@@ -151,8 +179,22 @@ def main():
                           f"{span(cells) if cells else '-'} blocks | {span(r for r, _ in regs.values())} | "
                           f"{span(s for _, s in regs.values())} | "
                           f"{span(o[0] for o in occ.values()) if occ else '?'}% | "
-                          f"{span(o[2] for o in occ.values()) if occ else '?'} |")
+                          f"{span(o[2] for o in occ.values()) if occ else '?'} | "
+                          f"{len(model)} costed: {', '.join(sorted({m[0] for m in model.values()}))}"
+                          f"{', ' + span(m[1] for m in model.values()) + ' registers' if model else ''} |")
+                errors.extend((mo[1], regs[k][0]) for k, mo in model.items() if k in regs)
+                if os.environ.get("REG_DATA"):
+                    with open(os.environ["REG_DATA"], "a") as f:
+                        for k, mo in model.items():
+                            if k in regs:
+                                f.write(f"{p} {name} {k} {mo[0]} {mo[3]} {mo[4]} {regs[k][0]}\n")
                 sys.stdout.flush()
+    if errors:
+        absolute = [abs(e - m) for e, m in errors]
+        print(f"\nRegister estimate of the GPU cost model against ptxas over {len(errors)} overlapped kernels: "
+              f"mean absolute error {sum(absolute) / len(absolute):.1f} registers, "
+              f"mean relative error {100 * sum(a / m for a, (_, m) in zip(absolute, errors)) / len(errors):.0f}%, "
+              f"{sum(e < m for e, m in errors)} under, {sum(e > m for e, m in errors)} over.")
 
 
 if __name__ == "__main__":

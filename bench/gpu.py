@@ -2,8 +2,9 @@
 """GPU benchmarks (`make bench-gpu`, issue 20): each benchmark's CUDA variants
 on the GPU beside its original C.
 
-For each benchmark and CUDA variant (default, --tile, --rectangle,
---scalene, and both with --gpu-tiling warp): flextile writes the .cu;
+For each benchmark and CUDA variant (default, --tile, --rectangle and
+--scalene with the GPU cost model's mapping (--gpu-tiling auto), and both
+with --gpu-tiling block and warp): flextile writes the .cu;
 nvcc -O3 --fmad=false builds it with bench/cuda_timing.h (every launch timed with CUDA events); the binary runs
 at the benchmark size. Its output must be bit-identical to the original C's
 (built with the benchmark flags and run on the CPU); the table gives the
@@ -39,8 +40,11 @@ import run as B  # noqa: E402  (the CPU benchmarks' programs and flags)
 
 VARIANTS = [("default", []), ("--tile", ["--tile"]), ("--rectangle", ["--rectangle"]),
             ("--scalene", ["--scalene"]),
-            # One overlapped tile per warp (seed 004 §4) beside one per block.
+            # The cost model's choice (auto) beside one overlapped tile per
+            # block and one per warp (seed 004 §4) everywhere.
+            ("--rectangle --gpu-tiling block", ["--rectangle", "--gpu-tiling", "block"]),
             ("--rectangle --gpu-tiling warp", ["--rectangle", "--gpu-tiling", "warp"]),
+            ("--scalene --gpu-tiling block", ["--scalene", "--gpu-tiling", "block"]),
             ("--scalene --gpu-tiling warp", ["--scalene", "--gpu-tiling", "warp"])]
 NVCC_FLAGS = ["-O3", "--fmad=false", "-arch=native", "-Xcompiler", "-fopenmp,-ffp-contract=off"]
 CXX_FLAGS = ["-O1", "-std=gnu++17", "-fopenmp", "-ffp-contract=off", "-fno-fast-math", "-x", "c++"]

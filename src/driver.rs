@@ -33,6 +33,7 @@ use crate::model::program::{
     TileSpec,
 };
 use crate::model::storage::{Placement, StoragePlan};
+use crate::transform::gpu_cost::{GpuCosted, GpuSpec};
 use crate::transform::overlap::{
     overlapped_tiling, GroupingStrategy, Machine, ModelSpec, OverlapSpec, Shape, Weights,
 };
@@ -107,12 +108,15 @@ pub struct Options {
     pub output: PathBuf,
     /// Output language.
     pub target: Target,
-    /// CUDA: threads per block along x and y (`--block-sizes`).
-    pub block_sizes: [u32; 2],
-    /// CUDA: who computes an overlapped tile (`--gpu-tiling`).
-    pub gpu_tiling: crate::backend::cuda::GpuTiling,
-    /// CUDA: the GPU whose limits `--report` uses (`--gpu`).
-    pub gpu: &'static crate::backend::cuda::occupancy::Gpu,
+    /// CUDA: threads per block along x and y (`--block-sizes`); `None`:
+    /// the GPU cost model's per overlapped group, else
+    /// [`crate::backend::cuda::DEFAULT_BLOCK`].
+    pub block_sizes: Option<[u32; 2]>,
+    /// CUDA: who computes an overlapped tile (`--gpu-tiling`); `None`
+    /// (`auto`): the GPU cost model's choice per group.
+    pub gpu_tiling: Option<crate::backend::cuda::GpuTiling>,
+    /// CUDA: the GPU the cost model and `--report` size for (`--gpu`).
+    pub gpu: &'static crate::transform::gpu_occupancy::Gpu,
     /// Emit `#pragma omp parallel for` on parallel loops.
     pub openmp: bool,
     /// Tile the innermost bands classically (overrides the pragmas' `tile`).
@@ -198,6 +202,11 @@ impl Options {
             weights: self.weights,
             estimates: self.estimates.clone(),
             sizes_given: self.tile_sizes.is_some(),
+            gpu: (self.target == Target::Cuda).then_some(GpuSpec {
+                gpu: self.gpu,
+                scheme: self.gpu_tiling,
+                block: self.block_sizes,
+            }),
         }
     }
 

@@ -2,9 +2,10 @@
 //! `flextile::driver`.
 
 use clap::{ArgAction, Parser, ValueEnum};
-use flextile::backend::cuda::{occupancy, GpuTiling};
+use flextile::backend::cuda::GpuTiling;
 use flextile::driver::{self, Options, Target, MAX_SIZE};
 use flextile::transform::cost::parse_size;
+use flextile::transform::gpu_occupancy as occupancy;
 use flextile::transform::overlap::{GroupingStrategy, Machine, Shape, Weights};
 use flextile::verify::{self, Outcome, Verify};
 use std::collections::BTreeMap;
@@ -32,19 +33,21 @@ struct Cli {
     /// Output language (default: from the output's extension).
     #[arg(long, value_enum)]
     target: Option<TargetArg>,
-    /// CUDA: threads per block along x and y (default 32,8; a kernel that
+    /// CUDA: threads per block along x and y (default: the GPU cost
+    /// model's per overlapped group, 32,8 for other kernels; a kernel that
     /// spreads one loop gets X*Y threads along x).
     #[arg(long, value_delimiter = ',', value_name = "X,Y")]
     block_sizes: Option<Vec<u32>>,
     /// CUDA, overlapped tiles: who computes a tile, a thread block
-    /// (`block`, the default: scratchpads per block, `__syncthreads`
-    /// between stages) or a warp (`warp`: seed 004's overlapped tile per
-    /// warp, scratchpads per warp, `__syncwarp` between stages).
+    /// (`block`: scratchpads per block, `__syncthreads` between stages), a
+    /// warp (`warp`: seed 004's overlapped tile per warp, scratchpads per
+    /// warp, `__syncwarp` between stages), or (`auto`, the default) the
+    /// cheaper of the two per group by the GPU cost model (seed 004 §6).
     #[arg(long, value_enum, value_name = "SCHEME")]
     gpu_tiling: Option<GpuTilingArg>,
     /// CUDA: the GPU architecture whose limits (threads, registers and
-    /// shared memory per SM) `--report`'s occupancy figures use (default
-    /// sm_90, the H100's).
+    /// shared memory per SM, bandwidth, clock) the GPU cost model and
+    /// `--report`'s occupancy figures use (default sm_90, the H100's).
     #[arg(long, value_enum, value_name = "ARCH")]
     gpu: Option<GpuArg>,
     /// Write a Make dependency file (the output depends on the input and
@@ -230,6 +233,7 @@ enum GpuArg {
 enum GpuTilingArg {
     Block,
     Warp,
+    Auto,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -539,12 +543,10 @@ fn options(cli: &Cli) -> Result<Options, String> {
         Some(GroupingArg::None) => GroupingStrategy::None,
         Some(GroupingArg::Dp) => GroupingStrategy::Dp,
         Some(GroupingArg::Greedy) => GroupingStrategy::Greedy,
-        // The cost model sizes tiles for CPU caches: CUDA's tiles take the
-        // default sizes (until a GPU cost model sizes them).
+        // For CUDA the GPU cost model (seed 004 §6) costs the groups.
         None if cli.tile_sizes.is_none()
             && cli.overlap_tolerance.is_none()
-            && cli.overlap_dims.is_none()
-            && !cuda_output(cli) =>
+            && cli.overlap_dims.is_none() =>
         {
             GroupingStrategy::Dp
         }
@@ -557,6 +559,11 @@ fn options(cli: &Cli) -> Result<Options, String> {
         || cli.cost_weights.is_some();
     if model_options && !(grouping == GroupingStrategy::Dp && (cli.rectangle || cli.scalene)) {
         return Err("--estimate, --cores, --cache-sizes, --cost-weights and --no-inline are read by the cost model of --grouping dp (the default of --rectangle and --scalene without --tile-sizes, --overlap-tolerance or --overlap-dims)".into());
+    }
+    if cuda_output(cli)
+        && (cli.cores.is_some() || cli.cache_sizes.is_some() || cli.cost_weights.is_some())
+    {
+        return Err("--cores, --cache-sizes and --cost-weights are read by the CPU's cost model; for CUDA the GPU cost model reads --gpu".into());
     }
     let weights = match cli.cost_weights.as_deref() {
         None => flextile::transform::cost::CALIBRATED,
@@ -658,12 +665,14 @@ fn options(cli: &Cli) -> Result<Options, String> {
         );
     }
     let block_sizes = match &cli.block_sizes {
-        None => flextile::backend::cuda::DEFAULT_BLOCK,
+        None => None,
         Some(_) if target != Target::Cuda => {
             return Err("--block-sizes is for CUDA output (--target cuda, or an output named *.cu)".into())
         }
         Some(b) => match b.as_slice() {
-            [x, y] if *x >= 1 && *y >= 1 && u64::from(*x) * u64::from(*y) <= 1024 => [*x, *y],
+            [x, y] if *x >= 1 && *y >= 1 && u64::from(*x) * u64::from(*y) <= 1024 => {
+                Some([*x, *y])
+            }
             _ => {
                 return Err(format!(
                     "invalid --block-sizes {}: two positive sizes X,Y with X*Y at most 1024 (CUDA's limit of threads per block)",
@@ -673,14 +682,16 @@ fn options(cli: &Cli) -> Result<Options, String> {
         },
     };
     let gpu_tiling = match cli.gpu_tiling {
-        None | Some(GpuTilingArg::Block) => GpuTiling::Block,
+        None => None,
         Some(_) if target != Target::Cuda => {
             return Err("--gpu-tiling is for CUDA output (--target cuda, or an output named *.cu)".into())
         }
         Some(_) if !cli.rectangle && !cli.scalene => {
             return Err("--gpu-tiling chooses how overlapped tiles (--rectangle, --scalene) map onto the GPU; give one of them".into())
         }
-        Some(GpuTilingArg::Warp) => GpuTiling::Warp,
+        Some(GpuTilingArg::Block) => Some(GpuTiling::Block),
+        Some(GpuTilingArg::Warp) => Some(GpuTiling::Warp),
+        Some(GpuTilingArg::Auto) => None,
     };
     let gpu = match cli.gpu {
         Some(_) if target != Target::Cuda => {
@@ -722,8 +733,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--" => break,
-            // --gpu changes the report's figures, not the code.
-            "-o" | "-MF" | "--cc" | "--cflags" | "--emit" | "--gpu" => {
+            "-o" | "-MF" | "--cc" | "--cflags" | "--emit" => {
                 args.next();
             }
             "--dump-schedule" | "--report" | "--explain" | "--fatal-warnings" | "-v" | "-vv"
@@ -731,13 +741,13 @@ fn options(cli: &Cli) -> Result<Options, String> {
             _ if a.starts_with("-MF")
                 || a.starts_with("--cc=")
                 || a.starts_with("--cflags=")
-                || a.starts_with("--emit=")
-                || a.starts_with("--gpu=") => {}
+                || a.starts_with("--emit=") => {}
             "--tile-sizes"
             | "--assume"
             | "--target"
             | "--block-sizes"
             | "--gpu-tiling"
+            | "--gpu"
             | "--overlap-dims"
             | "--overlap-tolerance"
             | "--grouping"

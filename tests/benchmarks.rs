@@ -169,8 +169,9 @@ fn head(stderr: &[u8]) -> String {
 }
 
 /// The benchmark's CUDA output (issue 20) under the default mapping,
-/// `--tile`, `--rectangle` and `--scalene`, and `--rectangle` with one tile
-/// per warp (`--gpu-tiling warp`, issue 21): nvcc compiles it for sm_80 and
+/// `--tile`, `--rectangle` and `--scalene` (the GPU cost model's mapping,
+/// issue 21), and `--rectangle` with one tile per block and one per warp
+/// (`--gpu-tiling block|warp`): nvcc compiles it for sm_80 and
 /// sm_90, and built as C++ against the CPU emulation of CUDA it prints what
 /// the original prints at the test size; or, where `refused` is given, each
 /// is refused with a located error saying so.
@@ -182,11 +183,12 @@ fn check_cuda(program: &str, refused: Option<&str>) {
     let expected = run(&orig, 1);
     let nvcc = nvcc(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
     let mut failures = Vec::new();
-    let sets: [&[&str]; 5] = [
+    let sets: [&[&str]; 6] = [
         &[],
         &["--tile"],
         &["--rectangle"],
         &["--scalene"],
+        &["--rectangle", "--gpu-tiling", "block"],
         &["--rectangle", "--gpu-tiling", "warp"],
     ];
     for (n, opts) in sets.iter().enumerate() {
@@ -291,7 +293,7 @@ fn gpu_benchmark_driver_runs_on_the_emulation() {
         "{out}{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert_eq!(out.matches("| identical |").count(), 6, "{out}");
+    assert_eq!(out.matches("| identical |").count(), 8, "{out}");
     assert!(
         out.contains("| heat-1d | --rectangle | identical |"),
         "{out}"

@@ -541,7 +541,7 @@ const WARPED: &str = "#include <stdio.h>\n\nstatic float A[300], T[300], B[300];
 fn cuda_warp_tiles_synchronise_per_warp() {
     let d = dir("cuda_warp");
     fs::write(d.join("in.c"), WARPED).expect("in.c");
-    let sizes = ["--tile-sizes", "64"];
+    let sizes = ["--tile-sizes", "64", "--block-sizes", "32,8"];
     let args = [
         "in.c",
         "-o",
@@ -600,6 +600,69 @@ fn cuda_warp_tiles_synchronise_per_warp() {
     );
     let bad = Command::new(d.join("bad")).output().expect("bad");
     assert_ne!(bad.stdout, expected, "a missing __syncwarp went unnoticed");
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// `--gpu-tiling auto` (the default, seed 004 §6): the GPU cost model
+/// chooses each group's tile sizes, scheme and thread block; the banner
+/// says so, `--report` prints its figures with its shared-memory estimate
+/// beside the kernel's actual bytes (equal here), the output runs
+/// bit-identical, and the options the CPU's model reads are refused.
+#[test]
+fn cuda_gpu_cost_model_chooses_the_mapping() {
+    let d = dir("cuda_auto");
+    fs::write(d.join("in.c"), WARPED).expect("in.c");
+    for extra in [&[][..], &["--gpu-tiling", "auto", "--gpu", "sm_80"][..]] {
+        let args = [
+            "in.c",
+            "-o",
+            "out.cu",
+            "--rectangle",
+            "--verify",
+            "--report",
+        ];
+        let o = flextile(&d, &[&args[..], extra].concat());
+        let out = stdout(&o);
+        assert!(
+            o.status.success() && out.contains("identical"),
+            "{out}{}",
+            stderr(&o)
+        );
+        let arch = extra.last().copied().unwrap_or("sm_90");
+        let line = out
+            .lines()
+            .find(|l| l.contains("GPU cost model:"))
+            .unwrap_or_else(|| panic!("no GPU cost model line: {out}"));
+        assert!(
+            line.contains(&format!(" us on {arch}: one tile per ")),
+            "{line}"
+        );
+        let estimate = line
+            .split("estimated shared memory ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(
+            line.ends_with(&format!("(actual {estimate} bytes)")),
+            "{line}"
+        );
+        let cu = fs::read_to_string(d.join("out.cu")).expect("out.cu");
+        assert!(
+            cu.contains(&format!("GPU mapping from the GPU cost model ({arch})"))
+                && cu.contains("scheme and block from the GPU cost model"),
+            "{cu}"
+        );
+        assert_eq!(cu.contains("--gpu sm_80"), arch == "sm_80", "{cu}");
+    }
+    let err = fails(
+        "cuda_auto_cores",
+        WARPED.as_bytes(),
+        &["--target", "cuda", "--rectangle", "--cores", "4"],
+    );
+    assert!(
+        err.contains("for CUDA the GPU cost model reads --gpu"),
+        "{err}"
+    );
     let _ = fs::remove_dir_all(&d);
 }
 

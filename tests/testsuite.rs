@@ -723,26 +723,25 @@ fn cuda_refusals(
 }
 
 /// Whether an option set also runs as CUDA: all do but those with options
-/// for C output only (`--no-openmp`, `--stack-limit`) or for the CPU cost
-/// model (which CUDA output does not use by default).
+/// for C output only (`--no-openmp`, `--stack-limit`) or for the CPU's
+/// cost model (the GPU cost model reads `--estimate` and `--no-inline`).
 fn runs_as_cuda(opts: &[String]) -> bool {
     const C_ONLY: &[&str] = &[
         "--no-openmp",
         "--stack-limit",
-        "--estimate",
         "--cores",
         "--cache-sizes",
         "--cost-weights",
-        "--no-inline",
     ];
     !opts.iter().any(|w| C_ONLY.contains(&w.as_str()))
 }
 
 /// The option sets of `spec` that also run as CUDA (see [`runs_as_cuda`]),
-/// each as run and as the program declares it: the first with
-/// `--rectangle` and the first with `--scalene` also under `--gpu-tiling
-/// warp` (one overlapped tile per warp), where they do not choose a scheme
-/// themselves.
+/// each as run and as the program declares it. Overlapped sets run with
+/// the GPU cost model's choice per group (`--gpu-tiling auto`); the first
+/// with `--rectangle` also under `--gpu-tiling warp` (one overlapped tile
+/// per warp) and the first with `--scalene` under `--gpu-tiling block`,
+/// where they do not choose a scheme themselves.
 fn cuda_sets(spec: &ProgramSpec) -> Vec<(Vec<String>, &Vec<String>)> {
     let mut out = Vec::new();
     let mut shapes_done: Vec<&str> = Vec::new();
@@ -754,8 +753,12 @@ fn cuda_sets(spec: &ProgramSpec) -> Vec<(Vec<String>, &Vec<String>)> {
         match shape {
             Some(s) if !shapes_done.contains(&s) && !o.iter().any(|w| w == "--gpu-tiling") => {
                 shapes_done.push(s);
-                let warp = ["--gpu-tiling", "warp"].map(String::from);
-                out.push((o.iter().cloned().chain(warp).collect(), o));
+                let scheme = match s {
+                    "--rectangle" => "warp",
+                    _ => "block",
+                };
+                let scheme = ["--gpu-tiling", scheme].map(String::from);
+                out.push((o.iter().cloned().chain(scheme).collect(), o));
             }
             _ => {}
         }

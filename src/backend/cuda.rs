@@ -9,38 +9,20 @@
 
 pub mod device;
 pub mod map;
-pub mod occupancy;
 pub mod print;
 pub mod shared;
 pub mod tiles;
 
 use crate::model::storage::StoragePlan;
+pub use crate::transform::gpu_cost::GpuTiling;
+use crate::transform::gpu_occupancy as occupancy;
+pub use crate::transform::gpu_occupancy::{SHARED_BYTES, WARP_SIZE};
 use print::KernelReport;
 
 /// Threads per block along `x` and `y` when `--block-sizes` is not given: a
 /// warp along `x`, 256 threads in all (a loop spread along `x` alone gets
 /// all 256).
 pub const DEFAULT_BLOCK: [u32; 2] = [32, 8];
-
-/// Who computes an overlapped tile on the GPU (`--gpu-tiling`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GpuTiling {
-    /// A thread block: its scratchpads in the block's shared memory,
-    /// `__syncthreads()` between stages (seed 001's GPU mapping).
-    Block,
-    /// A warp (seed 004 §4, overlapped tile per warp): each warp of a block
-    /// runs its own tiles, its scratchpads its own part of the block's
-    /// shared memory, `__syncwarp()` between stages.
-    Warp,
-}
-
-/// Threads in a warp.
-pub const WARP_SIZE: u32 = 32;
-
-/// Bytes of static shared memory a thread block may declare: the
-/// overlapped tiles' scratchpads must fit (the storage plan is made with
-/// this limit where flextile's C output uses the stack's).
-pub const SHARED_BYTES: u64 = 48 * 1024;
 
 /// Overlapped tile sizes when `--tile-sizes` is not given, for `depth`
 /// loops: 32 along the innermost (a warp's width), 8 along the next, 4
@@ -107,6 +89,14 @@ pub fn report(place: &str, reports: &[KernelReport], gpu: &occupancy::Gpu) -> St
             "  {}: {how}; block {}x{}; grid {} x {}; shared memory {shared} per block; {occupancy}\n",
             r.name, r.block[0], r.block[1], r.grid[0], r.grid[1]
         ));
+        if let Some(c) = &r.choice {
+            // The model's estimates beside the kernel's actual figures.
+            s.push_str(&format!(
+                "    GPU cost model: {}; estimated shared memory {} bytes per block (actual {shared})\n",
+                c.describe(gpu),
+                c.shared
+            ));
+        }
     }
     s
 }

@@ -122,8 +122,13 @@ pub(super) fn lower(
         place: format!("{}:{line}", program.file.path),
         line,
         part,
-        block: opts.block_sizes,
-        tiling: opts.gpu_tiling,
+        block: opts
+            .block_sizes
+            .unwrap_or(crate::backend::cuda::DEFAULT_BLOCK),
+        tiling: opts
+            .gpu_tiling
+            .unwrap_or(crate::backend::cuda::GpuTiling::Block),
+        choices: Vec::new(),
         gpu: opts.gpu,
     });
     let mut simpler = Simpler::default();
@@ -160,6 +165,10 @@ pub(super) fn lower(
             label: &label,
         };
         let printed = validity::Printed::of(&subject, &stage_names)?;
+        let cuda_t = cuda.as_ref().map(|c| CudaRegion {
+            choices: t.gpu.clone(),
+            ..c.clone()
+        });
         let (code, checked) = std::thread::scope(|scope| {
             let check = scope.spawn(|| printed.check(budget));
             let code = generate_loops(
@@ -173,7 +182,7 @@ pub(super) fn lower(
                 helpers,
                 t.storage.as_ref(),
                 budget,
-                cuda.as_ref(),
+                cuda_t.as_ref(),
             );
             let checked = check
                 .join()
@@ -284,6 +293,9 @@ pub(super) struct Transformed {
     pub(super) warnings: Vec<Diagnostic>,
     /// The stages run fused, for the macro dataflow graph.
     pub(super) grouping: Grouping,
+    /// The CUDA target: the GPU cost model's choice per overlapped group
+    /// (the storage plan's order).
+    pub(super) gpu: Vec<Option<GpuCosted>>,
 }
 
 /// The transformation passes, in order: overlapped tiling, or the loop
@@ -311,6 +323,7 @@ fn transform(
     let mut report_text = None;
     let mut notes = Vec::new();
     let mut never_stored: Vec<String> = Vec::new();
+    let mut gpu = Vec::new();
     let mut grouping = Grouping {
         groups: nest_groups(region, &BTreeSet::new()),
         ..Grouping::default()
@@ -333,7 +346,7 @@ fn transform(
                 Target::Cuda => crate::backend::cuda::default_tile_sizes(deepest),
             });
         notes.extend(ignored_sizes(opts, deepest, region, ""));
-        let tile = |sizes: &[i64]| {
+        let tile = |sizes: &[i64], grouping: GroupingStrategy| {
             overlapped_tiling(
                 region,
                 names,
@@ -344,7 +357,7 @@ fn transform(
                     sizes: sizes.to_vec(),
                     overlap_dims: opts.overlap_dims.clone(),
                     overlap_tolerance: opts.overlap_tolerance,
-                    grouping: opts.grouping,
+                    grouping,
                     max_group: simpler.max_group,
                     isolate_points: !simpler.atomic_points,
                     point_chunk: opts.point_chunk,
@@ -356,21 +369,44 @@ fn transform(
                 region.pragma_span,
             )
         };
-        let mut o = tile(&sizes)?;
+        let mut strategy = opts.grouping;
+        let mut o = tile(&sizes, strategy)?;
         // CUDA's default sizes shrink until every tile's scratchpads fit a
         // thread block's shared memory (sizes the user gave are refused
-        // with their bytes when they do not).
+        // with their bytes when they do not). The GPU cost model's sizes
+        // fit by its estimate; where the exact plan does not, the default
+        // sizes with greedy grouping take over.
+        let mut model_fallback = false;
         while opts.target == Target::Cuda
             && opts.tile_sizes.is_none()
             && !crate::backend::cuda::fits_shared(&o.storage)
-            && crate::backend::cuda::shrink_tile_sizes(&mut sizes)
         {
-            log::info!("overlapped tiles too large for shared memory: trying tile sizes {sizes:?}");
-            o = tile(&sizes)?;
+            if strategy == GroupingStrategy::Dp {
+                log::info!("the GPU cost model's tiles do not fit shared memory: greedy grouping, tile sizes {sizes:?}");
+                strategy = GroupingStrategy::Greedy;
+                model_fallback = true;
+            } else if crate::backend::cuda::shrink_tile_sizes(&mut sizes) {
+                log::info!(
+                    "overlapped tiles too large for shared memory: trying tile sizes {sizes:?}"
+                );
+            } else {
+                break;
+            }
+            o = tile(&sizes, strategy)?;
         }
         // Sizes apply to the innermost loops; the banner shows those used.
         let sizes = &sizes[sizes.len().saturating_sub(deepest)..];
         summary.push(match &opts.overlap_dims {
+            None if model_fallback => format!(
+                "overlapped tiling ({shape:?} trapezoids) {sizes:?}, grouped greedily (the GPU cost model's tiles did not fit shared memory)"
+            ),
+            None if opts.model_chooses_sizes() && opts.target == Target::Cuda => {
+                format!(
+                    "overlapped tiling ({shape:?} trapezoids), groups, tile sizes and GPU mapping from the GPU cost model ({}): {}",
+                    opts.gpu.arch,
+                    model_sizes(&o.group_sizes)
+                )
+            }
             None if opts.model_chooses_sizes() => {
                 format!(
                     "overlapped tiling ({shape:?} trapezoids), groups and tile sizes from the cost model: {}",
@@ -443,6 +479,7 @@ fn transform(
                 names.join(", ")
             );
         }
+        gpu = o.gpu;
         schedule = o.schedule;
         storage = Some(o.storage);
         largest_group = o.largest_group;
@@ -637,6 +674,7 @@ fn transform(
             && !simpler.atomic_points,
         warnings: notes,
         grouping,
+        gpu,
     })
 }
 

@@ -52,7 +52,9 @@ pub(super) fn compile_time_blocked(
         warnings.push(w);
     }
     let mut chosen = None;
-    if opts.model_chooses_sizes() {
+    // (The time-block model costs CPU tiles: CUDA's time blocks take the
+    // default sizes, the GPU cost model choosing each group's mapping.)
+    if opts.model_chooses_sizes() && opts.target == Target::C {
         let choice = time_choice::choose(
             region,
             names,

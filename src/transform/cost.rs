@@ -150,6 +150,9 @@ pub struct GeoStmt {
     pub inputs: Vec<String>,
     /// Its reads per point.
     pub ops: i64,
+    /// A later statement of the group reads what it writes (a tile keeps
+    /// its region in a scratchpad).
+    pub consumed: bool,
 }
 
 /// A group's geometry (what COST reads).
@@ -310,6 +313,7 @@ pub fn geometry(
                     .cloned()
                     .collect(),
                 ops: s.ops,
+                consumed: inner.iter().any(|(a, _, _)| *a == i),
             }
         })
         .collect();
@@ -400,7 +404,7 @@ pub const SPAN: i64 = i64::MAX / 4;
 
 /// Given sizes aligned on the innermost loops; outer loops without one span
 /// their loop ([`SPAN`]).
-fn aligned(sizes: &[i64], depth: usize) -> Vec<i64> {
+pub(crate) fn aligned(sizes: &[i64], depth: usize) -> Vec<i64> {
     (0..depth)
         .map(|d| {
             let from_inner = depth - d;
@@ -489,7 +493,7 @@ fn split_for_cores(geo: &Geometry, sizes: &[i64], cores: i64) -> Option<Vec<i64>
 }
 
 /// Largest extent per loop over the statements (scaled).
-fn dim_sizes(geo: &Geometry) -> Vec<i64> {
+pub(crate) fn dim_sizes(geo: &Geometry) -> Vec<i64> {
     (0..geo.depth)
         .map(|d| {
             geo.stmts
@@ -503,7 +507,7 @@ fn dim_sizes(geo: &Geometry) -> Vec<i64> {
 
 /// Least common multiple of the scales along each loop: tile sizes are
 /// multiples of it (a scaled stage's tile covers whole iterations).
-fn scale_lcm(geo: &Geometry) -> Vec<i64> {
+pub(crate) fn scale_lcm(geo: &Geometry) -> Vec<i64> {
     (0..geo.depth)
         .map(|d| {
             geo.stmts.iter().fold(1, |l, s| {
@@ -630,7 +634,7 @@ fn evaluate(
 /// start at 0 (after alignment), not at its lower bound: tiles of a loop's
 /// exact extent would cut it in two where it starts past 0 (bilateral-grid's
 /// 11 bins from 2 to 12 ran in tiles of 9 and 2).
-fn spanning(geo: &Geometry, mut sizes: Vec<i64>) -> Vec<i64> {
+pub(crate) fn spanning(geo: &Geometry, mut sizes: Vec<i64>) -> Vec<i64> {
     for (d, size) in sizes.iter_mut().enumerate() {
         let covered = geo
             .stmts
@@ -682,6 +686,7 @@ mod tests {
             live_out,
             inputs: vec![],
             ops: 1,
+            consumed: !live_out,
         }
     }
 

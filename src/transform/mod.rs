@@ -18,6 +18,8 @@ pub mod cost;
 pub mod dp_grouping;
 pub mod footprint;
 pub mod fuse;
+pub mod gpu_cost;
+pub mod gpu_occupancy;
 pub mod inline;
 pub mod intra_fusion;
 pub mod legality;

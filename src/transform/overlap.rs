@@ -70,6 +70,7 @@ pub use crate::transform::cost::{Machine, Weights};
 use crate::transform::footprint::footprints;
 pub use crate::transform::footprint::Footprint;
 use crate::transform::fuse::minimal_shifts;
+use crate::transform::gpu_cost::{GpuCosted, GpuSpec};
 use crate::transform::multi_level::InnerTiles;
 pub use crate::transform::overlap_groups::GroupingStrategy;
 use crate::transform::overlap_groups::{flatten, form_groups, restrict, Groups};
@@ -114,6 +115,9 @@ pub struct Overlapped {
     pub fused_runs: Vec<usize>,
     /// The groups with inner tiles for L1 (`multi_level.rs`).
     pub multi_level: usize,
+    /// The CUDA target: the GPU cost model's choice for each tiled group,
+    /// in the order of the storage plan's groups (`None`: not costed).
+    pub gpu: Vec<Option<GpuCosted>>,
 }
 
 /// Builds overlapped tiles of `shape` and `sizes` for the chain `region`:
@@ -182,6 +186,10 @@ pub fn overlapped_tiling(
         schedule,
         storage,
         footprints,
+        gpu: groups
+            .iter()
+            .filter_map(|(_, a)| a.as_ref().map(|a| a.gpu.clone()))
+            .collect(),
         group_sizes: groups
             .iter()
             .filter_map(|(_, a)| a.as_ref().map(|a| a.analysis.sizes.clone()))
@@ -602,6 +610,10 @@ pub struct ModelSpec {
     /// The user gave the tile sizes (`--tile-sizes`): the model costs
     /// groups at those sizes instead of choosing them.
     pub sizes_given: bool,
+    /// The CUDA target: groups are costed by the GPU cost model
+    /// ([`crate::transform::gpu_cost`]), which also chooses each group's
+    /// scheme and thread block.
+    pub gpu: Option<GpuSpec>,
 }
 
 impl OverlapSpec {

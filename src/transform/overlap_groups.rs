@@ -24,6 +24,7 @@ use crate::model::program::{OrigNode, Region};
 use crate::model::relations::select_by_name;
 use crate::transform::cost::{cost, geometry, naive, Costed, Level};
 use crate::transform::dp_grouping::{dp_grouping, Method};
+use crate::transform::gpu_cost::{self, GpuCosted, GpuSpec};
 use crate::transform::intra_fusion::reuse_runs;
 use crate::transform::multi_level::inner_tiles;
 use crate::transform::overlap::{
@@ -91,6 +92,9 @@ pub(crate) struct Analysed {
     pub model: RegionModel,
     /// What tiling it needs.
     pub analysis: GroupAnalysis,
+    /// The CUDA target: the GPU cost model's choice for the group (who runs
+    /// a tile, the thread block), where it could cost the group.
+    pub gpu: Option<GpuCosted>,
 }
 
 /// The analyses of the candidate groups of one region, by their units:
@@ -138,6 +142,9 @@ struct Chosen {
     /// The cost model's inner tile sizes (for L1) of the groups it sized
     /// for L2, by their first unit (multi-level tiling, Algorithm 4).
     inner: HashMap<usize, Vec<i64>>,
+    /// The GPU cost model's choice for each group it costed, by its first
+    /// unit (the CUDA target).
+    gpu: HashMap<usize, GpuCosted>,
 }
 
 /// Splits the nests of `region` into groups (see the module documentation);
@@ -172,6 +179,7 @@ pub(crate) fn form_groups(
         about,
         keep,
         inner,
+        mut gpu,
     } = match spec.grouping {
         GroupingStrategy::Dp => dp_groups(&ctx, spec, &imperfect, &mut analyses)?,
         GroupingStrategy::Greedy | GroupingStrategy::None => {
@@ -226,6 +234,7 @@ pub(crate) fn form_groups(
     }
     let mut analysed = Vec::new();
     let mut explained = head;
+    let mut graph: Option<Option<PipelineGraph>> = None;
     // Rectangle tiles run their stages row by row already.
     let all_deps = match spec.multi_level && spec.shape == Shape::Scalene && !inner.is_empty() {
         true => Some(deps.all()?),
@@ -235,6 +244,13 @@ pub(crate) fn form_groups(
         let a = match tile {
             true => {
                 let mut a = analyses.take(&ctx, &spec.with_sizes(&sizes), &g)?;
+                a.gpu = match (g.first().and_then(|u| gpu.remove(u)), &spec.model.gpu) {
+                    (Some(c), _) => Some(c),
+                    // Grouped without the GPU cost (greedy, time blocks):
+                    // it chooses the scheme and block at the group's sizes.
+                    (None, Some(gspec)) => gpu_choice_at(&ctx, spec, gspec, &g, &sizes, &mut graph),
+                    (None, None) => None,
+                };
                 // Fused point by point already (rectangle tiles without
                 // chunks), a run would change nothing.
                 if spec.intra_fusion && (spec.shape == Shape::Scalene || spec.point_chunk > 0) {
@@ -376,6 +392,7 @@ fn greedy_groups(
         about: HashMap::new(),
         keep: HashMap::new(),
         inner: HashMap::new(),
+        gpu: HashMap::new(),
     }
 }
 
@@ -441,6 +458,7 @@ fn time_block_groups(ctx: &Ctx, spec: &OverlapSpec) -> Chosen {
         about: HashMap::new(),
         keep: HashMap::new(),
         inner: HashMap::new(),
+        gpu: HashMap::new(),
     }
 }
 
@@ -467,7 +485,7 @@ fn dp_groups(
     )?;
     let label = |u: usize| region.stages[units[u][0]].label.clone();
     let given = spec.model.sizes_given.then_some(&spec.sizes[..]);
-    let mut costs: HashMap<Vec<usize>, std::result::Result<Costed, String>> = HashMap::new();
+    let mut costs: HashMap<Vec<usize>, std::result::Result<Priced, String>> = HashMap::new();
     let mut refused: HashMap<Vec<usize>, String> = HashMap::new();
     let mut cost_of = |g: &[usize], refused: &HashMap<Vec<usize>, String>| {
         if let Some(why) = refused.get(g) {
@@ -484,15 +502,27 @@ fn dp_groups(
                         return Err(format!("groups have at most {} stages", g.len() - 1));
                     }
                 }
-                geometry(&graph, region, g)
-                    .map(|geo| cost(&geo, &spec.model.machine, &spec.model.weights, given))
+                let geo = geometry(&graph, region, g)?;
+                match &spec.model.gpu {
+                    None => Ok(Priced::Cpu(cost(
+                        &geo,
+                        &spec.model.machine,
+                        &spec.model.weights,
+                        given,
+                    ))),
+                    Some(gspec) => gpu_cost::choose(&geo, gspec, given)
+                        .map(Priced::Gpu)
+                        .ok_or_else(|| {
+                            "no tile and thread block fit the GPU's shared memory".to_string()
+                        }),
+                }
             })
             .clone()
     };
     let mut found = None;
     for _ in 0..8 {
         let mut by_cost = |g: &[usize]| match cost_of(g, &refused) {
-            Ok(c) => Some(c.cost),
+            Ok(c) => Some(c.cost()),
             // A stage alone is always a group (tiled alone or not at all).
             Err(_) if g.len() == 1 => Some(0.0),
             Err(_) => None,
@@ -503,9 +533,11 @@ fn dp_groups(
         // Every group of several stages must pass the exact analysis.
         let mut again = false;
         for g in f.groups.iter().filter(|g| g.len() > 1) {
-            let sizes = cost_of(g, &refused).map(|c| c.sizes).map_err(|why| {
-                Error::internal(format!("dp grouping: a chosen group has no cost: {why}"))
-            })?;
+            let sizes = cost_of(g, &refused)
+                .map(|c| c.sizes().to_vec())
+                .map_err(|why| {
+                    Error::internal(format!("dp grouping: a chosen group has no cost: {why}"))
+                })?;
             if let Err(why) = analyses.get(ctx, &spec.with_sizes(&sizes), g) {
                 info!(
                     "dp grouping: {} .. {} cannot be tiled together: {}",
@@ -546,7 +578,10 @@ fn dp_groups(
         units.len(),
         found.states,
         found.cost,
-        spec.model.machine.describe(),
+        match &spec.model.gpu {
+            Some(g) => g.gpu.describe(),
+            None => spec.model.machine.describe(),
+        },
         match given {
             Some(s) => format!("; tile sizes given {s:?}"),
             None => String::new(),
@@ -574,7 +609,8 @@ fn dp_groups(
         .iter()
         .filter(|g| g.len() == 1 && imperfect[g[0]].is_none())
     {
-        let Ok(tiled) = cost_of(g, &refused) else {
+        // (The GPU's: a nest alone is tiled, as without the model.)
+        let Ok(Priced::Cpu(tiled)) = cost_of(g, &refused) else {
             continue;
         };
         if analyses
@@ -598,13 +634,23 @@ fn dp_groups(
         }
     }
     let mut inner = HashMap::new();
+    let mut gpu = HashMap::new();
     for g in graph.order_groups(found.groups) {
         let (sizes, text) = match cost_of(&g, &refused) {
-            Ok(c) => {
+            Ok(Priced::Cpu(c)) => {
                 if let Some(l1) = &c.inner {
                     inner.insert(g[0], to_spec_sizes(l1));
                 }
                 (to_spec_sizes(&c.sizes), describe_cost(&c))
+            }
+            Ok(Priced::Gpu(c)) => {
+                let text = spec
+                    .model
+                    .gpu
+                    .map_or_else(String::new, |gs| format!("GPU cost {}", c.describe(gs.gpu)));
+                let sizes = to_spec_sizes(&c.sizes);
+                gpu.insert(g[0], c);
+                (sizes, text)
             }
             Err(why) => (spec.sizes.clone(), format!("not costed: {why}")),
         };
@@ -620,7 +666,68 @@ fn dp_groups(
         about,
         keep,
         inner,
+        gpu,
     })
+}
+
+/// A group's cost under the target's model.
+#[derive(Clone)]
+enum Priced {
+    /// The CPU's (seed 002, [`cost`]).
+    Cpu(Costed),
+    /// The GPU's (seed 004 §6, [`gpu_cost`]).
+    Gpu(GpuCosted),
+}
+
+impl Priced {
+    /// The estimate (lower is better; the DP sums it over groups).
+    fn cost(&self) -> f64 {
+        match self {
+            Priced::Cpu(c) => c.cost,
+            Priced::Gpu(c) => c.cost,
+        }
+    }
+
+    /// The tile sizes it costed (scaled, per loop).
+    fn sizes(&self) -> &[i64] {
+        match self {
+            Priced::Cpu(c) => &c.sizes,
+            Priced::Gpu(c) => &c.sizes,
+        }
+    }
+}
+
+/// The GPU cost model's choice of scheme and thread block for the group
+/// `g` (units) at its tile sizes `sizes`, for groups another strategy
+/// formed; `None` where it cannot cost the group (the back end's defaults
+/// then apply). `graph` caches the region's pipeline graph (`None` inside:
+/// it could not be built).
+fn gpu_choice_at(
+    ctx: &Ctx,
+    spec: &OverlapSpec,
+    gspec: &GpuSpec,
+    g: &[usize],
+    sizes: &[i64],
+    graph: &mut Option<Option<PipelineGraph>>,
+) -> Option<GpuCosted> {
+    let graph = graph.get_or_insert_with(|| {
+        PipelineGraph::build(
+            ctx.region,
+            ctx.names,
+            ctx.model,
+            ctx.deps,
+            ctx.units,
+            &spec.model.estimates,
+        )
+        .map_err(|e| info!("gpu cost: no pipeline graph: {}", e.first_message()))
+        .ok()
+    });
+    let geo = geometry(graph.as_ref()?, ctx.region, g)
+        .map_err(|why| info!("gpu cost: the group cannot be costed: {why}"))
+        .ok()?;
+    let depth = geo.depth;
+    let sizes = &sizes[sizes.len().saturating_sub(depth)..];
+    gpu_cost::choose(&geo, gspec, Some(sizes))
 }
 
 /// The DP's first group limit (stages) and the factor of its later runs
@@ -997,6 +1104,7 @@ fn analyse(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> std::result::Result
         region: sub,
         model: sub_model,
         analysis,
+        gpu: None,
     })
 }
 

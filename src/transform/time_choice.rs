@@ -232,6 +232,7 @@ mod tests {
             weights: CALIBRATED,
             estimates: [("n".to_string(), 1000), ("tsteps".to_string(), 100)].into(),
             sizes_given: false,
+            gpu: None,
         }
     }
 

@@ -17,6 +17,7 @@ use crate::backend::Naming;
 use crate::diag::{Error, Result};
 use crate::model::program::{Region, Stage};
 use crate::model::storage::StoragePlan;
+use crate::transform::gpu_cost::{sizes_text, GpuCosted};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One indentation level.
@@ -27,6 +28,7 @@ pub(super) const INDENT: &str = "  ";
 const MAX_BLOCKS: u32 = 65535;
 
 /// What the printer needs to know of the region besides its loop tree.
+#[derive(Clone)]
 pub struct CudaRegion<'a> {
     /// The region.
     pub region: &'a Region,
@@ -43,10 +45,15 @@ pub struct CudaRegion<'a> {
     pub part: &'static str,
     /// Threads per block along `x` and `y` (`--block-sizes`).
     pub block: [u32; 2],
-    /// Who computes an overlapped tile (`--gpu-tiling`).
+    /// Who computes an overlapped tile (`--gpu-tiling`) where the GPU cost
+    /// model made no choice.
     pub tiling: GpuTiling,
+    /// The GPU cost model's choice per overlapped group (by the storage
+    /// plan's group index; `None`: not costed): its scheme and thread block
+    /// replace `tiling` and `block` for the group's kernel.
+    pub choices: Vec<Option<GpuCosted>>,
     /// The GPU whose limits the report's figures are for (`--gpu`).
-    pub gpu: &'static super::occupancy::Gpu,
+    pub gpu: &'static crate::transform::gpu_occupancy::Gpu,
 }
 
 /// What a launch of one kernel looks like, for `--report`.
@@ -66,6 +73,8 @@ pub struct KernelReport {
     /// With `--gpu-tiling warp`, the warps per block, each running its
     /// own tiles.
     pub warps: Option<u32>,
+    /// The GPU cost model's choice for its overlapped group, if it made one.
+    pub choice: Option<GpuCosted>,
 }
 
 /// A region printed for CUDA.
@@ -127,24 +136,34 @@ pub fn print_region(
                 )
             })
             .collect();
+        let mut groups = Vec::new();
+        tile_groups(&kernel.body, &mut groups);
+        // The GPU cost model's scheme and block for an overlapped group's
+        // kernel (its first group's), else the options'.
+        let choice = match kernel.spread {
+            Spread::Blocks1 | Spread::Blocks2 => groups
+                .first()
+                .and_then(|g| cuda.choices.get(*g))
+                .and_then(Option::as_ref),
+            _ => None,
+        };
+        let (tiling, shape) = choice.map_or((cuda.tiling, cuda.block), |c| (c.scheme, c.block));
         let block = match kernel.spread {
             Spread::Single => [1, 1],
-            Spread::Threads1 => [cuda.block[0] * cuda.block[1], 1],
+            Spread::Threads1 => [shape[0] * shape[1], 1],
             Spread::Threads2
             | Spread::Inner2
             | Spread::Blocks1
             | Spread::Blocks2
-            | Spread::Tiles2 => cuda.block,
+            | Spread::Tiles2 => shape,
         };
-        let mut groups = Vec::new();
-        tile_groups(&kernel.body, &mut groups);
         let tile_bytes = groups
             .iter()
             .try_fold(copies.bytes(), |sum, g| Some(sum + printer.tile_bytes(*g)?));
         // Overlapped tiles per warp (seed 004 §4).
-        let warps = match (cuda.tiling, kernel.spread) {
+        let warps = match (tiling, kernel.spread) {
             (GpuTiling::Warp, Spread::Blocks1 | Spread::Blocks2) => {
-                Some(Warps::new(cuda.block, tile_bytes, &cuda.device.prefix))
+                Some(Warps::new(shape, tile_bytes, &cuda.device.prefix))
             }
             _ => None,
         };
@@ -227,6 +246,13 @@ pub fn print_region(
             ),
             None => what.to_string(),
         };
+        let what = match choice {
+            Some(c) => format!(
+                "{what}; tiles {}, scheme and block from the GPU cost model",
+                sizes_text(&c.sizes)
+            ),
+            None => what,
+        };
         defs.push_str(&format!(
             "/* flextile: kernel {k} of the region at {}: {what} */\n__global__ void {name}({}) {{\n{body}}}\n\n",
             crate::backend::comment_text(&cuda.place),
@@ -253,6 +279,7 @@ pub fn print_region(
             spread: kernel.spread,
             shared,
             warps: warps.map(|w| w.count),
+            choice: choice.cloned(),
         });
     }
     crate::backend::tree::helpers(

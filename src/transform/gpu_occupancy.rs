@@ -4,16 +4,25 @@
 //! memory, registers and the SM's limits; theoretical occupancy) and of
 //! seed 005 §4 (`estimate_occupancy`, after NVIDIA's occupancy calculator).
 //!
-//! A kernel's threads per block and shared memory per block are known when
-//! it is printed; its registers per thread are `ptxas`'s choice. As seed
-//! 005 does, the occupancy is computed from the other limits, with the
-//! largest register count per thread that keeps it (beyond it, registers
-//! become the limit).
+//! The GPU cost model ([`super::gpu_cost`]) reads it with its estimate of
+//! the registers; `--report` with a printed kernel's threads and shared
+//! memory per block, whose registers per thread are `ptxas`'s choice: as
+//! seed 005 does, the occupancy is computed from the other limits, with
+//! the largest register count per thread that keeps it (beyond it,
+//! registers become the limit).
+
+/// Threads in a warp.
+pub const WARP_SIZE: u32 = 32;
+
+/// Bytes of static shared memory a thread block may declare (every GPU of
+/// [`GPUS`]): the overlapped tiles' scratchpads must fit (the storage plan
+/// is made with this limit where flextile's C output uses the stack's).
+pub const SHARED_BYTES: u64 = 48 * 1024;
 
 /// One GPU architecture's limits (seed 004, Table 1; NVIDIA's CUDA C
 /// Programming Guide, "Compute capabilities", and its occupancy
 /// calculator).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gpu {
     /// The architecture, as nvcc names it.
     pub arch: &'static str,
@@ -37,13 +46,17 @@ pub struct Gpu {
     pub shared_reserved: u64,
     /// Shared memory is allocated in units of this many bytes.
     pub shared_unit: u64,
+    /// Global memory bandwidth, bytes per second (the cost model's).
+    pub bandwidth: f64,
+    /// Boost clock, cycles per second (the cost model's).
+    pub clock: f64,
 }
 
 /// The GPUs `--gpu` names: the A100's architecture and the H100's.
 pub const GPUS: [Gpu; 2] = [
     Gpu {
         arch: "sm_80",
-        device: "A100",
+        device: "A100 SXM 80GB",
         sms: 108,
         threads_per_sm: 2048,
         blocks_per_sm: 32,
@@ -53,6 +66,8 @@ pub const GPUS: [Gpu; 2] = [
         shared_per_sm: 164 * 1024,
         shared_reserved: 1024,
         shared_unit: 128,
+        bandwidth: 2.039e12,
+        clock: 1.41e9,
     },
     Gpu {
         arch: "sm_90",
@@ -66,6 +81,8 @@ pub const GPUS: [Gpu; 2] = [
         shared_per_sm: 228 * 1024,
         shared_reserved: 1024,
         shared_unit: 128,
+        bandwidth: 3.35e12,
+        clock: 1.98e9,
     },
 ];
 
@@ -112,16 +129,27 @@ impl Occupancy {
 }
 
 impl Gpu {
+    /// The GPU in words (`--explain`).
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({}): {} SMs, {:.0} GB/s, {:.2} GHz",
+            self.arch,
+            self.device,
+            self.sms,
+            self.bandwidth / 1e9,
+            self.clock / 1e9
+        )
+    }
+
     /// Warps a block of `threads` threads takes.
     fn warps(threads: u32) -> u32 {
-        threads.div_ceil(super::WARP_SIZE).max(1)
+        threads.div_ceil(WARP_SIZE).max(1)
     }
 
     /// Blocks of `threads` threads that `registers` per thread let an SM
     /// hold (registers are allocated per warp, in units).
     pub fn blocks_by_registers(&self, threads: u32, registers: u32) -> u32 {
-        let per_warp =
-            (registers * super::WARP_SIZE).div_ceil(self.register_unit) * self.register_unit;
+        let per_warp = (registers * WARP_SIZE).div_ceil(self.register_unit) * self.register_unit;
         let warps = self.registers_per_sm / per_warp.max(1);
         warps / Self::warps(threads)
     }
@@ -130,7 +158,7 @@ impl Gpu {
     /// of shared memory each; `None` where the block does not fit an SM.
     pub fn occupancy(&self, threads: u32, shared: u64) -> Option<Occupancy> {
         let warps = Self::warps(threads);
-        let max_warps = self.threads_per_sm / super::WARP_SIZE;
+        let max_warps = self.threads_per_sm / WARP_SIZE;
         let by_threads = max_warps / warps;
         let per_block = shared.div_ceil(self.shared_unit) * self.shared_unit + self.shared_reserved;
         let by_shared = u32::try_from(self.shared_per_sm / per_block).unwrap_or(u32::MAX);
