@@ -94,7 +94,7 @@ pub fn report(place: &str, reports: &[KernelReport], gpu: &occupancy::Gpu) -> St
             s.push_str(&format!(
                 "    GPU cost model: {}; estimated shared memory {} bytes per block (actual {shared})\n",
                 c.describe(gpu),
-                c.shared
+                c.estimated_shared
             ));
         }
     }

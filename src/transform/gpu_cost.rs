@@ -128,8 +128,14 @@ pub struct GpuCosted {
     pub block: [u32; 2],
     /// Tiles a block runs at once (warps with the warp scheme, else 1).
     pub tiles_per_block: u32,
-    /// Estimated shared memory per block, bytes (the scratchpads).
+    /// Shared memory per block, bytes (the scratchpads): estimated, or from
+    /// the group's storage plan where the choice was refined with it.
     pub shared: u64,
+    /// Bytes of one tile's scratchpads the cost used.
+    pub tile_shared: u64,
+    /// The geometry's estimate of a block's shared memory (what `--report`
+    /// compares with the kernel's actual bytes).
+    pub estimated_shared: u64,
     /// Estimated registers per thread (see [`registers`]).
     pub registers: u32,
     /// What the estimate reads: the group's statements, and the most reads
@@ -164,7 +170,7 @@ impl GpuCosted {
     /// The terms in words (`--explain`, `--report`).
     pub fn describe(&self, gpu: &Gpu) -> String {
         format!(
-            "{:.1} us on {}: one tile per {} ({} tile(s) per block), tiles {}, blocks of {}x{} threads, {} blocks; estimated {} bytes of shared memory and {} registers per thread ({} statements, {} reads at most), {} block(s) per SM, occupancy {:.0}%; {:.3e} global memory transactions ({:.1} us), computation {:.1} us; {:.1}% of the points recomputed, {:.0}% of the lanes' iterations busy, {} block(s) in the last wave, {:.0}% of shared memory and {:.0}% of registers unused",
+            "{:.1} us on {}: one tile per {} ({} tile(s) per block), tiles {}, blocks of {}x{} threads, {} blocks; scratchpads {} bytes per block; estimated {} bytes of shared memory and {} registers per thread ({} statements, {} reads at most), {} block(s) per SM, occupancy {:.0}%; {:.3e} global memory transactions ({:.1} us), computation {:.1} us; {:.1}% of the points recomputed, {:.0}% of the lanes' iterations busy, {} block(s) in the last wave, {:.0}% of shared memory and {:.0}% of registers unused",
             1e6 * self.cost,
             gpu.arch,
             self.scheme.name(),
@@ -174,6 +180,7 @@ impl GpuCosted {
             self.block[1],
             self.blocks,
             self.shared,
+            self.estimated_shared,
             self.registers,
             self.register_terms.0,
             self.register_terms.1,
@@ -232,13 +239,16 @@ pub fn warp_x(bx: u32) -> u32 {
 /// Algorithm 2: the cost of the group `geo` run as `scheme` with tiles of
 /// `sizes` (scaled, aligned on the group's loops) and blocks of `block`
 /// threads; `None` where the candidate cannot run (its scratchpads exceed
-/// a block's shared memory, or the block does not fit an SM).
+/// a block's shared memory, or the block does not fit an SM). `exact`: a
+/// tile's scratchpad bytes in the group's storage plan, where it is built
+/// (they replace the estimate).
 pub fn cost(
     geo: &Geometry,
     gpu: &Gpu,
     scheme: GpuTiling,
     sizes: &[i64],
     block: [u32; 2],
+    exact: Option<u64>,
 ) -> Option<GpuCosted> {
     let depth = geo.depth;
     if depth == 0 || sizes.len() != depth {
@@ -313,7 +323,8 @@ pub fn cost(
         .take(2)
         .fold(1i64, |t, n| t.saturating_mul(*n));
     let serial = (tiles / grid_tiles.max(1)).max(1) as f64;
-    let shared_tile = shared_tile.ceil() as u64;
+    let estimated_tile = shared_tile.ceil() as u64;
+    let shared_tile = exact.unwrap_or(estimated_tile);
     if shared_tile > SHARED_BYTES {
         return None;
     }
@@ -373,6 +384,8 @@ pub fn cost(
         block: launch,
         tiles_per_block,
         shared,
+        tile_shared: shared_tile,
+        estimated_shared: estimated_tile * u64::from(tiles_per_block),
         registers: regs,
         register_terms: (
             geo.stmts.len(),
@@ -451,7 +464,12 @@ const BLOCKS: [[u32; 2]; 9] = [
 /// The cheapest candidate of scheme x tile sizes x block sizes for the
 /// group `geo` (those `spec` and `given` sizes fix are not varied); `None`
 /// where none can run.
-pub fn choose(geo: &Geometry, spec: &GpuSpec, given: Option<&[i64]>) -> Option<GpuCosted> {
+pub fn choose(
+    geo: &Geometry,
+    spec: &GpuSpec,
+    given: Option<&[i64]>,
+    exact: Option<u64>,
+) -> Option<GpuCosted> {
     let depth = geo.depth;
     if depth == 0 {
         return None;
@@ -481,7 +499,7 @@ pub fn choose(geo: &Geometry, spec: &GpuSpec, given: Option<&[i64]>) -> Option<G
         }
         for scheme in schemes {
             for block in &blocks {
-                if let Some(c) = cost(geo, spec.gpu, *scheme, &sizes, *block) {
+                if let Some(c) = cost(geo, spec.gpu, *scheme, &sizes, *block, exact) {
                     if best.as_ref().is_none_or(|b| c.cost < b.cost) {
                         best = Some(c);
                     }
@@ -543,7 +561,7 @@ mod tests {
     #[test]
     fn shared_memory_and_occupancy_follow_the_tile() {
         let h100 = gpu("sm_90").expect("sm_90");
-        let c = cost(&blur(), h100, GpuTiling::Block, &[8, 32], [32, 8]).expect("runs");
+        let c = cost(&blur(), h100, GpuTiling::Block, &[8, 32], [32, 8], None).expect("runs");
         // The first stage's region: 10 x 34 floats in shared memory.
         assert_eq!(c.shared, 10 * 34 * 4);
         assert_eq!((c.tiles_per_block, c.block), (1, [32, 8]));
@@ -555,19 +573,40 @@ mod tests {
         let overlap = (10.0 * 34.0 - 256.0) / (10.0 * 34.0 + 256.0);
         assert!((c.overlap - overlap).abs() < 1e-9);
         // One tile per warp: eight warps, each its own scratchpad.
-        let w = cost(&blur(), h100, GpuTiling::Warp, &[8, 32], [32, 8]).expect("runs");
+        let w = cost(&blur(), h100, GpuTiling::Warp, &[8, 32], [32, 8], None).expect("runs");
         assert_eq!((w.tiles_per_block, w.block), (8, [32, 8]));
         assert_eq!(w.shared, 8 * 10 * 34 * 4);
         assert_eq!(w.blocks, 256 * 64 / 8);
+        // The storage plan's bytes replace the estimate where known.
+        let x = cost(
+            &blur(),
+            h100,
+            GpuTiling::Block,
+            &[8, 32],
+            [32, 8],
+            Some(40000),
+        );
+        let x = x.expect("runs");
+        assert_eq!((x.shared, x.estimated_shared), (40000, 10 * 34 * 4));
+        assert!(x.occupancy < c.occupancy, "{x:?}");
+        assert!(cost(
+            &blur(),
+            h100,
+            GpuTiling::Block,
+            &[8, 32],
+            [32, 8],
+            Some(60000)
+        )
+        .is_none());
         // Scratchpads past 48 KiB cannot run.
-        assert!(cost(&blur(), h100, GpuTiling::Block, &[64, 256], [32, 8]).is_none());
+        assert!(cost(&blur(), h100, GpuTiling::Block, &[64, 256], [32, 8], None).is_none());
     }
 
     #[test]
     fn narrow_tiles_cost_more_transactions() {
         let h100 = gpu("sm_90").expect("sm_90");
-        let wide = cost(&blur(), h100, GpuTiling::Block, &[4, 128], [32, 8]).expect("runs");
-        let narrow = cost(&blur(), h100, GpuTiling::Block, &[64, 8], [32, 8]).expect("runs");
+        let wide = cost(&blur(), h100, GpuTiling::Block, &[4, 128], [32, 8], None).expect("runs");
+        let narrow = cost(&blur(), h100, GpuTiling::Block, &[64, 8], [32, 8], None).expect("runs");
         assert!(
             narrow.transactions > wide.transactions,
             "{narrow:?} {wide:?}"
@@ -582,11 +621,11 @@ mod tests {
             scheme: None,
             block: None,
         };
-        let best = choose(&blur(), &auto, None).expect("a candidate");
+        let best = choose(&blur(), &auto, None, None).expect("a candidate");
         for scheme in [GpuTiling::Block, GpuTiling::Warp] {
             for block in BLOCKS {
                 for sizes in [[1, 32], [4, 64], [8, 32], [16, 128]] {
-                    if let Some(c) = cost(&blur(), h100, scheme, &sizes, block) {
+                    if let Some(c) = cost(&blur(), h100, scheme, &sizes, block, None) {
                         assert!(best.cost <= c.cost, "{best:?} costs more than {c:?}");
                     }
                 }
@@ -597,7 +636,7 @@ mod tests {
             scheme: Some(GpuTiling::Warp),
             block: Some([64, 2]),
         };
-        let c = choose(&blur(), &fixed, Some(&[4, 32])).expect("a candidate");
+        let c = choose(&blur(), &fixed, Some(&[4, 32]), None).expect("a candidate");
         assert_eq!((c.scheme, c.sizes.clone()), (GpuTiling::Warp, vec![4, 32]));
         // 128 threads are four warps: lanes 32 wide, warps along y.
         assert_eq!(c.block, [32, 4]);

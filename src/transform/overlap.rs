@@ -70,10 +70,10 @@ pub use crate::transform::cost::{Machine, Weights};
 use crate::transform::footprint::footprints;
 pub use crate::transform::footprint::Footprint;
 use crate::transform::fuse::minimal_shifts;
-use crate::transform::gpu_cost::{GpuCosted, GpuSpec};
+use crate::transform::gpu_cost::{choose, GpuCosted, GpuSpec};
 use crate::transform::multi_level::InnerTiles;
 pub use crate::transform::overlap_groups::GroupingStrategy;
-use crate::transform::overlap_groups::{flatten, form_groups, restrict, Groups};
+use crate::transform::overlap_groups::{flatten, form_groups, restrict, Analysed, Groups};
 use crate::transform::overlap_tree::build_tree;
 use isl_rs::{Context, DimType, Map, Schedule, UnionMap, UnionSet};
 use log::info;
@@ -155,6 +155,7 @@ pub fn overlapped_tiling(
     let mut schedule: Option<Schedule> = None;
     let mut storage = StoragePlan::default();
     let mut footprints = Vec::new();
+    let mut gpu = Vec::new();
     for (group, analysed) in &groups {
         let part = match analysed {
             Some(a) => {
@@ -169,6 +170,7 @@ pub fn overlapped_tiling(
                 );
                 storage.append(st, &a.stages);
                 footprints.extend(a.analysis.footprints.iter().cloned());
+                gpu.push(refined(a, &storage, spec));
                 sched
             }
             None => {
@@ -186,10 +188,7 @@ pub fn overlapped_tiling(
         schedule,
         storage,
         footprints,
-        gpu: groups
-            .iter()
-            .filter_map(|(_, a)| a.as_ref().map(|a| a.gpu.clone()))
-            .collect(),
+        gpu,
         group_sizes: groups
             .iter()
             .filter_map(|(_, a)| a.as_ref().map(|a| a.analysis.sizes.clone()))
@@ -212,6 +211,34 @@ pub fn overlapped_tiling(
         untiled,
         explained,
     })
+}
+
+/// The GPU cost model's choice for the group `a`, the last group of
+/// `storage`: where a tile's scratchpads there take other bytes than the
+/// geometry's estimate (buffer sharing, the loads of an array updated in
+/// place), scheme and block are chosen again at its tile sizes with them.
+fn refined(a: &Analysed, storage: &StoragePlan, spec: &OverlapSpec) -> Option<GpuCosted> {
+    let (c, geo) = a.gpu.as_ref()?;
+    let exact = storage
+        .groups
+        .len()
+        .checked_sub(1)
+        .and_then(|g| storage.tile_bytes(g, u64::MAX / 4));
+    match (exact, &spec.model.gpu) {
+        (Some(bytes), Some(gs)) if bytes != c.tile_shared => {
+            let again = choose(geo, gs, Some(&c.sizes), Some(bytes));
+            info!(
+                "gpu cost: a tile's scratchpads take {bytes} bytes, estimated {}: {}",
+                c.tile_shared,
+                match &again {
+                    Some(n) => format!("chose again: {}", n.describe(gs.gpu)),
+                    None => "no block fits them; the estimate's choice stays".to_string(),
+                }
+            );
+            again.or_else(|| Some(c.clone()))
+        }
+        _ => Some(c.clone()),
+    }
 }
 
 /// One group analysed for overlapped tiling, without building anything:

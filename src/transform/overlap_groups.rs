@@ -22,7 +22,7 @@ use crate::model::isl_ext::isl_err;
 use crate::model::polyhedral::{stages_under, Names, RegionModel, SchedulePart};
 use crate::model::program::{OrigNode, Region};
 use crate::model::relations::select_by_name;
-use crate::transform::cost::{cost, geometry, naive, Costed, Level};
+use crate::transform::cost::{cost, geometry, naive, Costed, Geometry, Level};
 use crate::transform::dp_grouping::{dp_grouping, Method};
 use crate::transform::gpu_cost::{self, GpuCosted, GpuSpec};
 use crate::transform::intra_fusion::reuse_runs;
@@ -93,8 +93,10 @@ pub(crate) struct Analysed {
     /// What tiling it needs.
     pub analysis: GroupAnalysis,
     /// The CUDA target: the GPU cost model's choice for the group (who runs
-    /// a tile, the thread block), where it could cost the group.
-    pub gpu: Option<GpuCosted>,
+    /// a tile, the thread block), where it could cost the group, and the
+    /// geometry it costed (the choice is refined with the group's storage
+    /// plan once built).
+    pub gpu: Option<(GpuCosted, Geometry)>,
 }
 
 /// The analyses of the candidate groups of one region, by their units:
@@ -142,9 +144,9 @@ struct Chosen {
     /// The cost model's inner tile sizes (for L1) of the groups it sized
     /// for L2, by their first unit (multi-level tiling, Algorithm 4).
     inner: HashMap<usize, Vec<i64>>,
-    /// The GPU cost model's choice for each group it costed, by its first
-    /// unit (the CUDA target).
-    gpu: HashMap<usize, GpuCosted>,
+    /// The GPU cost model's choice for each group it costed, with the
+    /// group's geometry, by its first unit (the CUDA target).
+    gpu: HashMap<usize, (GpuCosted, Geometry)>,
 }
 
 /// Splits the nests of `region` into groups (see the module documentation);
@@ -510,7 +512,7 @@ fn dp_groups(
                         &spec.model.weights,
                         given,
                     ))),
-                    Some(gspec) => gpu_cost::choose(&geo, gspec, given)
+                    Some(gspec) => gpu_cost::choose(&geo, gspec, given, None)
                         .map(Priced::Gpu)
                         .ok_or_else(|| {
                             "no tile and thread block fit the GPU's shared memory".to_string()
@@ -649,7 +651,9 @@ fn dp_groups(
                     .gpu
                     .map_or_else(String::new, |gs| format!("GPU cost {}", c.describe(gs.gpu)));
                 let sizes = to_spec_sizes(&c.sizes);
-                gpu.insert(g[0], c);
+                if let Ok(geo) = geometry(&graph, region, &g) {
+                    gpu.insert(g[0], (c, geo));
+                }
                 (sizes, text)
             }
             Err(why) => (spec.sizes.clone(), format!("not costed: {why}")),
@@ -709,7 +713,7 @@ fn gpu_choice_at(
     g: &[usize],
     sizes: &[i64],
     graph: &mut Option<Option<PipelineGraph>>,
-) -> Option<GpuCosted> {
+) -> Option<(GpuCosted, Geometry)> {
     let graph = graph.get_or_insert_with(|| {
         PipelineGraph::build(
             ctx.region,
@@ -727,7 +731,7 @@ fn gpu_choice_at(
         .ok()?;
     let depth = geo.depth;
     let sizes = &sizes[sizes.len().saturating_sub(depth)..];
-    gpu_cost::choose(&geo, gspec, Some(sizes))
+    gpu_cost::choose(&geo, gspec, Some(sizes), None).map(|c| (c, geo))
 }
 
 /// The DP's first group limit (stages) and the factor of its later runs
