@@ -53,7 +53,8 @@ def main():
     ap.add_argument("--rows", action="store_true")
     a = ap.parse_args()
     nvcc = os.environ.get("NVCC", str(ROOT / ".deps/cuda/nvidia/cu13/bin/nvcc"))
-    flextile = os.environ.get("FLEXTILE", str(ROOT / "target/release/flextile"))
+    # (Absolute: flextile runs in each program's folder.)
+    flextile = str(Path(os.environ.get("FLEXTILE", ROOT / "target/release/flextile")).resolve())
     registers, shared, refused = [], [], 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
