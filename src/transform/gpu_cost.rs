@@ -236,6 +236,19 @@ pub fn warp_x(bx: u32) -> u32 {
     x
 }
 
+/// The warps (one tile each) a block of `block` threads holds whose tiles'
+/// scratchpads take `bytes` each: as many as its threads make, fewer where
+/// their scratchpads would not fit a block's shared memory together
+/// (unknown or none: as many as asked).
+pub fn warps_per_block(block: [u32; 2], bytes: Option<u64>) -> u32 {
+    let wanted = (block[0] * block[1]).div_ceil(WARP_SIZE).max(1);
+    let fit = match bytes {
+        Some(b) if b > 0 => u32::try_from(SHARED_BYTES / b).unwrap_or(u32::MAX),
+        _ => wanted,
+    };
+    wanted.min(fit).max(1)
+}
+
 /// Algorithm 2: the cost of the group `geo` run as `scheme` with tiles of
 /// `sizes` (scaled, aligned on the group's loops) and blocks of `block`
 /// threads; `None` where the candidate cannot run (its scratchpads exceed
@@ -328,16 +341,10 @@ pub fn cost(
     if shared_tile > SHARED_BYTES {
         return None;
     }
-    let threads = block[0] * block[1];
-    let block_warps = threads.div_ceil(WARP_SIZE).max(1);
     let (launch, tiles_per_block) = match scheme {
         GpuTiling::Block => (block, 1),
         GpuTiling::Warp => {
-            let fit = match shared_tile {
-                0 => block_warps,
-                b => u32::try_from(SHARED_BYTES / b).unwrap_or(u32::MAX),
-            };
-            let count = block_warps.min(fit).max(1);
+            let count = warps_per_block(block, Some(shared_tile));
             ([lx, ly * count], count)
         }
     };

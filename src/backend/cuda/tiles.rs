@@ -14,6 +14,7 @@ use crate::backend::tree::{any_node, LoopExpr, Node};
 use crate::backend::Naming;
 use crate::diag::{Error, Result};
 use crate::model::storage::Placement;
+use crate::transform::gpu_cost::{warp_x, warps_per_block};
 
 /// Prints the overlapped tiles of a kernel: tile loops over the grid's
 /// blocks, each tile's code at block level (see [`Tiles::block_level`]).
@@ -49,18 +50,9 @@ impl Warps {
     /// The warps of a block of `block` threads whose tiles' scratchpads take
     /// `bytes` each (unknown: as many as asked; the declarations refuse).
     pub(super) fn new(block: [u32; 2], bytes: Option<u64>, prefix: &str) -> Warps {
-        let wanted = (block[0] * block[1]).div_ceil(super::WARP_SIZE).max(1);
-        let fit = match bytes {
-            Some(b) if b > 0 => u32::try_from(super::SHARED_BYTES / b).unwrap_or(u32::MAX),
-            _ => wanted,
-        };
-        let mut x = block[0].clamp(1, super::WARP_SIZE);
-        while !super::WARP_SIZE.is_multiple_of(x) {
-            x -= 1;
-        }
         Warps {
-            count: wanted.min(fit).max(1),
-            x,
+            count: warps_per_block(block, bytes),
+            x: warp_x(block[0]),
             warp: format!("{prefix}{prefix}warp"),
             lane: format!("{prefix}{prefix}lane"),
         }
