@@ -11,7 +11,10 @@ the model costed (and, with --rows, one row per kernel).
 nvcc is $NVCC, else .deps/cuda/nvidia/cu13/bin/nvcc (make deps); flextile is
 $FLEXTILE, else target/release/flextile.
 
-Usage: bench/cuda_estimates.py [--rows]
+With --scheme S, every set runs with --gpu-tiling S in addition (hybrid
+kernels only are counted with --scheme hybrid).
+
+Usage: bench/cuda_estimates.py [--rows] [--scheme block|warp|hybrid]
 """
 import argparse
 import os
@@ -51,6 +54,7 @@ def summary(what, pairs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", action="store_true")
+    ap.add_argument("--scheme", choices=["block", "warp", "hybrid"])
     a = ap.parse_args()
     nvcc = os.environ.get("NVCC", str(ROOT / ".deps/cuda/nvidia/cu13/bin/nvcc"))
     # (Absolute: flextile runs in each program's folder.)
@@ -60,13 +64,16 @@ def main():
         work = Path(tmp)
         for prog in sorted((ROOT / "testsuite/programs").glob("*.c")):
             for opts in option_sets(prog):
+                if a.scheme and "--gpu-tiling" not in opts:
+                    opts = opts + ["--gpu-tiling", a.scheme]
                 cu = work / "p.cu"
                 r = run([flextile, str(prog), "-o", str(cu), "--target", "cuda", "--report"] + opts,
                         cwd=prog.parent)
                 if r.returncode:
                     refused += 1
                     continue
-                model = {k: (m[1], m[5]) for k, m in model_lines(r.stdout).items()}
+                model = {k: (m[1], m[5]) for k, m in model_lines(r.stdout).items()
+                         if a.scheme != "hybrid" or m[0] == "hybrid"}
                 if not model:
                     continue
                 regs, err = ptxas(nvcc, cu, work, prog.parent)

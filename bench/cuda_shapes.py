@@ -3,7 +3,8 @@
 
 For each benchmark and CUDA variant (default, --tile, --rectangle and
 --scalene with the GPU cost model's mapping, --rectangle with
---gpu-tiling block and warp): flextile writes the .cu (--report); nvcc
+--gpu-tiling block, warp and hybrid, --scalene with hybrid and all of a
+tile in registers that can be): flextile writes the .cu (--report); nvcc
 compiles it for sm_90
 with --fmad=false and -Xptxas -v (registers per thread, static shared
 memory per block, per kernel); and the host code is built as C++ against
@@ -22,7 +23,7 @@ table.
 nvcc is $NVCC, else .deps/cuda/nvidia/cu13/bin/nvcc (make deps); g++ is $CXX;
 flextile is $FLEXTILE, else target/release/flextile.
 
-Usage: bench/cuda_shapes.py [--size PRESET] [--only PROG,...] [--per-kernel N]
+Usage: bench/cuda_shapes.py [--size PRESET] [--only PROG,...] [--per-kernel N] [--variants REGEX]
   --per-kernel N: a row per kernel for outputs of at most N kernels
   (default 12), one summary row (ranges) for larger ones.
 """
@@ -42,14 +43,17 @@ PROGRAMS = ["unsharp-mask", "harris", "bilateral-grid", "camera-pipeline", "mult
 VARIANTS = [("default", []), ("--tile", ["--tile"]), ("--rectangle", ["--rectangle"]),
             ("--scalene", ["--scalene"]),
             ("--rectangle --gpu-tiling block", ["--rectangle", "--gpu-tiling", "block"]),
-            ("--rectangle --gpu-tiling warp", ["--rectangle", "--gpu-tiling", "warp"])]
+            ("--rectangle --gpu-tiling warp", ["--rectangle", "--gpu-tiling", "warp"]),
+            ("--rectangle --gpu-tiling hybrid", ["--rectangle", "--gpu-tiling", "hybrid"]),
+            ("--scalene --gpu-tiling hybrid --reg-fraction 1",
+             ["--scalene", "--gpu-tiling", "hybrid", "--reg-fraction", "1"])]
 # flextile's --report: the occupancy a kernel's launch shape allows on sm_90,
 # and the most registers per thread that keep it.
 OCCUPANCY_RE = re.compile(r"^  (\S+): .*occupancy on sm_90 \([^)]*\): \d+ block\(s\) per SM, "
                           r"\d+ of \d+ warps \((\d+)%\), bound by ([a-z ]+?) while a thread takes "
                           r"at most (\d+) registers")
 # --report's GPU cost model line (after its kernel's line).
-MODEL_RE = re.compile(r"^    GPU cost model: .* one tile per (block|warp) .*estimated (\d+) bytes of shared "
+MODEL_RE = re.compile(r"^    GPU cost model: .* one tile per (block|warp)(?: \(hybrid[^)]*\))? .*estimated (\d+) bytes of shared "
                       r"memory and (\d+) registers per thread \((\d+) statements, (\d+) reads at most\), "
                       r"\d+ block\(s\) per SM, occupancy (\d+)%")
 
@@ -118,7 +122,8 @@ def model_lines(report):
         if o:
             last = o.group(1)
         elif m and last:
-            model[last] = (m.group(1), int(m.group(3)), int(m.group(6)), int(m.group(4)),
+            scheme = "hybrid" if "(hybrid" in line else m.group(1)
+            model[last] = (scheme, int(m.group(3)), int(m.group(6)), int(m.group(4)),
                            int(m.group(5)), int(m.group(2)))
     return model
 
@@ -133,6 +138,7 @@ def main():
     ap.add_argument("--size", default="bench")
     ap.add_argument("--only")
     ap.add_argument("--per-kernel", type=int, default=12)
+    ap.add_argument("--variants", help="only the variants whose name matches this regex")
     a = ap.parse_args()
     nvcc = os.environ.get("NVCC", str(ROOT / ".deps/cuda/nvidia/cu13/bin/nvcc"))
     flextile = os.environ.get("FLEXTILE", str(ROOT / "target/release/flextile"))
@@ -145,6 +151,8 @@ def main():
         work = Path(tmp)
         for p in progs:
             for name, opts in VARIANTS:
+                if a.variants and not re.search(a.variants, name):
+                    continue
                 cu = work / f"{p}.cu"
                 r = run([str(flextile), str(BENCH / f"{p}.c"), "-I", str(BENCH), "-o", str(cu),
                          "--report"] + opts)

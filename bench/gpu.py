@@ -3,8 +3,9 @@
 on the GPU beside its original C.
 
 For each benchmark and CUDA variant (default, --tile, --rectangle and
---scalene with the GPU cost model's mapping (--gpu-tiling auto), and both
-with --gpu-tiling block and warp): flextile writes the .cu;
+--scalene with the GPU cost model's mapping (--gpu-tiling auto), both
+with --gpu-tiling block and warp, and hybrid register/shared tiles):
+flextile writes the .cu;
 nvcc -O3 --fmad=false builds it with bench/cuda_timing.h (every launch timed with CUDA events); the binary runs
 at the benchmark size. Its output must be bit-identical to the original C's
 (built with the benchmark flags and run on the CPU); the table gives the
@@ -45,7 +46,12 @@ VARIANTS = [("default", []), ("--tile", ["--tile"]), ("--rectangle", ["--rectang
             ("--rectangle --gpu-tiling block", ["--rectangle", "--gpu-tiling", "block"]),
             ("--rectangle --gpu-tiling warp", ["--rectangle", "--gpu-tiling", "warp"]),
             ("--scalene --gpu-tiling block", ["--scalene", "--gpu-tiling", "block"]),
-            ("--scalene --gpu-tiling warp", ["--scalene", "--gpu-tiling", "warp"])]
+            ("--scalene --gpu-tiling warp", ["--scalene", "--gpu-tiling", "warp"]),
+            # Hybrid register/shared tiles (seed 004 §5), registers as the
+            # model sizes them and as many as fit.
+            ("--rectangle --gpu-tiling hybrid", ["--rectangle", "--gpu-tiling", "hybrid"]),
+            ("--scalene --gpu-tiling hybrid --reg-fraction 1",
+             ["--scalene", "--gpu-tiling", "hybrid", "--reg-fraction", "1"])]
 NVCC_FLAGS = ["-O3", "--fmad=false", "-arch=native", "-Xcompiler", "-fopenmp,-ffp-contract=off"]
 CXX_FLAGS = ["-O1", "-std=gnu++17", "-fopenmp", "-ffp-contract=off", "-fno-fast-math", "-x", "c++"]
 TIME_RE = re.compile(r"time_ms min=([0-9.]+) median=([0-9.]+)")

@@ -115,6 +115,9 @@ pub struct Options {
     /// CUDA: who computes an overlapped tile (`--gpu-tiling`); `None`
     /// (`auto`): the GPU cost model's choice per group.
     pub gpu_tiling: Option<crate::backend::cuda::GpuTiling>,
+    /// CUDA, hybrid tiles: the fraction of a tile along the innermost loop
+    /// in registers (`--reg-fraction`); `None`: the GPU cost model's.
+    pub reg_fraction: Option<f64>,
     /// CUDA: the GPU the cost model and `--report` size for (`--gpu`).
     pub gpu: &'static crate::transform::gpu_occupancy::Gpu,
     /// Emit `#pragma omp parallel for` on parallel loops.
@@ -206,6 +209,7 @@ impl Options {
                 gpu: self.gpu,
                 scheme: self.gpu_tiling,
                 block: self.block_sizes,
+                reg_fraction: self.reg_fraction,
             }),
         }
     }

@@ -41,10 +41,18 @@ struct Cli {
     /// CUDA, overlapped tiles: who computes a tile, a thread block
     /// (`block`: scratchpads per block, `__syncthreads` between stages), a
     /// warp (`warp`: seed 004's overlapped tile per warp, scratchpads per
-    /// warp, `__syncwarp` between stages), or (`auto`, the default) the
-    /// cheaper of the two per group by the GPU cost model (seed 004 §6).
+    /// warp, `__syncwarp` between stages), a warp with the right part of
+    /// each stage's tile in registers (`hybrid`: seed 004 §5, values read
+    /// across lanes by shuffles; a group that does not qualify gets `warp`
+    /// with a warning), or (`auto`, the default) the cheapest per group by
+    /// the GPU cost model (seed 004 §6).
     #[arg(long, value_enum, value_name = "SCHEME")]
     gpu_tiling: Option<GpuTilingArg>,
+    /// CUDA, hybrid tiles: the fraction of a tile along the innermost loop
+    /// kept in registers, in whole warps (0 < F <= 1; default: the GPU cost
+    /// model's per group).
+    #[arg(long, value_name = "F")]
+    reg_fraction: Option<f64>,
     /// CUDA: the GPU architecture whose limits (threads, registers and
     /// shared memory per SM, bandwidth, clock) the GPU cost model and
     /// `--report`'s occupancy figures use (default sm_90, the H100's).
@@ -233,6 +241,7 @@ enum GpuArg {
 enum GpuTilingArg {
     Block,
     Warp,
+    Hybrid,
     Auto,
 }
 
@@ -691,7 +700,22 @@ fn options(cli: &Cli) -> Result<Options, String> {
         }
         Some(GpuTilingArg::Block) => Some(GpuTiling::Block),
         Some(GpuTilingArg::Warp) => Some(GpuTiling::Warp),
+        Some(GpuTilingArg::Hybrid) => Some(GpuTiling::Hybrid),
         Some(GpuTilingArg::Auto) => None,
+    };
+    let reg_fraction = match cli.reg_fraction {
+        None => None,
+        Some(_) if target != Target::Cuda => {
+            return Err("--reg-fraction is for CUDA output (--target cuda, or an output named *.cu)".into())
+        }
+        Some(_) if matches!(gpu_tiling, Some(GpuTiling::Block | GpuTiling::Warp)) => {
+            return Err("--reg-fraction sizes the register part of hybrid tiles: give it with --gpu-tiling hybrid or auto".into())
+        }
+        Some(_) if !cli.rectangle && !cli.scalene => {
+            return Err("--reg-fraction sizes the register part of overlapped tiles (--rectangle, --scalene); give one of them".into())
+        }
+        Some(f) if f > 0.0 && f <= 1.0 => Some(f),
+        Some(f) => return Err(format!("invalid --reg-fraction {f}: a fraction above 0 and at most 1")),
     };
     let gpu = match cli.gpu {
         Some(_) if target != Target::Cuda => {
@@ -747,6 +771,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             | "--target"
             | "--block-sizes"
             | "--gpu-tiling"
+            | "--reg-fraction"
             | "--gpu"
             | "--overlap-dims"
             | "--overlap-tolerance"
@@ -774,6 +799,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         target,
         block_sizes,
         gpu_tiling,
+        reg_fraction,
         gpu,
         openmp: !cli.no_openmp,
         tile: cli.tile,

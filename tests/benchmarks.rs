@@ -170,8 +170,10 @@ fn head(stderr: &[u8]) -> String {
 
 /// The benchmark's CUDA output (issue 20) under the default mapping,
 /// `--tile`, `--rectangle` and `--scalene` (the GPU cost model's mapping,
-/// issue 21), and `--rectangle` with one tile per block and one per warp
-/// (`--gpu-tiling block|warp`): nvcc compiles it for sm_80 and
+/// issue 21), and `--rectangle` with one tile per block, one per warp and
+/// hybrid register/shared tiles (`--gpu-tiling block|warp|hybrid`; a group
+/// that does not qualify for registers gets a warning naming it and one
+/// tile per warp): nvcc compiles it for sm_80 and
 /// sm_90, and built as C++ against the CPU emulation of CUDA it prints what
 /// the original prints at the test size; or, where `refused` is given, each
 /// is refused with a located error saying so.
@@ -183,13 +185,14 @@ fn check_cuda(program: &str, refused: Option<&str>) {
     let expected = run(&orig, 1);
     let nvcc = nvcc(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
     let mut failures = Vec::new();
-    let sets: [&[&str]; 6] = [
+    let sets: [&[&str]; 7] = [
         &[],
         &["--tile"],
         &["--rectangle"],
         &["--scalene"],
         &["--rectangle", "--gpu-tiling", "block"],
         &["--rectangle", "--gpu-tiling", "warp"],
+        &["--rectangle", "--gpu-tiling", "hybrid"],
     ];
     for (n, opts) in sets.iter().enumerate() {
         let out = dir.join(format!("v{n}.cu"));

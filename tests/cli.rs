@@ -603,6 +603,113 @@ fn cuda_warp_tiles_synchronise_per_warp() {
     let _ = fs::remove_dir_all(&d);
 }
 
+/// `--gpu-tiling hybrid` (seed 004 §5): the right parallelogram tiles of a
+/// warp's tile live in registers, read across lanes by shuffles, and the
+/// scratchpads shrink to the rest; the output runs bit-identical on the
+/// emulation; a group whose tiles are too narrow for a warp of registers
+/// gets one tile per warp and a warning naming it; `--reg-fraction` is
+/// checked.
+#[test]
+fn cuda_hybrid_tiles_hold_registers() {
+    let d = dir("cuda_hybrid");
+    fs::write(d.join("in.c"), WARPED).expect("in.c");
+    let base = ["in.c", "-o", "out.cu", "--rectangle", "--tile-sizes", "64"];
+    let run = |extra: &[&str]| {
+        let o = flextile(&d, &[&base[..], extra, &["--verify", "--report"]].concat());
+        let out = stdout(&o);
+        assert!(
+            o.status.success() && out.contains("identical"),
+            "{extra:?}: {out}{}",
+            stderr(&o)
+        );
+        let cu = fs::read_to_string(d.join("out.cu")).expect("out.cu");
+        (out, stderr(&o), cu)
+    };
+    let (_, _, warp) = run(&["--gpu-tiling", "warp", "--block-sizes", "32,4"]);
+    // T's region per tile: 66 floats (the tile and two to the left).
+    assert!(
+        warp.contains("__shared__ float ft_ft_wft_T[4][66]"),
+        "{warp}"
+    );
+    let (out, err, cu) = run(&[
+        "--gpu-tiling",
+        "hybrid",
+        "--reg-fraction",
+        "1",
+        "--block-sizes",
+        "32,4",
+    ]);
+    assert!(
+        out.contains("hybrid: 2 parallelogram tile(s) of 32 per statement in registers"),
+        "{out}"
+    );
+    // Two warps of T in registers: the scratchpad keeps the two left.
+    assert!(cu.contains("__shared__ float ft_ft_wft_T[4][2]"), "{cu}");
+    assert!(
+        cu.contains("float ft_ft_r_T_0 = 0, ft_ft_r_T_1 = 0;"),
+        "{cu}"
+    );
+    assert!(
+        cu.contains("= __shfl_sync(0xffffffffu, ft_ft_r_T_0, (ft_ft_lane + 31) % 32);"),
+        "{cu}"
+    );
+    assert!(!err.contains("warning"), "{err}");
+    // Half of the tile by the option; the model's choice without it.
+    let (_, _, half) = run(&["--gpu-tiling", "hybrid", "--reg-fraction", "0.5"]);
+    assert!(
+        half.contains("ft_ft_wft_T[") && half.contains("][34]"),
+        "{half}"
+    );
+    // Tiles of 16 points hold no warp of registers: one tile per warp.
+    let o = flextile(
+        &d,
+        &[
+            "in.c",
+            "-o",
+            "out.cu",
+            "--rectangle",
+            "--tile-sizes",
+            "16",
+            "--gpu-tiling",
+            "hybrid",
+            "--verify",
+        ],
+    );
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert!(
+        o.status.success() && out.contains("identical"),
+        "{out}{err}"
+    );
+    assert!(
+        err.contains("in.c:9:1: warning: --gpu-tiling hybrid: the group starting at nest 1 (line 9) runs one tile per warp"),
+        "{err}"
+    );
+    for (args, why) in [
+        (
+            &["--gpu-tiling", "warp", "--reg-fraction", "0.5"][..],
+            "--reg-fraction sizes the register part of hybrid tiles",
+        ),
+        (
+            &["--gpu-tiling", "hybrid", "--reg-fraction", "0"][..],
+            "invalid --reg-fraction 0",
+        ),
+    ] {
+        let err = fails(
+            "cuda_hybrid_bad",
+            WARPED.as_bytes(),
+            &[&["--target", "cuda", "--rectangle"][..], args].concat(),
+        );
+        assert!(err.contains(why), "{args:?}: {err}");
+    }
+    let err = fails(
+        "cuda_hybrid_c",
+        WARPED.as_bytes(),
+        &["--rectangle", "--reg-fraction", "0.5"],
+    );
+    assert!(err.contains("--reg-fraction is for CUDA output"), "{err}");
+    let _ = fs::remove_dir_all(&d);
+}
+
 /// `--gpu-tiling auto` (the default, seed 004 §6): the GPU cost model
 /// chooses each group's tile sizes, scheme and thread block; the banner
 /// says so, `--report` prints its figures with its shared-memory estimate

@@ -740,8 +740,10 @@ fn runs_as_cuda(opts: &[String]) -> bool {
 /// each as run and as the program declares it. Overlapped sets run with
 /// the GPU cost model's choice per group (`--gpu-tiling auto`); the first
 /// with `--rectangle` also under `--gpu-tiling warp` (one overlapped tile
-/// per warp) and the first with `--scalene` under `--gpu-tiling block`,
-/// where they do not choose a scheme themselves.
+/// per warp) and `hybrid` (registers as the model sizes them), the first
+/// with `--scalene` under `--gpu-tiling block` and `hybrid` with all of a
+/// tile in registers that can be (`--reg-fraction 1`), where they do not
+/// choose a scheme themselves.
 fn cuda_sets(spec: &ProgramSpec) -> Vec<(Vec<String>, &Vec<String>)> {
     let mut out = Vec::new();
     let mut shapes_done: Vec<&str> = Vec::new();
@@ -753,12 +755,20 @@ fn cuda_sets(spec: &ProgramSpec) -> Vec<(Vec<String>, &Vec<String>)> {
         match shape {
             Some(s) if !shapes_done.contains(&s) && !o.iter().any(|w| w == "--gpu-tiling") => {
                 shapes_done.push(s);
-                let scheme = match s {
-                    "--rectangle" => "warp",
-                    _ => "block",
+                let schemes: &[&[&str]] = match s {
+                    "--rectangle" => &[&["--gpu-tiling", "warp"], &["--gpu-tiling", "hybrid"]],
+                    _ => &[
+                        &["--gpu-tiling", "block"],
+                        &["--gpu-tiling", "hybrid", "--reg-fraction", "1"],
+                    ],
                 };
-                let scheme = ["--gpu-tiling", scheme].map(String::from);
-                out.push((o.iter().cloned().chain(scheme).collect(), o));
+                for scheme in schemes {
+                    let with = o
+                        .iter()
+                        .cloned()
+                        .chain(scheme.iter().map(|w| w.to_string()));
+                    out.push((with.collect(), o));
+                }
             }
             _ => {}
         }

@@ -11,7 +11,7 @@ use crate::model::storage::{
     Affine, Alloc, Buffer, Condition, GroupStorage, Load, Placement, Slide, StmtRole, StoragePlan,
     Term,
 };
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 mod buffers;
@@ -68,6 +68,38 @@ pub struct CPrinter<'a> {
     /// How the user's data outside scratchpads is spelled (`None`: the
     /// statement's own text; CUDA: device buffers).
     data: Option<&'a dyn DataAccess>,
+    /// The statement printed now in its register part (hybrid tiles), and
+    /// how it spells its register-held accesses.
+    overrides: RefCell<Option<Overrides>>,
+}
+
+/// How one statement, printed in the register part of a hybrid tile
+/// ([`crate::model::storage::RegisterTiles`]), spells the accesses that go
+/// to registers instead of its scratchpads.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// The statement (isl name).
+    pub stmt: String,
+    /// By the access's position among the statement's accesses.
+    pub access: HashMap<usize, Spelling>,
+    /// A store statement's copies, by the data set they copy.
+    pub data: HashMap<String, String>,
+}
+
+/// An access spelled in a register part.
+#[derive(Clone, Debug)]
+pub enum Spelling {
+    /// This text (a register, a shuffled value).
+    Text(String),
+    /// `cond ? then : els`, either side the scratchpad access where `None`.
+    Select {
+        /// The condition (on the lane).
+        cond: String,
+        /// Where it holds.
+        then: Option<String>,
+        /// Where it does not.
+        els: Option<String>,
+    },
 }
 
 /// How a printed statement spells an element of the user's data that no
@@ -107,7 +139,33 @@ impl<'a> CPrinter<'a> {
             prefix: naming.helper.clone(),
             naming,
             data: None,
+            overrides: RefCell::new(None),
         }
+    }
+
+    /// Prints the statement instances of `nodes` with `o`'s spellings for
+    /// statement `o.stmt` (the register part of a hybrid tile).
+    pub fn print_overridden(
+        &self,
+        o: Overrides,
+        nodes: &[Node],
+        indent: &str,
+        out: &mut String,
+    ) -> Result<()> {
+        *self.overrides.borrow_mut() = Some(o);
+        let r = self.print(nodes, indent, out);
+        *self.overrides.borrow_mut() = None;
+        r
+    }
+
+    /// The storage plan it prints with, if any.
+    pub fn storage(&self) -> Option<&'a StoragePlan> {
+        self.storage
+    }
+
+    /// The stage named `name`.
+    pub fn stage(&self, name: &str) -> Option<&'a Stage> {
+        self.stages.get(name).copied()
     }
 
     /// The same printer, spelling the user's data through `data`.
@@ -200,7 +258,9 @@ impl<'a> CPrinter<'a> {
 }
 impl CPrinter<'_> {
     /// Prints one statement instance: a stage body (with its accesses to
-    /// tile-local data redirected to scratchpads) or a store statement.
+    /// tile-local data redirected to scratchpads) or a store statement. A
+    /// statement with a register part (hybrid tiles) runs, outside it, only
+    /// left of it along the split loop.
     fn statement(
         &self,
         stage: &str,
@@ -208,6 +268,48 @@ impl CPrinter<'_> {
         indent: &str,
         out: &mut String,
     ) -> Result<()> {
+        let overridden = self
+            .overrides
+            .borrow()
+            .as_ref()
+            .is_some_and(|o| o.stmt == stage);
+        let part = self
+            .storage
+            .and_then(|p| p.group_of(stage))
+            .and_then(|(_, g)| Some((g.tile_dims, g.registers.as_ref()?)))
+            .and_then(|(dims, r)| Some((dims, r.dim, r.parts.iter().find(|p| p.stmt == stage)?)));
+        match part {
+            Some((dims, dim, p)) if !overridden && args.len() > dims + dim => {
+                let text = |a: &LoopExpr| expr::operand(a, self.naming);
+                let term = |t: &Term| match t {
+                    Term::Tile(d) => args.get(*d).map(text).unwrap_or_default(),
+                    Term::Index(d) => args.get(dims + d).map(text).unwrap_or_default(),
+                    Term::Param(p) => p.clone(),
+                };
+                let first = p.first.get(dim).map(|f| offset_text(f, &term));
+                out.push_str(&format!(
+                    "{indent}if ({} < {}) {{\n",
+                    text(&args[dims + dim]),
+                    first.unwrap_or_default()
+                ));
+                self.statement_body(stage, args, &format!("{indent}{INDENT}"), out)?;
+                out.push_str(&format!("{indent}}}\n"));
+                Ok(())
+            }
+            _ => self.statement_body(stage, args, indent, out),
+        }
+    }
+
+    /// [`CPrinter::statement`] without the guard of a register part.
+    fn statement_body(
+        &self,
+        stage: &str,
+        args: &[LoopExpr],
+        indent: &str,
+        out: &mut String,
+    ) -> Result<()> {
+        let overrides = self.overrides.borrow();
+        let overrides = overrides.as_ref().filter(|o| o.stmt == stage);
         let found = self.storage.and_then(|p| Some((p, p.group_of(stage)?)));
         let group = found.map(|(p, (g, storage))| Tile {
             plan: p,
@@ -261,10 +363,13 @@ impl CPrinter<'_> {
                 }
                 if let Some(sp) = g.buffer(&a.data) {
                     let target = self.element(&a.data, &a.index, &s.iterators, &iters);
-                    out.push_str(&format!(
-                        "{indent}{target} = {};\n",
-                        scratch_access(&self.prefix, sp, &a.index, &s.iterators, &iters, &tile)
-                    ));
+                    let value = match overrides.and_then(|o| o.data.get(&a.data)) {
+                        Some(r) => r.clone(),
+                        None => {
+                            scratch_access(&self.prefix, sp, &a.index, &s.iterators, &iters, &tile)
+                        }
+                    };
+                    out.push_str(&format!("{indent}{target} = {value};\n"));
                 }
             }
             return Ok(());
@@ -292,16 +397,18 @@ impl CPrinter<'_> {
                     let sp = group
                         .and_then(|g| g.buffer(&a.data))
                         .or_else(|| scoped(&a.data));
-                    match sp {
-                        Some(sp) => Some(scratch_access(
-                            &self.prefix,
-                            sp,
-                            &a.index,
-                            &s.iterators,
-                            &iters,
-                            &tile,
-                        )),
-                        None => self
+                    let scratch = |sp: &Buffer| {
+                        scratch_access(&self.prefix, sp, &a.index, &s.iterators, &iters, &tile)
+                    };
+                    match (overrides.and_then(|o| o.access.get(&k)), sp) {
+                        (Some(Spelling::Text(t)), _) => Some(t.clone()),
+                        (Some(Spelling::Select { cond, then, els }), Some(sp)) => {
+                            let side =
+                                |x: &Option<String>| x.clone().unwrap_or_else(|| scratch(sp));
+                            Some(format!("({cond} ? {} : {})", side(then), side(els)))
+                        }
+                        (_, Some(sp)) => Some(scratch(sp)),
+                        (_, None) => self
                             .data
                             .map(|d| d.element(&a.data, &a.index, &s.iterators, &iters)),
                     }
@@ -387,7 +494,7 @@ fn load(
 
 /// C text of a [`Condition`] (`1` when it has a disjunct with no
 /// constraint, `0` when it has no disjunct); `term` gives each term's C text.
-fn c_condition(g: &Condition, term: &dyn Fn(&Term) -> String) -> String {
+pub(crate) fn c_condition(g: &Condition, term: &dyn Fn(&Term) -> String) -> String {
     if g.disjuncts.is_empty() {
         return "0".to_string();
     }
@@ -508,7 +615,7 @@ fn scratch_access(
 }
 
 /// C text of an offset of an index function.
-fn offset_text(o: &Affine, term: &dyn Fn(&Term) -> String) -> String {
+pub(crate) fn offset_text(o: &Affine, term: &dyn Fn(&Term) -> String) -> String {
     c_expr(&o.to_expr(term), &|_| None)
 }
 

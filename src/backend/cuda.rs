@@ -10,6 +10,7 @@
 pub mod device;
 pub mod map;
 pub mod print;
+pub mod registers;
 pub mod shared;
 pub mod tiles;
 
@@ -74,9 +75,10 @@ pub fn report(place: &str, reports: &[KernelReport], gpu: &occupancy::Gpu) -> St
             map::Spread::Blocks2 => "overlapped tiles over blocks (y, x), stages over threads",
             map::Spread::Tiles2 => "tile loops over blocks (y, x), point loops over threads (y, x)",
         };
-        let how = match r.warps {
-            Some(w) => format!("{how}, one tile per warp ({w} warps per block)"),
-            None => how.to_string(),
+        let how = match (r.warps, r.reg_tiles) {
+            (Some(w), Some(k)) => format!("{how}, one tile per warp ({w} warps per block), hybrid: {k} parallelogram tile(s) per statement in registers"),
+            (Some(w), None) => format!("{how}, one tile per warp ({w} warps per block)"),
+            _ => how.to_string(),
         };
         let shared = r
             .shared

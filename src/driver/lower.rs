@@ -460,6 +460,13 @@ fn transform(
                 format!("{} keeps its original loops: {why}", s.label),
             ));
         }
+        for (k, why) in &o.hybrid_refused {
+            let s = &region.stages[*k];
+            notes.push(Diagnostic::warning(
+                s.span,
+                format!("--gpu-tiling hybrid: the group starting at {} runs one tile per warp with its scratchpads in shared memory only: {why}", s.label),
+            ));
+        }
         let unstored: BTreeSet<&str> = o
             .storage
             .groups

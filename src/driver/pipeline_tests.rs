@@ -130,6 +130,7 @@ fn opts() -> Options {
         target: Target::C,
         block_sizes: None,
         gpu_tiling: None,
+        reg_fraction: None,
         gpu: crate::transform::gpu_occupancy::DEFAULT_GPU,
         openmp: true,
         tile: false,

@@ -213,6 +213,72 @@ pub struct GroupStorage {
     /// Data sets whose values never leave the tile (versions of an array at
     /// the inner steps of a time block, temporaries): no store writes them back.
     pub unstored: BTreeSet<String>,
+    /// CUDA, one tile per warp: the part of every statement's tile kept in
+    /// the warp's registers (hybrid tiling, seed 004 §5), if any.
+    pub registers: Option<RegisterTiles>,
+}
+
+/// Hybrid register/shared tiles (seed 004 §5): along the split (innermost)
+/// loop, the right `tiles` parallelogram tiles of every statement's
+/// per-tile region, each a warp's [`RegisterTiles::lanes`] wide, are
+/// computed after the rest of the tile (its shared-memory part), one
+/// point per lane and tile, their values in named registers; the
+/// scratchpads hold the left part only. A read of a register-held value
+/// is one of four cases: the thread's own register, the scratchpad (left
+/// of the register part), a shuffle from a lane of the same parallelogram
+/// tile, or from a lane of the one before it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegisterTiles {
+    /// Parallelogram tiles per statement held in registers (`K`).
+    pub tiles: usize,
+    /// Lanes of a parallelogram tile along the split loop (a warp).
+    pub lanes: usize,
+    /// The split loop (the innermost).
+    pub dim: usize,
+    /// The data sets whose register part lives in registers, each written
+    /// by one statement of the group.
+    pub held: BTreeSet<String>,
+    /// The statements (stages and their stores) in the order their register
+    /// parts run.
+    pub parts: Vec<RegisterPart>,
+}
+
+/// One statement's register part: its instances
+/// `first[d] + a[d]` (`0 <= a[d] < widths[d]`; along the split loop
+/// `a = lanes * j + lane`), each computed by one lane under `guard`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegisterPart {
+    /// The statement (a stage, or a store of one), by its isl name.
+    pub stmt: String,
+    /// The stage whose iterators it runs over.
+    pub stage: String,
+    /// Per loop, the first iterator value of the part (over [`Term::Tile`]
+    /// and parameters).
+    pub first: Vec<Affine>,
+    /// Per loop, the part's points (along the split loop `tiles * lanes`).
+    pub widths: Vec<i64>,
+    /// The instances the statement runs in a tile (over [`Term::Tile`],
+    /// [`Term::Index`] for its iterators, and parameters).
+    pub guard: Condition,
+    /// The data set it writes into registers, if it is held.
+    pub writes: Option<String>,
+    /// Its reads of register-held data.
+    pub reads: Vec<RegisterRead>,
+}
+
+/// A read of register-held data: access `access` of the statement reads the
+/// element of `data` that the producer's register part holds at the
+/// reader's coordinates plus `offset` (per loop; along the split loop a
+/// negative offset reaches lanes to the left, the tile before, or the
+/// scratchpad).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegisterRead {
+    /// The access, by its position among the statement's analysed accesses.
+    pub access: usize,
+    /// The data read.
+    pub data: String,
+    /// Offset per loop from the reader's register coordinates to the producer's.
+    pub offset: Vec<i64>,
 }
 
 impl GroupStorage {

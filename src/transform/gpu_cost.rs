@@ -59,6 +59,10 @@ pub enum GpuTiling {
     /// runs its own tiles, its scratchpads its own part of the block's
     /// shared memory, `__syncwarp()` between stages.
     Warp,
+    /// A warp, the right parallelogram tiles of its statements' regions
+    /// along the innermost loop in registers, read across lanes by shuffles
+    /// (seed 004 §5, hybrid tiling; `transform::hybrid`).
+    Hybrid,
 }
 
 impl GpuTiling {
@@ -67,6 +71,7 @@ impl GpuTiling {
         match self {
             GpuTiling::Block => "block",
             GpuTiling::Warp => "warp",
+            GpuTiling::Hybrid => "hybrid",
         }
     }
 }
@@ -80,6 +85,9 @@ pub struct GpuSpec {
     pub scheme: Option<GpuTiling>,
     /// `--block-sizes`; `None`: the model's choice per group.
     pub block: Option<[u32; 2]>,
+    /// `--reg-fraction`: the part of a hybrid tile along the innermost loop
+    /// kept in registers; `None`: the model's choice.
+    pub reg_fraction: Option<f64>,
 }
 
 /// Instructions a thread spends on a point besides its reads (index
@@ -121,6 +129,9 @@ pub struct GpuCosted {
     pub cost: f64,
     /// Who runs a tile.
     pub scheme: GpuTiling,
+    /// With [`GpuTiling::Hybrid`], the parallelogram tiles (each a warp
+    /// wide) of every statement's region held in registers; else 0.
+    pub reg_tiles: u32,
     /// Tile size per loop (scaled coordinates; [`SPAN`]: one tile spans it).
     pub sizes: Vec<i64>,
     /// Threads per block (`x`, `y`): with the warp scheme, a warp's lanes
@@ -170,10 +181,20 @@ impl GpuCosted {
     /// The terms in words (`--explain`, `--report`).
     pub fn describe(&self, gpu: &Gpu) -> String {
         format!(
-            "{:.1} us on {}: one tile per {} ({} tile(s) per block), tiles {}, blocks of {}x{} threads, {} blocks; scratchpads {} bytes per block; estimated {} bytes of shared memory and {} registers per thread ({} statements, {} reads at most), {} block(s) per SM, occupancy {:.0}%; {:.3e} global memory transactions ({:.1} us), computation {:.1} us; {:.1}% of the points recomputed, {:.0}% of the lanes' iterations busy, {} block(s) in the last wave, {:.0}% of shared memory and {:.0}% of registers unused",
+            "{:.1} us on {}: one tile per {}{} ({} tile(s) per block), tiles {}, blocks of {}x{} threads, {} blocks; scratchpads {} bytes per block; estimated {} bytes of shared memory and {} registers per thread ({} statements, {} reads at most), {} block(s) per SM, occupancy {:.0}%; {:.3e} global memory transactions ({:.1} us), computation {:.1} us; {:.1}% of the points recomputed, {:.0}% of the lanes' iterations busy, {} block(s) in the last wave, {:.0}% of shared memory and {:.0}% of registers unused",
             1e6 * self.cost,
             gpu.arch,
-            self.scheme.name(),
+            match self.scheme {
+                GpuTiling::Hybrid => "warp",
+                s => s.name(),
+            },
+            match self.scheme {
+                GpuTiling::Hybrid => format!(
+                    " (hybrid: {} parallelogram tile(s) of {WARP_SIZE} per statement in registers)",
+                    self.reg_tiles
+                ),
+                _ => String::new(),
+            },
             self.tiles_per_block,
             sizes_text(&self.sizes),
             self.block[0],
@@ -217,7 +238,7 @@ pub fn registers(geo: &Geometry, scheme: GpuTiling) -> u32 {
     let reads = u32::try_from(reads.max(0)).unwrap_or(u32::MAX);
     let warp = match scheme {
         GpuTiling::Block => 0,
-        GpuTiling::Warp => REG_WARP,
+        GpuTiling::Warp | GpuTiling::Hybrid => REG_WARP,
     };
     REG_BASE
         .saturating_add(REG_PER_STAGE.saturating_mul(stages))
@@ -263,20 +284,66 @@ pub fn cost(
     block: [u32; 2],
     exact: Option<u64>,
 ) -> Option<GpuCosted> {
+    let reg_tiles = match scheme {
+        GpuTiling::Hybrid => sizes.last().map_or(1, |s| reg_tiles(*s, 0.5)),
+        _ => 0,
+    };
+    costed(geo, gpu, (scheme, reg_tiles), sizes, block, exact)
+}
+
+/// The parallelogram tiles of a hybrid tile `size` wide along the innermost
+/// loop that `fraction` of it keeps in registers (0: none).
+pub fn reg_tiles(size: i64, fraction: f64) -> u32 {
+    let warps = size / i64::from(WARP_SIZE);
+    let k = (fraction * warps as f64 + 1e-9).floor() as i64;
+    u32::try_from(k.clamp(0, warps.max(0))).unwrap_or(0)
+}
+
+/// [`cost`] with a hybrid tile's parallelogram tiles in registers given
+/// (`scheme.1`, ignored for the other schemes). `exact` is a tile's bytes
+/// of scratchpads without registers: the register part's come off.
+fn costed(
+    geo: &Geometry,
+    gpu: &Gpu,
+    (scheme, reg_tiles): (GpuTiling, u32),
+    sizes: &[i64],
+    block: [u32; 2],
+    exact: Option<u64>,
+) -> Option<GpuCosted> {
     let depth = geo.depth;
     if depth == 0 || sizes.len() != depth {
         return None;
     }
     let sizes = spanning(geo, sizes.to_vec());
     let dims = dim_sizes(geo);
+    let reg_tiles = match scheme {
+        GpuTiling::Hybrid => reg_tiles,
+        _ => 0,
+    };
     // Lanes working on one tile, along x and y.
     let (lx, ly) = match scheme {
         GpuTiling::Block => (block[0].max(1), block[1].max(1)),
-        GpuTiling::Warp => {
+        GpuTiling::Warp | GpuTiling::Hybrid => {
             let x = warp_x(block[0]);
             (x, WARP_SIZE / x)
         }
     };
+    // Hybrid tiles: a warp's lanes along the innermost loop, which no stage
+    // scales, at least the register part wide, and something to hold.
+    let reg_span = i64::from(reg_tiles) * i64::from(WARP_SIZE);
+    if scheme == GpuTiling::Hybrid
+        && (reg_tiles == 0
+            || lx != WARP_SIZE
+            || sizes[depth - 1] >= SPAN
+            || sizes[depth - 1] < reg_span
+            || !geo.stmts.iter().any(|s| s.consumed)
+            || geo.stmts.iter().any(|s| s.scale.iter().any(|a| *a != 1)))
+    {
+        return None;
+    }
+    let mut held_bytes = 0.0;
+    let mut held_registers = 0i64;
+    let mut shuffles = 0.0;
     let mut computed = 0.0;
     let mut own_total = 0.0;
     let mut shared_tile = 0.0;
@@ -311,6 +378,22 @@ pub fn cost(
         if s.consumed {
             shared_tile += pts * s.bytes as f64;
         }
+        if scheme == GpuTiling::Hybrid {
+            // Its register part: `reg_span` points along x by its whole
+            // region along the other loops, in registers where others read it.
+            let others: i64 = region[..depth - 1].iter().product();
+            if region[depth - 1] < reg_span
+                || i64::from(reg_tiles) * others > crate::transform::hybrid::MAX_REGISTERS_PER_STAGE
+            {
+                return None;
+            }
+            if s.consumed {
+                held_bytes += (reg_span * others * s.bytes) as f64;
+                held_registers += i64::from(reg_tiles) * others;
+            }
+            // A read in the register part: two shuffles and a select.
+            shuffles += 2.0 * s.ops as f64 * f64::from(reg_tiles) * others as f64;
+        }
         let rows = |r: &[i64]| -> f64 { r[..depth - 1].iter().map(|v| *v as f64).product() };
         let sectors =
             |r: &[i64]| -> f64 { (r[depth - 1] as f64 * s.bytes as f64 / SECTOR).ceil() + 1.0 };
@@ -336,14 +419,15 @@ pub fn cost(
         .take(2)
         .fold(1i64, |t, n| t.saturating_mul(*n));
     let serial = (tiles / grid_tiles.max(1)).max(1) as f64;
-    let estimated_tile = shared_tile.ceil() as u64;
-    let shared_tile = exact.unwrap_or(estimated_tile);
+    let estimated_tile = (shared_tile - held_bytes).max(0.0).ceil() as u64;
+    let shared_tile = exact.map_or(estimated_tile, |b| b.saturating_sub(held_bytes as u64));
+    warp_instr += shuffles;
     if shared_tile > SHARED_BYTES {
         return None;
     }
     let (launch, tiles_per_block) = match scheme {
         GpuTiling::Block => (block, 1),
-        GpuTiling::Warp => {
+        GpuTiling::Warp | GpuTiling::Hybrid => {
             let count = warps_per_block(block, Some(shared_tile));
             ([lx, ly * count], count)
         }
@@ -351,7 +435,9 @@ pub fn cost(
     let launch_threads = launch[0] * launch[1];
     let warps = launch_threads.div_ceil(WARP_SIZE).max(1);
     let shared = shared_tile * u64::from(tiles_per_block);
-    let regs = registers(geo, scheme);
+    let regs = registers(geo, scheme)
+        .saturating_add(u32::try_from(held_registers).unwrap_or(u32::MAX))
+        .min(255);
     let occ = gpu.occupancy(launch_threads, shared)?;
     let per_sm = occ
         .blocks
@@ -369,11 +455,11 @@ pub fn cost(
     let stages = geo.stmts.len() as f64;
     let block_instr = match scheme {
         GpuTiling::Block => warp_instr * f64::from(warps),
-        GpuTiling::Warp => warp_instr * f64::from(tiles_per_block),
+        GpuTiling::Warp | GpuTiling::Hybrid => warp_instr * f64::from(tiles_per_block),
     };
     let barriers = match scheme {
         GpuTiling::Block => BLOCK_BARRIER_CYCLES,
-        GpuTiling::Warp => WARP_BARRIER_CYCLES,
+        GpuTiling::Warp | GpuTiling::Hybrid => WARP_BARRIER_CYCLES,
     } * stages;
     let issue = serial * f64::from(per_sm) * block_instr / 4.0;
     let latency = serial * (warp_instr * LATENCY_CYCLES + barriers);
@@ -387,6 +473,7 @@ pub fn cost(
     Some(GpuCosted {
         cost,
         scheme,
+        reg_tiles,
         sizes,
         block: launch,
         tiles_per_block,
@@ -477,6 +564,28 @@ pub fn choose(
     given: Option<&[i64]>,
     exact: Option<u64>,
 ) -> Option<GpuCosted> {
+    let best = choose_among(geo, spec, given, exact);
+    match (best, spec.scheme) {
+        // No hybrid tile qualifies (too narrow, scaled stages, too many
+        // registers): one tile per warp, as hybrid tiling without registers.
+        (None, Some(GpuTiling::Hybrid)) => {
+            let warp = GpuSpec {
+                scheme: Some(GpuTiling::Warp),
+                ..*spec
+            };
+            choose_among(geo, &warp, given, exact)
+        }
+        (best, _) => best,
+    }
+}
+
+/// [`choose`] among the schemes `spec` allows.
+fn choose_among(
+    geo: &Geometry,
+    spec: &GpuSpec,
+    given: Option<&[i64]>,
+    exact: Option<u64>,
+) -> Option<GpuCosted> {
     let depth = geo.depth;
     if depth == 0 {
         return None;
@@ -491,7 +600,7 @@ pub fn choose(
     };
     let schemes: &[GpuTiling] = match &spec.scheme {
         Some(s) => std::slice::from_ref(s),
-        None => &[GpuTiling::Block, GpuTiling::Warp],
+        None => &[GpuTiling::Block, GpuTiling::Warp, GpuTiling::Hybrid],
     };
     let blocks: Vec<[u32; 2]> = match spec.block {
         Some(b) => vec![b],
@@ -505,10 +614,13 @@ pub fn choose(
             sizes[d] = per_loop[d][*i];
         }
         for scheme in schemes {
-            for block in &blocks {
-                if let Some(c) = cost(geo, spec.gpu, *scheme, &sizes, *block, exact) {
-                    if best.as_ref().is_none_or(|b| c.cost < b.cost) {
-                        best = Some(c);
+            for k in hybrid_tiles(*scheme, sizes[depth - 1], spec.reg_fraction) {
+                for block in &blocks {
+                    let c = costed(geo, spec.gpu, (*scheme, k), &sizes, *block, exact);
+                    if let Some(c) = c {
+                        if best.as_ref().is_none_or(|b| c.cost < b.cost) {
+                            best = Some(c);
+                        }
                     }
                 }
             }
@@ -527,6 +639,80 @@ pub fn choose(
             index[d] = 0;
         }
     }
+}
+
+/// Why the group `geo` gets no hybrid tile at tile sizes `sizes` (scaled)
+/// with blocks `block` wide along `x` (`None`: the model's blocks), in
+/// words; `None` where it has nothing to keep in registers (no statement
+/// another of the group reads), which is no refusal.
+pub fn hybrid_obstacle(geo: &Geometry, sizes: &[i64], block: Option<u32>) -> Option<String> {
+    let depth = geo.depth;
+    if depth == 0 || !geo.stmts.iter().any(|s| s.consumed) {
+        return None;
+    }
+    let sizes = spanning(geo, sizes.to_vec());
+    let x = sizes[depth - 1];
+    let dims = dim_sizes(geo);
+    Some(match () {
+        _ if geo.stmts.iter().any(|s| s.scale.iter().any(|a| *a != 1)) => {
+            "a stage is scaled to align its dependences (a resampling stage), and hybrid tiles need unscaled stages".to_string()
+        }
+        _ if block.is_some_and(|b| warp_x(b) != WARP_SIZE) => {
+            "--block-sizes gives a warp fewer than 32 lanes along x".to_string()
+        }
+        _ if x >= SPAN || x < i64::from(WARP_SIZE) => format!(
+            "its tiles along the innermost loop ({}) are not a warp wide or more",
+            match x >= SPAN {
+                true => format!("the whole loop of {}", dims[depth - 1]),
+                false => x.to_string(),
+            }
+        ),
+        _ => {
+            let rows = geo
+                .stmts
+                .iter()
+                .map(|s| {
+                    (0..depth - 1)
+                        .map(|d| {
+                            let ext = s.extent[d].unwrap_or(sizes[d].min(dims[d]));
+                            match sizes[d].min(ext) >= ext {
+                                true => ext,
+                                false => (sizes[d] + s.left[d] + s.right[d]).min(ext),
+                            }
+                        })
+                        .product::<i64>()
+                })
+                .max()
+                .unwrap_or(1);
+            let cap = crate::transform::hybrid::MAX_REGISTERS_PER_STAGE;
+            match rows > cap {
+                true => format!(
+                    "a stage's per-tile region has {rows} points along the outer loops, one register each per warp of the register part (at most {cap})"
+                ),
+                false => "no candidate of it is valid for registers (its regions narrower than a warp along the innermost loop?)".to_string(),
+            }
+        }
+    })
+}
+
+/// The register parts a candidate of `scheme` with tiles `size` wide
+/// along the innermost loop tries: none but for hybrid tiles; there the
+/// `fraction` given, else a quarter to all of the tile (seed 004 §6 tries
+/// fractions 0.0 to 1.0; 0.0 is the warp scheme).
+fn hybrid_tiles(scheme: GpuTiling, size: i64, fraction: Option<f64>) -> Vec<u32> {
+    if scheme != GpuTiling::Hybrid {
+        return vec![0];
+    }
+    let mut v: Vec<u32> = match fraction {
+        Some(f) => vec![reg_tiles(size, f)],
+        None => [0.25, 0.5, 0.75, 1.0]
+            .iter()
+            .map(|f| reg_tiles(size, *f))
+            .collect(),
+    };
+    v.retain(|k| *k > 0);
+    v.dedup();
+    v
 }
 
 #[cfg(test)]
@@ -610,6 +796,62 @@ mod tests {
     }
 
     #[test]
+    fn hybrid_tiles_trade_shared_memory_for_registers() {
+        let h100 = gpu("sm_90").expect("sm_90");
+        let warp = cost(&blur(), h100, GpuTiling::Warp, &[8, 128], [32, 4], None).expect("runs");
+        let hybrid = costed(
+            &blur(),
+            h100,
+            (GpuTiling::Hybrid, 2),
+            &[8, 128],
+            [32, 4],
+            None,
+        );
+        let hybrid = hybrid.expect("runs");
+        // The first stage's region, 10 x 130 floats, less 10 rows of two
+        // warps' 64 points in registers.
+        assert_eq!(warp.tile_shared, 10 * 130 * 4);
+        assert_eq!(hybrid.tile_shared, 10 * (130 - 64) * 4);
+        assert_eq!(hybrid.registers, warp.registers + 2 * 10);
+        assert_eq!((hybrid.scheme, hybrid.reg_tiles), (GpuTiling::Hybrid, 2));
+        // The plan's bytes (without registers) lose the register part too.
+        let exact = costed(
+            &blur(),
+            h100,
+            (GpuTiling::Hybrid, 2),
+            &[8, 128],
+            [32, 4],
+            Some(6000),
+        );
+        assert_eq!(exact.expect("runs").tile_shared, 6000 - 10 * 64 * 4);
+        // Lanes not a warp wide along x, a register part wider than the
+        // tile, or none: no hybrid tile.
+        let no = |k: u32, sizes: &[i64], block: [u32; 2]| {
+            costed(&blur(), h100, (GpuTiling::Hybrid, k), sizes, block, None).is_none()
+        };
+        assert!(no(2, &[8, 128], [16, 8]));
+        assert!(no(5, &[8, 128], [32, 4]));
+        assert!(no(0, &[8, 128], [32, 4]));
+        // 64 registers per statement at most: 4 warps x 20 rows is over.
+        assert!(no(4, &[18, 128], [32, 4]));
+        assert_eq!(reg_tiles(128, 0.5), 2);
+        assert_eq!(reg_tiles(128, 1.0), 4);
+        assert_eq!(reg_tiles(32, 0.25), 0);
+        assert_eq!(hybrid_tiles(GpuTiling::Hybrid, 128, None), vec![1, 2, 3, 4]);
+        assert_eq!(hybrid_tiles(GpuTiling::Hybrid, 64, Some(0.5)), vec![1]);
+        assert_eq!(hybrid_tiles(GpuTiling::Warp, 64, None), vec![0]);
+        // Forced hybrid where no candidate qualifies: one tile per warp.
+        let forced = GpuSpec {
+            gpu: h100,
+            scheme: Some(GpuTiling::Hybrid),
+            block: Some([16, 8]),
+            reg_fraction: None,
+        };
+        let c = choose(&blur(), &forced, Some(&[8, 128]), None).expect("a candidate");
+        assert_eq!(c.scheme, GpuTiling::Warp);
+    }
+
+    #[test]
     fn narrow_tiles_cost_more_transactions() {
         let h100 = gpu("sm_90").expect("sm_90");
         let wide = cost(&blur(), h100, GpuTiling::Block, &[4, 128], [32, 8], None).expect("runs");
@@ -627,6 +869,7 @@ mod tests {
             gpu: h100,
             scheme: None,
             block: None,
+            reg_fraction: None,
         };
         let best = choose(&blur(), &auto, None, None).expect("a candidate");
         for scheme in [GpuTiling::Block, GpuTiling::Warp] {
@@ -642,6 +885,7 @@ mod tests {
             gpu: h100,
             scheme: Some(GpuTiling::Warp),
             block: Some([64, 2]),
+            reg_fraction: None,
         };
         let c = choose(&blur(), &fixed, Some(&[4, 32]), None).expect("a candidate");
         assert_eq!((c.scheme, c.sizes.clone()), (GpuTiling::Warp, vec![4, 32]));

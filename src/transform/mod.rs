@@ -20,6 +20,7 @@ pub mod footprint;
 pub mod fuse;
 pub mod gpu_cost;
 pub mod gpu_occupancy;
+pub mod hybrid;
 pub mod inline;
 pub mod intra_fusion;
 pub mod legality;

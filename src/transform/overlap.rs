@@ -70,7 +70,7 @@ pub use crate::transform::cost::{Machine, Weights};
 use crate::transform::footprint::footprints;
 pub use crate::transform::footprint::Footprint;
 use crate::transform::fuse::minimal_shifts;
-use crate::transform::gpu_cost::{choose, GpuCosted, GpuSpec};
+use crate::transform::gpu_cost::{choose, GpuCosted, GpuSpec, GpuTiling};
 use crate::transform::multi_level::InnerTiles;
 pub use crate::transform::overlap_groups::GroupingStrategy;
 use crate::transform::overlap_groups::{flatten, form_groups, restrict, Analysed, Groups};
@@ -118,6 +118,9 @@ pub struct Overlapped {
     /// The CUDA target: the GPU cost model's choice for each tiled group,
     /// in the order of the storage plan's groups (`None`: not costed).
     pub gpu: Vec<Option<GpuCosted>>,
+    /// With `--gpu-tiling hybrid`, the groups (by their first stage) that
+    /// do not qualify for registers and run one tile per warp, with why.
+    pub hybrid_refused: Vec<(usize, String)>,
 }
 
 /// Builds overlapped tiles of `shape` and `sizes` for the chain `region`:
@@ -156,21 +159,27 @@ pub fn overlapped_tiling(
     let mut storage = StoragePlan::default();
     let mut footprints = Vec::new();
     let mut gpu = Vec::new();
+    let mut hybrid_refused = Vec::new();
     for (group, analysed) in &groups {
         let part = match analysed {
             Some(a) => {
                 let mark = Mark::TileBody {
                     group: storage.groups.len(),
                 };
-                let (sched, st) = build_group(&a.region, &a.model, &a.analysis, spec, &mark)?;
+                let (sched, mut st) = build_group(&a.region, &a.model, &a.analysis, spec, &mark)?;
                 info!(
                     "overlap: group of {} stages ({} statements) tiled",
                     group.len(),
                     a.stages.len()
                 );
+                let choice = refined(a, st.tile_bytes(0, u64::MAX / 4), spec);
+                let (choice, refused) = with_registers(a, names, &mut st, choice, spec);
+                if let (Some(why), Some(k)) = (refused, a.stages.first()) {
+                    hybrid_refused.push((*k, why));
+                }
                 storage.append(st, &a.stages);
                 footprints.extend(a.analysis.footprints.iter().cloned());
-                gpu.push(refined(a, &storage, spec));
+                gpu.push(choice);
                 sched
             }
             None => {
@@ -189,6 +198,7 @@ pub fn overlapped_tiling(
         storage,
         footprints,
         gpu,
+        hybrid_refused,
         group_sizes: groups
             .iter()
             .filter_map(|(_, a)| a.as_ref().map(|a| a.analysis.sizes.clone()))
@@ -217,13 +227,8 @@ pub fn overlapped_tiling(
 /// `storage`: where a tile's scratchpads there take other bytes than the
 /// geometry's estimate (buffer sharing, the loads of an array updated in
 /// place), scheme and block are chosen again at its tile sizes with them.
-fn refined(a: &Analysed, storage: &StoragePlan, spec: &OverlapSpec) -> Option<GpuCosted> {
+fn refined(a: &Analysed, exact: Option<u64>, spec: &OverlapSpec) -> Option<GpuCosted> {
     let (c, geo) = a.gpu.as_ref()?;
-    let exact = storage
-        .groups
-        .len()
-        .checked_sub(1)
-        .and_then(|g| storage.tile_bytes(g, u64::MAX / 4));
     match (exact, &spec.model.gpu) {
         (Some(bytes), Some(gs)) if bytes != c.tile_shared => {
             let again = choose(geo, gs, Some(&c.sizes), Some(bytes));
@@ -238,6 +243,72 @@ fn refined(a: &Analysed, storage: &StoragePlan, spec: &OverlapSpec) -> Option<Gp
             again.or_else(|| Some(c.clone()))
         }
         _ => Some(c.clone()),
+    }
+}
+
+/// Where the GPU cost model chose hybrid tiles for the group `a`, plans
+/// them in its storage plan `st` (`transform::hybrid`); a group that does
+/// not qualify gets the cheapest tile per warp instead, and with
+/// `--gpu-tiling hybrid` why (which the driver reports; `auto` only logs it).
+fn with_registers(
+    a: &Analysed,
+    names: &Names,
+    st: &mut StoragePlan,
+    choice: Option<GpuCosted>,
+    spec: &OverlapSpec,
+) -> (Option<GpuCosted>, Option<String>) {
+    let (Some(c), Some(gs)) = (&choice, &spec.model.gpu) else {
+        return (choice, None);
+    };
+    if c.scheme != GpuTiling::Hybrid {
+        // The model found no hybrid candidate: why, unless the group has
+        // nothing to keep in registers.
+        let why = match (gs.scheme, &a.gpu) {
+            (Some(GpuTiling::Hybrid), Some((_, geo))) => {
+                crate::transform::gpu_cost::hybrid_obstacle(geo, &c.sizes, gs.block.map(|b| b[0]))
+            }
+            _ => None,
+        };
+        return (choice, why);
+    }
+    let tiles = c.reg_tiles as usize;
+    match crate::transform::hybrid::plan(&a.region, names, &a.analysis, st, tiles) {
+        Ok(true) => {
+            info!("hybrid tiles: {tiles} parallelogram tile(s) per statement in registers");
+            (choice, None)
+        }
+        // Nothing to hold: one tile per warp.
+        Ok(false) => (
+            Some(GpuCosted {
+                scheme: GpuTiling::Warp,
+                reg_tiles: 0,
+                ..c.clone()
+            }),
+            None,
+        ),
+        Err(why) => {
+            info!("hybrid tiles: the group keeps its scratchpads: {why}");
+            let warp = GpuSpec {
+                scheme: Some(GpuTiling::Warp),
+                ..*gs
+            };
+            let exact = st.tile_bytes(0, u64::MAX / 4);
+            let again = a
+                .gpu
+                .as_ref()
+                .and_then(|(_, geo)| choose(geo, &warp, Some(&c.sizes), exact));
+            let again = again.or_else(|| {
+                Some(GpuCosted {
+                    scheme: GpuTiling::Warp,
+                    reg_tiles: 0,
+                    ..c.clone()
+                })
+            });
+            match gs.scheme {
+                Some(GpuTiling::Hybrid) => (again, Some(why)),
+                _ => (again, None),
+            }
+        }
     }
 }
 

@@ -588,6 +588,32 @@ fn boxed_loads(
 /// over [`Term::Index`] and the parameters; `None` when it has
 /// existentially quantified variables (strides).
 fn condition(set: &Set, names: &Names) -> Result<Option<Condition>> {
+    condition_over(set, names, &|d| Term::Index(d))
+}
+
+/// `map` (`S[i] -> [T]`, over a statement's iterators, its tile's
+/// coordinates and the parameters) as a [`Condition`] over [`Term::Index`]
+/// (the iterators), [`Term::Tile`] and the parameters; `None` when it has
+/// existentially quantified variables (strides).
+pub(crate) fn map_condition(map: &Map, names: &Names) -> Result<Option<Condition>> {
+    let n = map.dim(DimType::In).map_err(isl_err)? as usize;
+    let set = map
+        .copy()
+        .and_then(|m| m.wrap())
+        .and_then(|w| w.flatten())
+        .map_err(isl_err)?;
+    condition_over(&set, names, &|d| match d < n {
+        true => Term::Index(d),
+        false => Term::Tile(d - n),
+    })
+}
+
+/// `set` as a [`Condition`], its dimension `d` the term `term(d)`.
+fn condition_over(
+    set: &Set,
+    names: &Names,
+    term: &dyn Fn(usize) -> Term,
+) -> Result<Option<Condition>> {
     let list = set.get_basic_set_list().map_err(isl_err)?;
     let mut out = Condition::default();
     for b in 0..list.size().map_err(isl_err)? {
@@ -606,7 +632,7 @@ fn condition(set: &Set, names: &Names) -> Result<Option<Condition>> {
             };
             for d in 0..bset.dim(DimType::Set).map_err(isl_err)? {
                 let k = int(c.get_coefficient_val(DimType::Set, d).map_err(isl_err)?)?;
-                e = e.plus(k, Term::Index(d as usize));
+                e = e.plus(k, term(d as usize));
             }
             for p in 0..bset.dim(DimType::Param).map_err(isl_err)? {
                 let k = int(c.get_coefficient_val(DimType::Param, p).map_err(isl_err)?)?;

@@ -73,6 +73,8 @@ pub struct KernelReport {
     /// With `--gpu-tiling warp`, the warps per block, each running its
     /// own tiles.
     pub warps: Option<u32>,
+    /// Hybrid tiles: the parallelogram tiles per statement in registers.
+    pub reg_tiles: Option<usize>,
     /// The GPU cost model's choice for its overlapped group, if it made one.
     pub choice: Option<GpuCosted>,
 }
@@ -162,12 +164,18 @@ pub fn print_region(
             .try_fold(copies.bytes(), |sum, g| Some(sum + printer.tile_bytes(*g)?));
         // Overlapped tiles per warp (seed 004 §4).
         let warps = match (tiling, kernel.spread) {
-            (GpuTiling::Warp, Spread::Blocks1 | Spread::Blocks2) => {
+            (GpuTiling::Warp | GpuTiling::Hybrid, Spread::Blocks1 | Spread::Blocks2) => {
                 Some(Warps::new(shape, tile_bytes, &cuda.device.prefix))
             }
             _ => None,
         };
         let block = warps.as_ref().map_or(block, Warps::block);
+        // Hybrid tiles (seed 004 §5): the storage plan holds their registers.
+        let reg_tiles = groups
+            .first()
+            .and_then(|g| storage?.groups.get(*g)?.registers.as_ref())
+            .map(|r| r.tiles)
+            .filter(|_| warps.is_some());
         if let Some(w) = &warps {
             body.push_str(&w.ids(INDENT));
         }
@@ -246,6 +254,13 @@ pub fn print_region(
             ),
             None => what.to_string(),
         };
+        let what = match reg_tiles {
+            Some(k) => format!(
+                "{what}; hybrid tiles: the right {k} parallelogram tile(s) of {} lanes of every statement in registers, read across lanes by __shfl_sync",
+                super::WARP_SIZE
+            ),
+            None => what,
+        };
         let what = match choice {
             Some(c) => format!(
                 "{what}; tiles {}, scheme and block from the GPU cost model",
@@ -279,6 +294,7 @@ pub fn print_region(
             spread: kernel.spread,
             shared,
             warps: warps.map(|w| w.count),
+            reg_tiles,
             choice: choice.cloned(),
         });
     }

@@ -13,7 +13,7 @@ use crate::backend::c::{expr, CPrinter};
 use crate::backend::tree::{any_node, LoopExpr, Node};
 use crate::backend::Naming;
 use crate::diag::{Error, Result};
-use crate::model::storage::Placement;
+use crate::model::storage::{Placement, StoragePlan};
 use crate::transform::gpu_cost::{warp_x, warps_per_block};
 
 /// Prints the overlapped tiles of a kernel: tile loops over the grid's
@@ -151,6 +151,7 @@ impl Tiles<'_> {
                     let decls = decls.map_err(|_| self.too_big(*group))?;
                     out.push_str(&format!("{indent}{{\n{decls}"));
                     self.block_level(body, &inner, out)?;
+                    self.registers(*group, body, &inner, out)?;
                     out.push_str(&format!("{indent}}}\n"));
                 }
                 Node::Buffers { .. } => {
@@ -289,6 +290,41 @@ impl Tiles<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// A hybrid tile's register parts (`registers.rs`), after its
+    /// shared-memory part `body`, and the warp's barrier before its next
+    /// tile overwrites the scratchpads they read.
+    fn registers(&self, group: usize, body: &[Node], indent: &str, out: &mut String) -> Result<()> {
+        let Some(plan) = self.cuda_plan() else {
+            return Ok(());
+        };
+        let Some(regs) = plan.groups.get(group).and_then(|g| g.registers.as_ref()) else {
+            return Ok(());
+        };
+        let Some(w) = self.warps.as_ref().filter(|w| w.x == super::WARP_SIZE) else {
+            return Err(Error::internal(
+                "hybrid tiles outside a warp whose lanes lie along x",
+            ));
+        };
+        super::registers::print(
+            self.printer,
+            plan,
+            group,
+            regs,
+            body,
+            (&w.lane, &self.cuda.device.prefix),
+            self.naming,
+            indent,
+            out,
+        )?;
+        out.push_str(&format!("{indent}__syncwarp();\n"));
+        Ok(())
+    }
+
+    /// The storage plan the printer reads.
+    fn cuda_plan(&self) -> Option<&StoragePlan> {
+        self.printer.storage()
     }
 
     /// The refusal of a group whose scratchpads do not fit a block's
