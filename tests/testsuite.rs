@@ -743,7 +743,8 @@ fn runs_as_cuda(opts: &[String]) -> bool {
 /// per warp) and `hybrid` (registers as the model sizes them), the first
 /// with `--scalene` under `--gpu-tiling block` and `hybrid` with all of a
 /// tile in registers that can be (`--reg-fraction 1`), where they do not
-/// choose a scheme themselves.
+/// choose a scheme themselves (without `--fatal-warnings`: a group that
+/// does not qualify for registers is a warning).
 fn cuda_sets(spec: &ProgramSpec) -> Vec<(Vec<String>, &Vec<String>)> {
     let mut out = Vec::new();
     let mut shapes_done: Vec<&str> = Vec::new();
@@ -763,10 +764,11 @@ fn cuda_sets(spec: &ProgramSpec) -> Vec<(Vec<String>, &Vec<String>)> {
                     ],
                 };
                 for scheme in schemes {
-                    let with = o
-                        .iter()
-                        .cloned()
-                        .chain(scheme.iter().map(|w| w.to_string()));
+                    // A group that does not qualify for registers is a
+                    // warning under hybrid: not fatal here.
+                    let hybrid = scheme.contains(&"hybrid");
+                    let kept = o.iter().filter(|w| !hybrid || *w != "--fatal-warnings");
+                    let with = kept.cloned().chain(scheme.iter().map(|w| w.to_string()));
                     out.push((with.collect(), o));
                 }
             }

@@ -153,7 +153,7 @@ pub(crate) fn plan(
         if buf.index.moduli.iter().any(Option::is_some) {
             return Err(format!("the scratchpad of '{data}' is a rolling window"));
         }
-        if crate::model::mdg::type_bytes(&buf.elem_type).is_none() {
+        if crate::model::mdg::type_bytes(&buf.elem_type).is_none_or(|b| b > 8) {
             return Err(format!(
                 "'{data}' has elements of type {}, which a shuffle cannot move",
                 buf.elem_type
