@@ -296,13 +296,17 @@ fn gpu_benchmark_driver_runs_on_the_emulation() {
         "{out}{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert_eq!(out.matches("| identical |").count(), 8, "{out}");
+    assert_eq!(out.matches("| identical |").count(), 10, "{out}");
     assert!(
         out.contains("| heat-1d | --rectangle | identical |"),
         "{out}"
     );
     assert!(
         out.contains("| heat-1d | --rectangle --gpu-tiling warp | identical |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| heat-1d | --rectangle --gpu-tiling hybrid | identical |"),
         "{out}"
     );
     let gpu = Command::new("nvidia-smi")
