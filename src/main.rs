@@ -50,7 +50,7 @@ struct Cli {
     gpu_tiling: Option<GpuTilingArg>,
     /// CUDA, hybrid tiles: the fraction of a tile along the innermost loop
     /// kept in registers, in whole warps (0 < F <= 1; default: the GPU cost
-    /// model's per group).
+    /// model's per group). Without --gpu-tiling it implies hybrid.
     #[arg(long, value_name = "F")]
     reg_fraction: Option<f64>,
     /// CUDA: the GPU architecture whose limits (threads, registers and
@@ -716,6 +716,11 @@ fn options(cli: &Cli) -> Result<Options, String> {
         }
         Some(f) if f > 0.0 && f <= 1.0 => Some(f),
         Some(f) => return Err(format!("invalid --reg-fraction {f}: a fraction above 0 and at most 1")),
+    };
+    // A register fraction alone asks for hybrid tiles.
+    let gpu_tiling = match (cli.gpu_tiling, reg_fraction) {
+        (None, Some(_)) => Some(GpuTiling::Hybrid),
+        _ => gpu_tiling,
     };
     let gpu = match cli.gpu {
         Some(_) if target != Target::Cuda => {

@@ -654,8 +654,8 @@ fn cuda_hybrid_tiles_hold_registers() {
         "{cu}"
     );
     assert!(!err.contains("warning"), "{err}");
-    // Half of the tile by the option; the model's choice without it.
-    let (_, _, half) = run(&["--gpu-tiling", "hybrid", "--reg-fraction", "0.5"]);
+    // Half of the tile (the fraction alone implies hybrid tiles).
+    let (_, _, half) = run(&["--reg-fraction", "0.5"]);
     assert!(
         half.contains("ft_ft_wft_T[") && half.contains("][34]"),
         "{half}"
