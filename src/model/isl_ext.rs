@@ -175,6 +175,22 @@ pub fn ast_from_schedule(
     }))
 }
 
+/// The least and greatest value of dimension `d` of `set` over its points
+/// (and parameters), when both are integers; `None` when it is unbounded or
+/// empty along `d`.
+pub fn dim_range(set: &Set, d: usize) -> Result<Option<(i64, i64)>> {
+    let min = set.copy().and_then(|x| x.dim_min_val(d as i32));
+    let max = set.copy().and_then(|x| x.dim_max_val(d as i32));
+    let (min, max) = (min.map_err(isl_err)?, max.map_err(isl_err)?);
+    if !min.is_int().map_err(isl_err)? || !max.is_int().map_err(isl_err)? {
+        return Ok(None);
+    }
+    Ok(Some((
+        min.get_num_si().map_err(isl_err)?,
+        max.get_num_si().map_err(isl_err)?,
+    )))
+}
+
 /// The AST expression of `pa`, a piecewise affine function of the
 /// parameters, under the parameter constraints `context`
 /// (`isl_ast_build_from_context` + `isl_ast_build_expr_from_pw_aff`).
@@ -379,6 +395,14 @@ isl_text!(PwAff, isl_pw_aff_to_str);
 mod tests {
     use super::*;
     use isl_rs::Val;
+
+    #[test]
+    fn dim_range_is_integral_or_none() {
+        let ctx = new_context();
+        let s = Set::read_from_str(&ctx, "{ [a, b] : 2 <= a <= 7 and b >= a }").expect("set");
+        assert_eq!(dim_range(&s, 0).expect("isl"), Some((2, 7)));
+        assert_eq!(dim_range(&s, 1).expect("isl"), None);
+    }
 
     #[test]
     fn ast_from_a_two_statement_schedule() {

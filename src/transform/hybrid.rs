@@ -28,7 +28,7 @@
 //! enough for `K` warps; every read of held data along the split loop
 //! points left (so the shared part never reads a register).
 
-use crate::model::isl_ext::isl_err;
+use crate::model::isl_ext::{dim_range, isl_err};
 use crate::model::polyhedral::Names;
 use crate::model::program::{AccessKind, Region};
 use crate::model::storage::{
@@ -345,16 +345,13 @@ fn offsets(
         .map_err(fail)?;
     let (mut lo, mut hi) = (Vec::new(), Vec::new());
     for d in 0..n {
-        let min = deltas.copy().and_then(|x| x.dim_min_val(d as i32));
-        let max = deltas.copy().and_then(|x| x.dim_max_val(d as i32));
-        let (min, max) = (min.map_err(fail)?, max.map_err(fail)?);
-        if !min.is_int().map_err(fail)? || !max.is_int().map_err(fail)? {
+        let Some((min, max)) = dim_range(&deltas, d).map_err(|e| e.first_message())? else {
             return Err(format!(
                 "the per-tile region of {stage} is not bounded by constants along loop {d}"
             ));
-        }
-        lo.push(min.get_num_si().map_err(fail)?);
-        hi.push(max.get_num_si().map_err(fail)?);
+        };
+        lo.push(min);
+        hi.push(max);
     }
     Ok((lo, hi))
 }

@@ -62,7 +62,7 @@
 
 use crate::diag::{Diagnostic, Error, Result, Span};
 use crate::model::deps::Dependences;
-use crate::model::isl_ext::{isl_err, IslText};
+use crate::model::isl_ext::{dim_range, isl_err, IslText};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::Region;
 use crate::transform::align::{scale_deps, stage_scales};
@@ -70,10 +70,10 @@ pub use crate::transform::cost::{Machine, Weights};
 use crate::transform::footprint::footprints;
 pub use crate::transform::footprint::Footprint;
 use crate::transform::fuse::minimal_shifts;
-use crate::transform::gpu_cost::{choose, GpuCosted, GpuSpec, GpuTiling};
+use crate::transform::gpu_cost::{GpuCosted, GpuSpec};
 use crate::transform::multi_level::InnerTiles;
 pub use crate::transform::overlap_groups::GroupingStrategy;
-use crate::transform::overlap_groups::{flatten, form_groups, restrict, Analysed, Groups};
+use crate::transform::overlap_groups::{flatten, form_groups, restrict, Groups};
 use crate::transform::overlap_tree::build_tree;
 use isl_rs::{Context, DimType, Map, Schedule, UnionMap, UnionSet};
 use log::info;
@@ -82,6 +82,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::model::marks::Mark;
 use crate::model::storage::StoragePlan;
 use crate::transform::storage::plan_storage;
+
+mod gpu;
+use gpu::{refined, with_registers};
 
 /// The two trapezoid shapes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,95 +224,6 @@ pub fn overlapped_tiling(
         untiled,
         explained,
     })
-}
-
-/// The GPU cost model's choice for the group `a`, the last group of
-/// `storage`: where a tile's scratchpads there take other bytes than the
-/// geometry's estimate (buffer sharing, the loads of an array updated in
-/// place), scheme and block are chosen again at its tile sizes with them.
-fn refined(a: &Analysed, exact: Option<u64>, spec: &OverlapSpec) -> Option<GpuCosted> {
-    let (c, geo) = a.gpu.as_ref()?;
-    match (exact, &spec.model.gpu) {
-        (Some(bytes), Some(gs)) if bytes != c.tile_shared => {
-            let again = choose(geo, gs, Some(&c.sizes), Some(bytes));
-            info!(
-                "gpu cost: a tile's scratchpads take {bytes} bytes, estimated {}: {}",
-                c.tile_shared,
-                match &again {
-                    Some(n) => format!("chose again: {}", n.describe(gs.gpu)),
-                    None => "no block fits them; the estimate's choice stays".to_string(),
-                }
-            );
-            again.or_else(|| Some(c.clone()))
-        }
-        _ => Some(c.clone()),
-    }
-}
-
-/// Where the GPU cost model chose hybrid tiles for the group `a`, plans
-/// them in its storage plan `st` (`transform::hybrid`); a group that does
-/// not qualify gets the cheapest tile per warp instead, and with
-/// `--gpu-tiling hybrid` why (which the driver reports; `auto` only logs it).
-fn with_registers(
-    a: &Analysed,
-    names: &Names,
-    st: &mut StoragePlan,
-    choice: Option<GpuCosted>,
-    spec: &OverlapSpec,
-) -> (Option<GpuCosted>, Option<String>) {
-    let (Some(c), Some(gs)) = (&choice, &spec.model.gpu) else {
-        return (choice, None);
-    };
-    if c.scheme != GpuTiling::Hybrid {
-        // The model found no hybrid candidate: why, unless the group has
-        // nothing to keep in registers.
-        let why = match (gs.scheme, &a.gpu) {
-            (Some(GpuTiling::Hybrid), Some((_, geo))) => {
-                crate::transform::gpu_cost::hybrid_obstacle(geo, &c.sizes, gs.block.map(|b| b[0]))
-            }
-            _ => None,
-        };
-        return (choice, why);
-    }
-    let tiles = c.reg_tiles as usize;
-    match crate::transform::hybrid::plan(&a.region, names, &a.analysis, st, tiles) {
-        Ok(true) => {
-            info!("hybrid tiles: {tiles} parallelogram tile(s) per statement in registers");
-            (choice, None)
-        }
-        // Nothing to hold: one tile per warp.
-        Ok(false) => (
-            Some(GpuCosted {
-                scheme: GpuTiling::Warp,
-                reg_tiles: 0,
-                ..c.clone()
-            }),
-            None,
-        ),
-        Err(why) => {
-            info!("hybrid tiles: the group keeps its scratchpads: {why}");
-            let warp = GpuSpec {
-                scheme: Some(GpuTiling::Warp),
-                ..*gs
-            };
-            let exact = st.tile_bytes(0, u64::MAX / 4);
-            let again = a
-                .gpu
-                .as_ref()
-                .and_then(|(_, geo)| choose(geo, &warp, Some(&c.sizes), exact));
-            let again = again.or_else(|| {
-                Some(GpuCosted {
-                    scheme: GpuTiling::Warp,
-                    reg_tiles: 0,
-                    ..c.clone()
-                })
-            });
-            match gs.scheme {
-                Some(GpuTiling::Hybrid) => (again, Some(why)),
-                _ => (again, None),
-            }
-        }
-    }
 }
 
 /// One group analysed for overlapped tiling, without building anything:
@@ -619,17 +533,10 @@ fn box_region(
             bounds.push(format!("T{d} = 0"));
             continue;
         }
-        let lo = deltas.copy().and_then(|x| x.dim_min_val(d as i32));
-        let hi = deltas.copy().and_then(|x| x.dim_max_val(d as i32));
-        let (lo, hi) = (lo.map_err(isl_err)?, hi.map_err(isl_err)?);
-        if !lo.is_int().map_err(isl_err)? || !hi.is_int().map_err(isl_err)? {
+        let Some((mut lo, mut hi)) = dim_range(&deltas, d)? else {
             // Unbounded or empty: keep the exact region.
             return exact.copy().map_err(isl_err);
-        }
-        let (mut lo, mut hi) = (
-            lo.get_num_si().map_err(isl_err)?,
-            hi.get_num_si().map_err(isl_err)?,
-        );
+        };
         if classic == Some(d) {
             // Not overlapped: the tile computes its own part; what it reads
             // before that was computed by the tiles before it.

@@ -13,7 +13,7 @@ use crate::backend::c::{expr, CPrinter};
 use crate::backend::tree::{any_node, LoopExpr, Node};
 use crate::backend::Naming;
 use crate::diag::{Error, Result};
-use crate::model::storage::{Placement, StoragePlan};
+use crate::model::storage::Placement;
 use crate::transform::gpu_cost::{warp_x, warps_per_block};
 
 /// Prints the overlapped tiles of a kernel: tile loops over the grid's
@@ -296,7 +296,7 @@ impl Tiles<'_> {
     /// shared-memory part `body`, and the warp's barrier before its next
     /// tile overwrites the scratchpads they read.
     fn registers(&self, group: usize, body: &[Node], indent: &str, out: &mut String) -> Result<()> {
-        let Some(plan) = self.cuda_plan() else {
+        let Some(plan) = self.printer.storage() else {
             return Ok(());
         };
         let Some(regs) = plan.groups.get(group).and_then(|g| g.registers.as_ref()) else {
@@ -320,11 +320,6 @@ impl Tiles<'_> {
         )?;
         out.push_str(&format!("{indent}__syncwarp();\n"));
         Ok(())
-    }
-
-    /// The storage plan the printer reads.
-    fn cuda_plan(&self) -> Option<&StoragePlan> {
-        self.printer.storage()
     }
 
     /// The refusal of a group whose scratchpads do not fit a block's
