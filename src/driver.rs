@@ -299,12 +299,14 @@ pub fn compile(opts: &Options) -> Result<Compiled> {
 
 /// Compiles an input already read; also returns the files it includes.
 fn compile_input(opts: &Options, input: &Input) -> Result<(Compiled, Vec<String>)> {
+    let started = std::time::Instant::now();
     let parsed = frontend::parse_input(
         input,
         &opts.clang_args,
         &opts.temporaries,
         opts.infer_temporaries,
     )?;
+    log::debug!("time: front end {} ms", started.elapsed().as_millis());
     info!("front end: {} region(s)", parsed.program.regions.len());
     Ok((compile_program(opts, &parsed.program)?, parsed.includes))
 }

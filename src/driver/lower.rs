@@ -43,7 +43,9 @@ impl Built {
             Some(m) => m,
             None => Modelled::new(opts, region, names)?,
         };
+        let started = std::time::Instant::now();
         let deps = deps::compute(&model, dependence_budget(opts, region))?;
+        log::debug!("time: dependences {} ms", started.elapsed().as_millis());
         Ok(Built { model, deps, ctx })
     }
 }
@@ -58,8 +60,13 @@ pub(super) struct Modelled {
 
 impl Modelled {
     pub(super) fn new(opts: &Options, region: &Region, names: &Names) -> Result<Modelled> {
+        let started = std::time::Instant::now();
         let ctx = new_context();
         let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
+        log::debug!(
+            "time: polyhedral model {} ms",
+            started.elapsed().as_millis()
+        );
         Ok(Modelled { model, ctx })
     }
 }
@@ -133,7 +140,9 @@ pub(super) fn lower(
     });
     let mut simpler = Simpler::default();
     loop {
+        let started = std::time::Instant::now();
         let t = transform(opts, program, region, names, &model, &deps, &all, &simpler)?;
+        log::debug!("time: transform {} ms", started.elapsed().as_millis());
         if opts.dump_schedule {
             let (line, _) = program.file.line_col(region.pragma_span.start);
             eprintln!(
@@ -169,8 +178,14 @@ pub(super) fn lower(
             choices: t.gpu.clone(),
             ..c.clone()
         });
+        let started = std::time::Instant::now();
         let (code, checked) = std::thread::scope(|scope| {
-            let check = scope.spawn(|| printed.check(budget));
+            let check = scope.spawn(|| {
+                let started = std::time::Instant::now();
+                let checked = printed.check(budget);
+                log::debug!("time: validity check {} ms", started.elapsed().as_millis());
+                checked
+            });
             let code = generate_loops(
                 &t.schedule,
                 &model.context,
@@ -184,6 +199,7 @@ pub(super) fn lower(
                 budget,
                 cuda_t.as_ref(),
             );
+            log::debug!("time: code generation {} ms", started.elapsed().as_millis());
             let checked = check
                 .join()
                 .unwrap_or_else(|_| Err(Error::internal("the validity check's thread panicked")));

@@ -105,6 +105,33 @@ pub struct Region {
     pub temporaries: Vec<Temporary>,
 }
 
+impl Region {
+    /// The region with `stages` and `temporaries` in place of its own and
+    /// no loop tree: a group of its stages as a region of their own. Its
+    /// own stages and tree are not copied (a candidate group of a deep
+    /// pipeline is analysed many times).
+    pub fn with_stages(&self, stages: Vec<Stage>, temporaries: Vec<Temporary>) -> Region {
+        Region {
+            kind: self.kind.clone(),
+            span: self.span,
+            pragma_span: self.pragma_span,
+            indent: self.indent.clone(),
+            stages,
+            tree: Vec::new(),
+            data_types: self.data_types.clone(),
+            function_start: self.function_start,
+            scalars: self.scalars.clone(),
+            versions: self.versions.clone(),
+            macro_values: self.macro_values.clone(),
+            macro_params: self.macro_params.clone(),
+            final_values: self.final_values.clone(),
+            storage: self.storage.clone(),
+            pragma_lines: self.pragma_lines.clone(),
+            temporaries,
+        }
+    }
+}
+
 /// A temporary data set: the program does not read its values after the
 /// region, so the generated code need not store them. Declared (the
 /// `temporary(...)` clause of a region's pragma, or `--temporary`) or

@@ -8,21 +8,37 @@
 
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::isl_err;
-use crate::model::program::Region;
+use crate::model::program::{Region, Stage};
 use isl_rs::{DimType, Map, UnionMap};
 
-/// Scale factors per stage and loop (§3.7, alignment and scaling) that make
+/// Scale factors per stage (of `stages`, in order) and loop (§3.7, alignment and scaling) that make
 /// every flow dependence of the group uniform: a dependence from `Sa[y]` to
 /// `Sb[x]` needs `scale_b*x_d - scale_a*y_d` bounded in every loop `d`
 /// (`Sb` reads `2*x` of `Sa`: `Sb` is scaled by twice `Sa`'s factor). The
 /// ratio of each dependence is found among small integer ratios, propagated
 /// over the group, and the factors made integral (1 for the finest stage).
 /// Groups without such factors are split, with the reason.
-pub fn stage_scales(region: &Region, flow: &UnionMap, depth: usize) -> Result<Vec<Vec<i64>>> {
-    let n = region.stages.len();
-    let index_of = |name: &str| region.stages.iter().position(|s| s.name == name);
-    // Per loop: edges (a, b, p, q) meaning scale_b / scale_a = p / q.
-    let mut edges: Vec<Vec<(usize, usize, i64, i64)>> = vec![Vec::new(); depth];
+pub fn stage_scales(stages: &[&Stage], flow: &UnionMap, depth: usize) -> Result<Vec<Vec<i64>>> {
+    aligned_scales(stages, &flow_edges(stages, flow, depth)?, depth)
+}
+
+/// A flow dependence between two stages of a group (indices into its
+/// stages) and how it aligns along each loop ([`edge_alignment`]).
+#[derive(Clone, Debug)]
+pub struct FlowEdge {
+    /// The producer.
+    pub from: usize,
+    /// The consumer.
+    pub to: usize,
+    /// Per loop; `None` where no ratio bounds the distance.
+    pub aligned: Vec<Option<Aligned>>,
+}
+
+/// The flow dependences of `flow` between distinct stages of `stages`, in
+/// isl's order, with their alignments.
+pub fn flow_edges(stages: &[&Stage], flow: &UnionMap, depth: usize) -> Result<Vec<FlowEdge>> {
+    let index_of = |name: &str| stages.iter().position(|s| s.name == name);
+    let mut edges = Vec::new();
     let list = flow.get_map_list().map_err(isl_err)?;
     for i in 0..list.size().map_err(isl_err)? {
         let m: Map = list.get_at(i).map_err(isl_err)?;
@@ -32,25 +48,48 @@ pub fn stage_scales(region: &Region, flow: &UnionMap, depth: usize) -> Result<Ve
         ) else {
             continue;
         };
-        if a == b {
-            continue;
+        if a != b {
+            edges.push(FlowEdge {
+                from: a,
+                to: b,
+                aligned: edge_alignment(&m, depth)?,
+            });
         }
-        for (d, aligned) in edge_alignment(&m, depth)?.into_iter().enumerate() {
+    }
+    Ok(edges)
+}
+
+/// [`stage_scales`] from the group's flow edges.
+pub fn aligned_scales(
+    stages: &[&Stage],
+    edges: &[FlowEdge],
+    depth: usize,
+) -> Result<Vec<Vec<i64>>> {
+    let n = stages.len();
+    // Per loop: edges (a, b, p, q) meaning scale_b / scale_a = p / q.
+    let mut ratios: Vec<Vec<(usize, usize, i64, i64)>> = vec![Vec::new(); depth];
+    for FlowEdge {
+        from: a,
+        to: b,
+        aligned,
+    } in edges
+    {
+        for (d, aligned) in aligned.iter().enumerate() {
             let Some(al) = aligned else {
                 return Err(Error::internal(format!(
                     "the dependences of {} on {} along loop {d} are neither uniform nor a fixed up- or down-sampling, so no scaling aligns them",
-                    region.stages[b].label, region.stages[a].label
+                    stages[*b].label, stages[*a].label
                 )));
             };
-            edges[d].push((a, b, al.p, al.q));
+            ratios[d].push((*a, *b, al.p, al.q));
         }
     }
     let mut scales = vec![vec![1i64; depth]; n];
-    for (d, edges) in edges.iter().enumerate() {
-        let ints = propagate_scales(n, edges).map_err(|(a, b)| {
+    for (d, ratios) in ratios.iter().enumerate() {
+        let ints = propagate_scales(n, ratios).map_err(|(a, b)| {
             Error::internal(format!(
                 "{} and {} need conflicting scalings along loop {d}",
-                region.stages[a].label, region.stages[b].label
+                stages[a].label, stages[b].label
             ))
         })?;
         for k in 0..n {

@@ -64,8 +64,8 @@ use crate::diag::{Diagnostic, Error, Result, Span};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::{dim_range, isl_err, IslText};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
-use crate::model::program::Region;
-use crate::transform::align::{scale_deps, stage_scales};
+use crate::model::program::{Region, Stage};
+use crate::transform::align::{aligned_scales, flow_edges, scale_deps, FlowEdge};
 pub use crate::transform::cost::{Machine, Weights};
 use crate::transform::footprint::footprints;
 pub use crate::transform::footprint::Footprint;
@@ -151,12 +151,19 @@ pub fn overlapped_tiling(
             format!("--overlap-dims names loop {d}, but the deepest nest has {deepest} loops (numbered from 0, outermost first)"),
         ));
     }
+    let started = std::time::Instant::now();
     let Groups {
         units,
         groups,
         untiled,
         explained,
     } = form_groups(region, names, model, deps, spec, span)?;
+    log::debug!(
+        "time: grouping {} ms ({} groups)",
+        started.elapsed().as_millis(),
+        groups.len()
+    );
+    let started = std::time::Instant::now();
 
     let mut schedule: Option<Schedule> = None;
     let mut storage = StoragePlan::default();
@@ -196,6 +203,10 @@ pub fn overlapped_tiling(
         });
     }
     let schedule = schedule.ok_or_else(|| Error::internal("overlap: empty chain"))?;
+    log::debug!(
+        "time: building the groups' trees and storage {} ms",
+        started.elapsed().as_millis()
+    );
     Ok(Overlapped {
         schedule,
         storage,
@@ -306,32 +317,9 @@ pub(crate) fn analyse_group(
     let ctx = model.schedule.get_ctx();
     check_race_free(region, model, deps, units, live_in, span)?;
 
-    // Alignment and scaling (§3.7): up- and down-sampling stages are tiled in
-    // scaled coordinates where every dependence distance is constant.
-    let scales = stage_scales(region, &deps.flow, depth)?;
-    for (k, sc) in scales.iter().enumerate() {
-        if let Some(d) = (0..depth).find(|d| sizes[*d] < WHOLE && sizes[*d] % sc[*d] != 0) {
-            return Err(Error::at(
-                span,
-                format!(
-                    "{} is scaled by {} along loop {d} to align its dependences; the tile size {} of that loop must be a multiple of it",
-                    region.stages[k].label, sc[d], sizes[d]
-                ),
-            ));
-        }
-    }
-    // The statements of a multi-statement stage share its loops: one scale.
-    for unit in units {
-        if let Some(k) = unit.iter().find(|k| scales[**k] != scales[unit[0]]) {
-            return Err(Error::inapplicable_at(
-                span,
-                format!(
-                    "{} and {} share a loop nest but would need different scale factors ({:?}, {:?}) to align their dependences",
-                    region.stages[unit[0]].label, region.stages[*k].label, scales[unit[0]], scales[*k]
-                ),
-            ));
-        }
-    }
+    let stages: Vec<&Stage> = region.stages.iter().collect();
+    let edges = flow_edges(&stages, &deps.flow, depth)?;
+    let scales = group_scales(&stages, &edges, units, &sizes, span)?;
     if scales.iter().flatten().any(|a| *a != 1) {
         info!("overlap: stages scaled by {scales:?}");
     }
@@ -429,6 +417,51 @@ pub(crate) fn analyse_group(
         reuse: (0..n_stages).map(|k| vec![k]).collect(),
         inner: None,
     })
+}
+
+/// Alignment and scaling (§3.7): the scale factors of `stages` (a group, in
+/// order, all of one depth; `edges` are their flow dependences, `units`
+/// their multi-statement stages as indices into `stages`), under which
+/// up- and down-sampling stages are tiled in scaled coordinates where every
+/// dependence distance is constant; an error where no scaling aligns them,
+/// where a scale does not divide its loop's tile size (`sizes`, aligned on
+/// the loops), or where the statements of one nest would need different
+/// scales. Cheap beside the rest of a group's analysis, which fails wherever
+/// this does: the greedy grouping runs it first to find how far a group can
+/// reach.
+pub(crate) fn group_scales(
+    stages: &[&Stage],
+    edges: &[FlowEdge],
+    units: &[Vec<usize>],
+    sizes: &[i64],
+    span: Span,
+) -> Result<Vec<Vec<i64>>> {
+    let depth = sizes.len();
+    let scales = aligned_scales(stages, edges, depth)?;
+    for (k, sc) in scales.iter().enumerate() {
+        if let Some(d) = (0..depth).find(|d| sizes[*d] < WHOLE && sizes[*d] % sc[*d] != 0) {
+            return Err(Error::at(
+                span,
+                format!(
+                    "{} is scaled by {} along loop {d} to align its dependences; the tile size {} of that loop must be a multiple of it",
+                    stages[k].label, sc[d], sizes[d]
+                ),
+            ));
+        }
+    }
+    // The statements of a multi-statement stage share its loops: one scale.
+    for unit in units {
+        if let Some(k) = unit.iter().find(|k| scales[**k] != scales[unit[0]]) {
+            return Err(Error::inapplicable_at(
+                span,
+                format!(
+                    "{} and {} share a loop nest but would need different scale factors ({:?}, {:?}) to align their dependences",
+                    stages[unit[0]].label, stages[*k].label, scales[unit[0]], scales[*k]
+                ),
+            ));
+        }
+    }
+    Ok(scales)
 }
 
 /// The schedule tree of an analysed group (of `region`, with `model`) and
@@ -684,7 +717,7 @@ pub(crate) const WHOLE: i64 = 1 << 40;
 /// Tile sizes for a group of `depth` loops: aligned on the innermost loops
 /// (the last `depth` sizes); outer loops without a size are not tiled (one
 /// tile spans them).
-fn aligned_sizes(sizes: &[i64], depth: usize) -> Vec<i64> {
+pub(crate) fn aligned_sizes(sizes: &[i64], depth: usize) -> Vec<i64> {
     let k = sizes.len();
     (0..depth)
         .map(|d| {
