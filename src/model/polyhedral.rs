@@ -246,8 +246,20 @@ impl StageText<'_> {
         )
     }
 
+    /// [`StageText::access`] without the domain's constraints (the model
+    /// intersects it with the stage's domain, already read: reading the
+    /// constraints again for every access took most of the model's time).
+    fn access_of_instances(&self, data: &str, index: &[Expr]) -> String {
+        self.access_text(data, index, "")
+    }
+
     /// `[P] -> { S0[i] -> A[i + 1] : domain }`; `*` indices become fresh variables.
     fn access(&self, data: &str, index: &[Expr]) -> String {
+        self.access_text(data, index, &self.conditions())
+    }
+
+    /// The access of `data` at `index`, with `conditions` (` : ...` or none).
+    fn access_text(&self, data: &str, index: &[Expr], conditions: &str) -> String {
         let idx: Vec<String> = index
             .iter()
             .enumerate()
@@ -265,7 +277,7 @@ impl StageText<'_> {
             self.tuple(),
             isl_name(data),
             idx.join(", "),
-            self.conditions()
+            conditions
         )
     }
 }
@@ -340,14 +352,15 @@ pub fn build(
         let t = StageText { stage, names };
         let dom = read_union_set(ctx, &t.domain())?;
         stage_domains.push(dom.copy().map_err(isl_err)?);
-        domain = domain.union(dom).map_err(isl_err)?;
         let mut seen = HashSet::new();
         for a in &stage.accesses {
-            let text = t.access(&a.data, &a.index);
+            let text = t.access_of_instances(&a.data, &a.index);
             if !seen.insert((a.kind == AccessKind::Read, text.clone())) {
                 continue;
             }
-            let m = read_union_map(ctx, &text)?;
+            let m = read_union_map(ctx, &text)?
+                .intersect_domain(dom.copy().map_err(isl_err)?)
+                .map_err(isl_err)?;
             match a.kind {
                 AccessKind::Read => reads.push((k, m)),
                 AccessKind::Write => {
@@ -358,6 +371,7 @@ pub fn build(
                 }
             }
         }
+        domain = domain.union(dom).map_err(isl_err)?;
     }
     let (reads, must_writes, may_writes) = (
         union_all(ctx, reads)?,
