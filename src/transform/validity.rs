@@ -80,15 +80,13 @@ pub fn check(s: &Subject, budget: u64) -> Result<Outcome> {
     }
 }
 
-/// A [`Subject`] printed as text, to be checked in an isl context of its
-/// own (isl contexts are not shared between threads): the driver checks a
-/// region in a second thread while the code generator runs. isl reads its
-/// own text back exactly, but not every schedule tree it prints (a mark
-/// with no child below it prints without one, which isl's reader
-/// refuses): [`Printed::check`] says so, and the driver checks the subject
-/// itself.
-pub struct Printed {
-    schedule: String,
+/// A region's side of a [`Subject`] (its domain, context and dependences)
+/// printed as text, to be read back in an isl context of its own (isl
+/// contexts are not shared between threads): the driver checks a region in
+/// a second thread ([`serve`]), which reads this while the transformation
+/// passes run and checks each schedule they produce while the code
+/// generator runs.
+pub struct PrintedRegion {
     domain: String,
     context: String,
     flow: String,
@@ -98,56 +96,98 @@ pub struct Printed {
     labels: BTreeMap<String, String>,
 }
 
-impl Printed {
-    /// `s` as text; `names` the statements whose labels diagnostics use.
-    pub fn of(s: &Subject, names: &[String]) -> Result<Printed> {
+/// [`PrintedRegion`] read back.
+struct ReadRegion {
+    domain: UnionSet,
+    context: Set,
+    deps: Dependences,
+}
+
+impl PrintedRegion {
+    /// The region's domain, context and dependences as text; `names` the
+    /// statements whose labels (`label`) diagnostics use.
+    pub fn of(
+        domain: &UnionSet,
+        context: &Set,
+        deps: &Dependences,
+        names: &[String],
+        label: &dyn Fn(&str) -> String,
+    ) -> Result<PrintedRegion> {
         use crate::model::isl_ext::IslText;
-        Ok(Printed {
-            schedule: s.schedule.text()?,
-            domain: s.domain.text()?,
-            context: s.context.text()?,
-            flow: s.deps.flow.text()?,
-            anti: s.deps.anti.text()?,
-            output: s.deps.output.text()?,
-            exact: s.deps.exact,
-            labels: names.iter().map(|n| (n.clone(), (s.label)(n))).collect(),
+        Ok(PrintedRegion {
+            domain: domain.text()?,
+            context: context.text()?,
+            flow: deps.flow.text()?,
+            anti: deps.anti.text()?,
+            output: deps.output.text()?,
+            exact: deps.exact,
+            labels: names.iter().map(|n| (n.clone(), label(n))).collect(),
         })
     }
 
-    /// [`check`] of the subject read back into a new isl context; `None`
-    /// when isl cannot read it back.
-    pub fn check(&self, budget: u64) -> Result<Option<Outcome>> {
-        let ctx = crate::model::isl_ext::new_context();
-        let map = |t: &str| UnionMap::read_from_str(&ctx, t);
-        let read = (|| {
-            Ok::<_, isl_rs::LibISLError>((
-                Schedule::read_from_str(&ctx, &self.schedule)?,
-                UnionSet::read_from_str(&ctx, &self.domain)?,
-                Set::read_from_str(&ctx, &self.context)?,
-                Dependences {
-                    flow: map(&self.flow)?,
-                    anti: map(&self.anti)?,
-                    output: map(&self.output)?,
-                    exact: self.exact,
-                    live_in: None,
-                },
-            ))
-        })();
-        let Ok((schedule, domain, context, deps)) = read else {
-            return Ok(None);
-        };
-        let label = |n: &str| self.labels.get(n).cloned().unwrap_or_else(|| n.to_string());
-        check(
-            &Subject {
-                schedule: &schedule,
-                domain: &domain,
-                context: &context,
-                deps: &deps,
-                label: &label,
+    fn read(&self, ctx: &isl_rs::Context) -> std::result::Result<ReadRegion, isl_rs::LibISLError> {
+        let map = |t: &str| UnionMap::read_from_str(ctx, t);
+        Ok(ReadRegion {
+            domain: UnionSet::read_from_str(ctx, &self.domain)?,
+            context: Set::read_from_str(ctx, &self.context)?,
+            deps: Dependences {
+                flow: map(&self.flow)?,
+                anti: map(&self.anti)?,
+                output: map(&self.output)?,
+                exact: self.exact,
+                live_in: None,
             },
-            budget,
-        )
-        .map(Some)
+        })
+    }
+}
+
+/// The check's thread: reads `region` back into a new isl context, then
+/// [`check`]s each schedule tree received (its text) against it, sending
+/// back one outcome per schedule, until the sender hangs up. isl reads its
+/// own text back exactly, but not every schedule tree it prints (a mark
+/// with no child below it prints without one, which isl's reader refuses):
+/// the outcome is then `Ok(None)`, and the driver checks the schedule
+/// itself.
+pub fn serve(
+    region: PrintedRegion,
+    schedules: std::sync::mpsc::Receiver<String>,
+    outcomes: std::sync::mpsc::Sender<Result<Option<Outcome>>>,
+    budget: u64,
+) {
+    let ctx = crate::model::isl_ext::new_context();
+    let started = std::time::Instant::now();
+    let read = region.read(&ctx).ok();
+    log::debug!(
+        "time: validity check: reading the region back {} ms",
+        started.elapsed().as_millis()
+    );
+    let label = |n: &str| {
+        region
+            .labels
+            .get(n)
+            .cloned()
+            .unwrap_or_else(|| n.to_string())
+    };
+    for text in schedules {
+        let started = std::time::Instant::now();
+        let outcome = match (&read, Schedule::read_from_str(&ctx, &text)) {
+            (Some(r), Ok(schedule)) => check(
+                &Subject {
+                    schedule: &schedule,
+                    domain: &r.domain,
+                    context: &r.context,
+                    deps: &r.deps,
+                    label: &label,
+                },
+                budget,
+            )
+            .map(Some),
+            _ => Ok(None),
+        };
+        log::debug!("time: validity check {} ms", started.elapsed().as_millis());
+        if outcomes.send(outcome).is_err() {
+            return;
+        }
     }
 }
 
