@@ -84,7 +84,9 @@ use crate::model::storage::StoragePlan;
 use crate::transform::storage::plan_storage;
 
 mod gpu;
+pub(crate) mod memo;
 use gpu::{refined, with_registers};
+use memo::AnalysisMemo;
 
 /// The two trapezoid shapes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -290,6 +292,7 @@ pub(crate) fn analyse_group(
     units: &[Vec<usize>],
     spec: &OverlapSpec,
     span: Span,
+    memo: &AnalysisMemo,
 ) -> Result<GroupAnalysis> {
     let shape = spec.shape;
     let n_stages = region.stages.len();
@@ -318,7 +321,11 @@ pub(crate) fn analyse_group(
     check_race_free(region, model, deps, units, live_in, span)?;
 
     let stages: Vec<&Stage> = region.stages.iter().collect();
-    let edges = flow_edges(&stages, &deps.flow, depth)?;
+    let stage_names: Vec<&str> = stages.iter().map(|s| s.name.as_str()).collect();
+    let edges = match memo.flow_edges(&stage_names, depth) {
+        Some(edges) => edges,
+        None => flow_edges(&stages, &deps.flow, depth)?,
+    };
     let scales = group_scales(&stages, &edges, units, &sizes, span)?;
     if scales.iter().flatten().any(|a| *a != 1) {
         info!("overlap: stages scaled by {scales:?}");
@@ -350,7 +357,7 @@ pub(crate) fn analyse_group(
     let mut propagated = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
     for k in (0..n_stages).rev() {
         let stage = &region.stages[k];
-        let own_k = tile_map(model, names, stage, (&shifts[k], &scales[k]), &sizes)?;
+        let own_k = tile_map(model, names, stage, (&shifts[k], &scales[k]), &sizes, memo)?;
         let needed = deps
             .flow
             .copy()
@@ -372,6 +379,7 @@ pub(crate) fn analyse_group(
             (&shifts[k], &scales[k]),
             &sizes,
             classic,
+            memo,
         )?)
         .map_err(isl_err)?;
         propagated = propagated
@@ -515,6 +523,7 @@ pub(crate) fn build_group(
 /// dependence distance, composed down the chain) with clipped corners; handing
 /// it to the code generator makes isl's AST build explode on chains of a few
 /// multi-dimensional stencils. The box computes at most the corners more.
+#[allow(clippy::too_many_arguments)]
 fn box_region(
     exact: &Map,
     model: &RegionModel,
@@ -523,6 +532,7 @@ fn box_region(
     (shift, scale): (&[i64], &[i64]),
     sizes: &[i64],
     classic: Option<usize>,
+    memo: &AnalysisMemo,
 ) -> Result<Map> {
     let n = s.iterators.len();
     let its: Vec<String> = (0..n).map(|d| format!("i{d}")).collect();
@@ -541,7 +551,7 @@ fn box_region(
             }
         })
         .collect();
-    let to_offsets = Map::read_from_str(
+    let to_offsets = memo.map(
         &model.schedule.get_ctx(),
         &format!(
             "{{ [{}[{}] -> [{}]] -> [{}] : {} }}",
@@ -551,8 +561,9 @@ fn box_region(
             ds.join(", "),
             offsets.join(" and ")
         ),
-    )
-    .map_err(isl_err)?;
+        None,
+        false,
+    )?;
     let deltas = exact
         .copy()
         .and_then(|m| m.wrap())
@@ -587,11 +598,7 @@ fn box_region(
         ts.join(", "),
         bounds.join(" and ")
     );
-    UnionMap::read_from_str(&model.schedule.get_ctx(), &text)
-        .and_then(|m| m.intersect_domain(model.domain.copy()?))
-        .and_then(Map::from_union_map)
-        .and_then(|m| m.coalesce())
-        .map_err(isl_err)
+    memo.map(&model.schedule.get_ctx(), &text, Some(&model.domain), true)
 }
 
 /// The tiles of overlapped tiling: shape, sizes and which loops overlap.
@@ -748,6 +755,7 @@ fn tile_map(
     s: &crate::model::program::Stage,
     (shift, scale): (&[i64], &[i64]),
     sizes: &[i64],
+    memo: &AnalysisMemo,
 ) -> Result<Map> {
     let ctx = model.schedule.get_ctx();
     let n = s.iterators.len();
@@ -774,11 +782,7 @@ fn tile_map(
         ts.join(", "),
         cond.join(" and ")
     );
-    let m = UnionMap::read_from_str(&ctx, &text)
-        .and_then(|m| m.intersect_domain(model.domain.copy()?))
-        .and_then(Map::from_union_map)
-        .map_err(isl_err)?;
-    Ok(m)
+    memo.map(&ctx, &text, Some(&model.domain), false)
 }
 
 /// The dependences that constrain the shifts of a group whose statements

@@ -25,21 +25,20 @@ use crate::model::deps::{live_in_reads_with, Dependences, LiveInMemo};
 use crate::model::isl_ext::isl_err;
 use crate::model::polyhedral::{stages_under, Names, RegionModel, SchedulePart};
 use crate::model::program::{OrigNode, Region, Stage};
-use crate::model::relations::{map_list, select_by_name};
-use crate::transform::align::{edge_alignment, Aligned, FlowEdge};
+use crate::model::relations::select_by_name;
 use crate::transform::cost::Geometry;
 use crate::transform::gpu_cost::GpuCosted;
 use crate::transform::intra_fusion::reuse_runs;
 use crate::transform::multi_level::inner_tiles;
+use crate::transform::overlap::memo::AnalysisMemo;
 use crate::transform::overlap::{
     aligned_sizes, analyse_group, group_scales, stage_universe, GroupAnalysis, OverlapSpec, Shape,
     WHOLE,
 };
 use crate::transform::pipeline::must_reach_memory;
 use crate::transform::pipeline::PipelineGraph;
-use isl_rs::{DimType, Map, UnionMap, UnionSet};
+use isl_rs::{UnionMap, UnionSet};
 use log::info;
-use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 
 /// How the nests of a region are grouped (`--grouping`).
@@ -171,7 +170,7 @@ pub(crate) fn form_groups(
         nest_units(region).into_iter().unzip();
     let mut analyses = Analyses::default();
     let live_in = LiveInMemo::default();
-    let flows = FlowMemo::default();
+    let memo = AnalysisMemo::new(deps)?;
     let ctx = Ctx {
         region,
         names,
@@ -180,7 +179,7 @@ pub(crate) fn form_groups(
         units: &units,
         span,
         live_in: &live_in,
-        flows: &flows,
+        memo: &memo,
     };
     let Chosen {
         groups,
@@ -314,51 +313,8 @@ struct Ctx<'a> {
     span: Span,
     /// The candidates' live-in reads, part by part.
     live_in: &'a LiveInMemo,
-    /// The flow dependences' alignments, for [`scales_align`].
-    flows: &'a FlowMemo,
-}
-
-/// A flow dependence's alignment per loop ([`edge_alignment`]).
-type LoopAlignments = Vec<Option<Aligned>>;
-
-/// The region's flow dependences between distinct stages, listed once, and
-/// their alignments, each found once when first needed: what the cheap part
-/// of the candidates' analyses ([`scales_align`]) reads.
-#[derive(Default)]
-struct FlowMemo {
-    /// (producer, consumer, dependence).
-    maps: OnceCell<Vec<(String, String, Map)>>,
-    /// By (producer, consumer); `None` where isl failed.
-    aligned: RefCell<HashMap<(String, String), Option<LoopAlignments>>>,
-}
-
-impl FlowMemo {
-    /// The flow dependences of `deps` between distinct stages.
-    fn maps(&self, deps: &Dependences) -> Option<&[(String, String, Map)]> {
-        if self.maps.get().is_none() {
-            let mut out = Vec::new();
-            for m in map_list(&deps.flow).ok()? {
-                let from = m.get_tuple_name(DimType::In).ok()?.to_string();
-                let to = m.get_tuple_name(DimType::Out).ok()?.to_string();
-                if from != to {
-                    out.push((from, to, m));
-                }
-            }
-            let _ = self.maps.set(out);
-        }
-        self.maps.get().map(Vec::as_slice)
-    }
-
-    /// The alignment of the dependence `m` of `from` to `to` along `depth` loops.
-    fn aligned(&self, from: &str, to: &str, m: &Map, depth: usize) -> Option<LoopAlignments> {
-        let key = (from.to_string(), to.to_string());
-        if let Some(found) = self.aligned.borrow().get(&key) {
-            return found.clone();
-        }
-        let found = edge_alignment(m, depth).ok();
-        self.aligned.borrow_mut().insert(key, found.clone());
-        found
-    }
+    /// What the analyses of the region's candidates share.
+    memo: &'a AnalysisMemo,
 }
 
 /// PolyMage's greedy grouping: in order, a group takes the following nests
@@ -542,28 +498,10 @@ fn scales_align(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> bool {
     if stages.iter().any(|s| s.iterators.len() != depth) {
         return false;
     }
-    let index: HashMap<&str, usize> = stages
-        .iter()
-        .enumerate()
-        .map(|(k, s)| (s.name.as_str(), k))
-        .collect();
-    let Some(maps) = ctx.flows.maps(ctx.deps) else {
+    let names: Vec<&str> = stages.iter().map(|s| s.name.as_str()).collect();
+    let Some(edges) = ctx.memo.flow_edges(&names, depth) else {
         return false;
     };
-    let mut edges = Vec::new();
-    for (from, to, m) in maps {
-        let (Some(a), Some(b)) = (index.get(from.as_str()), index.get(to.as_str())) else {
-            continue;
-        };
-        let Some(aligned) = ctx.flows.aligned(from, to, m, depth) else {
-            return false;
-        };
-        edges.push(FlowEdge {
-            from: *a,
-            to: *b,
-            aligned,
-        });
-    }
     let sizes = aligned_sizes(&spec.sizes, depth);
     group_scales(&stages, &edges, &sub_units, &sizes, ctx.span).is_ok()
 }
@@ -881,7 +819,7 @@ fn analyse(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> std::result::Result
         units,
         span,
         live_in,
-        flows: _,
+        memo,
     } = *ctx;
     let (stages, sub_units) = flatten(units, cand);
     let started = std::time::Instant::now();
@@ -905,7 +843,7 @@ fn analyse(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> std::result::Result
     let result = (|| -> Result<GroupAnalysis> {
         let live_in = live_in_reads_with(&sub_model, live_in)?;
         let analysis = analyse_group(
-            &sub, names, &sub_model, &sub_deps, &live_in, &sub_units, spec, span,
+            &sub, names, &sub_model, &sub_deps, &live_in, &sub_units, spec, span, memo,
         )?;
         if let Some(tolerance) = spec.overlap_tolerance {
             // PolyMage's greedy grouping: the overlap (redundant computation
