@@ -28,7 +28,7 @@ use crate::model::marks::Mark;
 use crate::model::program::Region;
 use crate::model::storage::{Affine, Buffer, StmtRole, StoragePlan};
 use crate::transform::band::mark_of;
-use isl_rs::{Schedule, ScheduleNode, ScheduleNodeType};
+use isl_rs::{Schedule, ScheduleNode, ScheduleNodeType, UnionSet};
 use log::info;
 use std::collections::BTreeMap;
 
@@ -48,7 +48,8 @@ pub(crate) fn share(schedule: &Schedule, plan: &mut StoragePlan, region: &Region
         return Ok(());
     };
     let mut phases = BTreeMap::new();
-    collect_phases(&body, Vec::new(), &mut phases)?;
+    let reaching = body.get_domain().map_err(isl_err)?;
+    collect_phases(&body, reaching, Vec::new(), &mut phases)?;
     // Statements touching each data set of the group: (phase, is a load).
     let mut touches: BTreeMap<&str, Vec<(Phase, bool)>> = BTreeMap::new();
     for s in &region.stages {
@@ -258,16 +259,33 @@ fn tile_body(node: ScheduleNode) -> Result<Option<ScheduleNode>> {
     Ok(None)
 }
 
-/// The phase of every statement below `node`.
+/// The phase of every statement below `node`, which the instances
+/// `reaching` reach (passed down the tree: isl's domain of each node,
+/// computed once per node instead of from the root at every one).
 fn collect_phases(
     node: &ScheduleNode,
+    reaching: UnionSet,
     prefix: Phase,
     out: &mut BTreeMap<String, Phase>,
 ) -> Result<()> {
+    let below = |i: i32, reaching: &UnionSet| -> Result<(ScheduleNode, UnionSet)> {
+        let child = node.get_child(i).map_err(isl_err)?;
+        let reaching = reaching.copy().map_err(isl_err)?;
+        let reaching = match child.get_type().map_err(isl_err)? {
+            ScheduleNodeType::Filter => child
+                .filter_get_filter()
+                .and_then(|f| reaching.intersect(f)),
+            ScheduleNodeType::Expansion => child
+                .expansion_get_expansion()
+                .and_then(|e| reaching.apply(e)),
+            _ => Ok(reaching),
+        }
+        .map_err(isl_err)?;
+        Ok((child, reaching))
+    };
     match node.get_type().map_err(isl_err)? {
         ScheduleNodeType::Band | ScheduleNodeType::Leaf => {
-            let dom = node.get_domain().map_err(isl_err)?;
-            let list = dom.get_set_list().map_err(isl_err)?;
+            let list = reaching.get_set_list().map_err(isl_err)?;
             for i in 0..list.size().map_err(isl_err)? {
                 let set = list.get_at(i).map_err(isl_err)?;
                 out.insert(
@@ -280,13 +298,15 @@ fn collect_phases(
             for i in 0..node.n_children().map_err(isl_err)? {
                 let mut p = prefix.clone();
                 p.push(i as usize);
-                collect_phases(&node.get_child(i).map_err(isl_err)?, p, out)?;
+                let (child, reaching) = below(i, &reaching)?;
+                collect_phases(&child, reaching, p, out)?;
             }
         }
         ScheduleNodeType::Error => return Err(Error::internal("sharing: schedule node error")),
         _ => {
             for i in 0..node.n_children().map_err(isl_err)? {
-                collect_phases(&node.get_child(i).map_err(isl_err)?, prefix.clone(), out)?;
+                let (child, reaching) = below(i, &reaching)?;
+                collect_phases(&child, reaching, prefix.clone(), out)?;
             }
         }
     }
