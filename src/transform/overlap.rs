@@ -682,7 +682,7 @@ impl OverlapSpec {
 /// The loop tiled classically under partial overlapped tiling (`None`: every
 /// tiled loop overlaps). At most one tiled loop may be left out of
 /// `overlap_dims`; loops without a tile size count as neither.
-fn classic_dim(
+pub(crate) fn classic_dim(
     overlap_dims: Option<&[usize]>,
     depth: usize,
     sizes: &[i64],

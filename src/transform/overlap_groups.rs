@@ -32,8 +32,8 @@ use crate::transform::intra_fusion::reuse_runs;
 use crate::transform::multi_level::inner_tiles;
 use crate::transform::overlap::memo::AnalysisMemo;
 use crate::transform::overlap::{
-    aligned_sizes, analyse_group, group_scales, stage_universe, GroupAnalysis, OverlapSpec, Shape,
-    WHOLE,
+    aligned_sizes, analyse_group, classic_dim, group_scales, stage_universe, GroupAnalysis,
+    OverlapSpec, Shape, WHOLE,
 };
 use crate::transform::pipeline::must_reach_memory;
 use crate::transform::pipeline::PipelineGraph;
@@ -488,7 +488,10 @@ fn reach<E>(
 
 /// Whether the units `cand` pass the cheap part of their analysis: nests
 /// of one depth whose scale factors align them at `spec`'s sizes
-/// ([`group_scales`]). Where they do not, their full analysis fails too.
+/// ([`group_scales`]) and, under partial overlapped tiling, leave the
+/// classically tiled loop unscaled. Where they do not, their full analysis
+/// fails too (but for a scaled stage whose data needs no scratchpad, which
+/// [`greedy_groups`] finds when the full analysis says yes).
 fn scales_align(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> bool {
     let (stages, sub_units) = flatten(ctx.units, cand);
     let stages: Vec<&Stage> = stages.iter().map(|k| &ctx.region.stages[*k]).collect();
@@ -503,7 +506,16 @@ fn scales_align(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> bool {
         return false;
     };
     let sizes = aligned_sizes(&spec.sizes, depth);
-    group_scales(&stages, &edges, &sub_units, &sizes, ctx.span).is_ok()
+    let Ok(scales) = group_scales(&stages, &edges, &sub_units, &sizes, ctx.span) else {
+        return false;
+    };
+    // Partial overlapped tiling: a scaled stage's scratchpad moves by a
+    // fraction of a tile along the classically tiled loop, which its
+    // sliding window cannot follow (the storage plan refuses it).
+    match classic_dim(spec.overlap_dims.as_deref(), depth, &sizes, ctx.span) {
+        Ok(Some(c)) => scales.iter().all(|s| s[c] == 1),
+        _ => true,
+    }
 }
 
 /// The steps of a time block in one group (in order), every other nest
