@@ -1,7 +1,7 @@
 //! Alignment and scaling (Zhao & Cohen §3.7): overlapped tiling needs
 //! constant dependence distances, which up- and down-sampling stages of image
 //! pipelines (`B[x]` reads `A[2x+k]`, `U[2xh+a]` written from `xh`) do not
-//! have. [`stage_scales`] finds, per stage and loop, a scale factor that
+//! have. [`aligned_scales`] finds, per stage and loop, a scale factor that
 //! makes every flow dependence of a group uniform (PolyMage scales the same
 //! way, from the image size ratios); [`scale_deps`] rewrites dependences into
 //! the scaled coordinates, where `overlap.rs` tiles, shifts and expands.
@@ -10,17 +10,6 @@ use crate::diag::{Error, Result};
 use crate::model::isl_ext::isl_err;
 use crate::model::program::{Region, Stage};
 use isl_rs::{DimType, Map, UnionMap};
-
-/// Scale factors per stage (of `stages`, in order) and loop (§3.7, alignment and scaling) that make
-/// every flow dependence of the group uniform: a dependence from `Sa[y]` to
-/// `Sb[x]` needs `scale_b*x_d - scale_a*y_d` bounded in every loop `d`
-/// (`Sb` reads `2*x` of `Sa`: `Sb` is scaled by twice `Sa`'s factor). The
-/// ratio of each dependence is found among small integer ratios, propagated
-/// over the group, and the factors made integral (1 for the finest stage).
-/// Groups without such factors are split, with the reason.
-pub fn stage_scales(stages: &[&Stage], flow: &UnionMap, depth: usize) -> Result<Vec<Vec<i64>>> {
-    aligned_scales(stages, &flow_edges(stages, flow, depth)?, depth)
-}
 
 /// A flow dependence between two stages of a group (indices into its
 /// stages) and how it aligns along each loop ([`edge_alignment`]).
@@ -34,32 +23,14 @@ pub struct FlowEdge {
     pub aligned: Vec<Option<Aligned>>,
 }
 
-/// The flow dependences of `flow` between distinct stages of `stages`, in
-/// isl's order, with their alignments.
-pub fn flow_edges(stages: &[&Stage], flow: &UnionMap, depth: usize) -> Result<Vec<FlowEdge>> {
-    let index_of = |name: &str| stages.iter().position(|s| s.name == name);
-    let mut edges = Vec::new();
-    let list = flow.get_map_list().map_err(isl_err)?;
-    for i in 0..list.size().map_err(isl_err)? {
-        let m: Map = list.get_at(i).map_err(isl_err)?;
-        let (Some(a), Some(b)) = (
-            index_of(m.get_tuple_name(DimType::In).map_err(isl_err)?),
-            index_of(m.get_tuple_name(DimType::Out).map_err(isl_err)?),
-        ) else {
-            continue;
-        };
-        if a != b {
-            edges.push(FlowEdge {
-                from: a,
-                to: b,
-                aligned: edge_alignment(&m, depth)?,
-            });
-        }
-    }
-    Ok(edges)
-}
-
-/// [`stage_scales`] from the group's flow edges.
+/// Scale factors per stage (of `stages`, in order) and loop that make every
+/// flow dependence of the group (`edges`) uniform: a
+/// dependence from `Sa[y]` to `Sb[x]` needs `scale_b*x_d - scale_a*y_d`
+/// bounded in every loop `d` (`Sb` reads `2*x` of `Sa`: `Sb` is scaled by
+/// twice `Sa`'s factor). The ratio of each dependence is found among small
+/// integer ratios, propagated over the group, and the factors made integral
+/// (1 for the finest stage). Groups without such factors are split, with
+/// the reason.
 pub fn aligned_scales(
     stages: &[&Stage],
     edges: &[FlowEdge],

@@ -20,7 +20,7 @@
 //! and isl's code generator sees boxes, not unions of translated tiles.
 //!
 //! Alignment and scaling (§3.7): stages that up- or down-sample (`B[x]`
-//! reads `A[2x+k]`) get a scale factor per loop (`align::stage_scales`) that makes
+//! reads `A[2x+k]`) get a scale factor per loop (`align::aligned_scales`) that makes
 //! every dependence of the group uniform; tiles, shifts, trapezoids and the
 //! fused point loops of rectangle tiles live in those scaled coordinates.
 //!
@@ -65,7 +65,7 @@ use crate::model::deps::Dependences;
 use crate::model::isl_ext::{dim_range, isl_err, IslText};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::{Region, Stage};
-use crate::transform::align::{aligned_scales, flow_edges, scale_deps, FlowEdge};
+use crate::transform::align::{aligned_scales, scale_deps, FlowEdge};
 pub use crate::transform::cost::{Machine, Weights};
 use crate::transform::footprint::footprints;
 pub use crate::transform::footprint::Footprint;
@@ -322,10 +322,7 @@ pub(crate) fn analyse_group(
 
     let stages: Vec<&Stage> = region.stages.iter().collect();
     let stage_names: Vec<&str> = stages.iter().map(|s| s.name.as_str()).collect();
-    let edges = match memo.flow_edges(&stage_names, depth) {
-        Some(edges) => edges,
-        None => flow_edges(&stages, &deps.flow, depth)?,
-    };
+    let edges = memo.flow_edges(&stage_names, depth)?;
     let scales = group_scales(&stages, &edges, units, &sizes, span)?;
     if scales.iter().flatten().any(|a| *a != 1) {
         info!("overlap: stages scaled by {scales:?}");

@@ -398,20 +398,13 @@ fn greedy_groups(
             false => Err(()),
         });
         let (joined, failure) = 'found: {
-            if cheap > u && whole_reach_first {
-                if full(cheap).is_ok() {
-                    if cheap > last {
-                        break 'found (cheap, None);
-                    }
-                    if let Err(why) = full(cheap + 1) {
-                        break 'found (cheap, Some(why));
-                    }
-                } else {
-                    whole_reach_first = false;
-                }
-            }
             if cheap > u {
-                let (joined, failure) = reach(u, cheap - 1, &mut full);
+                let whole = whole_reach_first && full(cheap).is_ok();
+                whole_reach_first = whole;
+                let (joined, failure) = match whole {
+                    true => (cheap, None),
+                    false => reach(u, cheap - 1, &mut full),
+                };
                 if failure.is_some() || cheap > last {
                     break 'found (joined, failure);
                 }
@@ -502,7 +495,7 @@ fn scales_align(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> bool {
         return false;
     }
     let names: Vec<&str> = stages.iter().map(|s| s.name.as_str()).collect();
-    let Some(edges) = ctx.memo.flow_edges(&names, depth) else {
+    let Ok(edges) = ctx.memo.flow_edges(&names, depth) else {
         return false;
     };
     let sizes = aligned_sizes(&spec.sizes, depth);

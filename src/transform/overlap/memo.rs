@@ -5,7 +5,7 @@
 //! recur, as the same text, in every candidate that holds the stage at the
 //! same sizes, shifts and scales: each is found once.
 
-use crate::diag::Result;
+use crate::diag::{Error, Result};
 use crate::model::deps::Dependences;
 use crate::model::isl_ext::isl_err;
 use crate::model::relations::map_list;
@@ -23,8 +23,8 @@ pub(crate) struct AnalysisMemo {
     /// The region's flow dependences between distinct stages:
     /// (producer, consumer, dependence), in isl's order.
     flows: Vec<(String, String, Map)>,
-    /// Alignments by (producer, consumer); `None` where isl failed.
-    aligned: RefCell<HashMap<(String, String), Option<LoopAlignments>>>,
+    /// Alignments by (producer, consumer); the message where isl failed.
+    aligned: RefCell<HashMap<(String, String), std::result::Result<LoopAlignments, String>>>,
     /// Relations built from text, restricted to a stage's domain, by text.
     maps: RefCell<HashMap<String, Map>>,
 }
@@ -49,8 +49,8 @@ impl AnalysisMemo {
 
     /// The flow dependences of `stages` (names, in the group's order)
     /// between distinct stages, with their alignments along `depth` loops,
-    /// in the region's order; `None` where isl failed.
-    pub(crate) fn flow_edges(&self, stages: &[&str], depth: usize) -> Option<Vec<FlowEdge>> {
+    /// in the region's order.
+    pub(crate) fn flow_edges(&self, stages: &[&str], depth: usize) -> Result<Vec<FlowEdge>> {
         let index: HashMap<&str, usize> = stages.iter().enumerate().map(|(k, s)| (*s, k)).collect();
         let mut edges = Vec::new();
         for (from, to, m) in &self.flows {
@@ -63,19 +63,23 @@ impl AnalysisMemo {
                 aligned: self.aligned(from, to, m, depth)?,
             });
         }
-        Some(edges)
+        Ok(edges)
     }
 
     /// The alignment of the dependence `m` of `from` to `to` along `depth`
-    /// loops; `None` where isl failed.
-    fn aligned(&self, from: &str, to: &str, m: &Map, depth: usize) -> Option<LoopAlignments> {
+    /// loops.
+    fn aligned(&self, from: &str, to: &str, m: &Map, depth: usize) -> Result<LoopAlignments> {
         let key = (from.to_string(), to.to_string());
-        if let Some(found) = self.aligned.borrow().get(&key) {
-            return found.clone();
-        }
-        let found = edge_alignment(m, depth).ok();
-        self.aligned.borrow_mut().insert(key, found.clone());
-        found
+        let found = self.aligned.borrow().get(&key).cloned();
+        let found = match found {
+            Some(found) => found,
+            None => {
+                let found = edge_alignment(m, depth).map_err(|e| e.first_message());
+                self.aligned.borrow_mut().insert(key, found.clone());
+                found
+            }
+        };
+        found.map_err(Error::internal)
     }
 
     /// The relation of `text` (isl syntax, one space), restricted to
