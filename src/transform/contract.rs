@@ -93,8 +93,21 @@ pub fn contract(
     let mut done = Contracted::default();
     let live_in = deps.live_in_reads(model)?;
     // One time space for every statement instance of the region (the marks
-    // contraction inserts leave the schedule's map as it is).
-    let times = pad_ranges(&schedule.get_map().map_err(isl_err)?)?;
+    // contraction inserts leave the schedule's map as it is), built where a
+    // temporary first needs it: isl's map of a whole tree of overlapped
+    // tiles takes tens of milliseconds, and most temporaries are either
+    // the tiles' or refused before (local-laplacian: 35-45 ms).
+    let first = schedule.copy().map_err(isl_err)?;
+    let cell: std::cell::OnceCell<UnionMap> = std::cell::OnceCell::new();
+    let times = || -> Result<UnionMap> {
+        if let Some(t) = cell.get() {
+            return t.copy().map_err(isl_err);
+        }
+        let t = pad_ranges(&first.get_map().map_err(isl_err)?)?;
+        let copy = t.copy().map_err(isl_err)?;
+        let _ = cell.set(t);
+        Ok(copy)
+    };
     let mut lifetimes = BTreeMap::new();
     for t in &region.temporaries {
         if skip.contains(&t.name) {
@@ -223,15 +236,15 @@ fn overlap(a: &Lifetime, b: &Lifetime, model: &RegionModel) -> Result<bool> {
 }
 
 /// The new schedule, buffer, shape and element lifetimes for temporary
-/// `data` (`times`: the region's padded schedule), or why it keeps its
-/// array.
+/// `data` (`times`: the region's padded schedule, built on demand), or why
+/// it keeps its array.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn plan_one(
     region: &Region,
     names: &Names,
     model: &RegionModel,
     schedule: &Schedule,
-    times: &UnionMap,
+    times: &dyn Fn() -> Result<UnionMap>,
     live_in: &UnionMap,
     data: &str,
     plan: &StoragePlan,
@@ -290,7 +303,7 @@ fn plan_one(
         ));
     }
     let instances = accesses.copy().and_then(|a| a.domain()).map_err(isl_err)?;
-    let (first, last) = lifetime(model, times, &accesses)?;
+    let (first, last) = lifetime(model, &times()?, &accesses)?;
     let Some((node, prefix)) = scope_position(schedule, &instances, &accesses)? else {
         return Ok(Err(
             "a parallel loop runs between its writes and its reads (no scope holds an element's lifetime in one thread)".to_string(),
