@@ -711,33 +711,49 @@ fn parallel_violation(
             (here, apply_range(&rev, &ByStatement::new(&both)?)?)
         }
     };
-    for &depth in depths {
-        if let Some(why) = carried_at(band, &full, depth, lifted, label)? {
-            return Ok(Some(why));
-        }
-    }
-    Ok(None)
+    carried_at(band, &full, depths, lifted, label)
 }
 
-/// Whether the loop at schedule depth `depth` carries a dependence of
+/// Whether a loop at a schedule depth of `depths` carries a dependence of
 /// `lifted` among the executed instances `full.0`, whose loops down to
-/// that depth and beyond are `full.1`.
+/// those depths and beyond are `full.1`, and the first such loop's message.
+/// Several depths are tested at once (pairs of instances in the same
+/// iteration of the loops above one of the depths and in different ones of
+/// the loop at it: the union of each depth's pairs, empty exactly when each
+/// is), and each alone only where that finds pairs, for the message.
 fn carried_at(
     band: &ScheduleNode,
     full: &(UnionSet, UnionMap),
-    depth: usize,
+    depths: &[usize],
     lifted: &[(&str, UnionMap)],
     label: &dyn Fn(&str) -> String,
 ) -> R<Option<String>> {
+    let whole = full;
     let (here, full) = full;
-    // Truncated after the loop at `depth`.
-    let len = depth + 1;
+    let Some(&deepest) = depths.iter().max() else {
+        return Ok(None);
+    };
+    let each = |depths: &[usize]| -> R<Option<String>> {
+        for depth in depths {
+            let one = std::slice::from_ref(depth);
+            if let Some(why) = carried_at(band, whole, one, lifted, label)? {
+                return Ok(Some(why));
+            }
+        }
+        Ok(None)
+    };
+    // Truncated after the deepest loop tested.
+    let len = deepest + 1;
     let list = full.get_map_list().map_err(isl_err)?;
     let ctx = band.get_ctx();
     let mut upto = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
     for i in 0..list.size().map_err(isl_err)? {
         let m = list.get_at(i).map_err(isl_err)?;
         let d = m.range_tuple_dim().map_err(isl_err)? as usize;
+        if d < len && depths.len() > 1 {
+            // Shorter than the deepest loop: tested at each depth alone.
+            return each(depths);
+        }
         let m = if d > len {
             m.project_out(DimType::Out, len as u32, (d - len) as u32)
         } else {
@@ -748,10 +764,14 @@ fn carried_at(
         upto = upto.add_map(m).map_err(isl_err)?;
     }
     let upto = ByStatement::new(&upto)?;
-    // Same iteration of the outer loops, another of this one.
-    let mut cond = equal_prefix(depth);
-    cond.push(format!("(y{depth} < x{depth} or y{depth} > x{depth})"));
-    let crossing = vector_pairs(&ctx, len, &cond.join(" and "))?;
+    // Same iteration of the loops above a depth, another of the loop at it.
+    let at = |depth: usize| {
+        let mut cond = equal_prefix(depth);
+        cond.push(format!("(y{depth} < x{depth} or y{depth} > x{depth})"));
+        format!("({})", cond.join(" and "))
+    };
+    let cond: Vec<String> = depths.iter().map(|d| at(*d)).collect();
+    let crossing = vector_pairs(&ctx, len, &cond.join(" or "))?;
     for (kind, deps) in lifted {
         let carried = |m: UnionMap| -> R<bool> {
             let m = m
@@ -764,9 +784,18 @@ fn carried_at(
             Ok(!pairs.is_empty().map_err(isl_err)?)
         };
         if carried(deps.copy().map_err(isl_err)?)? {
-            let pair = first_pair(deps, &carried, label)?;
+            if let [depth] = depths {
+                let pair = first_pair(deps, &carried, label)?;
+                return Ok(Some(format!(
+                    "parallel loops: the loop at depth {depth} is marked parallel but carries a {kind} dependence{pair}"
+                )));
+            }
+            if let Some(why) = each(depths)? {
+                return Ok(Some(why));
+            }
+            // (Not reached: the union is empty where each depth's is.)
             return Ok(Some(format!(
-                "parallel loops: the loop at depth {depth} is marked parallel but carries a {kind} dependence{pair}"
+                "parallel loops: the loops at depths {depths:?} are marked parallel but carry a {kind} dependence"
             )));
         }
     }
@@ -889,6 +918,45 @@ mod tests {
                 "{m}"
             );
         }
+    }
+
+    /// A band of `band`'s members with a parallel mark naming `depths`.
+    fn marked(ctx: &isl_rs::Context, band: &str, depths: Vec<usize>) -> Schedule {
+        let s = schedule(ctx, DOMAIN, band);
+        let band = s.get_root().unwrap().child(0).unwrap();
+        insert_mark(band, &Mark::Parallel { depths })
+            .unwrap()
+            .get_schedule()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_mark_of_several_loops_is_checked_loop_by_loop() {
+        let ctx = new_context();
+        // A loop of one iteration, then t, then i: only the first is parallel.
+        let band = "[{ S0[t, i] -> [(0)] }, { S0[t, i] -> [(t)] }, { S0[t, i] -> [(i)] }]";
+        assert_eq!(
+            outcome(&ctx, &marked(&ctx, band, vec![0])).ok(),
+            Some(Outcome::Valid)
+        );
+        for depths in [vec![0, 1], vec![0, 1, 2], vec![1, 2]] {
+            let m = message(outcome(&ctx, &marked(&ctx, band, depths.clone())));
+            assert!(
+                m.contains("the loop at depth 1 is marked parallel but carries a flow dependence"),
+                "{depths:?}: {m}"
+            );
+        }
+        let m = message(outcome(&ctx, &marked(&ctx, band, vec![0, 2])));
+        assert!(
+            m.contains("the loop at depth 2 is marked parallel but carries a flow dependence"),
+            "{m}"
+        );
+        // Skewed: within a wavefront (0, 2t + i) no dependence joins two t.
+        let skewed = "[{ S0[t, i] -> [(0)] }, { S0[t, i] -> [(2*t + i)] }, { S0[t, i] -> [(t)] }]";
+        assert_eq!(
+            outcome(&ctx, &marked(&ctx, skewed, vec![0, 2])).ok(),
+            Some(Outcome::Valid)
+        );
     }
 
     #[test]
