@@ -338,7 +338,7 @@ struct Ctx<'a> {
 /// before it took its whole reach, or the whole would be at most twice the
 /// size of the group before: a region of small groups does not pay one
 /// whole reach per group (multiscale-interp's `--rectangle --tile-sizes
-/// 32,256`: 422 -> 161 ms of grouping; local-laplacian's: 555 -> 390 ms;
+/// 32,256`: 422 -> 161 ms of grouping; local-laplacian's: 544 -> 430 ms;
 /// the same groups).
 fn greedy_groups(
     ctx: &Ctx,

@@ -728,15 +728,14 @@ fn carried_at(
     lifted: &[(&str, UnionMap)],
     label: &dyn Fn(&str) -> String,
 ) -> R<Option<String>> {
-    let whole = full;
-    let (here, full) = full;
+    let (here, loops) = full;
     let Some(&deepest) = depths.iter().max() else {
         return Ok(None);
     };
     let each = |depths: &[usize]| -> R<Option<String>> {
         for depth in depths {
             let one = std::slice::from_ref(depth);
-            if let Some(why) = carried_at(band, whole, one, lifted, label)? {
+            if let Some(why) = carried_at(band, full, one, lifted, label)? {
                 return Ok(Some(why));
             }
         }
@@ -744,7 +743,7 @@ fn carried_at(
     };
     // Truncated after the deepest loop tested.
     let len = deepest + 1;
-    let list = full.get_map_list().map_err(isl_err)?;
+    let list = loops.get_map_list().map_err(isl_err)?;
     let ctx = band.get_ctx();
     let mut upto = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
     for i in 0..list.size().map_err(isl_err)? {
