@@ -28,7 +28,10 @@
 //! `--cost-weights` sets them). Where the sizes leave the parallel loop
 //! fewer tiles than cores, COSTFORCACHESIZE also costs that loop cut into
 //! one tile per core (not in the paper: local-laplacian's 3-D groups had
-//! an outer tile loop of 2 tiles, for 16 cores).
+//! an outer tile loop of 2 tiles, for 16 cores), and where they cut a short
+//! constant outermost loop into unequal tiles, that loop in one tile with
+//! the next one parallel (not in the paper either: unsharp-mask's 3 channels
+//! in tiles of 2 left one of 2 cores idle a quarter of the time).
 
 use crate::model::program::Region;
 use crate::transform::align::{gcd, propagate_scales};
@@ -448,20 +451,45 @@ fn cost_for_cache_size(
 ) -> Costed {
     let footprint = tile_footprint(geo, cache, m.cores);
     let sizes = compute_tile_sizes(geo, footprint, m.innermost);
-    let split = split_for_cores(geo, &sizes, m.cores);
-    let costed = evaluate(geo, m, w, sizes, cache as f64, level);
     // Fewer tasks than cores along the parallel loop: the outermost loop
-    // cut into one tile per core is a candidate too.
-    match split {
-        Some(s) => {
-            let other = evaluate(geo, m, w, s, cache as f64, level);
-            match other.cost < costed.cost {
-                true => other,
-                false => costed,
-            }
+    // cut into one tile per core is a candidate too; so is a short outermost
+    // loop left whole, the next one parallel.
+    let candidates = [
+        split_for_cores(geo, &sizes, m.cores),
+        span_short_outer(geo, &sizes),
+    ];
+    let mut best = evaluate(geo, m, w, sizes, cache as f64, level);
+    for s in candidates.into_iter().flatten() {
+        let other = evaluate(geo, m, w, s, cache as f64, level);
+        if other.cost < best.cost {
+            best = other;
         }
-        None => costed,
     }
+    best
+}
+
+/// `sizes` with the outermost loop in one tile (its extent) and the next
+/// loop's size cut by as much as that grows the tile, where constants bound
+/// the outermost loop in every statement and `sizes` cut it into unequal
+/// tiles; `None` otherwise. Unequal tiles of a short loop are unequal tasks
+/// (unsharp-mask's 3 channels in tiles of 2: one core computes two channels
+/// while the other computes one), which the parallel loop after it does not
+/// have.
+fn span_short_outer(geo: &Geometry, sizes: &[i64]) -> Option<Vec<i64>> {
+    let dims = dim_sizes(geo);
+    let fixed = geo
+        .stmts
+        .iter()
+        .all(|s| s.fixed[0] && s.extent[0].is_some());
+    if geo.depth < 2 || !fixed || sizes[0] >= dims[0] || dims[0] % sizes[0] == 0 {
+        return None;
+    }
+    let lcm = scale_lcm(geo)[1];
+    let next = (sizes[1] as f64 * sizes[0] as f64 / dims[0] as f64) as i64;
+    let mut s = sizes.to_vec();
+    s[0] = dims[0];
+    s[1] = (next / lcm).max(1) * lcm;
+    Some(s)
 }
 
 /// The tasks the cores share: the tiles of the outermost tile loop with more
@@ -824,5 +852,36 @@ mod tests {
         let split = evaluate(&geo, &m, &CALIBRATED, vec![1, 4096], 1e9, Level::Given);
         assert_eq!(split.idle, 0.0);
         assert!(split.cost < halves.cost);
+    }
+
+    /// 3 channels in tiles of 2 on 2 cores: one core computes two channels,
+    /// the other one (the cost counts the short tile as a whole one). The
+    /// channels in one tile, the rows parallel, cost less; tiles of one
+    /// channel divide the loop and get no such candidate.
+    #[test]
+    fn unequal_tiles_of_a_short_loop_span_it() {
+        let mut s = stmt(0, 0, 4096, true);
+        s.extent = vec![Some(3), Some(2048), Some(2048)];
+        s.fixed = vec![true, false, false];
+        s.scale = vec![1, 1, 1];
+        s.left = vec![0, 0, 0];
+        s.right = vec![0, 0, 0];
+        let geo = Geometry {
+            depth: 3,
+            stmts: vec![s],
+            reuse: vec![1.0, 1.0, 1.0],
+        };
+        let m = machine(2, 256);
+        assert_eq!(span_short_outer(&geo, &[2, 4, 256]), Some(vec![3, 2, 256]));
+        assert_eq!(span_short_outer(&geo, &[1, 4, 256]), None);
+        assert_eq!(span_short_outer(&geo, &[3, 4, 256]), None);
+        let pairs = evaluate(&geo, &m, &CALIBRATED, vec![2, 4, 256], 1e9, Level::Given);
+        let whole = evaluate(&geo, &m, &CALIBRATED, vec![3, 2, 256], 1e9, Level::Given);
+        assert_eq!(whole.sizes[0], SPAN);
+        assert!(whole.cost < pairs.cost);
+        // A loop the parameters bound is not spanned.
+        let mut free = geo.clone();
+        free.stmts[0].fixed[0] = false;
+        assert_eq!(span_short_outer(&free, &[2, 4, 256]), None);
     }
 }
