@@ -2,7 +2,7 @@
 //! loops, guards, OpenMP pragmas, and stage bodies instantiated from their
 //! templates.
 
-use crate::backend::tree::{LoopExpr, Node};
+use crate::backend::tree::{self, LoopExpr, Node};
 use crate::backend::Naming;
 use crate::diag::{Error, Result};
 use crate::model::expr::Expr;
@@ -224,7 +224,14 @@ impl<'a> CPrinter<'a> {
                         true => &self.omp.team_for,
                         false => &self.omp.parallel_for,
                     };
-                    out.push_str(&format!("{indent}{line}\n"));
+                    // A short loop over an independent one: the threads
+                    // share the iterations of both.
+                    let collapse =
+                        match !line.is_empty() && tree::short_parallel_over_independent(n) {
+                            true => " collapse(2)",
+                            false => "",
+                        };
+                    out.push_str(&format!("{indent}{line}{collapse}\n"));
                     self.in_team.set(false);
                 }
                 out.push_str(&format!(

@@ -7,6 +7,7 @@
 
 use crate::diag::{Error, Result};
 use crate::model::storage::Placement;
+use crate::transform::cost::SHORT_LOOP;
 use std::collections::BTreeSet;
 
 /// A statement of the generated code.
@@ -458,6 +459,79 @@ pub fn set_independent(node: &mut Node, depths: &[usize]) {
     }
 }
 
+/// Whether `n` is a parallel loop of fewer than [`SHORT_LOOP`] iterations, a
+/// constant number, whose body is one loop independent of it: a loop that
+/// carries no dependence either, not a SIMD loop, with bounds that do not
+/// read the outer counter. The two run as one parallel loop over both
+/// (OpenMP's `collapse(2)`), so that a short loop of channels does not leave
+/// cores idle.
+pub fn short_parallel_over_independent(n: &Node) -> bool {
+    let Node::For {
+        iter: LoopExpr::Counter(d),
+        init,
+        cond,
+        inc,
+        body,
+        parallel: true,
+        ..
+    } = n
+    else {
+        return false;
+    };
+    let short = constant_trip_count(*d, init, cond, inc).is_some_and(|t| t < SHORT_LOOP);
+    let inner_ok = match body.as_slice() {
+        [Node::For {
+            iter: LoopExpr::Counter(_),
+            init: inner_init,
+            cond: inner_cond,
+            inc: LoopExpr::Int(1),
+            independent: true,
+            simd: false,
+            parallel: false,
+            ..
+        }] => !mentions_counter(inner_init, *d) && !mentions_counter(inner_cond, *d),
+        _ => false,
+    };
+    short && inner_ok
+}
+
+/// The iterations of `for (c<d> = init; cond; c<d> += inc)` where `init` is
+/// a literal, `cond` compares the counter with a literal and `inc` is 1.
+fn constant_trip_count(d: u32, init: &LoopExpr, cond: &LoopExpr, inc: &LoopExpr) -> Option<i64> {
+    let (LoopExpr::Int(from), LoopExpr::Int(1)) = (init, inc) else {
+        return None;
+    };
+    let LoopExpr::Op(op, c, bound) = cond else {
+        return None;
+    };
+    let (LoopExpr::Counter(k), LoopExpr::Int(to)) = (c.as_ref(), bound.as_ref()) else {
+        return None;
+    };
+    let last = match op {
+        _ if *k != d => return None,
+        BinOp::Le => *to,
+        BinOp::Lt => to - 1,
+        _ => return None,
+    };
+    Some((last - from + 1).max(0))
+}
+
+/// Whether `e` reads the counter of schedule depth `d`.
+fn mentions_counter(e: &LoopExpr, d: u32) -> bool {
+    match e {
+        LoopExpr::Counter(k) => *k == d,
+        LoopExpr::Int(_) | LoopExpr::Param(_) | LoopExpr::Name(_) => false,
+        LoopExpr::Op(_, a, b) | LoopExpr::FloorDiv(a, b) => {
+            mentions_counter(a, d) || mentions_counter(b, d)
+        }
+        LoopExpr::Neg(a) => mentions_counter(a, d),
+        LoopExpr::Min(v) | LoopExpr::Max(v) => v.iter().any(|x| mentions_counter(x, d)),
+        LoopExpr::Select(c, a, b) => {
+            mentions_counter(c, d) || mentions_counter(a, d) || mentions_counter(b, d)
+        }
+    }
+}
+
 /// Whether `n` or a node below it satisfies `pred`.
 pub fn any_node(n: &Node, pred: &dyn Fn(&Node) -> bool) -> bool {
     pred(n)
@@ -606,5 +680,76 @@ mod tests {
         let mut wide = BTreeSet::new();
         e.helpers(true, &mut wide);
         assert_eq!(wide, BTreeSet::from([Helper::MinLL, Helper::FloordLL]));
+    }
+
+    /// A parallel loop of 3 channels over an independent loop of rows runs
+    /// as one parallel loop over both; not where the channels are many or
+    /// not a constant number, nor over a SIMD loop, a loop that carries a
+    /// dependence, or one whose bounds read the channel.
+    #[test]
+    fn a_short_parallel_loop_over_an_independent_one_collapses() {
+        let nest = |channels: LoopExpr, inner: Node| {
+            let mut outer = test_loop(0, vec![inner]);
+            if let Node::For { cond, parallel, .. } = &mut outer {
+                *cond = LoopExpr::Op(
+                    BinOp::Le,
+                    Box::new(LoopExpr::Counter(0)),
+                    Box::new(channels),
+                );
+                *parallel = true;
+            }
+            outer
+        };
+        let rows = |independent: bool, simd: bool| {
+            let mut l = test_loop(1, vec![]);
+            if let Node::For {
+                independent: i,
+                simd: s,
+                ..
+            } = &mut l
+            {
+                (*i, *s) = (independent, simd);
+            }
+            l
+        };
+        let three = LoopExpr::Int(2);
+        assert!(short_parallel_over_independent(&nest(
+            three.clone(),
+            rows(true, false)
+        )));
+        assert!(short_parallel_over_independent(&nest(
+            LoopExpr::Int(SHORT_LOOP - 2),
+            rows(true, false)
+        )));
+        assert!(!short_parallel_over_independent(&nest(
+            LoopExpr::Int(SHORT_LOOP - 1),
+            rows(true, false)
+        )));
+        assert!(!short_parallel_over_independent(&nest(
+            LoopExpr::Param("C".into()),
+            rows(true, false)
+        )));
+        assert!(!short_parallel_over_independent(&nest(
+            three.clone(),
+            rows(false, false)
+        )));
+        assert!(!short_parallel_over_independent(&nest(
+            three.clone(),
+            rows(true, true)
+        )));
+        let mut reads_channel = rows(true, false);
+        if let Node::For { init, .. } = &mut reads_channel {
+            *init = LoopExpr::Counter(0);
+        }
+        assert!(!short_parallel_over_independent(&nest(
+            three.clone(),
+            reads_channel
+        )));
+        // Two loops in the body: not perfectly nested.
+        let mut two = nest(three, rows(true, false));
+        if let Node::For { body, .. } = &mut two {
+            body.push(rows(true, false));
+        }
+        assert!(!short_parallel_over_independent(&two));
     }
 }

@@ -395,12 +395,34 @@ pub fn cost(geo: &Geometry, m: &Machine, w: &Weights, given: Option<&[i64]>) -> 
 /// The cost of leaving a nest alone in its original loops (the naive
 /// parallel schedule): the iterations of its outermost loop are the tasks
 /// the cores share, each streams its data once (no spill: what a stencil
-/// reuses stays in cache between neighbouring rows).
+/// reuses stays in cache between neighbouring rows). Where constants bound
+/// the outermost loop to fewer than [`SHORT_LOOP`] iterations and two loops
+/// are inside it (the innermost one is vectorised), the tasks are the
+/// iterations of the two outer loops (the back end's `collapse(2)`; that the
+/// second loop carries no dependence is assumed).
 pub fn naive(geo: &Geometry, m: &Machine, w: &Weights) -> Costed {
     let mut sizes = dim_sizes(geo);
-    sizes[0] = geo.stmts.iter().map(|s| s.scale[0]).max().unwrap_or(1);
+    let outer = |d: usize| geo.stmts.iter().map(|s| s.scale[d]).max().unwrap_or(1);
+    let short = geo.depth >= 3
+        && geo
+            .stmts
+            .iter()
+            .all(|s| s.fixed[0] && s.extent[0].is_some_and(|e| e < SHORT_LOOP));
+    match short {
+        // One tile spans the short loop; the next one is the parallel one.
+        true => sizes[1] = outer(1),
+        false => sizes[0] = outer(0),
+    }
     evaluate(geo, m, w, sizes, f64::INFINITY, Level::Naive)
 }
+
+/// Loops of fewer iterations than this, a constant number, are short: run
+/// alone as a parallel loop they leave cores idle (3 colour channels on 2
+/// cores: one core computes two channels while the other computes one; on
+/// 16 cores, 13 idle). The C back end runs a short parallel loop and the
+/// independent loop inside it as one parallel loop (`collapse(2)`,
+/// `backend::tree::short_parallel_over_independent`); [`naive`] costs that.
+pub const SHORT_LOOP: i64 = 64;
 
 /// A tile size larger than any extent: one tile spans the loop.
 pub const SPAN: i64 = i64::MAX / 4;

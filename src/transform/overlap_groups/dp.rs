@@ -180,7 +180,7 @@ pub(super) fn dp_groups(
             keep.insert(
                 g[0],
                 format!(
-                    "alone, its original loops cost no more than tiles ({:.3e} <= {:.3e}: {} task(s) of the outermost loop, {:.0}% of the cores idle in the last wave)",
+                    "alone, its original loops cost no more than tiles ({:.3e} <= {:.3e}: {} parallel task(s), {:.0}% of the cores idle in the last wave)",
                     plain.cost, tiled.cost, plain.tiles, 100.0 * plain.idle
                 ),
             );
