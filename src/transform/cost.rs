@@ -876,6 +876,44 @@ mod tests {
         assert!(split.cost < halves.cost);
     }
 
+    /// The original loops of a nest over 3 channels: the rows of every
+    /// channel are the tasks (the back end's `collapse(2)`), not the 3
+    /// channels; a 2-D nest's short loop (its inner loop vectorised) and a
+    /// loop the parameters bound keep their own iterations as the tasks.
+    #[test]
+    fn the_original_loops_of_a_short_loop_share_its_rows() {
+        let mut s = stmt(0, 0, 4096, true);
+        s.extent = vec![Some(3), Some(2048), Some(2048)];
+        s.fixed = vec![true, false, false];
+        s.scale = vec![1, 1, 1];
+        s.left = vec![0, 0, 0];
+        s.right = vec![0, 0, 0];
+        let geo = Geometry {
+            depth: 3,
+            stmts: vec![s],
+            reuse: vec![1.0, 1.0, 1.0],
+        };
+        let m = machine(2, 256);
+        let rows = naive(&geo, &m, &CALIBRATED);
+        assert_eq!(rows.tiles, 2048);
+        assert_eq!(rows.idle, 0.0);
+        let mut free = geo.clone();
+        free.stmts[0].fixed[0] = false;
+        let channels = naive(&free, &m, &CALIBRATED);
+        assert_eq!(channels.tiles, 3);
+        assert_eq!(channels.idle, 0.25);
+        assert!(rows.cost < channels.cost);
+        let mut flat = stmt(0, 0, 4096, true);
+        flat.extent = vec![Some(3), Some(2048)];
+        flat.fixed = vec![true, false];
+        let flat = Geometry {
+            depth: 2,
+            stmts: vec![flat],
+            reuse: vec![1.0, 1.0],
+        };
+        assert_eq!(naive(&flat, &m, &CALIBRATED).tiles, 3);
+    }
+
     /// 3 channels in tiles of 2 on 2 cores: one core computes two channels,
     /// the other one (the cost counts the short tile as a whole one). The
     /// channels in one tile, the rows parallel, cost less; tiles of one
