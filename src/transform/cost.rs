@@ -876,23 +876,29 @@ mod tests {
         assert!(split.cost < halves.cost);
     }
 
-    /// The original loops of a nest over 3 channels: the rows of every
-    /// channel are the tasks (the back end's `collapse(2)`), not the 3
-    /// channels; a 2-D nest's short loop (its inner loop vectorised) and a
-    /// loop the parameters bound keep their own iterations as the tasks.
-    #[test]
-    fn the_original_loops_of_a_short_loop_share_its_rows() {
+    /// One pointwise statement over 3 channels (a constant loop) of 2048 x
+    /// 2048 points.
+    fn three_channels() -> Geometry {
         let mut s = stmt(0, 0, 4096, true);
         s.extent = vec![Some(3), Some(2048), Some(2048)];
         s.fixed = vec![true, false, false];
         s.scale = vec![1, 1, 1];
         s.left = vec![0, 0, 0];
         s.right = vec![0, 0, 0];
-        let geo = Geometry {
+        Geometry {
             depth: 3,
             stmts: vec![s],
             reuse: vec![1.0, 1.0, 1.0],
-        };
+        }
+    }
+
+    /// The original loops of a nest over 3 channels: the rows of every
+    /// channel are the tasks (the back end's `collapse(2)`), not the 3
+    /// channels; a 2-D nest's short loop (its inner loop vectorised) and a
+    /// loop the parameters bound keep their own iterations as the tasks.
+    #[test]
+    fn the_original_loops_of_a_short_loop_share_its_rows() {
+        let geo = three_channels();
         let m = machine(2, 256);
         let rows = naive(&geo, &m, &CALIBRATED);
         assert_eq!(rows.tiles, 2048);
@@ -920,17 +926,7 @@ mod tests {
     /// channel divide the loop and get no such candidate.
     #[test]
     fn unequal_tiles_of_a_short_loop_span_it() {
-        let mut s = stmt(0, 0, 4096, true);
-        s.extent = vec![Some(3), Some(2048), Some(2048)];
-        s.fixed = vec![true, false, false];
-        s.scale = vec![1, 1, 1];
-        s.left = vec![0, 0, 0];
-        s.right = vec![0, 0, 0];
-        let geo = Geometry {
-            depth: 3,
-            stmts: vec![s],
-            reuse: vec![1.0, 1.0, 1.0],
-        };
+        let geo = three_channels();
         let m = machine(2, 256);
         assert_eq!(span_short_outer(&geo, &[2, 4, 256]), Some(vec![3, 2, 256]));
         assert_eq!(span_short_outer(&geo, &[1, 4, 256]), None);
