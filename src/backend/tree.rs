@@ -137,6 +137,22 @@ pub enum Helper {
 }
 
 impl LoopExpr {
+    /// Whether this expression reads the counter of schedule depth `d`.
+    pub fn reads_counter(&self, d: u32) -> bool {
+        match self {
+            LoopExpr::Counter(k) => *k == d,
+            LoopExpr::Int(_) | LoopExpr::Param(_) | LoopExpr::Name(_) => false,
+            LoopExpr::Op(_, a, b) | LoopExpr::FloorDiv(a, b) => {
+                a.reads_counter(d) || b.reads_counter(d)
+            }
+            LoopExpr::Neg(a) => a.reads_counter(d),
+            LoopExpr::Min(v) | LoopExpr::Max(v) => v.iter().any(|x| x.reads_counter(d)),
+            LoopExpr::Select(c, a, b) => {
+                c.reads_counter(d) || a.reads_counter(d) || b.reads_counter(d)
+            }
+        }
+    }
+
     /// Adds the helpers this expression calls when printed with `long long`
     /// arithmetic (`wide`) or `int` to `out`.
     pub fn helpers(&self, wide: bool, out: &mut BTreeSet<Helper>) {
@@ -489,7 +505,7 @@ pub fn short_parallel_over_independent(n: &Node) -> bool {
             simd: false,
             parallel: false,
             ..
-        }] => !mentions_counter(inner_init, *d) && !mentions_counter(inner_cond, *d),
+        }] => !inner_init.reads_counter(*d) && !inner_cond.reads_counter(*d),
         _ => false,
     };
     short && inner_ok
@@ -507,29 +523,15 @@ fn constant_trip_count(d: u32, init: &LoopExpr, cond: &LoopExpr, inc: &LoopExpr)
     let (LoopExpr::Counter(k), LoopExpr::Int(to)) = (c.as_ref(), bound.as_ref()) else {
         return None;
     };
+    if *k != d {
+        return None;
+    }
     let last = match op {
-        _ if *k != d => return None,
         BinOp::Le => *to,
         BinOp::Lt => to - 1,
         _ => return None,
     };
     Some((last - from + 1).max(0))
-}
-
-/// Whether `e` reads the counter of schedule depth `d`.
-fn mentions_counter(e: &LoopExpr, d: u32) -> bool {
-    match e {
-        LoopExpr::Counter(k) => *k == d,
-        LoopExpr::Int(_) | LoopExpr::Param(_) | LoopExpr::Name(_) => false,
-        LoopExpr::Op(_, a, b) | LoopExpr::FloorDiv(a, b) => {
-            mentions_counter(a, d) || mentions_counter(b, d)
-        }
-        LoopExpr::Neg(a) => mentions_counter(a, d),
-        LoopExpr::Min(v) | LoopExpr::Max(v) => v.iter().any(|x| mentions_counter(x, d)),
-        LoopExpr::Select(c, a, b) => {
-            mentions_counter(c, d) || mentions_counter(a, d) || mentions_counter(b, d)
-        }
-    }
 }
 
 /// Whether `n` or a node below it satisfies `pred`.

@@ -403,11 +403,7 @@ pub fn cost(geo: &Geometry, m: &Machine, w: &Weights, given: Option<&[i64]>) -> 
 pub fn naive(geo: &Geometry, m: &Machine, w: &Weights) -> Costed {
     let mut sizes = dim_sizes(geo);
     let outer = |d: usize| geo.stmts.iter().map(|s| s.scale[d]).max().unwrap_or(1);
-    let short = geo.depth >= 3
-        && geo
-            .stmts
-            .iter()
-            .all(|s| s.fixed[0] && s.extent[0].is_some_and(|e| e < SHORT_LOOP));
+    let short = geo.depth >= 3 && constant_outer(geo).is_some_and(|e| e < SHORT_LOOP);
     match short {
         // One tile spans the short loop; the next one is the parallel one.
         true => sizes[1] = outer(1),
@@ -490,6 +486,16 @@ fn cost_for_cache_size(
     best
 }
 
+/// The outermost loop's extent (the largest over the statements) where
+/// constants bound it in every statement; `None` where parameters bound it.
+fn constant_outer(geo: &Geometry) -> Option<i64> {
+    let fixed = geo
+        .stmts
+        .iter()
+        .all(|s| s.fixed[0] && s.extent[0].is_some());
+    fixed.then(|| dim_sizes(geo)[0])
+}
+
 /// `sizes` with the outermost loop in one tile (its extent) and the next
 /// loop's size cut by as much as that grows the tile, where constants bound
 /// the outermost loop in every statement and `sizes` cut it into unequal
@@ -498,18 +504,14 @@ fn cost_for_cache_size(
 /// while the other computes one), which the parallel loop after it does not
 /// have.
 fn span_short_outer(geo: &Geometry, sizes: &[i64]) -> Option<Vec<i64>> {
-    let dims = dim_sizes(geo);
-    let fixed = geo
-        .stmts
-        .iter()
-        .all(|s| s.fixed[0] && s.extent[0].is_some());
-    if geo.depth < 2 || !fixed || sizes[0] >= dims[0] || dims[0] % sizes[0] == 0 {
+    let extent = constant_outer(geo)?;
+    if geo.depth < 2 || sizes[0] >= extent || extent % sizes[0] == 0 {
         return None;
     }
     let lcm = scale_lcm(geo)[1];
-    let next = (sizes[1] as f64 * sizes[0] as f64 / dims[0] as f64) as i64;
+    let next = (sizes[1] as f64 * sizes[0] as f64 / extent as f64) as i64;
     let mut s = sizes.to_vec();
-    s[0] = dims[0];
+    s[0] = extent;
     s[1] = (next / lcm).max(1) * lcm;
     Some(s)
 }
