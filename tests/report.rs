@@ -221,6 +221,39 @@ fn dp_explains_its_costs_and_sizes() {
     );
 }
 
+/// A group in which no stage reads another's values (camera-pipeline's
+/// colour correction: three stages reading the same red, green and blue
+/// images) keeps its rows whole, and `--explain` says why; a group of
+/// producers and consumers cuts them at the innermost tile size.
+#[test]
+fn dp_explains_whole_rows() {
+    let r = report(
+        "benchmarks/camera-pipeline.c",
+        &[
+            "--rectangle",
+            "--explain",
+            "--cache-sizes",
+            "32K,512K",
+            "--cores",
+            "2",
+        ],
+    );
+    let group = |first: &str| {
+        r.lines()
+            .find(|l| l.contains(first) && l.contains("nests): tiled"))
+            .unwrap_or_else(|| panic!("no group from {first}\n{r}"))
+    };
+    let correction = group("nest 28 (line 321) .. nest 30 (line 339)");
+    assert!(correction.contains("x 4080;"), "{correction}");
+    assert!(
+        correction.contains("rows whole (no stage of the group reads another's values"),
+        "{correction}"
+    );
+    let demosaic = group("nest 2 (line 107)");
+    assert!(demosaic.contains("x 256;"), "{demosaic}");
+    assert!(!demosaic.contains("rows whole"), "{demosaic}");
+}
+
 /// The cost model splits a pipeline where a group would recompute too
 /// much: with reads made expensive, it keeps every nest in its loops, and
 /// the output is the original schedule.

@@ -371,6 +371,9 @@ pub struct Costed {
     /// Tiles sized for L2: the sizes of the tiles for L1 inside them
     /// (multi-level tiling, Algorithm 4), where smaller along some loop.
     pub inner: Option<Vec<i64>>,
+    /// The model left the innermost loop's rows whole: no statement of the
+    /// group reads another's values ([`innermost_size`]).
+    pub rows_whole: bool,
 }
 
 /// COST (Algorithm 2): tiles sized for L1, or for L2 when the L1 tiles'
@@ -383,11 +386,14 @@ pub fn cost(geo: &Geometry, m: &Machine, w: &Weights, given: Option<&[i64]>) -> 
         let sizes = aligned(sizes, geo.depth);
         return evaluate(geo, m, w, sizes, m.l2 as f64, Level::Given);
     }
-    let l1 = cost_for_cache_size(geo, m, w, m.l1, Level::L1);
+    let rows_whole = innermost_size(geo, m) > m.innermost;
+    let mut l1 = cost_for_cache_size(geo, m, w, m.l1, Level::L1);
+    l1.rows_whole = rows_whole;
     if l1.overlap <= l1.computed - l1.overlap {
         return l1;
     }
     let mut l2 = cost_for_cache_size(geo, m, w, m.l2, Level::L2);
+    l2.rows_whole = rows_whole;
     if l1.sizes.iter().zip(&l2.sizes).any(|(a, b)| a < b) {
         l2.inner = Some(l1.sizes);
     }
@@ -489,16 +495,18 @@ fn cost_for_cache_size(
 }
 
 /// The innermost tile size of the group: INNERMOSTTILESIZE, or the whole
-/// innermost loop where no statement of the group reads another's values.
-/// Such a group's tiles keep no values for a consumer, so cutting its rows
-/// buys no reuse; its only reuse (inputs several statements read) is
-/// within a point or its neighbours whatever the tiles. Cut rows cost: a
+/// innermost loop where no statement of the group reads another's values
+/// and an outer loop holds the parallel tasks (a 1-D group's tiles along
+/// its only loop are its tasks). Such a group's tiles keep no values for a
+/// consumer, so cutting its rows buys no reuse; its only reuse (inputs
+/// several statements read) is within a point or its neighbours whatever
+/// the tiles. Cut rows cost: a
 /// tile's row segments are separate memory streams, each a fresh start for
 /// the hardware prefetcher (camera-pipeline's colour correction, 3 stages
 /// over rows of 2592 `int16_t`, alone at one thread: original loops 4.85
 /// ms, tiles of 21 x 256 7.46 ms, 21 x 1024 6.60, whole rows 4.65).
 fn innermost_size(geo: &Geometry, m: &Machine) -> i64 {
-    match geo.stmts.iter().any(|s| s.consumed) {
+    match geo.depth < 2 || geo.stmts.iter().any(|s| s.consumed) {
         true => m.innermost,
         false => dim_sizes(geo)[geo.depth - 1].max(m.innermost),
     }
@@ -696,6 +704,7 @@ fn evaluate(
         idle,
         dim_diff,
         inner: None,
+        rows_whole: false,
     }
 }
 
@@ -943,7 +952,8 @@ mod tests {
     /// Three stages sharing their inputs, none reading another's values:
     /// rows whole (4096 points, the tiles' rows under the L1 footprint); a
     /// producer and its consumer: rows cut at INNERMOSTTILESIZE; rows
-    /// shorter than it: the whole row either way.
+    /// shorter than it: the whole row either way; a 1-D nest: its tiles are
+    /// its tasks, cut at INNERMOSTTILESIZE.
     #[test]
     fn rows_stay_whole_where_no_stage_consumes_another() {
         let m = machine(2, 256);
@@ -953,14 +963,18 @@ mod tests {
             reuse: vec![1.0, 1.0],
         };
         assert_eq!(innermost_size(&sharing, &m), 4096);
-        assert_eq!(cost(&sharing, &m, &CALIBRATED, None).sizes[1], 4096);
+        let whole = cost(&sharing, &m, &CALIBRATED, None);
+        assert_eq!(whole.sizes[1], 4096);
+        assert!(whole.rows_whole);
         let chain = Geometry {
             depth: 2,
             stmts: vec![stmt(1, 1, 4096, false), stmt(0, 0, 4096, true)],
             reuse: vec![3.0, 3.0],
         };
         assert_eq!(innermost_size(&chain, &m), 256);
-        assert_eq!(cost(&chain, &m, &CALIBRATED, None).sizes[1], 256);
+        let cut = cost(&chain, &m, &CALIBRATED, None);
+        assert_eq!(cut.sizes[1], 256);
+        assert!(!cut.rows_whole);
         let short = Geometry {
             depth: 2,
             stmts: vec![stmt(0, 0, 100, true)],
@@ -968,6 +982,14 @@ mod tests {
         };
         assert_eq!(innermost_size(&short, &m), 256);
         assert_eq!(cost(&short, &m, &CALIBRATED, None).sizes[1], 100);
+        let mut line = stmt(0, 0, 4096, true);
+        line.extent = vec![Some(4096)];
+        let line = Geometry {
+            depth: 1,
+            stmts: vec![line],
+            reuse: vec![1.0],
+        };
+        assert_eq!(innermost_size(&line, &m), 256);
     }
 
     /// 3 channels in tiles of 2 on 2 cores: one core computes two channels,

@@ -301,7 +301,7 @@ fn to_spec_sizes(sizes: &[i64]) -> Vec<i64> {
 /// A group's cost terms in words (`--explain`).
 fn describe_cost(c: &Costed) -> String {
     format!(
-        "cost {:.3e}: tiles {} sized for {}; per tile {:.0} bytes to and from memory, {:.0} reads ({:.1}% recomputing {:.1}% of the points); {} tiles ({:.0}% of the cores idle in the last wave); extent spread {:.2}",
+        "cost {:.3e}: tiles {} sized for {}{}; per tile {:.0} bytes to and from memory, {:.0} reads ({:.1}% recomputing {:.1}% of the points); {} tiles ({:.0}% of the cores idle in the last wave); extent spread {:.2}",
         c.cost,
         in_words(&c.sizes),
         match c.level {
@@ -309,6 +309,10 @@ fn describe_cost(c: &Costed) -> String {
             Level::L2 => "L2 (L1 tiles would recompute more than they compute)",
             Level::Given => "the given sizes",
             Level::Naive => "the original loops",
+        },
+        match c.rows_whole {
+            true => ", rows whole (no stage of the group reads another's values: cut rows would buy no reuse)",
+            false => "",
         },
         c.bytes,
         c.ops,
