@@ -386,14 +386,12 @@ pub fn cost(geo: &Geometry, m: &Machine, w: &Weights, given: Option<&[i64]>) -> 
         let sizes = aligned(sizes, geo.depth);
         return evaluate(geo, m, w, sizes, m.l2 as f64, Level::Given);
     }
-    let rows_whole = innermost_size(geo, m) > m.innermost;
-    let mut l1 = cost_for_cache_size(geo, m, w, m.l1, Level::L1);
-    l1.rows_whole = rows_whole;
+    let innermost = innermost_size(geo, m);
+    let l1 = cost_for_cache_size(geo, m, w, innermost, (m.l1, Level::L1));
     if l1.overlap <= l1.computed - l1.overlap {
         return l1;
     }
-    let mut l2 = cost_for_cache_size(geo, m, w, m.l2, Level::L2);
-    l2.rows_whole = rows_whole;
+    let mut l2 = cost_for_cache_size(geo, m, w, innermost, (m.l2, Level::L2));
     if l1.sizes.iter().zip(&l2.sizes).any(|(a, b)| a < b) {
         l2.inner = Some(l1.sizes);
     }
@@ -467,16 +465,17 @@ fn tile_footprint(geo: &Geometry, cache: i64, cores: i64) -> f64 {
     (total_footprint(geo) / cores.max(1) as f64).min(cache as f64)
 }
 
-/// COSTFORCACHESIZE: sizes for tiles of a cache of `cache` bytes, and their cost.
+/// COSTFORCACHESIZE: sizes for tiles of a cache of `cache` bytes with
+/// innermost rows of `innermost` ([`innermost_size`]), and their cost.
 fn cost_for_cache_size(
     geo: &Geometry,
     m: &Machine,
     w: &Weights,
-    cache: i64,
-    level: Level,
+    innermost: i64,
+    (cache, level): (i64, Level),
 ) -> Costed {
     let footprint = tile_footprint(geo, cache, m.cores);
-    let sizes = compute_tile_sizes(geo, footprint, innermost_size(geo, m));
+    let sizes = compute_tile_sizes(geo, footprint, innermost);
     // Fewer tasks than cores along the parallel loop: the outermost loop
     // cut into one tile per core is a candidate too; so is a short outermost
     // loop left whole, the next one parallel.
@@ -491,6 +490,7 @@ fn cost_for_cache_size(
             best = other;
         }
     }
+    best.rows_whole = innermost > m.innermost;
     best
 }
 
@@ -500,9 +500,8 @@ fn cost_for_cache_size(
 /// its only loop are its tasks). Such a group's tiles keep no values for a
 /// consumer, so cutting its rows buys no reuse; its only reuse (inputs
 /// several statements read) is within a point or its neighbours whatever
-/// the tiles. Cut rows cost: a
-/// tile's row segments are separate memory streams, each a fresh start for
-/// the hardware prefetcher (camera-pipeline's colour correction, 3 stages
+/// the tiles. Cut rows cost: a tile's row segments are separate memory
+/// streams, each a fresh start for the hardware prefetcher (camera-pipeline's colour correction, 3 stages
 /// over rows of 2592 `int16_t`, alone at one thread: original loops 4.85
 /// ms, tiles of 21 x 256 7.46 ms, 21 x 1024 6.60, whole rows 4.65).
 fn innermost_size(geo: &Geometry, m: &Machine) -> i64 {
