@@ -1,8 +1,8 @@
 //! The schedule tree of overlapped tiles (Zhao & Cohen §3.3–3.4, Fig. 11,
-//! 12, 15): one tile token per statement and tile, the tile band (split into
+//! 12, 15): one tile token per tile of the group, the tile band (split into
 //! the overlapped loops and, under `--overlap-dims`, the classically tiled
 //! one), the storage mark, the expansion node that maps every token to the
-//! instances its stage computes in that tile, the tile's prologue (sliding
+//! instances the group's statements compute in that tile, the tile's prologue (sliding
 //! scratchpads, loads) and the point loops — fused for rectangle tiles
 //! (the innermost one strip-mined into chunks, the stages one after another
 //! inside a chunk), one stage after another for scalene ones. `overlap.rs`
@@ -69,7 +69,6 @@ pub(crate) fn build_tree(
         }
         out
     };
-    let mut tokens = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
     let mut expansion = UnionMap::read_from_str(ctx, "{ }").map_err(isl_err)?;
     let storage = plan
         .groups
@@ -81,9 +80,9 @@ pub(crate) fn build_tree(
             .find(|(_, s)| *s == k)
             .map(|(n, _)| n.to_string())
     };
-    // Every statement gets a token for every tile of the group (its region in
-    // some tiles may be empty): with one token domain for all, isl puts no
-    // guard between the tile loops and the tile body, which stays one block.
+    // The token exists for every tile of the group (a statement's region in
+    // some tiles may be empty): isl puts no guard between the tile loops and
+    // the tile body, which stays one block.
     let mut tiles: Option<isl_rs::Set> = None;
     for r in regions.iter() {
         let t = r.copy().and_then(|m| m.range()).map_err(isl_err)?;
@@ -96,17 +95,24 @@ pub(crate) fn build_tree(
         .ok_or_else(|| Error::internal("overlap: empty group"))?
         .coalesce()
         .map_err(isl_err)?;
-    // One token per tile of the group, named for the statement it expands to.
-    let token_set = |token: &str| -> Result<UnionSet> {
-        tiles
-            .copy()
-            .and_then(|s| s.set_tuple_name(token))
-            .and_then(UnionSet::from_set)
-            .map_err(isl_err)
-    };
+    // One token per tile of the group, which the expansion maps to every
+    // statement instance the tile runs: the tile loops schedule one
+    // statement, and the back end finds one call per tile to expand
+    // (`backend/tile_body.rs`).
+    let token = format!(
+        "{}_t",
+        region
+            .stages
+            .first()
+            .ok_or_else(|| Error::internal("overlap: empty group"))?
+            .name
+    );
+    let tokens = tiles
+        .copy()
+        .and_then(|s| s.set_tuple_name(&token))
+        .and_then(UnionSet::from_set)
+        .map_err(isl_err)?;
     for (k, stage) in region.stages.iter().enumerate() {
-        let token = format!("{}_t", stage.name);
-        tokens = tokens.union(token_set(&token)?).map_err(isl_err)?;
         expansion = expansion
             .union(expand(&regions[k], &token, &stage.name)?)
             .map_err(isl_err)?;
@@ -118,14 +124,12 @@ pub(crate) fn build_tree(
     }
     for (name, l) in loads {
         // `[T] -> D[x]`, reversed into the `element -> tile` form `expand` takes.
-        let token = format!("{name}_t");
         // Restricted to the group's tiles (a load box is given for every tile).
         let l = l
             .copy()
             .and_then(|m| m.intersect_domain(tiles.copy()?))
             .and_then(|m| m.reverse())
             .map_err(isl_err)?;
-        tokens = tokens.union(token_set(&token)?).map_err(isl_err)?;
         expansion = expansion
             .union(expand(&l, &token, name)?)
             .map_err(isl_err)?;
@@ -163,8 +167,6 @@ pub(crate) fn build_tree(
         )
         .and_then(|m| m.intersect_domain(tiles.copy()?))
         .map_err(isl_err)?;
-        let token = format!("{name}_t");
-        tokens = tokens.union(token_set(&token)?).map_err(isl_err)?;
         let rev = m.copy().and_then(|m| m.reverse()).map_err(isl_err)?;
         expansion = expansion
             .union(expand(&rev, &token, name)?)
@@ -187,21 +189,8 @@ pub(crate) fn build_tree(
     }
     let ivars: Vec<String> = (0..depth).map(|d| format!("i{d}")).collect();
     let all = format!("{}, {}", tvars.join(", "), ivars.join(", "));
-    let mut token_names: Vec<String> = region
-        .stages
-        .iter()
-        .map(|s| format!("{}_t", s.name))
-        .collect();
-    token_names.extend(loads.iter().map(|(n, _)| format!("{n}_t")));
-    token_names.extend(slides.iter().map(|(n, _)| format!("{n}_t")));
     let tile_band: Vec<String> = (0..depth)
-        .map(|d| {
-            let parts: Vec<String> = token_names
-                .iter()
-                .map(|t| format!("{t}[{}] -> [(T{d})]", tvars.join(", ")))
-                .collect();
-            format!("{{ {} }}", parts.join("; "))
-        })
+        .map(|d| format!("{{ {token}[{}] -> [(T{d})] }}", tvars.join(", ")))
         .collect();
     // One point-band member over `which`: the stage's shifted, scaled
     // iteration `p = scale*i + shift`, or, with a chunk size `c`, the chunk
