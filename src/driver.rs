@@ -18,7 +18,8 @@ use crate::backend::mdg_dot;
 use crate::backend::output::{counter_prefix, explain, helper_prefix, mdg_report, report, splice};
 use crate::backend::tree::Helper;
 use crate::backend::{
-    generate_loops, FileParts, Naming, OriginalParts, RegionParts, ShadowParts, Templates,
+    generate_loops, loop_tree, FileParts, Naming, OriginalParts, Prepared, RegionParts,
+    ShadowParts, Templates, Unreadable,
 };
 use crate::diag::{Diagnostic, Error, Result, Severity, SourceFile, Span};
 use crate::files::{self, Input};

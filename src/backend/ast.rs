@@ -2,6 +2,7 @@
 //! only place that walks isl AST objects. Expressions stay structured; the
 //! targets print them.
 
+use crate::backend::tile_body::TileBodies;
 use crate::backend::tree::{
     hoist_tile_storage, set_independent, set_parallel, set_simd, BinOp, LoopExpr, Node,
 };
@@ -15,12 +16,25 @@ use isl_rs::{ASTExpr, ASTExprOpType, ASTExprType, ASTNode};
 /// Converts an isl AST to [`Node`]s.
 pub struct AstReader<'a> {
     names: &'a Names,
+    bodies: Option<&'a TileBodies>,
 }
 
 impl<'a> AstReader<'a> {
     /// A reader mapping isl parameter names back to C through `names`.
     pub fn new(names: &'a Names) -> AstReader<'a> {
-        AstReader { names }
+        AstReader {
+            names,
+            bodies: None,
+        }
+    }
+
+    /// The reader, expanding each call of a tile token of `bodies` into
+    /// the tile's code.
+    pub fn with_tile_bodies(self, bodies: &'a TileBodies) -> AstReader<'a> {
+        AstReader {
+            bodies: Some(bodies),
+            ..self
+        }
     }
 
     /// Reads `node` and everything below it.
@@ -64,35 +78,7 @@ impl<'a> AstReader<'a> {
             AstKind::Mark => {
                 let id = node.mark_get_id().map_err(isl_err)?;
                 let mark = Mark::from_id(id.get_name().map_err(isl_err)?);
-                let mut body = self.read(&node.mark_get_node().map_err(isl_err)?)?;
-                match mark {
-                    Some(Mark::Parallel { depths }) => {
-                        // Each member carries no dependence: every loop of
-                        // theirs is independent (CUDA spreads them).
-                        body.iter_mut().for_each(|n| set_parallel(n, &depths));
-                        body.iter_mut().for_each(|n| set_independent(n, &depths));
-                    }
-                    Some(Mark::Simd { depth }) => {
-                        body.iter_mut().for_each(|n| set_simd(n, depth));
-                    }
-                    Some(Mark::Threads { depths }) => {
-                        body.iter_mut().for_each(|n| set_independent(n, &depths));
-                    }
-                    Some(Mark::TileBody { group }) => {
-                        body = vec![Node::Buffers {
-                            at: Placement::Tile { group },
-                            body,
-                        }];
-                    }
-                    Some(Mark::BufferScope { scope }) => {
-                        body = vec![Node::Buffers {
-                            at: Placement::Scope { scope },
-                            body,
-                        }];
-                    }
-                    _ => {}
-                }
-                body
+                apply_mark(mark, self.read(&node.mark_get_node().map_err(isl_err)?)?)
             }
             AstKind::User => {
                 let e = node.user_get_expr().map_err(isl_err)?;
@@ -106,6 +92,10 @@ impl<'a> AstReader<'a> {
                 let mut args = Vec::new();
                 for i in 1..n {
                     args.push(self.expr(&e.get_op_arg(i).map_err(isl_err)?)?);
+                }
+                // A call of an overlapped group's tile token: the tile body.
+                if let Some(body) = self.bodies.and_then(|b| b.expand(&stage, &args)) {
+                    return body;
                 }
                 vec![Node::Stmt { stage, args }]
             }
@@ -195,4 +185,39 @@ impl<'a> AstReader<'a> {
             ))),
         }
     }
+}
+
+/// The code `body` below a mark: a parallel, SIMD or threads mark sets its
+/// loops' flags, a tile body or buffer scope mark opens a scope of the
+/// storage plan there, other marks leave it as it is.
+pub(crate) fn apply_mark(mark: Option<Mark>, body: Vec<Node>) -> Vec<Node> {
+    let mut body = body;
+    match mark {
+        Some(Mark::Parallel { depths }) => {
+            // Each member carries no dependence: every loop of
+            // theirs is independent (CUDA spreads them).
+            body.iter_mut().for_each(|n| set_parallel(n, &depths));
+            body.iter_mut().for_each(|n| set_independent(n, &depths));
+        }
+        Some(Mark::Simd { depth }) => {
+            body.iter_mut().for_each(|n| set_simd(n, depth));
+        }
+        Some(Mark::Threads { depths }) => {
+            body.iter_mut().for_each(|n| set_independent(n, &depths));
+        }
+        Some(Mark::TileBody { group }) => {
+            body = vec![Node::Buffers {
+                at: Placement::Tile { group },
+                body,
+            }];
+        }
+        Some(Mark::BufferScope { scope }) => {
+            body = vec![Node::Buffers {
+                at: Placement::Scope { scope },
+                body,
+            }];
+        }
+        _ => {}
+    }
+    body
 }

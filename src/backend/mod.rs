@@ -8,11 +8,13 @@ pub mod c;
 pub mod cuda;
 pub mod mdg_dot;
 pub mod output;
+pub mod tile_body;
 pub mod tree;
 
 use crate::backend::alias::GuardParts;
 use crate::backend::ast::AstReader;
 use crate::backend::c::{CPrinter, OmpLines};
+use crate::backend::tile_body::TileBodies;
 use crate::backend::tree::Helper;
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::ast_from_schedule;
@@ -397,28 +399,99 @@ pub struct Generated {
     pub parts: Option<[String; 3]>,
 }
 
-/// Generates the code of one region from its final schedule: isl builds the
-/// AST under the parameter `context`, flextile reads it into its loop tree
-/// and the target prints it (C when `cuda` is `None`). `Ok(None)`: isl's
-/// code generator ran past `max_operations` (see [`ast_from_schedule`]).
-#[allow(clippy::too_many_arguments)]
-pub fn generate_loops(
+/// A region's final schedule made ready for code generation in a thread of
+/// its own (isl contexts are not shared between threads): the bodies of
+/// overlapped tiles, which flextile generates ([`tile_body`]), taken out,
+/// and the rest as isl's text.
+pub struct Prepared {
+    schedule: String,
+    context: String,
+    bodies: TileBodies,
+    names: Names,
+}
+
+impl Prepared {
+    /// `schedule` under the parameter `context`, its tile bodies cut.
+    pub fn new(schedule: &Schedule, context: &Set, names: &Names) -> Result<Prepared> {
+        use crate::model::isl_ext::IslText;
+        let (schedule, bodies) = tile_body::cut(schedule, context, names)?;
+        Ok(Prepared {
+            schedule: schedule.text()?,
+            context: context.text()?,
+            bodies,
+            names: names.clone(),
+        })
+    }
+
+    /// The loop tree, in an isl context of its own: `Ok(None)` when isl's
+    /// code generator ran past `max_operations` (see [`ast_from_schedule`]),
+    /// `Err(Unreadable)` when isl cannot read its own text back.
+    pub fn loop_tree(
+        self,
+        max_operations: u64,
+    ) -> Result<std::result::Result<Option<Vec<tree::Node>>, Unreadable>> {
+        let ctx = crate::model::isl_ext::new_context();
+        let read = Schedule::read_from_str(&ctx, &self.schedule)
+            .and_then(|s| Ok((s, Set::read_from_str(&ctx, &self.context)?)));
+        let Ok((schedule, context)) = read else {
+            return Ok(Err(Unreadable));
+        };
+        Ok(Ok(tree_of(
+            &schedule,
+            &context,
+            &self.names,
+            &self.bodies,
+            max_operations,
+        )?))
+    }
+}
+
+/// isl could not read a schedule it printed back (see [`Prepared::loop_tree`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Unreadable;
+
+/// The loop tree of a region's final schedule, generated here (isl the
+/// AST under the parameter `context`, flextile the overlapped tiles'
+/// bodies). `Ok(None)`: isl's code generator ran past `max_operations`.
+pub fn loop_tree(
     schedule: &Schedule,
     context: &Set,
-    stages: &[Stage],
     names: &Names,
+    max_operations: u64,
+) -> Result<Option<Vec<tree::Node>>> {
+    let (schedule, bodies) = tile_body::cut(schedule, context, names)?;
+    tree_of(&schedule, context, names, &bodies, max_operations)
+}
+
+/// isl's AST of `schedule` read into the loop tree, the calls of tile
+/// tokens expanded into `bodies`.
+fn tree_of(
+    schedule: &Schedule,
+    context: &Set,
+    names: &Names,
+    bodies: &TileBodies,
+    max_operations: u64,
+) -> Result<Option<Vec<tree::Node>>> {
+    let Some(ast) = ast_from_schedule(schedule, context, max_operations)? else {
+        return Ok(None);
+    };
+    let reader = AstReader::new(names).with_tile_bodies(bodies);
+    Ok(Some(tree::hoist_tile_storage(reader.read(&ast)?)?))
+}
+
+/// Prints one region's loop tree (see [`loop_tree`]) for its target (C
+/// when `cuda` is `None`).
+#[allow(clippy::too_many_arguments)]
+pub fn generate_loops(
+    tree: Vec<tree::Node>,
+    stages: &[Stage],
     naming: &Naming,
     templates: &Templates,
     indent: &str,
     helpers: &mut BTreeSet<Helper>,
     storage: Option<&StoragePlan>,
-    max_operations: u64,
     cuda: Option<&cuda::print::CudaRegion>,
-) -> Result<Option<Generated>> {
-    let Some(ast) = ast_from_schedule(schedule, context, max_operations)? else {
-        return Ok(None);
-    };
-    let tree = tree::hoist_tile_storage(AstReader::new(names).read(&ast)?)?;
+) -> Result<Generated> {
     tree::helpers(&tree, naming.wide, helpers);
     if let Some(cu) = cuda {
         let (path, line) = (&cu.place, cu.line);
@@ -427,22 +500,22 @@ pub fn generate_loops(
         let g = cuda::print::print_region(
             &host, &kernels, stages, storage, naming, cu, &prefix, indent, helpers,
         )?;
-        return Ok(Some(Generated {
+        return Ok(Generated {
             code: g.host,
             kernels: g.kernels,
             report: Some(cuda::report(path, &g.reports, cu.gpu)),
             parts: Some(g.parts),
-        }));
+        });
     }
     let printer = CPrinter::new(stages, templates.omp_lines()?, storage, naming);
     let mut out = String::new();
     printer.print(&tree, indent, &mut out)?;
-    Ok(Some(Generated {
+    Ok(Generated {
         code: out,
         kernels: String::new(),
         report: None,
         parts: None,
-    }))
+    })
 }
 
 #[cfg(test)]

@@ -138,10 +138,6 @@ pub(super) fn lower(
         choices: Vec::new(),
         gpu: opts.gpu,
     });
-    // The validity check runs in a thread of its own, in an isl context of
-    // its own: it reads the region's dependences back while the passes run,
-    // then checks each schedule they produce, printed and read back, while
-    // the code generator runs here: neither waits for the other.
     let label = |name: &str| {
         region
             .stages
@@ -149,122 +145,117 @@ pub(super) fn lower(
             .find(|s| s.name == name)
             .map_or_else(|| name.to_string(), |s| s.label.clone())
     };
-    let stage_names: Vec<String> = region.stages.iter().map(|s| s.name.clone()).collect();
-    let printed =
-        validity::PrintedRegion::of(&model.domain, &model.context, &deps, &stage_names, &label)?;
-    std::thread::scope(|scope| {
-        let (to_check, schedules) = std::sync::mpsc::channel();
-        let (outcomes, checked) = std::sync::mpsc::channel();
-        scope.spawn(move || validity::serve(printed, schedules, outcomes, budget));
-        let mut simpler = Simpler::default();
-        loop {
-            let started = std::time::Instant::now();
-            let t = transform(opts, program, region, names, &model, &deps, &all, &simpler)?;
-            log::debug!("time: transform {} ms", started.elapsed().as_millis());
-            if opts.dump_schedule {
-                let (line, _) = program.file.line_col(region.pragma_span.start);
-                eprintln!(
-                    "# final schedule of the region at {}:{}\n{}",
-                    program.file.path,
-                    line,
-                    schedule_to_yaml(&t.schedule)?
-                );
-            }
-            if let Some(storage) = &t.storage {
-                check_versions_in_scratchpads(region, storage)?;
-            }
-            let subject = validity::Subject {
-                schedule: &t.schedule,
-                domain: &model.domain,
-                context: &model.context,
-                deps: &deps,
-                label: &label,
-            };
-            {
-                use crate::model::isl_ext::IslText;
-                to_check
-                    .send(t.schedule.text()?)
-                    .map_err(|_| Error::internal("the validity check's thread stopped"))?;
-            }
+    let mut simpler = Simpler::default();
+    loop {
+        let started = std::time::Instant::now();
+        let t = transform(opts, program, region, names, &model, &deps, &all, &simpler)?;
+        log::debug!("time: transform {} ms", started.elapsed().as_millis());
+        if opts.dump_schedule {
+            let (line, _) = program.file.line_col(region.pragma_span.start);
+            eprintln!(
+                "# final schedule of the region at {}:{}\n{}",
+                program.file.path,
+                line,
+                schedule_to_yaml(&t.schedule)?
+            );
+        }
+        if let Some(storage) = &t.storage {
+            check_versions_in_scratchpads(region, storage)?;
+        }
+        let subject = validity::Subject {
+            schedule: &t.schedule,
+            domain: &model.domain,
+            context: &model.context,
+            deps: &deps,
+            label: &label,
+        };
+        // Code generation runs in a thread of its own, in an isl context of
+        // its own, on the schedule's text (the bodies of overlapped tiles,
+        // which flextile generates, taken out: what isl reads back is
+        // short), while the validity check runs here on the schedule itself:
+        // neither waits for the other.
+        let started = std::time::Instant::now();
+        let prepared = Prepared::new(&t.schedule, &model.context, names)?;
+        let (tree, checked) = std::thread::scope(|scope| {
+            let generator = scope.spawn(move || prepared.loop_tree(budget));
+            let checked = validity::check(&subject, budget);
+            let tree = generator
+                .join()
+                .unwrap_or_else(|_| Err(Error::internal("the code generator's thread panicked")));
+            (tree, checked)
+        });
+        let tree = match tree? {
+            Ok(tree) => tree,
+            // isl cannot read its own text of this schedule back.
+            Err(Unreadable) => loop_tree(&t.schedule, &model.context, names, budget)?,
+        };
+        log::debug!(
+            "time: code generation and validity check {} ms",
+            started.elapsed().as_millis()
+        );
+        if let Some(tree) = tree {
             let cuda_t = cuda.as_ref().map(|c| CudaRegion {
                 choices: t.gpu.clone(),
                 ..c.clone()
             });
-            let started = std::time::Instant::now();
-            let code = generate_loops(
-                &t.schedule,
-                &model.context,
+            let generated = generate_loops(
+                tree,
                 &region.stages,
-                names,
                 naming,
                 templates,
                 indent,
                 helpers,
                 t.storage.as_ref(),
-                budget,
                 cuda_t.as_ref(),
-            );
-            log::debug!("time: code generation {} ms", started.elapsed().as_millis());
-            let checked = checked
-                .recv()
-                .unwrap_or_else(|_| Err(Error::internal("the validity check's thread panicked")));
-            if let Some(generated) = code? {
-                let checked = match checked {
-                    Ok(Some(outcome)) => Ok(outcome),
-                    // isl cannot read its own text of this schedule back.
-                    Ok(None) => validity::check(&subject, budget),
-                    Err(e) => Err(e),
-                };
-                let checked = checked.map_err(|e| match e {
-                    Error::Internal(m) => {
-                        let (line, _) = program.file.line_col(region.pragma_span.start);
-                        Error::Internal(format!("{}:{line}: {m}", program.file.path))
-                    }
-                    e => e,
-                })?;
-                let mut summary = t.summary;
-                if !deps.exact {
-                    summary.push(
-                        "memory-based dependences (exact analysis past its budget)".to_string(),
-                    );
+            )?;
+            let checked = checked.map_err(|e| match e {
+                Error::Internal(m) => {
+                    let (line, _) = program.file.line_col(region.pragma_span.start);
+                    Error::Internal(format!("{}:{line}: {m}", program.file.path))
                 }
-                if checked == validity::Outcome::NotCompleted {
-                    info!("validity check: ran past the budget of {budget} operations");
-                    summary.push("validity check not completed (isl operation budget)".to_string());
-                }
-                if let Some(r) = &t.report {
-                    print!("{r}");
-                }
-                if let (true, Some(r)) = (opts.report, &generated.report) {
-                    print!("{r}");
-                }
-                warnings.extend(t.warnings);
-                return Ok(Lowered {
-                    code: generated.code,
-                    kernels: generated.kernels,
-                    parts: generated.parts,
-                    summary,
-                    grouping: t.grouping,
-                });
+                e => e,
+            })?;
+            let mut summary = t.summary;
+            if !deps.exact {
+                summary
+                    .push("memory-based dependences (exact analysis past its budget)".to_string());
             }
-            info!("codegen: isl ran past its budget of {budget} operations");
-            let next = simpler.next(&t);
-            let Some((next, what)) = next else {
-                return Err(Error::at(
+            if checked == validity::Outcome::NotCompleted {
+                info!("validity check: ran past the budget of {budget} operations");
+                summary.push("validity check not completed (isl operation budget)".to_string());
+            }
+            if let Some(r) = &t.report {
+                print!("{r}");
+            }
+            if let (true, Some(r)) = (opts.report, &generated.report) {
+                print!("{r}");
+            }
+            warnings.extend(t.warnings);
+            return Ok(Lowered {
+                code: generated.code,
+                kernels: generated.kernels,
+                parts: generated.parts,
+                summary,
+                grouping: t.grouping,
+            });
+        }
+        info!("codegen: isl ran past its budget of {budget} operations");
+        let next = simpler.next(&t);
+        let Some((next, what)) = next else {
+            return Err(Error::at(
                 region.pragma_span,
                 format!(
                     "isl's code generator ran past its budget of {budget} operations on this region{}; raise it with --max-isl-operations (0: no limit) or simplify the schedule",
                     simpler.tried()
                 ),
             ));
-            };
-            warnings.push(Diagnostic::warning(
+        };
+        warnings.push(Diagnostic::warning(
             region.pragma_span,
             format!("isl's code generator ran past its budget of {budget} operations on this region; {what} (--max-isl-operations raises the budget)"),
         ));
-            simpler = next;
-        }
-    })
+        simpler = next;
+    }
 }
 
 /// Versions of arrays that live only in scratchpads (the inner steps of a
