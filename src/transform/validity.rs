@@ -37,7 +37,8 @@ use crate::model::deps::Dependences;
 use crate::model::isl_ext::{isl_err, with_operation_budget};
 use crate::model::marks::Mark;
 use crate::model::relations::{
-    apply_both, apply_range, apply_set, flat_range_product, map_list, pad_ranges, ByStatement,
+    apply_both, apply_range, apply_set, flat_range_product, map_list, pad_ranges, set_list,
+    ByStatement,
 };
 use crate::transform::band::{band_statements, equal_prefix, mark_of, vector_pairs};
 use isl_rs::{DimType, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
@@ -133,10 +134,27 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
     ];
     let back = ByStatement::new(&proj.copy().and_then(|p| p.reverse()).map_err(isl_err)?)?;
     let flat_by = ByStatement::new(&flat)?;
-    let mut lifted = Vec::new();
-    for (kind, dep) in kinds {
+    // A statement all of whose instances run at one outermost position (its
+    // child of a sequence at the root, one per group or nest) precedes every
+    // statement at a later one: a dependence between two such positions,
+    // the earlier first, holds whatever the instances, and is not lifted to
+    // the executed instances (on local-laplacian, most pairs).
+    let positions = outermost_positions(&flat, &proj)?;
+    let originals: HashSet<String> = map_list(&proj)?
+        .iter()
+        .map(|m| m.get_tuple_name(DimType::In).map(str::to_string))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(isl_err)?;
+    let lift = |dep: &UnionMap| -> R<UnionMap> {
         let l = apply_range(&apply_range(&proj, &ByStatement::new(dep)?)?, &back)?;
-        let l = tiles.within_tiles(l)?;
+        tiles.within_tiles(l)
+    };
+    let mut lifted: Lifted = Vec::new();
+    let mut ahead = Vec::new();
+    for (kind, dep) in kinds {
+        let (near, later) = split_by_position(dep, &positions)?;
+        ahead.push((kind, later));
+        let l = lift(&near)?;
         if n > 0 {
             let not_later = not_later(&ctx, n)?;
             let bad = |m: UnionMap| -> R<bool> {
@@ -154,6 +172,31 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         }
         lifted.push((kind, l));
     }
+
+    // The pairs a band whose executed instances `here` run at several
+    // outermost positions may carry: the lifted ones and those between the
+    // positions (none apart: `None`).
+    let widen = |here: &UnionSet| -> R<Option<Lifted>> {
+        let mut at: HashSet<Option<i64>> = HashSet::new();
+        for set in set_list(here)? {
+            let name = set.get_tuple_name().map_err(isl_err)?;
+            if originals.contains(name) {
+                at.insert(positions.get(name).copied());
+            }
+        }
+        if at.len() < 2 && !at.contains(&None) {
+            return Ok(None);
+        }
+        let mut all = Vec::new();
+        for ((kind, near), (_, later)) in lifted.iter().zip(&ahead) {
+            let far = lift(later)?;
+            all.push((
+                *kind,
+                near.copy().and_then(|n| n.union(far)).map_err(isl_err)?,
+            ));
+        }
+        Ok(Some(all))
+    };
 
     // 3. Recomputation inside overlapped tiles.
     if let Some(why) = tiles.check_recomputation(&executed, &proj, &s.deps.flow, s.label)? {
@@ -216,11 +259,72 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
                 "parallel loops: a parallel mark is not above a loop band".to_string(),
             ));
         }
-        if let Some(why) = parallel_violation(&band, &depths, &lifted, s.label)? {
+        if let Some(why) = parallel_violation(&band, &depths, &lifted, &widen, s.label)? {
             return Ok(Err(why));
         }
     }
     Ok(Ok(()))
+}
+
+/// The outermost position of each original statement whose executed
+/// instances (`flat`: executed instance -> flattened schedule; `proj`:
+/// executed instance -> original one) all run at one value of the
+/// flattened schedule's first dimension.
+fn outermost_positions(flat: &UnionMap, proj: &UnionMap) -> R<BTreeMap<String, i64>> {
+    let mut first: BTreeMap<String, Option<i64>> = BTreeMap::new();
+    for m in map_list(flat)? {
+        let name = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+        let fixed = match m.range_tuple_dim().map_err(isl_err)? {
+            0 => None,
+            _ => {
+                let v = m.plain_get_val_if_fixed(DimType::Out, 0).map_err(isl_err)?;
+                match v.is_int().map_err(isl_err)? {
+                    true => Some(v.get_num_si().map_err(isl_err)?),
+                    false => None,
+                }
+            }
+        };
+        first
+            .entry(name)
+            .and_modify(|f| {
+                if *f != fixed {
+                    *f = None
+                }
+            })
+            .or_insert(fixed);
+    }
+    // Executed statement -> original one.
+    let mut out: BTreeMap<String, Option<i64>> = BTreeMap::new();
+    for m in map_list(proj)? {
+        let exec = m.get_tuple_name(DimType::In).map_err(isl_err)?;
+        let orig = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+        let p = first.get(exec).copied().flatten();
+        out.entry(orig)
+            .and_modify(|f| {
+                if *f != p {
+                    *f = None
+                }
+            })
+            .or_insert(p);
+    }
+    Ok(out.into_iter().filter_map(|(n, p)| Some((n, p?))).collect())
+}
+
+/// `dep`'s pairs of statements that are not known to run in order (`.0`),
+/// and those from an outermost position to a later one (`.1`).
+fn split_by_position(dep: &UnionMap, positions: &BTreeMap<String, i64>) -> R<(UnionMap, UnionMap)> {
+    let ctx = dep.get_ctx();
+    let mut near = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    let mut later = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    for m in map_list(dep)? {
+        let src = positions.get(m.get_tuple_name(DimType::In).map_err(isl_err)?);
+        let dst = positions.get(m.get_tuple_name(DimType::Out).map_err(isl_err)?);
+        match (src, dst) {
+            (Some(a), Some(b)) if a < b => later = later.add_map(m).map_err(isl_err)?,
+            _ => near = near.add_map(m).map_err(isl_err)?,
+        }
+    }
+    Ok((near, later))
 }
 
 /// The instances executed for `dom`, the instances reaching `node`: isl's
@@ -569,6 +673,7 @@ fn parallel_violation(
     band: &ScheduleNode,
     depths: &[usize],
     lifted: &[(&str, UnionMap)],
+    widen: &dyn Fn(&UnionSet) -> R<Option<Lifted>>,
     label: &dyn Fn(&str) -> String,
 ) -> R<Option<String>> {
     let outer = band.get_schedule_depth().map_err(isl_err)? as usize;
@@ -600,8 +705,14 @@ fn parallel_violation(
             (here, apply_range(&rev, &ByStatement::new(&both)?)?)
         }
     };
-    carried_at(band, &full, depths, lifted, label)
+    match widen(&full.0)? {
+        Some(all) => carried_at(band, &full, depths, &all, label),
+        None => carried_at(band, &full, depths, lifted, label),
+    }
 }
+
+/// Dependences of each kind between executed instances.
+type Lifted = Vec<(&'static str, UnionMap)>;
 
 /// Whether a loop at a schedule depth of `depths` carries a dependence of
 /// `lifted` among the executed instances `full.0`, whose loops down to
@@ -900,6 +1011,67 @@ mod tests {
         );
         let m = message(outcome(&ctx, &s));
         assert!(m.contains("order: a "), "{m}");
+    }
+
+    /// `S1` reads what `S0` writes: `S0[i] -> S1[i]`.
+    fn two_stages(ctx: &isl_rs::Context, sched: &Schedule) -> Result<Outcome> {
+        let dom = UnionSet::read_from_str(ctx, "[N] -> { S0[i] : 0 <= i < N; S1[i] : 0 <= i < N }")
+            .unwrap();
+        let context = Set::read_from_str(ctx, "[N] -> { : N >= 2 }").unwrap();
+        let read = |s: &str| UnionMap::read_from_str(ctx, s).unwrap();
+        let deps = Dependences {
+            flow: read("[N] -> { S0[i] -> S1[i] : 0 <= i < N }"),
+            anti: read("{ }"),
+            output: read("{ }"),
+            exact: true,
+            live_in: None,
+        };
+        let label = |s: &str| format!("stage {s}");
+        check(
+            &Subject {
+                schedule: sched,
+                domain: &dom,
+                context: &context,
+                deps: &deps,
+                label: &label,
+            },
+            0,
+        )
+    }
+
+    #[test]
+    fn dependences_between_outermost_positions_are_checked_by_position() {
+        let ctx = new_context();
+        let domain = "[N] -> { S0[i] : 0 <= i < N; S1[i] : 0 <= i < N }";
+        // Each stage at its own outermost position, in order, then reversed.
+        let ok = schedule(
+            &ctx,
+            domain,
+            "[{ S0[i] -> [(0)]; S1[i] -> [(1)] }, { S0[i] -> [(i)]; S1[i] -> [(i)] }]",
+        );
+        assert_eq!(two_stages(&ctx, &ok).ok(), Some(Outcome::Valid));
+        let bad = schedule(
+            &ctx,
+            domain,
+            "[{ S0[i] -> [(1)]; S1[i] -> [(0)] }, { S0[i] -> [(i)]; S1[i] -> [(i)] }]",
+        );
+        let m = message(two_stages(&ctx, &bad));
+        assert!(
+            m.contains("order: a flow dependence from stage S0 to stage S1"),
+            "{m}"
+        );
+        // The loop over the positions marked parallel carries the pairs
+        // between them.
+        let band = ok.get_root().unwrap().child(0).unwrap();
+        let marked = insert_mark(band, &Mark::Parallel { depths: vec![0] })
+            .unwrap()
+            .get_schedule()
+            .unwrap();
+        let m = message(two_stages(&ctx, &marked));
+        assert!(
+            m.contains("the loop at depth 0 is marked parallel but carries a flow dependence from stage S0 to stage S1"),
+            "{m}"
+        );
     }
 
     #[test]
