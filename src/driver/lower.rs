@@ -177,8 +177,14 @@ pub(super) fn lower(
         let started = std::time::Instant::now();
         let prepared = Prepared::new(&t.schedule, &model.context, names)?;
         let (tree, checked) = std::thread::scope(|scope| {
-            let generator = scope.spawn(move || prepared.loop_tree(budget));
+            let generator = scope.spawn(move || {
+                let tree = prepared.loop_tree(budget);
+                log::debug!("time: code generation {} ms", started.elapsed().as_millis());
+                tree
+            });
+            let checking = std::time::Instant::now();
             let checked = validity::check(&subject, budget);
+            log::debug!("time: validity check {} ms", checking.elapsed().as_millis());
             let tree = generator
                 .join()
                 .unwrap_or_else(|_| Err(Error::internal("the code generator's thread panicked")));
@@ -189,10 +195,6 @@ pub(super) fn lower(
             // isl cannot read its own text of this schedule back.
             Err(Unreadable) => loop_tree(&t.schedule, &model.context, names, budget)?,
         };
-        log::debug!(
-            "time: code generation and validity check {} ms",
-            started.elapsed().as_millis()
-        );
         if let Some(tree) = tree {
             let cuda_t = cuda.as_ref().map(|c| CudaRegion {
                 choices: t.gpu.clone(),
