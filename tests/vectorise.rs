@@ -20,7 +20,7 @@ const KNOWN: &[(&str, &str, &[&str])] = &[
     // zero): gcc does not if-convert its masked load ("no vectype for stmt:
     // .MASK_LOAD") under the bounds flextile's tile-body generator gives its
     // loop (`max(256 * c2, 256 * c2 + 256 * c5)`, where isl's generator
-    // knew c5 = 0 and printed `256 * c2`); a loss since 6417b44, to fix.
+    // knew c5 = 0 and printed `256 * c2`); a loss since d2c68da, to fix.
     // camera-pipeline's stages scaled by 2 with an offset (Bayer
     // deinterleaving), whose point loops isl generated with stride 2 (`c4 +=
     // 2`) and the index `(c4 - 1) / 2`, vectorise since: the tile-body
