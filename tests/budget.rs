@@ -90,7 +90,11 @@ fn past_the_budget_chunked_point_loops_split_groups_first() {
     let o = flextile_with(&out, &["--rectangle", "--max-isl-operations", "40000"]);
     let _ = std::fs::remove_file(&out);
     assert!(o.status.success());
-    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]
