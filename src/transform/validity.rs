@@ -20,7 +20,7 @@
 //! 3. **recomputation** (overlapped groups whose loops are all overlapped):
 //!    a tile that computes an instance also computes, itself, every instance
 //!    of its group that the instance reads through a flow dependence;
-//! 4. **parallel loops**: no dependence of 2 is carried by a loop marked
+//! 4. **parallel loops** (`validity/parallel.rs`): no dependence of 2 is carried by a loop marked
 //!    `parallel` or `simd` (at its depth, the loops outside it fixed).
 //!
 //! Not checked: the time-block decomposition of time-iterated scops (each
@@ -37,8 +37,7 @@ use crate::model::deps::Dependences;
 use crate::model::isl_ext::{isl_err, with_operation_budget};
 use crate::model::marks::Mark;
 use crate::model::relations::{
-    apply_both, apply_range, apply_set, flat_range_product, map_list, pad_ranges, set_list,
-    ByStatement,
+    apply_both, apply_range, apply_set, map_list, pad_ranges, set_list, ByStatement,
 };
 use crate::transform::band::{band_statements, equal_prefix, mark_of, vector_pairs};
 use isl_rs::{DimType, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
@@ -82,7 +81,7 @@ pub fn check(s: &Subject, budget: u64) -> Result<Outcome> {
 }
 
 /// Shorthand for the many isl calls.
-type R<T> = Result<T>;
+pub(super) type R<T> = Result<T>;
 
 /// The checks; `Ok(Err(why))` when one fails.
 fn run(s: &Subject) -> R<std::result::Result<(), String>> {
@@ -344,7 +343,11 @@ fn expanded(node: &ScheduleNode, dom: UnionSet) -> R<UnionSet> {
 /// sequences on the way to each leaf, and this is `dom` mapped through it,
 /// in time linear in the tree (isl's restricts the whole expansion at each
 /// filter: quadratic in the children of a sequence).
-fn reaching_leaves(node: &ScheduleNode, dom: UnionSet, in_seq: bool) -> R<Option<UnionSet>> {
+pub(super) fn reaching_leaves(
+    node: &ScheduleNode,
+    dom: UnionSet,
+    in_seq: bool,
+) -> R<Option<UnionSet>> {
     let dom = match node.get_type().map_err(isl_err)? {
         ScheduleNodeType::Expansion => return Ok(None),
         ScheduleNodeType::Leaf => return Ok(Some(dom)),
@@ -449,7 +452,7 @@ fn not_later(ctx: &isl_rs::Context, n: usize) -> R<UnionMap> {
 
 /// The first statement pair of `deps` (one map per pair) for which `bad`
 /// holds, as " from A to B" (empty when none is found alone).
-fn first_pair(
+pub(super) fn first_pair(
     deps: &UnionMap,
     bad: &dyn Fn(UnionMap) -> R<bool>,
     label: &dyn Fn(&str) -> String,
@@ -667,442 +670,7 @@ fn m_dims(m: &UnionMap, t: DimType) -> R<usize> {
     .map_err(isl_err)? as usize)
 }
 
-/// Check 4 for the loops at schedule depths `depths` of the band at `band`:
-/// `Some(why)` when a dependence of `lifted` is carried by one of them.
-fn parallel_violation(
-    band: &ScheduleNode,
-    depths: &[usize],
-    lifted: &[(&str, UnionMap)],
-    widen: &dyn Fn(&UnionSet) -> R<Option<Lifted>>,
-    label: &dyn Fn(&str) -> String,
-) -> R<Option<String>> {
-    let outer = band.get_schedule_depth().map_err(isl_err)? as usize;
-    let n = band.band_n_member().map_err(isl_err)? as usize;
-    if let Some(depth) = depths.iter().find(|&&d| d < outer || d >= outer + n) {
-        return Ok(Some(format!(
-            "parallel loops: a parallel mark names depth {depth}, outside its band (depths {outer} to {})",
-            outer + n - 1
-        )));
-    }
-    // Executed instance → (outer loops, this band): the band's loops of an
-    // instance executed below an expansion are those of the instance it
-    // was expanded from.
-    let prefix = band.get_prefix_schedule_union_map().map_err(isl_err)?;
-    let own = ByStatement::new(
-        &band
-            .band_get_partial_schedule_union_map()
-            .map_err(isl_err)?,
-    )?;
-    let dom = band.get_domain().map_err(isl_err)?;
-    let full = match reaching_leaves(band, dom.copy().map_err(isl_err)?, false)? {
-        // No expansion below: the executed instances are the original ones.
-        Some(here) => (here, flat_range_product(&prefix, &own)?),
-        None => {
-            let expansion = band.get_subtree_expansion().map_err(isl_err)?;
-            let here = apply_set(&dom, &ByStatement::new(&expansion)?)?;
-            let rev = expansion.reverse().map_err(isl_err)?;
-            let both = flat_range_product(&prefix, &own)?;
-            (here, apply_range(&rev, &ByStatement::new(&both)?)?)
-        }
-    };
-    match widen(&full.0)? {
-        Some(all) => carried_at(band, &full, depths, &all, label),
-        None => carried_at(band, &full, depths, lifted, label),
-    }
-}
-
-/// Dependences of each kind between executed instances.
-type Lifted = Vec<(&'static str, UnionMap)>;
-
-/// Whether a loop at a schedule depth of `depths` carries a dependence of
-/// `lifted` among the executed instances `full.0`, whose loops down to
-/// those depths and beyond are `full.1`, and the first such loop's message.
-/// Several depths are tested at once (pairs of instances in the same
-/// iteration of the loops above one of the depths and in different ones of
-/// the loop at it: the union of each depth's pairs, empty exactly when each
-/// is), and each alone only where that finds pairs, for the message.
-fn carried_at(
-    band: &ScheduleNode,
-    full: &(UnionSet, UnionMap),
-    depths: &[usize],
-    lifted: &[(&str, UnionMap)],
-    label: &dyn Fn(&str) -> String,
-) -> R<Option<String>> {
-    let (here, loops) = full;
-    let Some(&deepest) = depths.iter().max() else {
-        return Ok(None);
-    };
-    let each = |depths: &[usize]| -> R<Option<String>> {
-        for depth in depths {
-            let one = std::slice::from_ref(depth);
-            if let Some(why) = carried_at(band, full, one, lifted, label)? {
-                return Ok(Some(why));
-            }
-        }
-        Ok(None)
-    };
-    // Truncated after the deepest loop tested.
-    let len = deepest + 1;
-    let list = loops.get_map_list().map_err(isl_err)?;
-    let ctx = band.get_ctx();
-    let mut upto = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
-    for i in 0..list.size().map_err(isl_err)? {
-        let m = list.get_at(i).map_err(isl_err)?;
-        let d = m.range_tuple_dim().map_err(isl_err)? as usize;
-        if d < len && depths.len() > 1 {
-            // Shorter than the deepest loop: tested at each depth alone.
-            return each(depths);
-        }
-        let m = if d > len {
-            m.project_out(DimType::Out, len as u32, (d - len) as u32)
-        } else {
-            Ok(m)
-        }
-        .and_then(|m| m.reset_tuple_id(DimType::Out))
-        .map_err(isl_err)?;
-        upto = upto.add_map(m).map_err(isl_err)?;
-    }
-    let upto = ByStatement::new(&upto)?;
-    // Same iteration of the loops above a depth, another of the loop at it.
-    let at = |depth: usize| {
-        let mut cond = equal_prefix(depth);
-        cond.push(format!("(y{depth} < x{depth} or y{depth} > x{depth})"));
-        format!("({})", cond.join(" and "))
-    };
-    let cond: Vec<String> = depths.iter().map(|d| at(*d)).collect();
-    let crossing = vector_pairs(&ctx, len, &cond.join(" or "))?;
-    for (kind, deps) in lifted {
-        let carried = |m: UnionMap| -> R<bool> {
-            let m = m
-                .intersect_domain(here.copy().map_err(isl_err)?)
-                .and_then(|m| m.intersect_range(here.copy()?))
-                .map_err(isl_err)?;
-            let pairs = apply_both(&m, &upto)?
-                .intersect(crossing.copy().map_err(isl_err)?)
-                .map_err(isl_err)?;
-            Ok(!pairs.is_empty().map_err(isl_err)?)
-        };
-        if carried(deps.copy().map_err(isl_err)?)? {
-            if let [depth] = depths {
-                let pair = first_pair(deps, &carried, label)?;
-                return Ok(Some(format!(
-                    "parallel loops: the loop at depth {depth} is marked parallel but carries a {kind} dependence{pair}"
-                )));
-            }
-            if let Some(why) = each(depths)? {
-                return Ok(Some(why));
-            }
-            // (Not reached: the union is empty where each depth's is.)
-            return Ok(Some(format!(
-                "parallel loops: the loops at depths {depths:?} are marked parallel but carry a {kind} dependence"
-            )));
-        }
-    }
-    Ok(None)
-}
-
+mod parallel;
+use parallel::{parallel_violation, Lifted};
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::isl_ext::new_context;
-    use crate::transform::band::insert_mark;
-
-    /// In-place Gauss–Seidel in 1-D, `for t for i: A[i] = A[i-1] + A[i+1]`.
-    const DOMAIN: &str = "[N, T] -> { S0[t, i] : 0 <= t < T and 1 <= i < N - 1 }";
-    const FLOW: &str =
-        "[N, T] -> { S0[t, i] -> S0[t, i + 1] : 0 <= t < T and 1 <= i < N - 2; S0[t, i] -> S0[t + 1, i - 1] : 0 <= t < T - 1 and 2 <= i < N - 1 }";
-    const ANTI: &str =
-        "[N, T] -> { S0[t, i] -> S0[t + 1, i - 1] : 0 <= t < T - 1 and 2 <= i < N - 1 }";
-
-    fn deps(ctx: &isl_rs::Context) -> Dependences {
-        let read = |s: &str| UnionMap::read_from_str(ctx, s).unwrap();
-        Dependences {
-            flow: read(FLOW),
-            anti: read(ANTI),
-            output: read("{ }"),
-            exact: true,
-            live_in: None,
-        }
-    }
-
-    fn schedule(ctx: &isl_rs::Context, domain: &str, band: &str) -> Schedule {
-        let dom = UnionSet::read_from_str(ctx, domain).unwrap();
-        let node = Schedule::from_domain(dom)
-            .unwrap()
-            .get_root()
-            .unwrap()
-            .child(0)
-            .unwrap();
-        let band = isl_rs::MultiUnionPwAff::read_from_str(ctx, band).unwrap();
-        node.insert_partial_schedule(band)
-            .unwrap()
-            .get_schedule()
-            .unwrap()
-    }
-
-    /// The check of `sched` against the whole of [`DOMAIN`].
-    fn outcome(ctx: &isl_rs::Context, sched: &Schedule) -> Result<Outcome> {
-        let dom = UnionSet::read_from_str(ctx, DOMAIN).unwrap();
-        let context = Set::read_from_str(ctx, "[N, T] -> { : N >= 3 and T >= 1 }").unwrap();
-        let deps = deps(ctx);
-        let label = |s: &str| format!("stage {s}");
-        check(
-            &Subject {
-                schedule: sched,
-                domain: &dom,
-                context: &context,
-                deps: &deps,
-                label: &label,
-            },
-            0,
-        )
-    }
-
-    fn message(r: Result<Outcome>) -> String {
-        match r {
-            Err(Error::Internal(m)) => m,
-            Err(_) => "another error".to_string(),
-            Ok(o) => format!("{o:?}"),
-        }
-    }
-
-    const ORIGINAL: &str = "[{ S0[t, i] -> [(t)] }, { S0[t, i] -> [(i)] }]";
-
-    #[test]
-    fn the_original_order_passes() {
-        let ctx = new_context();
-        let s = schedule(&ctx, DOMAIN, ORIGINAL);
-        assert_eq!(outcome(&ctx, &s).ok(), Some(Outcome::Valid));
-    }
-
-    #[test]
-    fn a_skewed_schedule_with_a_parallel_inner_loop_passes() {
-        let ctx = new_context();
-        // Skewed (t, t + i), then the inner loop over a wavefront is parallel.
-        let s = schedule(
-            &ctx,
-            DOMAIN,
-            "[{ S0[t, i] -> [(2*t + i)] }, { S0[t, i] -> [(t)] }]",
-        );
-        let band = s.get_root().unwrap().child(0).unwrap();
-        let band = band.band_split(1).unwrap().child(0).unwrap();
-        let s = insert_mark(band, &Mark::Parallel { depths: vec![1] })
-            .unwrap()
-            .get_schedule()
-            .unwrap();
-        assert_eq!(outcome(&ctx, &s).ok(), Some(Outcome::Valid));
-    }
-
-    #[test]
-    fn a_wrong_parallel_mark_fails() {
-        let ctx = new_context();
-        for (depth, node) in [(0, 0), (1, 1)] {
-            let s = schedule(&ctx, DOMAIN, ORIGINAL);
-            let mut band = s.get_root().unwrap().child(0).unwrap();
-            if node == 1 {
-                band = band.band_split(1).unwrap().child(0).unwrap();
-            }
-            let s = insert_mark(
-                band,
-                &Mark::Parallel {
-                    depths: vec![depth],
-                },
-            )
-            .unwrap()
-            .get_schedule()
-            .unwrap();
-            let m = message(outcome(&ctx, &s));
-            assert!(
-                m.contains(&format!("the loop at depth {depth} is marked parallel but carries a flow dependence from stage S0 to stage S0")),
-                "{m}"
-            );
-        }
-    }
-
-    /// A band of `band`'s members with a parallel mark naming `depths`.
-    fn marked(ctx: &isl_rs::Context, band: &str, depths: Vec<usize>) -> Schedule {
-        let s = schedule(ctx, DOMAIN, band);
-        let band = s.get_root().unwrap().child(0).unwrap();
-        insert_mark(band, &Mark::Parallel { depths })
-            .unwrap()
-            .get_schedule()
-            .unwrap()
-    }
-
-    #[test]
-    fn a_mark_of_several_loops_is_checked_loop_by_loop() {
-        let ctx = new_context();
-        // A loop of one iteration, then t, then i: only the first is parallel.
-        let band = "[{ S0[t, i] -> [(0)] }, { S0[t, i] -> [(t)] }, { S0[t, i] -> [(i)] }]";
-        assert_eq!(
-            outcome(&ctx, &marked(&ctx, band, vec![0])).ok(),
-            Some(Outcome::Valid)
-        );
-        for depths in [vec![0, 1], vec![0, 1, 2], vec![1, 2]] {
-            let m = message(outcome(&ctx, &marked(&ctx, band, depths.clone())));
-            assert!(
-                m.contains("the loop at depth 1 is marked parallel but carries a flow dependence"),
-                "{depths:?}: {m}"
-            );
-        }
-        let m = message(outcome(&ctx, &marked(&ctx, band, vec![0, 2])));
-        assert!(
-            m.contains("the loop at depth 2 is marked parallel but carries a flow dependence"),
-            "{m}"
-        );
-        // Skewed: within a wavefront (0, 2t + i) no dependence joins two t.
-        let skewed = "[{ S0[t, i] -> [(0)] }, { S0[t, i] -> [(2*t + i)] }, { S0[t, i] -> [(t)] }]";
-        assert_eq!(
-            outcome(&ctx, &marked(&ctx, skewed, vec![0, 2])).ok(),
-            Some(Outcome::Valid)
-        );
-    }
-
-    #[test]
-    fn simd_marks_are_checked_like_parallel_ones() {
-        let ctx = new_context();
-        let all = deps(&ctx).all().unwrap();
-        let dom = UnionSet::read_from_str(&ctx, DOMAIN).unwrap();
-        let simd = |s| crate::transform::simd::mark_simd_loops(s, &all, &dom).unwrap();
-        // In the original order the space loop carries the in-place
-        // update's dependence: the simd pass leaves it alone.
-        let s = simd(schedule(&ctx, DOMAIN, ORIGINAL));
-        let top = s.get_root().unwrap().child(0).unwrap();
-        assert!(matches!(top.get_type().unwrap(), ScheduleNodeType::Band));
-        // Skewed, the inner (time) loop carries none: marked, and accepted.
-        let skewed = "[{ S0[t, i] -> [(2*t + i)] }, { S0[t, i] -> [(t)] }]";
-        let s = simd(schedule(&ctx, DOMAIN, skewed));
-        let mark = s.get_root().unwrap().child(0).unwrap();
-        assert_eq!(mark_of(&mark).unwrap(), Some(Mark::Simd { depth: 1 }));
-        assert_eq!(outcome(&ctx, &s).ok(), Some(Outcome::Valid));
-        // The same mark on the original order fails.
-        let s = schedule(&ctx, DOMAIN, ORIGINAL);
-        let band = s.get_root().unwrap().child(0).unwrap();
-        let s = insert_mark(band, &Mark::Simd { depth: 1 })
-            .unwrap()
-            .get_schedule()
-            .unwrap();
-        let m = message(outcome(&ctx, &s));
-        assert!(
-            m.contains("the loop at depth 1 is marked parallel but carries a flow dependence"),
-            "{m}"
-        );
-    }
-
-    #[test]
-    fn a_wrong_order_fails() {
-        let ctx = new_context();
-        // The space loop runs backwards.
-        let s = schedule(
-            &ctx,
-            DOMAIN,
-            "[{ S0[t, i] -> [(t)] }, { S0[t, i] -> [(-i)] }]",
-        );
-        let m = message(outcome(&ctx, &s));
-        assert!(
-            m.contains("order: a flow dependence from stage S0 to stage S0"),
-            "{m}"
-        );
-        // Tiled without skewing (not permutable): the tiles break the order.
-        let s = schedule(
-            &ctx,
-            DOMAIN,
-            "[{ S0[t, i] -> [(i - i mod 4)] }, { S0[t, i] -> [(t)] }, { S0[t, i] -> [(i)] }]",
-        );
-        let m = message(outcome(&ctx, &s));
-        assert!(m.contains("order: a "), "{m}");
-    }
-
-    /// `S1` reads what `S0` writes: `S0[i] -> S1[i]`.
-    fn two_stages(ctx: &isl_rs::Context, sched: &Schedule) -> Result<Outcome> {
-        let dom = UnionSet::read_from_str(ctx, "[N] -> { S0[i] : 0 <= i < N; S1[i] : 0 <= i < N }")
-            .unwrap();
-        let context = Set::read_from_str(ctx, "[N] -> { : N >= 2 }").unwrap();
-        let read = |s: &str| UnionMap::read_from_str(ctx, s).unwrap();
-        let deps = Dependences {
-            flow: read("[N] -> { S0[i] -> S1[i] : 0 <= i < N }"),
-            anti: read("{ }"),
-            output: read("{ }"),
-            exact: true,
-            live_in: None,
-        };
-        let label = |s: &str| format!("stage {s}");
-        check(
-            &Subject {
-                schedule: sched,
-                domain: &dom,
-                context: &context,
-                deps: &deps,
-                label: &label,
-            },
-            0,
-        )
-    }
-
-    #[test]
-    fn dependences_between_outermost_positions_are_checked_by_position() {
-        let ctx = new_context();
-        let domain = "[N] -> { S0[i] : 0 <= i < N; S1[i] : 0 <= i < N }";
-        // Each stage at its own outermost position, in order, then reversed.
-        let ok = schedule(
-            &ctx,
-            domain,
-            "[{ S0[i] -> [(0)]; S1[i] -> [(1)] }, { S0[i] -> [(i)]; S1[i] -> [(i)] }]",
-        );
-        assert_eq!(two_stages(&ctx, &ok).ok(), Some(Outcome::Valid));
-        let bad = schedule(
-            &ctx,
-            domain,
-            "[{ S0[i] -> [(1)]; S1[i] -> [(0)] }, { S0[i] -> [(i)]; S1[i] -> [(i)] }]",
-        );
-        let m = message(two_stages(&ctx, &bad));
-        assert!(
-            m.contains("order: a flow dependence from stage S0 to stage S1"),
-            "{m}"
-        );
-        // The loop over the positions marked parallel carries the pairs
-        // between them.
-        let band = ok.get_root().unwrap().child(0).unwrap();
-        let marked = insert_mark(band, &Mark::Parallel { depths: vec![0] })
-            .unwrap()
-            .get_schedule()
-            .unwrap();
-        let m = message(two_stages(&ctx, &marked));
-        assert!(
-            m.contains("the loop at depth 0 is marked parallel but carries a flow dependence from stage S0 to stage S1"),
-            "{m}"
-        );
-    }
-
-    #[test]
-    fn missing_instances_fail() {
-        let ctx = new_context();
-        let small = "[N, T] -> { S0[t, i] : 0 <= t < T and 1 <= i < N - 2 }";
-        let s = schedule(&ctx, small, ORIGINAL);
-        let m = message(outcome(&ctx, &s));
-        assert!(
-            m.contains("coverage: some instances of stage S0 are never executed"),
-            "{m}"
-        );
-    }
-
-    #[test]
-    fn a_tiny_budget_does_not_complete() {
-        let ctx = new_context();
-        let s = schedule(&ctx, DOMAIN, ORIGINAL);
-        let dom = UnionSet::read_from_str(&ctx, DOMAIN).unwrap();
-        let context = Set::read_from_str(&ctx, "[N, T] -> { : N >= 3 }").unwrap();
-        let deps = deps(&ctx);
-        let label = |s: &str| s.to_string();
-        let subject = Subject {
-            schedule: &s,
-            domain: &dom,
-            context: &context,
-            deps: &deps,
-            label: &label,
-        };
-        let r = check(&subject, 1);
-        assert!(matches!(r, Ok(Outcome::NotCompleted)), "{}", message(r));
-        assert_eq!(check(&subject, 0).ok(), Some(Outcome::Valid));
-    }
-}
+mod tests;

@@ -1,0 +1,145 @@
+//! Check 4 of the validity check (see `validity.rs`): no dependence is
+//! carried by a loop marked `parallel` or `simd`, at its depth, the loops
+//! outside it fixed.
+
+use super::{first_pair, reaching_leaves, R};
+use crate::model::isl_ext::isl_err;
+use crate::model::relations::{
+    apply_both, apply_range, apply_set, flat_range_product, ByStatement,
+};
+use crate::transform::band::{equal_prefix, vector_pairs};
+use isl_rs::{DimType, ScheduleNode, UnionMap, UnionSet};
+
+/// Check 4 for the loops at schedule depths `depths` of the band at `band`:
+/// `Some(why)` when a dependence of `lifted` is carried by one of them.
+pub(super) fn parallel_violation(
+    band: &ScheduleNode,
+    depths: &[usize],
+    lifted: &[(&str, UnionMap)],
+    widen: &dyn Fn(&UnionSet) -> R<Option<Lifted>>,
+    label: &dyn Fn(&str) -> String,
+) -> R<Option<String>> {
+    let outer = band.get_schedule_depth().map_err(isl_err)? as usize;
+    let n = band.band_n_member().map_err(isl_err)? as usize;
+    if let Some(depth) = depths.iter().find(|&&d| d < outer || d >= outer + n) {
+        return Ok(Some(format!(
+            "parallel loops: a parallel mark names depth {depth}, outside its band (depths {outer} to {})",
+            outer + n - 1
+        )));
+    }
+    // Executed instance → (outer loops, this band): the band's loops of an
+    // instance executed below an expansion are those of the instance it
+    // was expanded from.
+    let prefix = band.get_prefix_schedule_union_map().map_err(isl_err)?;
+    let own = ByStatement::new(
+        &band
+            .band_get_partial_schedule_union_map()
+            .map_err(isl_err)?,
+    )?;
+    let dom = band.get_domain().map_err(isl_err)?;
+    let full = match reaching_leaves(band, dom.copy().map_err(isl_err)?, false)? {
+        // No expansion below: the executed instances are the original ones.
+        Some(here) => (here, flat_range_product(&prefix, &own)?),
+        None => {
+            let expansion = band.get_subtree_expansion().map_err(isl_err)?;
+            let here = apply_set(&dom, &ByStatement::new(&expansion)?)?;
+            let rev = expansion.reverse().map_err(isl_err)?;
+            let both = flat_range_product(&prefix, &own)?;
+            (here, apply_range(&rev, &ByStatement::new(&both)?)?)
+        }
+    };
+    match widen(&full.0)? {
+        Some(all) => carried_at(band, &full, depths, &all, label),
+        None => carried_at(band, &full, depths, lifted, label),
+    }
+}
+
+/// Dependences of each kind between executed instances.
+pub(super) type Lifted = Vec<(&'static str, UnionMap)>;
+
+/// Whether a loop at a schedule depth of `depths` carries a dependence of
+/// `lifted` among the executed instances `full.0`, whose loops down to
+/// those depths and beyond are `full.1`, and the first such loop's message.
+/// Several depths are tested at once (pairs of instances in the same
+/// iteration of the loops above one of the depths and in different ones of
+/// the loop at it: the union of each depth's pairs, empty exactly when each
+/// is), and each alone only where that finds pairs, for the message.
+fn carried_at(
+    band: &ScheduleNode,
+    full: &(UnionSet, UnionMap),
+    depths: &[usize],
+    lifted: &[(&str, UnionMap)],
+    label: &dyn Fn(&str) -> String,
+) -> R<Option<String>> {
+    let (here, loops) = full;
+    let Some(&deepest) = depths.iter().max() else {
+        return Ok(None);
+    };
+    let each = |depths: &[usize]| -> R<Option<String>> {
+        for depth in depths {
+            let one = std::slice::from_ref(depth);
+            if let Some(why) = carried_at(band, full, one, lifted, label)? {
+                return Ok(Some(why));
+            }
+        }
+        Ok(None)
+    };
+    // Truncated after the deepest loop tested.
+    let len = deepest + 1;
+    let list = loops.get_map_list().map_err(isl_err)?;
+    let ctx = band.get_ctx();
+    let mut upto = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
+    for i in 0..list.size().map_err(isl_err)? {
+        let m = list.get_at(i).map_err(isl_err)?;
+        let d = m.range_tuple_dim().map_err(isl_err)? as usize;
+        if d < len && depths.len() > 1 {
+            // Shorter than the deepest loop: tested at each depth alone.
+            return each(depths);
+        }
+        let m = if d > len {
+            m.project_out(DimType::Out, len as u32, (d - len) as u32)
+        } else {
+            Ok(m)
+        }
+        .and_then(|m| m.reset_tuple_id(DimType::Out))
+        .map_err(isl_err)?;
+        upto = upto.add_map(m).map_err(isl_err)?;
+    }
+    let upto = ByStatement::new(&upto)?;
+    // Same iteration of the loops above a depth, another of the loop at it.
+    let at = |depth: usize| {
+        let mut cond = equal_prefix(depth);
+        cond.push(format!("(y{depth} < x{depth} or y{depth} > x{depth})"));
+        format!("({})", cond.join(" and "))
+    };
+    let cond: Vec<String> = depths.iter().map(|d| at(*d)).collect();
+    let crossing = vector_pairs(&ctx, len, &cond.join(" or "))?;
+    for (kind, deps) in lifted {
+        let carried = |m: UnionMap| -> R<bool> {
+            let m = m
+                .intersect_domain(here.copy().map_err(isl_err)?)
+                .and_then(|m| m.intersect_range(here.copy()?))
+                .map_err(isl_err)?;
+            let pairs = apply_both(&m, &upto)?
+                .intersect(crossing.copy().map_err(isl_err)?)
+                .map_err(isl_err)?;
+            Ok(!pairs.is_empty().map_err(isl_err)?)
+        };
+        if carried(deps.copy().map_err(isl_err)?)? {
+            if let [depth] = depths {
+                let pair = first_pair(deps, &carried, label)?;
+                return Ok(Some(format!(
+                    "parallel loops: the loop at depth {depth} is marked parallel but carries a {kind} dependence{pair}"
+                )));
+            }
+            if let Some(why) = each(depths)? {
+                return Ok(Some(why));
+            }
+            // (Not reached: the union is empty where each depth's is.)
+            return Ok(Some(format!(
+                "parallel loops: the loops at depths {depths:?} are marked parallel but carry a {kind} dependence"
+            )));
+        }
+    }
+    Ok(None)
+}
