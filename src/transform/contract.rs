@@ -303,12 +303,15 @@ fn plan_one(
         ));
     }
     let instances = accesses.copy().and_then(|a| a.domain()).map_err(isl_err)?;
-    let (first, last) = lifetime(model, &times()?, &accesses)?;
+    // The scope first: where none exists (a parallel loop between the
+    // writes and the reads), the lifetimes (lexmin and lexmax over the
+    // final schedule, the costly part) are not needed.
     let Some((node, prefix)) = scope_position(schedule, &instances, &accesses)? else {
         return Ok(Err(
             "a parallel loop runs between its writes and its reads (no scope holds an element's lifetime in one thread)".to_string(),
         ));
     };
+    let (first, last) = lifetime(model, &times()?, &accesses)?;
     // Pairs of elements alive at once within one execution of the scope.
     let before = first
         .copy()
