@@ -17,11 +17,11 @@ use crate::backend::c::{CPrinter, OmpLines};
 use crate::backend::tile_body::TileBodies;
 use crate::backend::tree::Helper;
 use crate::diag::{Error, Result};
-use crate::model::isl_ext::ast_from_schedule;
+use crate::model::isl_ext::{ast_from_schedule, isl_err};
 use crate::model::polyhedral::Names;
 use crate::model::program::Stage;
 use crate::model::storage::StoragePlan;
-use isl_rs::{Schedule, Set};
+use isl_rs::{Schedule, ScheduleNodeType, Set, UnionSet};
 use std::collections::BTreeSet;
 use tera::{Context, Tera};
 
@@ -426,24 +426,159 @@ impl Prepared {
     /// The loop tree, in an isl context of its own: `Ok(None)` when isl's
     /// code generator ran past `max_operations` (see [`ast_from_schedule`]),
     /// `Err(Unreadable)` when isl cannot read its own text back.
+    ///
+    /// Where the schedule is a sequence of many nests at its root, the
+    /// children are generated in two halves (see [`root_halves`]), the
+    /// second in a thread and isl context of its own, each half with the
+    /// share of `max_operations` of its statements, and the two loop trees
+    /// concatenated. isl generates each child of a sequence on its own; it
+    /// only gathers neighbouring children under a guard they share
+    /// (`if (M >= 5) { ... }`), which the cut may then split into two
+    /// guards of the same condition: the same instances, in the same
+    /// order. Local-laplacian under `--tile` (99 classically tiled nests):
+    /// code generation 0.9 -> 0.45 s.
     pub fn loop_tree(
         self,
         max_operations: u64,
     ) -> Result<std::result::Result<Option<Vec<tree::Node>>, Unreadable>> {
         let ctx = crate::model::isl_ext::new_context();
-        let read = Schedule::read_from_str(&ctx, &self.schedule)
-            .and_then(|s| Ok((s, Set::read_from_str(&ctx, &self.context)?)));
-        let Ok((schedule, context)) = read else {
+        let Ok((schedule, context)) = self.read(&ctx) else {
             return Ok(Err(Unreadable));
         };
-        Ok(Ok(tree_of(
-            &schedule,
-            &context,
-            &self.names,
-            &self.bodies,
-            max_operations,
-        )?))
+        let Some(halves) = root_halves(&schedule)? else {
+            return Ok(Ok(self.half(&schedule, &context, None, max_operations)?));
+        };
+        let budget = |share: usize| match max_operations {
+            0 => 0,
+            n => (n as u128 * share as u128 / halves.statements as u128).max(1) as u64,
+        };
+        let (first, second) = std::thread::scope(|scope| {
+            let second = scope.spawn(|| -> std::result::Result<_, Unreadable> {
+                let ctx = crate::model::isl_ext::new_context();
+                let (schedule, context) = self.read(&ctx)?;
+                let filter =
+                    UnionSet::read_from_str(&ctx, &halves.second.0).map_err(|_| Unreadable)?;
+                Ok(self.half(&schedule, &context, Some(filter), budget(halves.second.1)))
+            });
+            let first = self.half(
+                &schedule,
+                &context,
+                Some(halves.first.0),
+                budget(halves.first.1),
+            );
+            let second = second.join().unwrap_or_else(|_| {
+                Ok(Err(Error::internal("the code generator's thread panicked")))
+            });
+            (first, second)
+        });
+        let Ok(second) = second else {
+            return Ok(Err(Unreadable));
+        };
+        let (Some(mut nodes), Some(rest)) = (first?, second?) else {
+            return Ok(Ok(None));
+        };
+        nodes.extend(rest);
+        Ok(Ok(Some(tree::hoist_tile_storage(nodes)?)))
     }
+
+    /// The schedule and context, read in `ctx`.
+    fn read(&self, ctx: &isl_rs::Context) -> std::result::Result<(Schedule, Set), Unreadable> {
+        Schedule::read_from_str(ctx, &self.schedule)
+            .and_then(|s| Ok((s, Set::read_from_str(ctx, &self.context)?)))
+            .map_err(|_| Unreadable)
+    }
+
+    /// The loop nodes of `schedule`'s instances in `filter` (all: `None`),
+    /// their tile storage not yet hoisted where `filter` is given.
+    fn half(
+        &self,
+        schedule: &Schedule,
+        context: &Set,
+        filter: Option<UnionSet>,
+        max_operations: u64,
+    ) -> Result<Option<Vec<tree::Node>>> {
+        let Some(filter) = filter else {
+            return tree_of(schedule, context, &self.names, &self.bodies, max_operations);
+        };
+        let part = schedule
+            .copy()
+            .and_then(|s| s.intersect_domain(filter))
+            .map_err(isl_err)?;
+        let Some(ast) = ast_from_schedule(&part, context, max_operations)? else {
+            return Ok(None);
+        };
+        let reader = AstReader::new(&self.names).with_tile_bodies(&self.bodies);
+        reader.read(&ast).map(Some)
+    }
+}
+
+/// The fewest children holding instances of a root sequence that is
+/// generated in two halves (below it, a second thread gains little).
+const MIN_SPLIT_CHILDREN: usize = 24;
+
+/// The two halves of a schedule whose root's child is a sequence of at
+/// least [`MIN_SPLIT_CHILDREN`] children that hold instances, each half
+/// with at least two of them (a child that held all of a half's instances
+/// would be generated by isl without intersecting its filter), cut where
+/// the halves' numbers of statements are nearest: the first half's
+/// instances as a set, the second's as text (for another isl context).
+/// `None` where the schedule has no such sequence.
+fn root_halves(schedule: &Schedule) -> Result<Option<Halves>> {
+    let domain = schedule.get_domain().map_err(isl_err)?;
+    let seq = schedule
+        .get_root()
+        .and_then(|r| r.child(0))
+        .map_err(isl_err)?;
+    if !matches!(seq.get_type().map_err(isl_err)?, ScheduleNodeType::Sequence) {
+        return Ok(None);
+    }
+    let mut children = Vec::new();
+    for i in 0..seq.n_children().map_err(isl_err)? {
+        let here = seq
+            .get_child(i)
+            .and_then(|c| c.filter_get_filter())
+            .and_then(|f| f.intersect(domain.copy()?))
+            .map_err(isl_err)?;
+        let statements = here.n_set().map_err(isl_err)? as usize;
+        children.push((here, statements));
+    }
+    let held: Vec<usize> = (0..children.len()).filter(|i| children[*i].1 > 0).collect();
+    if held.len() < MIN_SPLIT_CHILDREN {
+        return Ok(None);
+    }
+    let total: usize = children.iter().map(|c| c.1).sum();
+    // The second half starts at held[p], 2 <= p <= len - 2.
+    let before = |p: usize| -> usize { held[..p].iter().map(|i| children[*i].1).sum() };
+    let p = (2..=held.len() - 2)
+        .min_by_key(|p| (2 * before(*p)).abs_diff(total))
+        .unwrap_or(2);
+    let (cut, n_first) = (held[p], before(p));
+    let ctx = domain.get_ctx();
+    let (mut first, mut second) = (
+        UnionSet::read_from_str(&ctx, "{ }").map_err(isl_err)?,
+        UnionSet::read_from_str(&ctx, "{ }").map_err(isl_err)?,
+    );
+    for (i, (here, _)) in children.into_iter().enumerate() {
+        match i < cut {
+            true => first = first.union(here).map_err(isl_err)?,
+            false => second = second.union(here).map_err(isl_err)?,
+        }
+    }
+    Ok(Some(Halves {
+        first: (first, n_first),
+        second: (
+            second.to_str().map_err(isl_err)?.to_string(),
+            total - n_first,
+        ),
+        statements: total,
+    }))
+}
+
+/// A schedule's root sequence in two halves (see [`root_halves`]).
+struct Halves {
+    first: (UnionSet, usize),
+    second: (String, usize),
+    statements: usize,
 }
 
 /// isl could not read a schedule it printed back (see [`Prepared::loop_tree`]).
@@ -521,6 +656,60 @@ pub fn generate_loops(
 #[cfg(test)]
 mod tests {
     use super::comment_text;
+    use super::tile_body::tests::{run, Params, Trace};
+    use super::*;
+    use crate::model::isl_ext::new_context;
+    use std::collections::HashMap;
+
+    /// A root sequence of 30 one-loop nests, `S{k}[i]` for `0 <= i <= N - k / 5`
+    /// (neighbours share isl's guards `N >= k / 5`), is generated in two
+    /// halves: the same instances in the same order as in one piece, for
+    /// `N` from 0 to 8.
+    #[test]
+    fn root_sequence_in_two_halves_runs_alike() {
+        let n = 30;
+        let domain: Vec<String> = (0..n)
+            .map(|k| format!("S{k}[i] : 0 <= i <= N - {}", k / 5))
+            .collect();
+        let children: Vec<String> = (0..n)
+            .map(|k| {
+                format!(
+                    "- filter: \"{{ S{k}[i] }}\"\n    child:\n      schedule: \"[N] -> [{{ S{k}[i] -> [(i)] }}]\"\n"
+                )
+            })
+            .collect();
+        let yaml = format!(
+            "domain: \"[N] -> {{ {} }}\"\nchild:\n  sequence:\n  {}",
+            domain.join("; "),
+            children.join("  ")
+        );
+        let ctx = new_context();
+        let schedule = Schedule::read_from_str(&ctx, &yaml).unwrap();
+        let context = Set::read_from_str(&ctx, "[N] -> { : N >= 0 }").unwrap();
+        let names = Names {
+            params: [("N".to_string(), "N".to_string())].into(),
+        };
+        let halves = root_halves(&schedule).unwrap().unwrap();
+        assert_eq!(
+            (halves.first.1, halves.second.1, halves.statements),
+            (15, 15, 30)
+        );
+        let whole = loop_tree(&schedule, &context, &names, 0).unwrap().unwrap();
+        let split = Prepared::new(&schedule, &context, &names)
+            .unwrap()
+            .loop_tree(0)
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        for value in 0..=8 {
+            let params: Params = [("N".to_string(), value)].into();
+            let (mut a, mut b): (Trace, Trace) = (Vec::new(), Vec::new());
+            run(&whole, &params, &mut HashMap::new(), &mut a);
+            run(&split, &params, &mut HashMap::new(), &mut b);
+            assert!(!a.is_empty());
+            assert_eq!(a, b, "N = {value}");
+        }
+    }
 
     #[test]
     fn comment_text_cannot_end_or_open_a_comment() {

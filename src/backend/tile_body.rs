@@ -451,7 +451,7 @@ fn read_member(aff: &Aff, names: &Names, n_tile: usize) -> Result<Option<Member>
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::backend::ast::AstReader;
     use crate::backend::tree::BinOp;
@@ -459,14 +459,14 @@ mod tests {
     use isl_rs::{Context, Schedule};
 
     /// Statement instances in execution order.
-    type Trace = Vec<(String, Vec<i64>)>;
+    pub(crate) type Trace = Vec<(String, Vec<i64>)>;
 
     /// Parameter values by name.
-    type Params = HashMap<String, i64>;
+    pub(crate) type Params = HashMap<String, i64>;
 
     /// The statement instances `nodes` execute, in order, with the
     /// parameters `n`.
-    fn run(nodes: &[Node], n: &Params, env: &mut HashMap<u32, i64>, out: &mut Trace) {
+    pub(crate) fn run(nodes: &[Node], n: &Params, env: &mut HashMap<u32, i64>, out: &mut Trace) {
         for node in nodes {
             match node {
                 Node::For {
