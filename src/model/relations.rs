@@ -255,6 +255,49 @@ pub fn pad_ranges(exec: &UnionMap) -> Result<UnionMap> {
     Ok(out)
 }
 
+/// One affine constraint of [`constrained`]: `sum(coefficient * dimension)
+/// + constant` is zero (`eq`) or non-negative.
+pub struct Row {
+    /// An equality, else an inequality (`>= 0`).
+    pub eq: bool,
+    /// (kind of dimension, its position, coefficient).
+    pub terms: Vec<(DimType, usize, i64)>,
+    /// The constant term.
+    pub constant: i64,
+}
+
+/// The relation of the map space `space` whose points satisfy `rows`: what
+/// isl would read from the text of those constraints, built without its
+/// parser (which dominated the relations the overlap analyses build per
+/// stage and candidate group).
+pub fn constrained(space: &Space, rows: &[Row]) -> Result<Map> {
+    let ls = isl_rs::LocalSpace::from_space(space.copy().map_err(isl_err)?).map_err(isl_err)?;
+    let mut bmap = isl_rs::BasicMap::universe(space.copy().map_err(isl_err)?).map_err(isl_err)?;
+    let small = |v: i64| {
+        i32::try_from(v).map_err(|_| {
+            crate::diag::Error::internal(format!(
+                "a coefficient {v} does not fit isl's small integers"
+            ))
+        })
+    };
+    for row in rows {
+        let ls = ls.copy().map_err(isl_err)?;
+        let mut c = match row.eq {
+            true => isl_rs::Constraint::alloc_equality(ls),
+            false => isl_rs::Constraint::alloc_inequality(ls),
+        }
+        .map_err(isl_err)?;
+        for (kind, pos, v) in &row.terms {
+            c = c
+                .set_coefficient_si(*kind, *pos as i32, small(*v)?)
+                .map_err(isl_err)?;
+        }
+        c = c.set_constant_si(small(row.constant)?).map_err(isl_err)?;
+        bmap = bmap.add_constraint(c).map_err(isl_err)?;
+    }
+    Map::from_basic_map(bmap).map_err(isl_err)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,5 +375,49 @@ mod tests {
             .unwrap();
         let selected = select_by_name(&deps, |a, b| a != "U" && b != "U").unwrap();
         assert!(selected.is_equal(&isl_selected).unwrap());
+    }
+
+    /// A relation built from constraints is the one isl reads from their
+    /// text, printed alike (names and constraints).
+    #[test]
+    fn constrained_relation_is_the_parsed_one() {
+        let ctx = new_context();
+        let text = "[N] -> { S[i0, i1] -> [T0, T1] : T0 = 0 and 0 <= 2i1 - 8T1 + 1 <= 7 }";
+        let space = Space::alloc(&ctx, 1, 2, 2)
+            .and_then(|s| s.set_dim_name(DimType::Param, 0, "N"))
+            .and_then(|s| s.set_tuple_name(DimType::In, "S"))
+            .and_then(|s| s.set_dim_name(DimType::In, 0, "i0"))
+            .and_then(|s| s.set_dim_name(DimType::In, 1, "i1"))
+            .and_then(|s| s.set_dim_name(DimType::Out, 0, "T0"))
+            .and_then(|s| s.set_dim_name(DimType::Out, 1, "T1"))
+            .unwrap();
+        let (i, o) = (DimType::In, DimType::Out);
+        let rows = [
+            Row {
+                eq: true,
+                terms: vec![(o, 0, 1)],
+                constant: 0,
+            },
+            Row {
+                eq: false,
+                terms: vec![(i, 1, 2), (o, 1, -8)],
+                constant: 1,
+            },
+            Row {
+                eq: false,
+                terms: vec![(i, 1, -2), (o, 1, 8)],
+                constant: 6,
+            },
+        ];
+        let built = constrained(&space, &rows).unwrap();
+        let parsed = Map::read_from_str(&ctx, text).unwrap();
+        assert!(built.is_equal(&parsed).unwrap());
+        assert_eq!(built.to_str().unwrap(), parsed.to_str().unwrap());
+        let too_big = [Row {
+            eq: true,
+            terms: vec![(o, 0, 1 << 40)],
+            constant: 0,
+        }];
+        assert!(constrained(&space, &too_big).is_err());
     }
 }

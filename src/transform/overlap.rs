@@ -65,6 +65,7 @@ use crate::model::deps::Dependences;
 use crate::model::isl_ext::{dim_range, isl_err, IslText};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::{Region, Stage};
+use crate::model::relations::{constrained, Row};
 use crate::transform::align::{aligned_scales, scale_deps, FlowEdge};
 pub use crate::transform::cost::{Machine, Weights};
 use crate::transform::footprint::footprints;
@@ -548,19 +549,46 @@ fn box_region(
             }
         })
         .collect();
-    let to_offsets = memo.map(
-        &model.schedule.get_ctx(),
-        &format!(
-            "{{ [{}[{}] -> [{}]] -> [{}] : {} }}",
-            s.name,
-            its.join(", "),
-            ts.join(", "),
-            ds.join(", "),
-            offsets.join(" and ")
-        ),
-        None,
-        false,
-    )?;
+    let ctx = model.schedule.get_ctx();
+    let offsets_text = format!(
+        "{{ [{}[{}] -> [{}]] -> [{}] : {} }}",
+        s.name,
+        its.join(", "),
+        ts.join(", "),
+        ds.join(", "),
+        offsets.join(" and ")
+    );
+    // d = a*i - size*T + shift, over the wrapped (i, T).
+    let offset_rows: Vec<Row> = (0..n)
+        .map(|d| {
+            let (w, o) = (DimType::In, DimType::Out);
+            match sizes[d] >= WHOLE {
+                true => Row {
+                    eq: true,
+                    terms: vec![(o, d, 1)],
+                    constant: 0,
+                },
+                false => Row {
+                    eq: true,
+                    terms: vec![(w, d, scale[d]), (w, n + d, -sizes[d]), (o, d, -1)],
+                    constant: shift[d],
+                },
+            }
+        })
+        .collect();
+    let to_offsets = memo.map_built(&offsets_text, None, false, || {
+        let mut range = isl_rs::Space::set_alloc(&ctx, 0, n as u32).map_err(isl_err)?;
+        for d in 0..n as u32 {
+            range = range
+                .set_dim_name(DimType::Set, d, &format!("d{d}"))
+                .map_err(isl_err)?;
+        }
+        let space = stage_space(&ctx, &Names::default(), &s.name, n)?
+            .wrap()
+            .and_then(|w| w.map_from_domain_and_range(range))
+            .map_err(isl_err)?;
+        constrained(&space, &offset_rows)
+    })?;
     let deltas = exact
         .copy()
         .and_then(|m| m.wrap())
@@ -568,10 +596,17 @@ fn box_region(
         .and_then(|d| d.project_out_all_params())
         .map_err(isl_err)?;
     let mut bounds = Vec::new();
+    let mut rows = Vec::new();
     for d in 0..n {
+        let (i_, t_) = (DimType::In, DimType::Out);
         if sizes[d] >= WHOLE {
             // Not tiled: one tile spans the loop.
             bounds.push(format!("T{d} = 0"));
+            rows.push(vec![Row {
+                eq: true,
+                terms: vec![(t_, d, 1)],
+                constant: 0,
+            }]);
             continue;
         }
         let Some((mut lo, mut hi)) = dim_range(&deltas, d)? else {
@@ -586,6 +621,20 @@ fn box_region(
         let origin = format!("{}*T{d} - {}", sizes[d], shift[d]);
         let a = scale[d];
         bounds.push(format!("{origin} + {lo} <= {a}*i{d} <= {origin} + {hi}"));
+        // size*T - shift + lo <= a*i <= size*T - shift + hi.
+        // (In the order isl's parser gives them.)
+        rows.push(vec![
+            Row {
+                eq: false,
+                terms: vec![(i_, d, -a), (t_, d, sizes[d])],
+                constant: hi - shift[d],
+            },
+            Row {
+                eq: false,
+                terms: vec![(i_, d, a), (t_, d, -sizes[d])],
+                constant: shift[d] - lo,
+            },
+        ]);
     }
     let text = format!(
         "{}{{ {}[{}] -> [{}] : {} }}",
@@ -595,7 +644,11 @@ fn box_region(
         ts.join(", "),
         bounds.join(" and ")
     );
-    memo.map(&model.schedule.get_ctx(), &text, Some(&model.domain), true)
+    let ctx = model.schedule.get_ctx();
+    let rows: Vec<Row> = rows.into_iter().flatten().collect();
+    memo.map_built(&text, Some(&model.domain), true, || {
+        constrained(&stage_space(&ctx, names, &s.name, n)?, &rows)
+    })
 }
 
 /// The tiles of overlapped tiling: shape, sizes and which loops overlap.
@@ -779,7 +832,58 @@ fn tile_map(
         ts.join(", "),
         cond.join(" and ")
     );
-    memo.map(&ctx, &text, Some(&model.domain), false)
+    // T = floor((a*i + shift)/size): size*T <= a*i + shift <= size*T + size - 1.
+    let rows = (0..n).flat_map(|d| {
+        let (i_, t_) = (DimType::In, DimType::Out);
+        match sizes[d] >= WHOLE {
+            true => vec![Row {
+                eq: true,
+                terms: vec![(t_, d, 1)],
+                constant: 0,
+            }],
+            false => vec![
+                Row {
+                    eq: false,
+                    terms: vec![(i_, d, scale[d]), (t_, d, -sizes[d])],
+                    constant: shift[d],
+                },
+                Row {
+                    eq: false,
+                    terms: vec![(i_, d, -scale[d]), (t_, d, sizes[d])],
+                    constant: sizes[d] - 1 - shift[d],
+                },
+            ],
+        }
+    });
+    let rows: Vec<Row> = rows.collect();
+    memo.map_built(&text, Some(&model.domain), false, || {
+        constrained(&stage_space(&ctx, names, &s.name, n)?, &rows)
+    })
+}
+
+/// `[params] -> { name[i0..i(n-1)] -> [T0..T(n-1)] }`: the space of a
+/// stage's relation to its tiles (or to offsets).
+fn stage_space(
+    ctx: &isl_rs::Context,
+    names: &Names,
+    name: &str,
+    n: usize,
+) -> Result<isl_rs::Space> {
+    let mut space = isl_rs::Space::alloc(ctx, names.params.len() as u32, n as u32, n as u32)
+        .and_then(|sp| sp.set_tuple_name(DimType::In, name))
+        .map_err(isl_err)?;
+    for (k, p) in names.params.keys().enumerate() {
+        space = space
+            .set_dim_name(DimType::Param, k as u32, p)
+            .map_err(isl_err)?;
+    }
+    for d in 0..n as u32 {
+        space = space
+            .set_dim_name(DimType::In, d, &format!("i{d}"))
+            .and_then(|sp| sp.set_dim_name(DimType::Out, d, &format!("T{d}")))
+            .map_err(isl_err)?;
+    }
+    Ok(space)
 }
 
 /// The dependences that constrain the shifts of a group whose statements

@@ -10,7 +10,7 @@ use crate::model::deps::Dependences;
 use crate::model::isl_ext::isl_err;
 use crate::model::relations::map_list;
 use crate::transform::align::{edge_alignment, Aligned, FlowEdge};
-use isl_rs::{Context, DimType, Map, UnionSet};
+use isl_rs::{DimType, Map, UnionSet};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -82,26 +82,28 @@ impl AnalysisMemo {
         found.map_err(Error::internal)
     }
 
-    /// The relation of `text` (isl syntax, one space), restricted to
-    /// `domain` where given and then coalesced where `coalesce`: built once
-    /// per text. `domain` must be the same for a text every time (a stage's
-    /// domain in the region's model).
-    pub(crate) fn map(
+    /// The relation `build` makes (which `key`, its text in isl syntax,
+    /// names: the same key, the same relation), restricted to `domain`
+    /// where given and then coalesced where `coalesce`: built once per key.
+    /// `domain` must be the same for a key every time (a stage's domain in
+    /// the region's model).
+    pub(crate) fn map_built(
         &self,
-        ctx: &Context,
-        text: &str,
+        key: &str,
         domain: Option<&UnionSet>,
         coalesce: bool,
+        build: impl FnOnce() -> Result<Map>,
     ) -> Result<Map> {
-        let key = format!("{}{}{text}", domain.is_some() as u8, coalesce as u8);
+        let key = format!("{}{}{key}", domain.is_some() as u8, coalesce as u8);
         if let Some(m) = self.maps.borrow().get(&key) {
             return m.copy().map_err(isl_err);
         }
+        let m = build()?;
         let m = match domain {
-            Some(domain) => isl_rs::UnionMap::read_from_str(ctx, text)
+            Some(domain) => isl_rs::UnionMap::from_map(m)
                 .and_then(|m| m.intersect_domain(domain.copy()?))
                 .and_then(Map::from_union_map),
-            None => Map::read_from_str(ctx, text),
+            None => Ok(m),
         };
         let m = match coalesce {
             true => m.and_then(|m| m.coalesce()),
@@ -119,7 +121,7 @@ impl AnalysisMemo {
 mod tests {
     use super::*;
     use crate::model::isl_ext::new_context;
-    use isl_rs::UnionMap;
+    use isl_rs::{Context, UnionMap};
 
     fn memo(ctx: &Context) -> AnalysisMemo {
         let read = |s: &str| UnionMap::read_from_str(ctx, s).unwrap();
@@ -162,14 +164,21 @@ mod tests {
         let m = memo(&ctx);
         let domain = UnionSet::read_from_str(&ctx, "{ S0[i] : 0 <= i < 4 }").unwrap();
         let text = "{ S0[i] -> [T] : T = floor(i / 2) }";
-        let a = m.map(&ctx, text, Some(&domain), true).unwrap();
-        let b = m.map(&ctx, text, Some(&domain), true).unwrap();
+        let built = std::cell::Cell::new(0);
+        let build = || {
+            built.set(built.get() + 1);
+            Map::read_from_str(&ctx, text).map_err(isl_err)
+        };
+        let a = m.map_built(text, Some(&domain), true, build).unwrap();
+        let b = m.map_built(text, Some(&domain), true, build).unwrap();
         assert!(a.is_equal(&b).unwrap());
+        assert_eq!(built.get(), 1);
         let want =
             Map::read_from_str(&ctx, "{ S0[i] -> [T] : 0 <= i < 4 and T = floor(i / 2) }").unwrap();
         assert!(a.is_equal(&want).unwrap());
         // Without the domain: the relation as written, a separate entry.
-        let c = m.map(&ctx, text, None, false).unwrap();
+        let c = m.map_built(text, None, false, build).unwrap();
         assert!(!c.is_equal(&a).unwrap());
+        assert_eq!(built.get(), 2);
     }
 }
