@@ -270,17 +270,19 @@ pub(crate) fn build_tree(
         phases.push(with_dims(std::slice::from_ref(load))?);
     }
     if !phases.is_empty() {
+        let element_filter = |name: &str, n: usize| -> Result<UnionSet> {
+            let xs: Vec<String> = (0..n).map(|d| format!("x{d}")).collect();
+            UnionSet::read_from_str(
+                ctx,
+                &format!("{{ {name}[{}, {}] }}", tvars.join(", "), xs.join(", ")),
+            )
+            .map_err(isl_err)
+        };
         let mut list = UnionSetList::alloc(ctx, phases.len() as i32 + 1).map_err(isl_err)?;
         for phase in &phases {
             let mut f = UnionSet::read_from_str(ctx, "{ }").map_err(isl_err)?;
             for (name, n) in phase {
-                let xs: Vec<String> = (0..*n).map(|d| format!("x{d}")).collect();
-                let one = UnionSet::read_from_str(
-                    ctx,
-                    &format!("{{ {name}[{}, {}] }}", tvars.join(", "), xs.join(", ")),
-                )
-                .map_err(isl_err)?;
-                f = f.union(one).map_err(isl_err)?;
+                f = f.union(element_filter(name, *n)?).map_err(isl_err)?;
             }
             list = list.add(f).map_err(isl_err)?;
         }
@@ -320,6 +322,23 @@ pub(crate) fn build_tree(
                     MultiUnionPwAff::read_from_str(ctx, &format!("[{}]", members.join(", ")))
                         .map_err(isl_err)?;
                 node = atomic(node.insert_partial_schedule(mupa).map_err(isl_err)?)?;
+                if phase.len() > 1 {
+                    // The slides of several scratchpads share the loops, one
+                    // after another at each element (they touch different
+                    // scratchpads): a sequence below the band says so, so
+                    // that no two statements share a leaf, whose order isl
+                    // picks itself and flextile's tile-body generator does
+                    // not take (the body was left to isl).
+                    let mut each = UnionSetList::alloc(ctx, phase.len() as i32).map_err(isl_err)?;
+                    for (name, n) in phase {
+                        each = each.add(element_filter(name, *n)?).map_err(isl_err)?;
+                    }
+                    node = node
+                        .child(0)
+                        .and_then(|leaf| leaf.insert_sequence(each))
+                        .and_then(|seq| seq.parent())
+                        .map_err(isl_err)?;
+                }
             }
             node = node.parent().and_then(|n| n.parent()).map_err(isl_err)?;
         }
