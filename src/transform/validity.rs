@@ -329,27 +329,35 @@ fn split_by_position(dep: &UnionMap, positions: &BTreeMap<String, i64>) -> R<(Un
 /// The instances executed for `dom`, the instances reaching `node`: isl's
 /// `dom.apply(node.get_subtree_expansion())`.
 fn expanded(node: &ScheduleNode, dom: UnionSet) -> R<UnionSet> {
-    if let Some(here) = reaching_leaves(node, dom.copy().map_err(isl_err)?, false)? {
-        return Ok(here);
+    match reaching_leaves(node, dom, false, true)? {
+        Some(here) => Ok(here),
+        None => Err(Error::internal(
+            "validity: the executed instances of a subtree could not be found",
+        )),
     }
-    let expansion = node.get_subtree_expansion().map_err(isl_err)?;
-    apply_set(&dom, &ByStatement::new(&expansion)?)
 }
 
 /// The instances of `dom` (those reaching `node`, a child of a set or a
-/// sequence when `in_seq`) that reach a leaf below `node`, or `None` when
-/// an expansion node lies below it. Without expansions, isl's subtree
-/// expansion is the identity restricted by the filters of sets and
-/// sequences on the way to each leaf, and this is `dom` mapped through it,
-/// in time linear in the tree (isl's restricts the whole expansion at each
-/// filter: quadratic in the children of a sequence).
+/// sequence when `in_seq`) that reach a leaf below `node`, expanded by the
+/// expansion nodes on the way where `through_expansions`, else `None` when
+/// an expansion node lies below it. isl's subtree expansion is the identity
+/// restricted by the filters of sets and sequences on the way to each leaf
+/// and composed with the expansions there, and this is `dom` mapped
+/// through it, in time linear in the tree (isl's restricts the whole
+/// expansion at each filter: quadratic in the children of a sequence).
 pub(super) fn reaching_leaves(
     node: &ScheduleNode,
     dom: UnionSet,
     in_seq: bool,
+    through_expansions: bool,
 ) -> R<Option<UnionSet>> {
     let dom = match node.get_type().map_err(isl_err)? {
-        ScheduleNodeType::Expansion => return Ok(None),
+        ScheduleNodeType::Expansion if !through_expansions => return Ok(None),
+        // isl's subtree expansion composes the expansion there.
+        ScheduleNodeType::Expansion => {
+            let expansion = node.expansion_get_expansion().map_err(isl_err)?;
+            apply_set(&dom, &ByStatement::new(&expansion)?)?
+        }
         ScheduleNodeType::Leaf => return Ok(Some(dom)),
         ScheduleNodeType::Filter if in_seq => node
             .filter_get_filter()
@@ -364,7 +372,13 @@ pub(super) fn reaching_leaves(
     let mut out = UnionSet::read_from_str(&node.get_ctx(), "{ }").map_err(isl_err)?;
     for i in 0..node.n_children().map_err(isl_err)? {
         let child = node.get_child(i).map_err(isl_err)?;
-        let Some(r) = reaching_leaves(&child, dom.copy().map_err(isl_err)?, seq)? else {
+        let Some(r) = reaching_leaves(
+            &child,
+            dom.copy().map_err(isl_err)?,
+            seq,
+            through_expansions,
+        )?
+        else {
             return Ok(None);
         };
         out = out.union(r).map_err(isl_err)?;

@@ -37,7 +37,7 @@ pub(super) fn parallel_violation(
             .map_err(isl_err)?,
     )?;
     let dom = band.get_domain().map_err(isl_err)?;
-    let full = match reaching_leaves(band, dom.copy().map_err(isl_err)?, false)? {
+    let full = match reaching_leaves(band, dom.copy().map_err(isl_err)?, false, false)? {
         // No expansion below: the executed instances are the original ones.
         Some(here) => (here, flat_range_product(&prefix, &own)?),
         None => {

@@ -300,3 +300,42 @@ fn a_tiny_budget_does_not_complete() {
     assert!(matches!(r, Ok(Outcome::NotCompleted)), "{}", message(r));
     assert_eq!(check(&subject, 0).ok(), Some(Outcome::Valid));
 }
+
+/// The executed instances found by walking the tree (through expansion
+/// nodes, restricted by the filters of a sequence below one) are isl's
+/// subtree expansion of the domain.
+#[test]
+fn executed_instances_are_isl_subtree_expansion() {
+    let ctx = new_context();
+    let yaml = r#"domain: "[N] -> { T[t] : 0 <= t <= N }"
+child:
+  schedule: "[N] -> [{ T[t] -> [(t)] }]"
+  child:
+    expansion: "[N] -> { T[t] -> S0[t, i] : 4t <= i <= 4t + 5; T[t] -> S1[t, i] : 4t <= i <= 4t + 3 }"
+    contraction: "[N] -> { S0[t, i] -> T[(t)]; S1[t, i] -> T[(t)] }"
+    child:
+      sequence:
+      - filter: "[N] -> { S0[t, i] : i <= N }"
+      - filter: "[N] -> { S1[t, i] : i >= 2 }"
+"#;
+    let schedule = Schedule::read_from_str(&ctx, yaml).unwrap();
+    let top = schedule.get_root().unwrap().child(0).unwrap();
+    let dom = schedule.get_domain().unwrap();
+    let mine = expanded(&top, dom.copy().unwrap()).unwrap();
+    let isl = dom
+        .copy()
+        .unwrap()
+        .apply(top.get_subtree_expansion().unwrap())
+        .unwrap();
+    assert!(
+        mine.is_equal(&isl).unwrap(),
+        "{} vs {}",
+        mine.to_str().unwrap(),
+        isl.to_str().unwrap()
+    );
+    // The filters below the expansion restrict what is executed.
+    let s0_beyond = UnionSet::read_from_str(&ctx, "[N] -> { S0[t, i] : i > N }").unwrap();
+    assert!(mine.intersect(s0_beyond).unwrap().is_empty().unwrap());
+    // Where no expansion is crossed, the walk that stops at one says so.
+    assert!(reaching_leaves(&top, dom, false, false).unwrap().is_none());
+}
