@@ -504,11 +504,7 @@ impl Prepared {
             .copy()
             .and_then(|s| s.intersect_domain(filter))
             .map_err(isl_err)?;
-        let Some(ast) = ast_from_schedule(&part, context, max_operations)? else {
-            return Ok(None);
-        };
-        let reader = AstReader::new(&self.names).with_tile_bodies(&self.bodies);
-        reader.read(&ast).map(Some)
+        nodes_of(&part, context, &self.names, &self.bodies, max_operations)
     }
 }
 
@@ -607,11 +603,26 @@ fn tree_of(
     bodies: &TileBodies,
     max_operations: u64,
 ) -> Result<Option<Vec<tree::Node>>> {
+    match nodes_of(schedule, context, names, bodies, max_operations)? {
+        Some(nodes) => Ok(Some(tree::hoist_tile_storage(nodes)?)),
+        None => Ok(None),
+    }
+}
+
+/// [`tree_of`] before the tile storage is hoisted (which needs the whole
+/// region's nodes).
+fn nodes_of(
+    schedule: &Schedule,
+    context: &Set,
+    names: &Names,
+    bodies: &TileBodies,
+    max_operations: u64,
+) -> Result<Option<Vec<tree::Node>>> {
     let Some(ast) = ast_from_schedule(schedule, context, max_operations)? else {
         return Ok(None);
     };
     let reader = AstReader::new(names).with_tile_bodies(bodies);
-    Ok(Some(tree::hoist_tile_storage(reader.read(&ast)?)?))
+    reader.read(&ast).map(Some)
 }
 
 /// Prints one region's loop tree (see [`loop_tree`]) for its target (C

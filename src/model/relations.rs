@@ -257,6 +257,7 @@ pub fn pad_ranges(exec: &UnionMap) -> Result<UnionMap> {
 
 /// One affine constraint of [`constrained`]: `sum(coefficient * dimension)
 /// + constant` is zero (`eq`) or non-negative.
+#[derive(Debug)]
 pub struct Row {
     /// An equality, else an inequality (`>= 0`).
     pub eq: bool,

@@ -15,7 +15,7 @@
 //! is its own tile part plus everything its consumers' regions read through
 //! exact (value-based) flow dependences, clipped to its domain. Each stage
 //! then computes the trapezoid of eq. 3 around that exact region: per loop,
-//! its own smallest left and right expansion (`box_region`), so two
+//! its own smallest left and right expansion (`overlap/regions.rs`), so two
 //! independent producers of one consumer get their own, narrower overlaps,
 //! and isl's code generator sees boxes, not unions of translated tiles.
 //!
@@ -62,10 +62,9 @@
 
 use crate::diag::{Diagnostic, Error, Result, Span};
 use crate::model::deps::Dependences;
-use crate::model::isl_ext::{dim_range, isl_err, IslText};
+use crate::model::isl_ext::{isl_err, IslText};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::{Region, Stage};
-use crate::model::relations::{constrained, Row};
 use crate::transform::align::{aligned_scales, scale_deps, FlowEdge};
 pub use crate::transform::cost::{Machine, Weights};
 use crate::transform::footprint::footprints;
@@ -86,8 +85,10 @@ use crate::transform::storage::plan_storage;
 
 mod gpu;
 pub(crate) mod memo;
+mod regions;
 use gpu::{refined, with_registers};
 use memo::AnalysisMemo;
+use regions::{box_region, tile_map};
 
 /// The two trapezoid shapes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -507,150 +508,6 @@ pub(crate) fn build_group(
     Ok((schedule, storage))
 }
 
-/// The trapezoid of eq. 3 around a stage's exact per-tile region `exact`
-/// (`{ Sk[i] -> [T] }`): per tiled dimension `d`,
-/// `size_d*T_d - s_d - l_d <= i_d <= size_d*T_d - s_d + size_d - 1 + r_d`,
-/// clipped to the stage's domain (eq. 1), with the smallest `l_d` and `r_d`
-/// that contain the exact region (so each stage keeps its own,
-/// dependence-derived expansion). A tile computes the stage wherever the box
-/// meets the domain: the tile set is not clipped to the exact region's, whose
-/// projection is a union of pieces with conditions on the parameters that
-/// would turn into guards.
-///
-/// The exact region itself is a union of translates of the tile (one per
-/// dependence distance, composed down the chain) with clipped corners; handing
-/// it to the code generator makes isl's AST build explode on chains of a few
-/// multi-dimensional stencils. The box computes at most the corners more.
-#[allow(clippy::too_many_arguments)]
-fn box_region(
-    exact: &Map,
-    model: &RegionModel,
-    names: &Names,
-    s: &crate::model::program::Stage,
-    (shift, scale): (&[i64], &[i64]),
-    sizes: &[i64],
-    classic: Option<usize>,
-    memo: &AnalysisMemo,
-) -> Result<Map> {
-    let n = s.iterators.len();
-    let its: Vec<String> = (0..n).map(|d| format!("i{d}")).collect();
-    let ts: Vec<String> = (0..n).map(|d| format!("T{d}")).collect();
-    let ds: Vec<String> = (0..n).map(|d| format!("d{d}")).collect();
-    // Offsets of every computed iteration from its tile's origin.
-    let offsets: Vec<String> = (0..n)
-        .map(|d| {
-            if sizes[d] >= WHOLE {
-                format!("d{d} = 0")
-            } else {
-                format!(
-                    "d{d} = {}*i{d} - {}*T{d} + {}",
-                    scale[d], sizes[d], shift[d]
-                )
-            }
-        })
-        .collect();
-    let ctx = model.schedule.get_ctx();
-    let offsets_text = format!(
-        "{{ [{}[{}] -> [{}]] -> [{}] : {} }}",
-        s.name,
-        its.join(", "),
-        ts.join(", "),
-        ds.join(", "),
-        offsets.join(" and ")
-    );
-    // d = a*i - size*T + shift, over the wrapped (i, T).
-    let offset_rows: Vec<Row> = (0..n)
-        .map(|d| {
-            let (w, o) = (DimType::In, DimType::Out);
-            match sizes[d] >= WHOLE {
-                true => Row {
-                    eq: true,
-                    terms: vec![(o, d, 1)],
-                    constant: 0,
-                },
-                false => Row {
-                    eq: true,
-                    terms: vec![(w, d, scale[d]), (w, n + d, -sizes[d]), (o, d, -1)],
-                    constant: shift[d],
-                },
-            }
-        })
-        .collect();
-    let to_offsets = memo.map_built(&offsets_text, None, false, || {
-        let mut range = isl_rs::Space::set_alloc(&ctx, 0, n as u32).map_err(isl_err)?;
-        for d in 0..n as u32 {
-            range = range
-                .set_dim_name(DimType::Set, d, &format!("d{d}"))
-                .map_err(isl_err)?;
-        }
-        let space = stage_space(&ctx, &Names::default(), &s.name, n)?
-            .wrap()
-            .and_then(|w| w.map_from_domain_and_range(range))
-            .map_err(isl_err)?;
-        constrained(&space, &offset_rows)
-    })?;
-    let deltas = exact
-        .copy()
-        .and_then(|m| m.wrap())
-        .and_then(|w| w.apply(to_offsets))
-        .and_then(|d| d.project_out_all_params())
-        .map_err(isl_err)?;
-    let mut bounds = Vec::new();
-    let mut rows = Vec::new();
-    for d in 0..n {
-        let (i_, t_) = (DimType::In, DimType::Out);
-        if sizes[d] >= WHOLE {
-            // Not tiled: one tile spans the loop.
-            bounds.push(format!("T{d} = 0"));
-            rows.push(vec![Row {
-                eq: true,
-                terms: vec![(t_, d, 1)],
-                constant: 0,
-            }]);
-            continue;
-        }
-        let Some((mut lo, mut hi)) = dim_range(&deltas, d)? else {
-            // Unbounded or empty: keep the exact region.
-            return exact.copy().map_err(isl_err);
-        };
-        if classic == Some(d) {
-            // Not overlapped: the tile computes its own part; what it reads
-            // before that was computed by the tiles before it.
-            (lo, hi) = (0, sizes[d] - 1);
-        }
-        let origin = format!("{}*T{d} - {}", sizes[d], shift[d]);
-        let a = scale[d];
-        bounds.push(format!("{origin} + {lo} <= {a}*i{d} <= {origin} + {hi}"));
-        // size*T - shift + lo <= a*i <= size*T - shift + hi.
-        // (In the order isl's parser gives them.)
-        rows.push(vec![
-            Row {
-                eq: false,
-                terms: vec![(i_, d, -a), (t_, d, sizes[d])],
-                constant: hi - shift[d],
-            },
-            Row {
-                eq: false,
-                terms: vec![(i_, d, a), (t_, d, -sizes[d])],
-                constant: shift[d] - lo,
-            },
-        ]);
-    }
-    let text = format!(
-        "{}{{ {}[{}] -> [{}] : {} }}",
-        names.params_prefix(),
-        s.name,
-        its.join(", "),
-        ts.join(", "),
-        bounds.join(" and ")
-    );
-    let ctx = model.schedule.get_ctx();
-    let rows: Vec<Row> = rows.into_iter().flatten().collect();
-    memo.map_built(&text, Some(&model.domain), true, || {
-        constrained(&stage_space(&ctx, names, &s.name, n)?, &rows)
-    })
-}
-
 /// The tiles of overlapped tiling: shape, sizes and which loops overlap.
 #[derive(Clone, Debug)]
 pub struct OverlapSpec {
@@ -795,95 +652,6 @@ pub(crate) fn stage_universe(ctx: &Context, region: &Region, k: usize) -> Result
     let s = &region.stages[k];
     let its: Vec<String> = (0..s.iterators.len()).map(|d| format!("i{d}")).collect();
     UnionSet::read_from_str(ctx, &format!("{{ {}[{}] }}", s.name, its.join(", "))).map_err(isl_err)
-}
-
-/// The stage's own tile part: `{ Sk[i] -> [T] : T_d = floor((a_d*i_d + s_d) / size_d) }`
-/// (scale `a`, shift `s`) restricted to its domain.
-fn tile_map(
-    model: &RegionModel,
-    names: &Names,
-    s: &crate::model::program::Stage,
-    (shift, scale): (&[i64], &[i64]),
-    sizes: &[i64],
-    memo: &AnalysisMemo,
-) -> Result<Map> {
-    let ctx = model.schedule.get_ctx();
-    let n = s.iterators.len();
-    let its: Vec<String> = (0..n).map(|d| format!("i{d}")).collect();
-    let ts: Vec<String> = (0..n).map(|d| format!("T{d}")).collect();
-    let cond: Vec<String> = (0..n)
-        .map(|d| {
-            if sizes[d] >= WHOLE {
-                // Not tiled: one tile spans the loop.
-                format!("T{d} = 0")
-            } else {
-                format!(
-                    "T{d} = floor(({}*i{d} + {})/{})",
-                    scale[d], shift[d], sizes[d]
-                )
-            }
-        })
-        .collect();
-    let text = format!(
-        "{}{{ {}[{}] -> [{}] : {} }}",
-        names.params_prefix(),
-        s.name,
-        its.join(", "),
-        ts.join(", "),
-        cond.join(" and ")
-    );
-    // T = floor((a*i + shift)/size): size*T <= a*i + shift <= size*T + size - 1.
-    let rows = (0..n).flat_map(|d| {
-        let (i_, t_) = (DimType::In, DimType::Out);
-        match sizes[d] >= WHOLE {
-            true => vec![Row {
-                eq: true,
-                terms: vec![(t_, d, 1)],
-                constant: 0,
-            }],
-            false => vec![
-                Row {
-                    eq: false,
-                    terms: vec![(i_, d, scale[d]), (t_, d, -sizes[d])],
-                    constant: shift[d],
-                },
-                Row {
-                    eq: false,
-                    terms: vec![(i_, d, -scale[d]), (t_, d, sizes[d])],
-                    constant: sizes[d] - 1 - shift[d],
-                },
-            ],
-        }
-    });
-    let rows: Vec<Row> = rows.collect();
-    memo.map_built(&text, Some(&model.domain), false, || {
-        constrained(&stage_space(&ctx, names, &s.name, n)?, &rows)
-    })
-}
-
-/// `[params] -> { name[i0..i(n-1)] -> [T0..T(n-1)] }`: the space of a
-/// stage's relation to its tiles (or to offsets).
-fn stage_space(
-    ctx: &isl_rs::Context,
-    names: &Names,
-    name: &str,
-    n: usize,
-) -> Result<isl_rs::Space> {
-    let mut space = isl_rs::Space::alloc(ctx, names.params.len() as u32, n as u32, n as u32)
-        .and_then(|sp| sp.set_tuple_name(DimType::In, name))
-        .map_err(isl_err)?;
-    for (k, p) in names.params.keys().enumerate() {
-        space = space
-            .set_dim_name(DimType::Param, k as u32, p)
-            .map_err(isl_err)?;
-    }
-    for d in 0..n as u32 {
-        space = space
-            .set_dim_name(DimType::In, d, &format!("i{d}"))
-            .and_then(|sp| sp.set_dim_name(DimType::Out, d, &format!("T{d}")))
-            .map_err(isl_err)?;
-    }
-    Ok(space)
 }
 
 /// The dependences that constrain the shifts of a group whose statements

@@ -329,12 +329,9 @@ fn split_by_position(dep: &UnionMap, positions: &BTreeMap<String, i64>) -> R<(Un
 /// The instances executed for `dom`, the instances reaching `node`: isl's
 /// `dom.apply(node.get_subtree_expansion())`.
 fn expanded(node: &ScheduleNode, dom: UnionSet) -> R<UnionSet> {
-    match reaching_leaves(node, dom, false, true)? {
-        Some(here) => Ok(here),
-        None => Err(Error::internal(
-            "validity: the executed instances of a subtree could not be found",
-        )),
-    }
+    // Through expansions, the walk always finds them.
+    reaching_leaves(node, dom, false, true)?
+        .ok_or_else(|| Error::internal("validity: no executed instances below a node"))
 }
 
 /// The instances of `dom` (those reaching `node`, a child of a set or a

@@ -2,7 +2,7 @@
 //! once per candidate: the greedy grouping's gallop and the DP analyse a
 //! stage in many candidate groups). A flow dependence's alignment depends
 //! on its two stages alone, and a stage's tile map and its region's bounds
-//! recur, as the same text, in every candidate that holds the stage at the
+//! recur, with the same constraints, in every candidate that holds the stage at the
 //! same sizes, shifts and scales: each is found once.
 
 use crate::diag::{Error, Result};
@@ -82,8 +82,8 @@ impl AnalysisMemo {
         found.map_err(Error::internal)
     }
 
-    /// The relation `build` makes (which `key`, its text in isl syntax,
-    /// names: the same key, the same relation), restricted to `domain`
+    /// The relation `build` makes (which `key` names: the same key, the
+    /// same relation), restricted to `domain`
     /// where given and then coalesced where `coalesce`: built once per key.
     /// `domain` must be the same for a key every time (a stage's domain in
     /// the region's model).
