@@ -16,7 +16,11 @@
 //!    two tiles of one overlapped group (they recompute instead of
 //!    communicating, see 3). Tiled, skewed and shifted bands are checked
 //!    through this order: a tiled band that was not permutable shows up as
-//!    a violated dependence;
+//!    a violated dependence. Two instances that one tile computes share
+//!    every dimension above the tile's body (where the group's expansion
+//!    keeps the tile coordinates) and are compared in the body; either way
+//!    only in the dimensions that do not order their two statements by
+//!    themselves (a sequence's positions);
 //! 3. **recomputation** (overlapped groups whose loops are all overlapped):
 //!    a tile that computes an instance also computes, itself, every instance
 //!    of its group that the instance reads through a flow dependence;
@@ -39,9 +43,9 @@ use crate::model::marks::Mark;
 use crate::model::relations::{
     apply_both, apply_range, apply_set, map_list, pad_ranges, set_list, ByStatement,
 };
-use crate::transform::band::{band_statements, equal_prefix, mark_of, vector_pairs};
-use isl_rs::{DimType, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
-use std::collections::{BTreeMap, HashSet};
+use crate::transform::band::{band_statements, mark_of, vector_pairs};
+use isl_rs::{DimType, Map, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// What the check found, when it did not find the schedule invalid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +89,13 @@ pub(super) type R<T> = Result<T>;
 
 /// The checks; `Ok(Err(why))` when one fails.
 fn run(s: &Subject) -> R<std::result::Result<(), String>> {
-    let ctx = s.schedule.get_ctx();
+    let started = std::time::Instant::now();
+    let lap = |what: &str| {
+        log::debug!(
+            "time: validity: {what} at {} ms",
+            started.elapsed().as_millis()
+        )
+    };
     // isl's map is not restricted to the domain (bands are affine over the
     // universe): the executed instances are the expansion of the domain.
     let top = s
@@ -106,7 +116,8 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         Ok(p) => p,
         Err(why) => return Ok(Err(why)),
     };
-    let tiles = Tiles::of(s.schedule)?;
+    let mut tiles = Tiles::of(s.schedule)?;
+    lap("executed instances");
 
     // 1. Coverage.
     let want = s
@@ -125,14 +136,14 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
 
     // 2. Order.
     let flat = pad_ranges(&exec)?;
-    let n = flat_dims(&flat)?;
     let kinds = [
         ("flow", &s.deps.flow),
         ("anti", &s.deps.anti),
         ("output", &s.deps.output),
     ];
     let back = ByStatement::new(&proj.copy().and_then(|p| p.reverse()).map_err(isl_err)?)?;
-    let flat_by = ByStatement::new(&flat)?;
+    let whole = Order::new(map_list(&flat)?, 0)?;
+    tiles.bodies = Order::of_bodies(&tiles, &flat)?;
     // A statement all of whose instances run at one outermost position (its
     // child of a sequence at the root, one per group or nest) precedes every
     // statement at a later one: a dependence between two such positions,
@@ -154,16 +165,8 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         let (near, later) = split_by_position(dep, &positions)?;
         ahead.push((kind, later));
         let l = lift(&near)?;
-        if n > 0 {
-            let not_later = not_later(&ctx, n)?;
-            let bad = |m: UnionMap| -> R<bool> {
-                let pairs = apply_both(&m, &flat_by)?
-                    .intersect(not_later.copy().map_err(isl_err)?)
-                    .map_err(isl_err)?;
-                Ok(!pairs.is_empty().map_err(isl_err)?)
-            };
-            if bad(l.copy().map_err(isl_err)?)? {
-                let pair = first_pair(&l, &bad, s.label)?;
+        if let Some(whole) = &whole {
+            if let Some(pair) = misordered(&l, &tiles, whole, s.label)? {
                 return Ok(Err(format!(
                     "order: a {kind} dependence{pair} is not respected by the final order"
                 )));
@@ -197,11 +200,13 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         Ok(Some(all))
     };
 
+    lap("order");
     // 3. Recomputation inside overlapped tiles.
     if let Some(why) = tiles.check_recomputation(&executed, &proj, &s.deps.flow, s.label)? {
         return Ok(Err(why));
     }
 
+    lap("recomputation");
     // 4. Parallel loops.
     let root = s.schedule.get_root().map_err(isl_err)?;
     let mut marks = Vec::new();
@@ -262,7 +267,71 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
             return Ok(Err(why));
         }
     }
+    lap("parallel loops");
     Ok(Ok(()))
+}
+
+/// Check 2 on the lifted dependences `l` of one kind: `Some(" from A to
+/// B")` (or `Some("")`) when a pair is not ordered. A pair that one tile of
+/// an overlapped group computes runs in the order of the tile's body (the
+/// subtree below its expansion node, [`Order::of_bodies`]) and is checked
+/// there; the other pairs in the whole flattened schedule `whole`. Either
+/// way only the dimensions that do not order the two statements by
+/// themselves are compared ([`Order::deciding`]).
+fn misordered(
+    l: &UnionMap,
+    tiles: &Tiles,
+    whole: &Order,
+    label: &dyn Fn(&str) -> String,
+) -> R<Option<String>> {
+    let ctx = l.get_ctx();
+    // (order, dimensions compared, ties bad) -> the pairs to check so.
+    let mut checks: BTreeMap<(Option<usize>, Vec<usize>, bool), UnionMap> = BTreeMap::new();
+    for m in map_list(l)? {
+        let a = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+        let b = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
+        let (g, order) = match tiles.body_of(&a, &b) {
+            Some((g, body)) => (Some(g), body),
+            None => (None, whole),
+        };
+        let Some((dims, ties)) = order.deciding(&a, &b) else {
+            continue;
+        };
+        let key = (g, dims, ties);
+        let acc = match checks.remove(&key) {
+            Some(acc) => acc,
+            None => UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?,
+        };
+        checks.insert(key, acc.add_map(m).map_err(isl_err)?);
+    }
+    for ((g, dims, ties), m) in checks {
+        let order = match g {
+            Some(g) => match tiles.bodies.get(g).and_then(Option::as_ref) {
+                Some(body) => body,
+                None => return Err(Error::internal("validity: a group's body went missing")),
+            },
+            None => whole,
+        };
+        // The pairs' statements' schedules in the deciding dimensions only.
+        let mut names = BTreeSet::new();
+        for p in map_list(&m)? {
+            names.insert(p.get_tuple_name(DimType::In).map_err(isl_err)?.to_string());
+            names.insert(p.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string());
+        }
+        let by = order.in_dims(&names, &dims)?;
+        let all: Vec<usize> = (0..dims.len()).collect();
+        let not_later = not_later(&ctx, dims.len(), &all, ties)?;
+        let bad = |m: UnionMap| -> R<bool> {
+            let pairs = apply_both(&m, &by)?
+                .intersect(not_later.copy().map_err(isl_err)?)
+                .map_err(isl_err)?;
+            Ok(!pairs.is_empty().map_err(isl_err)?)
+        };
+        if bad(m.copy().map_err(isl_err)?)? {
+            return Ok(Some(first_pair(&m, &bad, label)?));
+        }
+    }
+    Ok(None)
 }
 
 /// The outermost position of each original statement whose executed
@@ -328,7 +397,7 @@ fn split_by_position(dep: &UnionMap, positions: &BTreeMap<String, i64>) -> R<(Un
 
 /// The instances executed for `dom`, the instances reaching `node`: isl's
 /// `dom.apply(node.get_subtree_expansion())`.
-fn expanded(node: &ScheduleNode, dom: UnionSet) -> R<UnionSet> {
+pub(super) fn expanded(node: &ScheduleNode, dom: UnionSet) -> R<UnionSet> {
     // Through expansions, the walk always finds them.
     reaching_leaves(node, dom, false, true)?
         .ok_or_else(|| Error::internal("validity: no executed instances below a node"))
@@ -435,29 +504,29 @@ fn projection(
     Ok(Ok(proj))
 }
 
-/// The common range dimension of a padded schedule (0 when empty).
-fn flat_dims(flat: &UnionMap) -> R<usize> {
-    let list = flat.get_map_list().map_err(isl_err)?;
-    if list.size().map_err(isl_err)? == 0 {
-        return Ok(0);
-    }
-    Ok(list
-        .get_at(0)
-        .and_then(|m| m.range_tuple_dim())
-        .map_err(isl_err)? as usize)
-}
-
-/// `{ [x] -> [y] : y <= x lexicographically }` in `n` dimensions: a
+/// `{ [x] -> [y] }` in `n` dimensions where `y` is lexicographically
+/// before `x` in the dimensions `dims` (or equal there, where `ties`): a
 /// dependence from `x` to such a `y` is not respected.
-fn not_later(ctx: &isl_rs::Context, n: usize) -> R<UnionMap> {
-    let mut alts: Vec<String> = (0..n)
+fn not_later(ctx: &isl_rs::Context, n: usize, dims: &[usize], ties: bool) -> R<UnionMap> {
+    let eq =
+        |k: usize| -> Vec<String> { dims[..k].iter().map(|d| format!("y{d} = x{d}")).collect() };
+    let mut alts: Vec<String> = (0..dims.len())
         .map(|k| {
-            let mut c = equal_prefix(k);
-            c.push(format!("y{k} < x{k}"));
+            let mut c = eq(k);
+            c.push(format!("y{} < x{}", dims[k], dims[k]));
             format!("({})", c.join(" and "))
         })
         .collect();
-    alts.push(format!("({})", equal_prefix(n).join(" and ")));
+    if ties {
+        let all = eq(dims.len());
+        alts.push(match all.is_empty() {
+            true => "(0 = 0)".to_string(),
+            false => format!("({})", all.join(" and ")),
+        });
+    }
+    if alts.is_empty() {
+        return UnionMap::read_from_str(ctx, "{ }").map_err(isl_err);
+    }
     vector_pairs(ctx, n, &alts.join(" or "))
 }
 
@@ -509,6 +578,186 @@ struct Tiles {
     /// Executed statement name → (group, number of tile coordinates before
     /// its loops, whether all the group's loops are overlapped).
     groups: BTreeMap<String, (usize, usize, bool)>,
+    /// The dimensions of the flattened schedule above each group's
+    /// expansion node, where the expansion keeps the tile coordinates.
+    prefix: Vec<Option<usize>>,
+    /// Each group's body, where its order decides check 2 for the pairs
+    /// one tile computes (by group; [`Order::of_bodies`]).
+    bodies: Vec<Option<Order>>,
+}
+
+/// A flattened schedule (`flat`: executed instance -> `n` dimensions) and,
+/// per executed statement, the dimensions at which all its instances run
+/// at one value (a child of a sequence, padding).
+///
+/// The body of an overlapped group is such a schedule: the subtree below
+/// the group's expansion node. Every node above the expansion schedules the
+/// tile (`S_t[T]`), and where the expansion maps `S_t[T]` to instances
+/// `S[T, i]` of the same tile coordinates only, two instances `a[T, x]` and
+/// `b[T, y]` of one tile share every schedule dimension above it: their
+/// order is the body's, the flattened schedule's dimensions from the
+/// expansion node's depth on.
+struct Order {
+    /// Executed statement → its schedule.
+    flat: BTreeMap<String, Map>,
+    n: usize,
+    fixed: BTreeMap<String, Vec<Option<i64>>>,
+}
+
+impl Order {
+    /// The order of `flat` (padded), its maps' first `skip` dimensions
+    /// dropped.
+    fn new(maps: Vec<Map>, skip: usize) -> R<Option<Order>> {
+        let Some(first) = maps.first() else {
+            return Ok(None);
+        };
+        let all = first.range_tuple_dim().map_err(isl_err)? as usize;
+        if all <= skip {
+            return Ok(None);
+        }
+        let n = all - skip;
+        let mut flat = BTreeMap::new();
+        let mut fixed = BTreeMap::new();
+        for m in maps {
+            let m = m
+                .project_out(DimType::Out, 0, skip as u32)
+                .map_err(isl_err)?;
+            let mut at = Vec::with_capacity(n);
+            for k in 0..n {
+                let v = m
+                    .plain_get_val_if_fixed(DimType::Out, k as u32)
+                    .map_err(isl_err)?;
+                at.push(match v.is_int().map_err(isl_err)? {
+                    true => Some(v.get_num_si().map_err(isl_err)?),
+                    false => None,
+                });
+            }
+            let name = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+            fixed.insert(name.clone(), at);
+            flat.insert(name, m);
+        }
+        Ok(Some(Order { flat, n, fixed }))
+    }
+
+    /// The schedules of the statements `names` in the dimensions `dims`
+    /// only (in that order, `dims` ascending).
+    fn in_dims(&self, names: &BTreeSet<String>, dims: &[usize]) -> R<ByStatement> {
+        let mut out: Option<UnionMap> = None;
+        for name in names {
+            let Some(m) = self.flat.get(name) else {
+                continue;
+            };
+            let mut m = m.copy().map_err(isl_err)?;
+            for k in (0..self.n).rev() {
+                if !dims.contains(&k) {
+                    m = m.project_out(DimType::Out, k as u32, 1).map_err(isl_err)?;
+                }
+            }
+            out = Some(
+                match out {
+                    Some(u) => u.add_map(m),
+                    None => UnionMap::from_map(m),
+                }
+                .map_err(isl_err)?,
+            );
+        }
+        match out {
+            Some(u) => ByStatement::new(&u),
+            None => Err(Error::internal(
+                "validity: a dependence names no executed statement",
+            )),
+        }
+    }
+
+    /// The bodies of the groups whose expansion (`Tiles::prefix`) keeps
+    /// the tile coordinates, from the whole flattened schedule `flat`.
+    fn of_bodies(tiles: &Tiles, flat: &UnionMap) -> R<Vec<Option<Order>>> {
+        let mut maps: Vec<Vec<Map>> = tiles.prefix.iter().map(|_| Vec::new()).collect();
+        for m in map_list(flat)? {
+            let name = m.get_tuple_name(DimType::In).map_err(isl_err)?;
+            if let Some((g, _, _)) = tiles.groups.get(name) {
+                if let Some(list) = maps.get_mut(*g) {
+                    list.push(m);
+                }
+            }
+        }
+        maps.into_iter()
+            .zip(&tiles.prefix)
+            .map(|(list, p)| match p {
+                Some(p) => Order::new(list, *p),
+                None => Ok(None),
+            })
+            .collect()
+    }
+
+    /// How a pair from statement `a` to statement `b` is ordered: `None`
+    /// when a dimension at which both are fixed puts `a` first and every
+    /// dimension before it holds both at one value; else the dimensions
+    /// that decide (those before the first at which both are fixed at
+    /// different values, but where both are fixed at one) and whether a
+    /// pair equal in them is misordered (no such dimension, or it puts `b`
+    /// first).
+    fn deciding(&self, a: &str, b: &str) -> Option<(Vec<usize>, bool)> {
+        let none = Vec::new();
+        let fa = self.fixed.get(a).unwrap_or(&none);
+        let fb = self.fixed.get(b).unwrap_or(&none);
+        let mut dims = Vec::new();
+        for k in 0..self.n {
+            match (fa.get(k).copied().flatten(), fb.get(k).copied().flatten()) {
+                (Some(x), Some(y)) if x == y => {}
+                (Some(x), Some(y)) if x < y && dims.is_empty() => return None,
+                (Some(x), Some(y)) => return Some((dims, x > y)),
+                _ => dims.push(k),
+            }
+        }
+        Some((dims, true))
+    }
+}
+
+/// The number of dimensions of `isl_schedule_get_map`'s schedule above
+/// `node`: one per band member and one per sequence of several children
+/// (the child's position); `None` below a set of several children (whose
+/// dimension depends on an isl option).
+fn dims_above(node: &ScheduleNode) -> R<Option<usize>> {
+    let mut n = 0;
+    let mut at = node.copy().map_err(isl_err)?;
+    while at.has_parent().map_err(isl_err)? {
+        at = at.parent().map_err(isl_err)?;
+        let several = at.n_children().map_err(isl_err)? > 1;
+        n += match at.get_type().map_err(isl_err)? {
+            ScheduleNodeType::Band => at.band_n_member().map_err(isl_err)? as usize,
+            ScheduleNodeType::Sequence if several => 1,
+            ScheduleNodeType::Set if several => return Ok(None),
+            _ => 0,
+        };
+    }
+    Ok(Some(n))
+}
+
+/// Whether the expansion `e` maps each tile `S_t[T]` (one tile statement)
+/// to instances `S[T, i]` of the same tile coordinates only.
+fn keeps_tiles(e: &UnionMap) -> R<bool> {
+    let mut tile: Option<String> = None;
+    for m in map_list(e)? {
+        let t = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
+        if tile.get_or_insert_with(|| t.clone()) != &t {
+            return Ok(false);
+        }
+        let nt = m.domain_tuple_dim().map_err(isl_err)? as usize;
+        if (m.range_tuple_dim().map_err(isl_err)? as usize) < nt {
+            return Ok(false);
+        }
+        let mut same = m.get_space().and_then(Map::universe).map_err(isl_err)?;
+        for k in 0..nt as i32 {
+            same = same
+                .equate(DimType::In, k, DimType::Out, k)
+                .map_err(isl_err)?;
+        }
+        if !m.is_subset(&same).map_err(isl_err)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 impl Tiles {
@@ -516,6 +765,7 @@ impl Tiles {
     fn of(schedule: &Schedule) -> R<Tiles> {
         let root = schedule.get_root().map_err(isl_err)?;
         let mut groups = BTreeMap::new();
+        let mut prefix = Vec::new();
         let mut g = 0;
         collect(&root, &mut |node| {
             if !matches!(
@@ -541,10 +791,29 @@ impl Tiles {
                 let nt = m.domain_tuple_dim().map_err(isl_err)? as usize;
                 groups.insert(name, (g, nt, !classic));
             }
+            prefix.push(match keeps_tiles(&e)? {
+                true => dims_above(node)?,
+                false => None,
+            });
             g += 1;
             Ok(())
         })?;
-        Ok(Tiles { groups })
+        Ok(Tiles {
+            groups,
+            prefix,
+            bodies: Vec::new(),
+        })
+    }
+
+    /// The body of the group that computes both `a` and `b` (executed
+    /// statements), with the group's index.
+    fn body_of(&self, a: &str, b: &str) -> Option<(usize, &Order)> {
+        let (ga, ta, _) = self.groups.get(a)?;
+        let (gb, tb, _) = self.groups.get(b)?;
+        if ga != gb || ta != tb {
+            return None;
+        }
+        Some((*ga, self.bodies.get(*ga)?.as_ref()?))
     }
 
     /// The group and tile coordinates of two statements executed in one
@@ -555,33 +824,6 @@ impl Tiles {
         (ga == gb && ta == tb).then_some((*ta, *all))
     }
 
-    /// `{ a[T, x] -> b[T, y] }`: pairs computed by one tile (`nt` tile
-    /// coordinates, `na`/`nb` executed coordinates).
-    fn one_tile(
-        ctx: &isl_rs::Context,
-        a: (&str, usize),
-        b: (&str, usize),
-        nt: usize,
-    ) -> R<UnionMap> {
-        let t: Vec<String> = (0..nt).map(|k| format!("t{k}")).collect();
-        let side = |p: &str, n: usize| -> String {
-            let mut v = t.clone();
-            v.extend((nt..n).map(|k| format!("{p}{k}")));
-            v.join(", ")
-        };
-        UnionMap::read_from_str(
-            ctx,
-            &format!(
-                "{{ {}[{}] -> {}[{}] }}",
-                a.0,
-                side("x", a.1),
-                b.0,
-                side("y", b.1)
-            ),
-        )
-        .map_err(isl_err)
-    }
-
     /// `deps` (between executed instances) without the pairs computed by
     /// different tiles of one group.
     fn within_tiles(&self, deps: UnionMap) -> R<UnionMap> {
@@ -589,21 +831,17 @@ impl Tiles {
             return Ok(deps);
         }
         let ctx = deps.get_ctx();
-        let list = deps.get_map_list().map_err(isl_err)?;
         let mut out = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
-        for i in 0..list.size().map_err(isl_err)? {
-            let m = list.get_at(i).map_err(isl_err)?;
+        for mut m in map_list(&deps)? {
             let a = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
             let b = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
-            let mut m = UnionMap::from_map(m).map_err(isl_err)?;
             if let Some((nt, _)) = self.same_group(&a, &b) {
-                let na = m_dims(&m, DimType::In)?;
-                let nb = m_dims(&m, DimType::Out)?;
-                m = m
-                    .intersect(Tiles::one_tile(&ctx, (&a, na), (&b, nb), nt)?)
-                    .map_err(isl_err)?;
+                // `{ a[T, x] -> b[T, y] }`: the same tile coordinates.
+                for k in 0..nt as i32 {
+                    m = m.equate(DimType::In, k, DimType::Out, k).map_err(isl_err)?;
+                }
             }
-            out = out.union(m).map_err(isl_err)?;
+            out = out.add_map(m).map_err(isl_err)?;
         }
         Ok(out)
     }
@@ -620,7 +858,6 @@ impl Tiles {
         if self.groups.is_empty() {
             return Ok(None);
         }
-        let ctx = proj.get_ctx();
         // Executed consumer → the original instances it reads from.
         let reads = apply_range(
             proj,
@@ -634,28 +871,18 @@ impl Tiles {
             let Some((nt, true)) = self.same_group(&y, &x) else {
                 continue;
             };
-            let ny = m.domain_tuple_dim().map_err(isl_err)? as usize;
-            let n = m.range_tuple_dim().map_err(isl_err)? as usize;
-            // The source instance in the consumer's own tile.
-            let lift = {
-                let t: Vec<String> = (0..nt).map(|k| format!("t{k}")).collect();
-                let i: Vec<String> = (0..n).map(|k| format!("i{k}")).collect();
-                UnionMap::read_from_str(
-                    &ctx,
-                    &format!(
-                        "{{ {x}[{}] -> {x}[{}] }}",
-                        i.join(", "),
-                        t.iter().chain(&i).cloned().collect::<Vec<_>>().join(", ")
-                    ),
-                )
-                .map_err(isl_err)?
-            };
-            let same = Tiles::one_tile(&ctx, (&y, ny), (&x, nt + n), nt)?;
-            let need = UnionMap::from_map(m)
-                .and_then(|m| m.apply_range(lift))
-                .and_then(|m| m.intersect(same))
-                .and_then(|m| m.range())
+            // The source instances in the consumer's own tile: `x[T, i]`
+            // for `y[T, j] -> x[i]`.
+            let mut need = m
+                .insert_dims(DimType::Out, 0, nt as u32)
+                .and_then(|m| m.set_tuple_name(DimType::Out, &x))
                 .map_err(isl_err)?;
+            for k in 0..nt as i32 {
+                need = need
+                    .equate(DimType::In, k, DimType::Out, k)
+                    .map_err(isl_err)?;
+            }
+            let need = need.range().and_then(UnionSet::from_set).map_err(isl_err)?;
             if !need.is_subset(exec).map_err(isl_err)? {
                 return Ok(Some(format!(
                     "recomputation: a tile computing {} does not compute the values of {} it reads",
@@ -666,19 +893,6 @@ impl Tiles {
         }
         Ok(None)
     }
-}
-
-/// The number of `t` coordinates of the single map of `m`.
-fn m_dims(m: &UnionMap, t: DimType) -> R<usize> {
-    let one = m
-        .get_map_list()
-        .and_then(|l| l.get_at(0))
-        .map_err(isl_err)?;
-    Ok(match t {
-        DimType::In => one.domain_tuple_dim(),
-        _ => one.range_tuple_dim(),
-    }
-    .map_err(isl_err)? as usize)
 }
 
 mod parallel;

@@ -2,13 +2,14 @@
 //! carried by a loop marked `parallel` or `simd`, at its depth, the loops
 //! outside it fixed.
 
-use super::{first_pair, reaching_leaves, R};
+use super::{expanded, first_pair, reaching_leaves, R};
 use crate::model::isl_ext::isl_err;
 use crate::model::relations::{
-    apply_both, apply_range, apply_set, flat_range_product, ByStatement,
+    apply_both, apply_range, apply_set, flat_range_product, map_list, set_list, ByStatement,
 };
 use crate::transform::band::{equal_prefix, vector_pairs};
-use isl_rs::{DimType, ScheduleNode, UnionMap, UnionSet};
+use isl_rs::{DimType, ScheduleNode, ScheduleNodeType, UnionMap, UnionSet};
+use std::collections::HashSet;
 
 /// Check 4 for the loops at schedule depths `depths` of the band at `band`:
 /// `Some(why)` when a dependence of `lifted` is carried by one of them.
@@ -41,8 +42,13 @@ pub(super) fn parallel_violation(
         // No expansion below: the executed instances are the original ones.
         Some(here) => (here, flat_range_product(&prefix, &own)?),
         None => {
-            let expansion = band.get_subtree_expansion().map_err(isl_err)?;
-            let here = apply_set(&dom, &ByStatement::new(&expansion)?)?;
+            let (here, expansion) = match expansion_below(band, &dom)? {
+                Some(e) => (expanded(band, dom.copy().map_err(isl_err)?)?, e),
+                None => {
+                    let e = band.get_subtree_expansion().map_err(isl_err)?;
+                    (apply_set(&dom, &ByStatement::new(&e)?)?, e)
+                }
+            };
             let rev = expansion.reverse().map_err(isl_err)?;
             let both = flat_range_product(&prefix, &own)?;
             (here, apply_range(&rev, &ByStatement::new(&both)?)?)
@@ -52,6 +58,46 @@ pub(super) fn parallel_violation(
         Some(all) => carried_at(band, &full, depths, &all, label),
         None => carried_at(band, &full, depths, lifted, label),
     }
+}
+
+/// The expansion from the instances `dom` reaching `node` to those its
+/// leaves execute, up to the filters below its expansion nodes: the
+/// expansions below `node` and the identity on the statements none
+/// expands (isl's subtree expansion, without its restriction of the whole
+/// expansion at every filter, quadratic in the children of a sequence;
+/// the instances a filter leaves out are not executed, and the check only
+/// relates executed ones). `None` where an expansion lies below another.
+fn expansion_below(node: &ScheduleNode, dom: &UnionSet) -> R<Option<UnionMap>> {
+    let mut found = Vec::new();
+    let mut stack = vec![(node.copy().map_err(isl_err)?, false)];
+    while let Some((n, inside)) = stack.pop() {
+        let here = matches!(n.get_type().map_err(isl_err)?, ScheduleNodeType::Expansion);
+        if here {
+            if inside {
+                return Ok(None);
+            }
+            found.push(n.expansion_get_expansion().map_err(isl_err)?);
+        }
+        for i in 0..n.n_children().map_err(isl_err)? {
+            stack.push((n.get_child(i).map_err(isl_err)?, inside || here));
+        }
+    }
+    let mut expanded: HashSet<String> = HashSet::new();
+    let mut out = UnionMap::read_from_str(&node.get_ctx(), "{ }").map_err(isl_err)?;
+    for e in found {
+        for m in map_list(&e)? {
+            expanded.insert(m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string());
+        }
+        out = out.union(e).map_err(isl_err)?;
+    }
+    for set in set_list(dom)? {
+        if !expanded.contains(set.get_tuple_name().map_err(isl_err)?) {
+            out = out
+                .union(UnionMap::from_map(set.identity().map_err(isl_err)?).map_err(isl_err)?)
+                .map_err(isl_err)?;
+        }
+    }
+    Ok(Some(out))
 }
 
 /// Dependences of each kind between executed instances.

@@ -339,3 +339,206 @@ child:
     // Where no expansion is crossed, the walk that stops at one says so.
     assert!(reaching_leaves(&top, dom, false, false).unwrap().is_none());
 }
+
+/// `text` with `by` more spaces at the start of each line.
+fn indent(text: &str, by: usize) -> String {
+    text.lines()
+        .map(|l| format!("{}{l}\n", " ".repeat(by)))
+        .collect()
+}
+
+/// `child` below a mark named `id` (a YAML tree at the left margin).
+fn marked_yaml(id: &str, child: &str) -> String {
+    format!("mark: \"{id}\"\nchild:\n{}", indent(child, 2))
+}
+
+/// Overlapped tiles of a 3-point stencil `S1[i] = f(S0[i-1], S0[i], S0[i+1])`:
+/// tiles `T[t]` of 4 instances of `S1`, each computing the 6 instances of
+/// `S0` it reads, after a stage `U` that `S0` reads; `body` is the subtree
+/// below the expansion node, `tile_mark` a mark above the tile loop.
+fn tiled(ctx: &isl_rs::Context, tile_mark: Option<&str>, body: &str) -> Result<Outcome> {
+    tiled_with_halo(ctx, tile_mark, 1, body)
+}
+
+/// [`tiled`] where a tile computes `S0` `halo` instances beyond its own.
+fn tiled_with_halo(
+    ctx: &isl_rs::Context,
+    tile_mark: Option<&str>,
+    halo: i64,
+    body: &str,
+) -> Result<Outcome> {
+    let expansion = format!(
+        r#"expansion: "[N] -> {{ T[t] -> S0[t, i] : 4t - {halo} <= i <= 4t + 3 + {halo} and 0 <= i < N; T[t] -> S1[t, i] : 4t <= i <= 4t + 3 and i < N }}"
+contraction: "[N] -> {{ S0[t, i] -> T[(t)]; S1[t, i] -> T[(t)] }}"
+child:
+{}"#,
+        indent(body, 2)
+    );
+    // (The tile-local storage's mark: right above the expansion, a band
+    // would make the group's loops classically tiled.)
+    let group = format!(
+        "schedule: \"[{{ T[t] -> [(t)] }}]\"\nchild:\n{}",
+        indent(&marked_yaml("tile_storage_0", &expansion), 2)
+    );
+    let group = match tile_mark {
+        Some(id) => marked_yaml(id, &group),
+        None => group,
+    };
+    let yaml = format!(
+        r#"domain: "[N] -> {{ T[t] : t >= 0 and 4t <= N - 1; U[i] : 0 <= i < N }}"
+child:
+  sequence:
+  - filter: "{{ U[i] }}"
+    child:
+      schedule: "[{{ U[i] -> [(i)] }}]"
+  - filter: "{{ T[t] }}"
+    child:
+{}"#,
+        indent(&group, 6)
+    );
+    let sched = Schedule::read_from_str(ctx, &yaml).unwrap();
+    let read = |s: &str| UnionMap::read_from_str(ctx, s).unwrap();
+    let deps = Dependences {
+        flow: read("[N] -> { S0[i] -> S1[j] : 0 <= i < N and 0 <= j < N and j - 1 <= i <= j + 1; U[i] -> S0[i] : 0 <= i < N }"),
+        anti: read("{ }"),
+        output: read("{ }"),
+        exact: true,
+        live_in: None,
+    };
+    check_against(
+        ctx,
+        &sched,
+        "[N] -> { U[i] : 0 <= i < N; S0[i] : 0 <= i < N; S1[i] : 0 <= i < N }",
+        "[N] -> { : N >= 1 }",
+        &deps,
+    )
+}
+
+/// Each stage of the body in its own loop, in `order`.
+fn body_in_order(order: [&str; 2]) -> String {
+    let mut out = "sequence:\n".to_string();
+    for s in order {
+        out.push_str(&format!(
+            "- filter: \"{{ {s}[t, i] }}\"\n  child:\n    schedule: \"[{{ {s}[t, i] -> [(i)] }}]\"\n"
+        ));
+    }
+    out
+}
+
+/// The two stages fused in one loop (`S1` at `i + shift`), `S0` first at
+/// each point.
+fn fused_body(shift: i64) -> String {
+    format!(
+        "schedule: \"[{{ S0[t, i] -> [(i)]; S1[t, i] -> [(i + {shift})] }}]\"\nchild:\n  sequence:\n  - filter: \"{{ S0[t, i] }}\"\n  - filter: \"{{ S1[t, i] }}\"\n"
+    )
+}
+
+/// Pairs one tile computes are ordered by the tile's body: its stages in
+/// sequence, producer first, pass; consumer first, fail.
+#[test]
+fn a_tile_body_is_checked_in_its_own_order() {
+    let ctx = new_context();
+    assert_eq!(
+        message(tiled(&ctx, None, &body_in_order(["S0", "S1"]))),
+        "Valid"
+    );
+    let m = message(tiled(&ctx, None, &body_in_order(["S1", "S0"])));
+    assert!(
+        m.contains("order: a flow dependence from stage S0 to stage S1"),
+        "{m}"
+    );
+}
+
+/// In a fused body the shared loop decides first: `S1[i]` reads `S0[i+1]`,
+/// which the loop runs later unless `S1` is delayed by one iteration.
+#[test]
+fn a_fused_tile_body_is_checked_in_its_shared_loop() {
+    let ctx = new_context();
+    let m = message(tiled(&ctx, None, &fused_body(0)));
+    assert!(
+        m.contains("order: a flow dependence from stage S0 to stage S1"),
+        "{m}"
+    );
+    assert_eq!(message(tiled(&ctx, None, &fused_body(1))), "Valid");
+}
+
+/// A tile that does not compute all it reads of its group fails.
+#[test]
+fn a_tile_without_its_halo_fails() {
+    let ctx = new_context();
+    let m = message(tiled_with_halo(&ctx, None, 0, &fused_body(1)));
+    assert!(
+        m.contains("recomputation: a tile computing stage S1 does not compute the values of stage S0 it reads"),
+        "{m}"
+    );
+}
+
+/// The tile loop of overlapped tiles carries no dependence (each tile
+/// recomputes what it reads); the fused loop of a tile's body does.
+#[test]
+fn parallel_marks_on_overlapped_tiles_are_checked() {
+    let ctx = new_context();
+    let r = tiled(&ctx, Some("parallel_0"), &fused_body(1));
+    assert_eq!(message(r), "Valid");
+    let r = tiled(&ctx, None, &marked_yaml("parallel_1", &fused_body(1)));
+    let m = message(r);
+    assert!(
+        m.contains("the loop at depth 1 is marked parallel but carries a flow dependence"),
+        "{m}"
+    );
+}
+
+/// The dimensions above an expansion node are those of isl's schedule map
+/// (a sequence's position, the band's loops), and an expansion that keeps
+/// the tile coordinates is recognised as such.
+#[test]
+fn dimensions_above_a_tile_body_are_isl_schedule_maps() {
+    let ctx = new_context();
+    let yaml = r#"domain: "[N] -> { T[t] : 0 <= t <= N; U[i] : 0 <= i <= N }"
+child:
+  sequence:
+  - filter: "{ U[i] }"
+    child:
+      schedule: "[{ U[i] -> [(i)] }]"
+  - filter: "{ T[t] }"
+    child:
+      schedule: "[{ T[t] -> [(t)] }, { T[t] -> [(2t)] }]"
+      child:
+        expansion: "[N] -> { T[t] -> S0[t, i] : 4t <= i <= 4t + 3 }"
+        contraction: "[N] -> { S0[t, i] -> T[(t)] }"
+        child:
+          schedule: "[{ S0[t, i] -> [(i)] }]"
+"#;
+    let schedule = Schedule::read_from_str(&ctx, yaml).unwrap();
+    let mut at = schedule.get_root().unwrap();
+    while !matches!(at.get_type().unwrap(), ScheduleNodeType::Expansion) {
+        at = match at.get_type().unwrap() {
+            ScheduleNodeType::Sequence => at.child(1).unwrap(),
+            _ => at.child(0).unwrap(),
+        };
+    }
+    let whole = schedule.get_map().unwrap();
+    let s0 = map_list(&whole)
+        .unwrap()
+        .into_iter()
+        .find(|m| m.get_tuple_name(DimType::In).unwrap() == "S0")
+        .unwrap();
+    let body = at
+        .copy()
+        .unwrap()
+        .child(0)
+        .unwrap()
+        .get_subtree_schedule_union_map()
+        .unwrap();
+    let below = map_list(&body).unwrap()[0].range_tuple_dim().unwrap();
+    assert_eq!(
+        dims_above(&at).unwrap(),
+        Some((s0.range_tuple_dim().unwrap() - below) as usize)
+    );
+    let e = at.expansion_get_expansion().unwrap();
+    assert!(keeps_tiles(&e).unwrap());
+    let shifted = UnionMap::read_from_str(&ctx, "{ T[t] -> S0[t + 1, i] }").unwrap();
+    assert!(!keeps_tiles(&shifted).unwrap());
+    let two = UnionMap::read_from_str(&ctx, "{ T[t] -> S0[t, i]; V[t] -> S1[t, i] }").unwrap();
+    assert!(!keeps_tiles(&two).unwrap());
+}
