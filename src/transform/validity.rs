@@ -106,12 +106,11 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
     let executed = expanded(&top, s.schedule.get_domain().map_err(isl_err)?)?
         .coalesce()
         .map_err(isl_err)?;
-    let exec = s
-        .schedule
+    let dims = stage_dims(s.domain)?;
+    let exec = originals_only(s.schedule, &dims)?
         .get_map()
         .and_then(|m| m.intersect_domain(executed.copy()?))
         .map_err(isl_err)?;
-    let dims = stage_dims(s.domain)?;
     let proj = match projection(&exec, &dims)? {
         Ok(p) => p,
         Err(why) => return Ok(Err(why)),
@@ -263,7 +262,8 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
                 "parallel loops: a parallel mark is not above a loop band".to_string(),
             ));
         }
-        if let Some(why) = parallel_violation(&band, &depths, &lifted, &widen, s.label)? {
+        let above = |here: &HashSet<String>, a: &str, b: &str| tiles.above_their_tile(here, a, b);
+        if let Some(why) = parallel_violation(&band, &depths, &lifted, &widen, &above, s.label)? {
             return Ok(Err(why));
         }
     }
@@ -452,6 +452,56 @@ pub(super) fn reaching_leaves(
     Ok(Some(out))
 }
 
+/// `schedule` with a filter below each expansion node that keeps only the
+/// instances of the statements of `original` (not the copies, loads and
+/// stores of tile-local storage, which the checks leave out): their
+/// schedule map is isl's `get_map` without the other half of its work.
+fn originals_only(schedule: &Schedule, original: &BTreeMap<String, usize>) -> R<Schedule> {
+    fn walk(node: ScheduleNode, original: &BTreeMap<String, usize>) -> R<ScheduleNode> {
+        let mut node = node;
+        if matches!(
+            node.get_type().map_err(isl_err)?,
+            ScheduleNodeType::Expansion
+        ) {
+            let e = node.expansion_get_expansion().map_err(isl_err)?;
+            let mut keep: Option<UnionSet> = None;
+            let mut others = false;
+            for m in map_list(&e)? {
+                if !original.contains_key(m.get_tuple_name(DimType::Out).map_err(isl_err)?) {
+                    others = true;
+                    continue;
+                }
+                let u = m
+                    .get_space()
+                    .and_then(|sp| sp.range())
+                    .and_then(Set::universe)
+                    .and_then(UnionSet::from_set)
+                    .map_err(isl_err)?;
+                keep = Some(match keep {
+                    Some(k) => k.union(u).map_err(isl_err)?,
+                    None => u,
+                });
+            }
+            if let (true, Some(keep)) = (others, keep) {
+                node = node
+                    .child(0)
+                    .and_then(|c| c.insert_filter(keep))
+                    .and_then(|f| f.parent())
+                    .map_err(isl_err)?;
+            }
+        }
+        for i in 0..node.n_children().map_err(isl_err)? {
+            node = walk(node.child(i).map_err(isl_err)?, original)?
+                .parent()
+                .map_err(isl_err)?;
+        }
+        Ok(node)
+    }
+    walk(schedule.get_root().map_err(isl_err)?, original)?
+        .get_schedule()
+        .map_err(isl_err)
+}
+
 /// The number of loops of each statement of `domain`.
 fn stage_dims(domain: &UnionSet) -> R<BTreeMap<String, usize>> {
     let list = domain.get_set_list().map_err(isl_err)?;
@@ -581,6 +631,9 @@ struct Tiles {
     /// The dimensions of the flattened schedule above each group's
     /// expansion node, where the expansion keeps the tile coordinates.
     prefix: Vec<Option<usize>>,
+    /// The tile statement (`S_t`) of each group whose expansion keeps the
+    /// tile coordinates.
+    tile: Vec<Option<String>>,
     /// Each group's body, where its order decides check 2 for the pairs
     /// one tile computes (by group; [`Order::of_bodies`]).
     bodies: Vec<Option<Order>>,
@@ -766,6 +819,7 @@ impl Tiles {
         let root = schedule.get_root().map_err(isl_err)?;
         let mut groups = BTreeMap::new();
         let mut prefix = Vec::new();
+        let mut tile = Vec::new();
         let mut g = 0;
         collect(&root, &mut |node| {
             if !matches!(
@@ -791,9 +845,16 @@ impl Tiles {
                 let nt = m.domain_tuple_dim().map_err(isl_err)? as usize;
                 groups.insert(name, (g, nt, !classic));
             }
-            prefix.push(match keeps_tiles(&e)? {
+            let keeps = keeps_tiles(&e)?;
+            prefix.push(match keeps {
                 true => dims_above(node)?,
                 false => None,
+            });
+            tile.push(match (keeps, map_list(&e)?.first()) {
+                (true, Some(m)) => {
+                    Some(m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string())
+                }
+                _ => None,
             });
             g += 1;
             Ok(())
@@ -801,8 +862,29 @@ impl Tiles {
         Ok(Tiles {
             groups,
             prefix,
+            tile,
             bodies: Vec::new(),
         })
+    }
+
+    /// Whether a band whose instances are those of `here` cannot carry a
+    /// dependence from `a` to `b` (executed statements) between the
+    /// instances that one tile computes: the band lies above the expansion
+    /// node of their group (its instances include the group's tile
+    /// statement), which keeps the tile coordinates, so that each of its
+    /// loops is a function of the tile.
+    fn above_their_tile(&self, here: &HashSet<String>, a: &str, b: &str) -> bool {
+        let (Some((ga, ta, _)), Some((gb, tb, _))) = (self.groups.get(a), self.groups.get(b))
+        else {
+            return false;
+        };
+        ga == gb
+            && ta == tb
+            && self
+                .tile
+                .get(*ga)
+                .and_then(Option::as_ref)
+                .is_some_and(|t| here.contains(t))
     }
 
     /// The body of the group that computes both `a` and `b` (executed
@@ -836,10 +918,7 @@ impl Tiles {
             let a = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
             let b = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
             if let Some((nt, _)) = self.same_group(&a, &b) {
-                // `{ a[T, x] -> b[T, y] }`: the same tile coordinates.
-                for k in 0..nt as i32 {
-                    m = m.equate(DimType::In, k, DimType::Out, k).map_err(isl_err)?;
-                }
+                m = same_tile(m, nt)?;
             }
             out = out.add_map(m).map_err(isl_err)?;
         }
@@ -873,16 +952,14 @@ impl Tiles {
             };
             // The source instances in the consumer's own tile: `x[T, i]`
             // for `y[T, j] -> x[i]`.
-            let mut need = m
+            let need = m
                 .insert_dims(DimType::Out, 0, nt as u32)
                 .and_then(|m| m.set_tuple_name(DimType::Out, &x))
                 .map_err(isl_err)?;
-            for k in 0..nt as i32 {
-                need = need
-                    .equate(DimType::In, k, DimType::Out, k)
-                    .map_err(isl_err)?;
-            }
-            let need = need.range().and_then(UnionSet::from_set).map_err(isl_err)?;
+            let need = same_tile(need, nt)?
+                .range()
+                .and_then(UnionSet::from_set)
+                .map_err(isl_err)?;
             if !need.is_subset(exec).map_err(isl_err)? {
                 return Ok(Some(format!(
                     "recomputation: a tile computing {} does not compute the values of {} it reads",
@@ -893,6 +970,19 @@ impl Tiles {
         }
         Ok(None)
     }
+}
+
+/// The pairs of `m` (`{ a[T, x] -> b[T', y] }`) whose first `nt`
+/// coordinates are equal: one intersection with those equalities (isl's
+/// equate simplifies the whole relation once per coordinate).
+fn same_tile(m: Map, nt: usize) -> R<Map> {
+    let mut eq = m.get_space().and_then(Map::universe).map_err(isl_err)?;
+    for k in 0..nt as i32 {
+        eq = eq
+            .equate(DimType::In, k, DimType::Out, k)
+            .map_err(isl_err)?;
+    }
+    m.intersect(eq).map_err(isl_err)
 }
 
 mod parallel;

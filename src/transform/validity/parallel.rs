@@ -5,7 +5,8 @@
 use super::{expanded, first_pair, reaching_leaves, R};
 use crate::model::isl_ext::isl_err;
 use crate::model::relations::{
-    apply_both, apply_range, apply_set, flat_range_product, map_list, set_list, ByStatement,
+    apply_both, apply_range, apply_set, flat_range_product, map_list, select_by_name, set_list,
+    ByStatement,
 };
 use crate::transform::band::{equal_prefix, vector_pairs};
 use isl_rs::{DimType, ScheduleNode, ScheduleNodeType, UnionMap, UnionSet};
@@ -18,6 +19,7 @@ pub(super) fn parallel_violation(
     depths: &[usize],
     lifted: &[(&str, UnionMap)],
     widen: &dyn Fn(&UnionSet) -> R<Option<Lifted>>,
+    above: &dyn Fn(&HashSet<String>, &str, &str) -> bool,
     label: &dyn Fn(&str) -> String,
 ) -> R<Option<String>> {
     let outer = band.get_schedule_depth().map_err(isl_err)? as usize;
@@ -54,10 +56,18 @@ pub(super) fn parallel_violation(
             (here, apply_range(&rev, &ByStatement::new(&both)?)?)
         }
     };
-    match widen(&full.0)? {
-        Some(all) => carried_at(band, &full, depths, &all, label),
-        None => carried_at(band, &full, depths, lifted, label),
+    // Pairs one tile computes, where the band schedules the tiles, are
+    // never carried by it.
+    let mut names = HashSet::new();
+    for set in set_list(&dom)? {
+        names.insert(set.get_tuple_name().map_err(isl_err)?.to_string());
     }
+    let mut pairs: Vec<(&str, UnionMap)> = Vec::new();
+    for (kind, deps) in widen(&full.0)?.as_deref().unwrap_or(lifted) {
+        let kept = select_by_name(deps, |a, b| !above(&names, a, b))?;
+        pairs.push((*kind, kept));
+    }
+    carried_at(band, &full, depths, &pairs, label)
 }
 
 /// The expansion from the instances `dom` reaching `node` to those its

@@ -542,3 +542,44 @@ child:
     let two = UnionMap::read_from_str(&ctx, "{ T[t] -> S0[t, i]; V[t] -> S1[t, i] }").unwrap();
     assert!(!keeps_tiles(&two).unwrap());
 }
+
+/// The schedule map of the original statements below a filter that drops
+/// the loads is isl's of the whole tree restricted to them.
+#[test]
+fn the_original_statements_keep_their_schedule_map() {
+    let ctx = new_context();
+    let yaml = r#"domain: "[N] -> { T[t] : 0 <= t <= N }"
+child:
+  schedule: "[{ T[t] -> [(t)] }]"
+  child:
+    expansion: "[N] -> { T[t] -> L0[t, i] : 4t - 1 <= i <= 4t + 4; T[t] -> S0[t, i] : 4t <= i <= 4t + 3 }"
+    contraction: "[N] -> { L0[t, i] -> T[(t)]; S0[t, i] -> T[(t)] }"
+    child:
+      sequence:
+      - filter: "{ L0[t, i] }"
+        child:
+          schedule: "[{ L0[t, i] -> [(i)] }]"
+      - filter: "{ S0[t, i] }"
+        child:
+          schedule: "[{ S0[t, i] -> [(2i)] }]"
+"#;
+    let schedule = Schedule::read_from_str(&ctx, yaml).unwrap();
+    let original: BTreeMap<String, usize> = [("S0".to_string(), 1)].into();
+    let mine = originals_only(&schedule, &original)
+        .unwrap()
+        .get_map()
+        .unwrap();
+    let s0 = UnionSet::read_from_str(&ctx, "{ S0[t, i] }").unwrap();
+    let isl = schedule
+        .get_map()
+        .unwrap()
+        .intersect_domain(s0.copy().unwrap())
+        .unwrap();
+    assert!(
+        mine.copy().unwrap().is_equal(&isl).unwrap(),
+        "{} vs {}",
+        mine.to_str().unwrap(),
+        isl.to_str().unwrap()
+    );
+    assert!(mine.subtract_domain(s0).unwrap().is_empty().unwrap());
+}
