@@ -151,6 +151,7 @@ fn read_body(
         .and_then(|r| r.get_set_list())
         .map_err(isl_err)?;
     let mut stmts = Vec::new();
+    let mut gisted: HashMap<String, Set> = HashMap::new();
     // Statement name -> its pieces in `stmts`.
     let mut index: HashMap<String, Vec<usize>> = HashMap::new();
     for i in 0..instances.size().map_err(isl_err)? {
@@ -184,9 +185,19 @@ fn read_body(
                 .and_then(|b| b.set_tuple_name(&token))
                 .and_then(Set::from_basic_set)
                 .map_err(isl_err)?;
-            let guards = outer
-                .gist(tiles.copy().map_err(isl_err)?)
-                .map_err(isl_err)?;
+            // Pieces of one body often share their tiles' constraints: each
+            // distinct set is simplified once.
+            let key = outer.to_str().map_err(isl_err)?.to_string();
+            let guards = match gisted.get(&key) {
+                Some(g) => g.copy().map_err(isl_err)?,
+                None => {
+                    let g = outer
+                        .gist(tiles.copy().map_err(isl_err)?)
+                        .map_err(isl_err)?;
+                    gisted.insert(key, g.copy().map_err(isl_err)?);
+                    g
+                }
+            };
             match constraints(&guards, names, n_tile)? {
                 Some(g) => cons.extend(g),
                 None => return Ok(Err(format!("{name}'s guard is not one polyhedron"))),
@@ -198,6 +209,11 @@ fn read_body(
             });
         }
     }
+    log::debug!(
+        "tile body of {token}: {} pieces, {} guards simplified",
+        stmts.len(),
+        gisted.len()
+    );
     let below = node.get_child(0).map_err(isl_err)?;
     let tree = match read_tree(&below, &index, names, n_tile)? {
         Ok(t) => t,
