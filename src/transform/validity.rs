@@ -115,7 +115,7 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         Ok(p) => p,
         Err(why) => return Ok(Err(why)),
     };
-    let mut tiles = Tiles::of(s.schedule)?;
+    let tiles = Tiles::of(s.schedule)?;
     lap("executed instances");
 
     // 1. Coverage.
@@ -142,7 +142,7 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
     ];
     let back = ByStatement::new(&proj.copy().and_then(|p| p.reverse()).map_err(isl_err)?)?;
     let whole = Order::new(map_list(&flat)?, 0)?;
-    tiles.bodies = Order::of_bodies(&tiles, &flat)?;
+    let bodies = Order::of_bodies(&tiles, &flat)?;
     // A statement all of whose instances run at one outermost position (its
     // child of a sequence at the root, one per group or nest) precedes every
     // statement at a later one: a dependence between two such positions,
@@ -165,7 +165,7 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         ahead.push((kind, later));
         let l = lift(&near)?;
         if let Some(whole) = &whole {
-            if let Some(pair) = misordered(&l, &tiles, whole, s.label)? {
+            if let Some(pair) = misordered(&l, &tiles, &bodies, whole, s.label)? {
                 return Ok(Err(format!(
                     "order: a {kind} dependence{pair} is not respected by the final order"
                 )));
@@ -274,13 +274,14 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
 /// Check 2 on the lifted dependences `l` of one kind: `Some(" from A to
 /// B")` (or `Some("")`) when a pair is not ordered. A pair that one tile of
 /// an overlapped group computes runs in the order of the tile's body (the
-/// subtree below its expansion node, [`Order::of_bodies`]) and is checked
+/// subtree below its expansion node, `bodies`: [`Order::of_bodies`]) and is checked
 /// there; the other pairs in the whole flattened schedule `whole`. Either
 /// way only the dimensions that do not order the two statements by
 /// themselves are compared ([`Order::deciding`]).
 fn misordered(
     l: &UnionMap,
     tiles: &Tiles,
+    bodies: &[Option<Order>],
     whole: &Order,
     label: &dyn Fn(&str) -> String,
 ) -> R<Option<String>> {
@@ -290,7 +291,10 @@ fn misordered(
     for m in map_list(l)? {
         let a = m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string();
         let b = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
-        let (g, order) = match tiles.body_of(&a, &b) {
+        let body = tiles
+            .group_of_both(&a, &b)
+            .and_then(|g| Some((g, bodies.get(g)?.as_ref()?)));
+        let (g, order) = match body {
             Some((g, body)) => (Some(g), body),
             None => (None, whole),
         };
@@ -306,7 +310,7 @@ fn misordered(
     }
     for ((g, dims, ties), m) in checks {
         let order = match g {
-            Some(g) => match tiles.bodies.get(g).and_then(Option::as_ref) {
+            Some(g) => match bodies.get(g).and_then(Option::as_ref) {
                 Some(body) => body,
                 None => return Err(Error::internal("validity: a group's body went missing")),
             },
@@ -628,15 +632,18 @@ struct Tiles {
     /// Executed statement name → (group, number of tile coordinates before
     /// its loops, whether all the group's loops are overlapped).
     groups: BTreeMap<String, (usize, usize, bool)>,
-    /// The dimensions of the flattened schedule above each group's
-    /// expansion node, where the expansion keeps the tile coordinates.
-    prefix: Vec<Option<usize>>,
-    /// The tile statement (`S_t`) of each group whose expansion keeps the
-    /// tile coordinates.
-    tile: Vec<Option<String>>,
-    /// Each group's body, where its order decides check 2 for the pairs
-    /// one tile computes (by group; [`Order::of_bodies`]).
-    bodies: Vec<Option<Order>>,
+    /// Each group whose expansion keeps the tile coordinates (by group).
+    kept: Vec<Option<Kept>>,
+}
+
+/// A group whose expansion maps each tile `S_t[T]` to instances `S[T, i]`
+/// of the same tile coordinates only ([`keeps_tiles`]).
+struct Kept {
+    /// The tile statement `S_t`.
+    tile: String,
+    /// The dimensions of the flattened schedule above the expansion node
+    /// ([`dims_above`]).
+    above: Option<usize>,
 }
 
 /// A flattened schedule (`flat`: executed instance -> `n` dimensions) and,
@@ -722,10 +729,10 @@ impl Order {
         }
     }
 
-    /// The bodies of the groups whose expansion (`Tiles::prefix`) keeps
+    /// The bodies of the groups whose expansion (`Tiles::kept`) keeps
     /// the tile coordinates, from the whole flattened schedule `flat`.
     fn of_bodies(tiles: &Tiles, flat: &UnionMap) -> R<Vec<Option<Order>>> {
-        let mut maps: Vec<Vec<Map>> = tiles.prefix.iter().map(|_| Vec::new()).collect();
+        let mut maps: Vec<Vec<Map>> = tiles.kept.iter().map(|_| Vec::new()).collect();
         for m in map_list(flat)? {
             let name = m.get_tuple_name(DimType::In).map_err(isl_err)?;
             if let Some((g, _, _)) = tiles.groups.get(name) {
@@ -735,9 +742,9 @@ impl Order {
             }
         }
         maps.into_iter()
-            .zip(&tiles.prefix)
-            .map(|(list, p)| match p {
-                Some(p) => Order::new(list, *p),
+            .zip(&tiles.kept)
+            .map(|(list, k)| match k.as_ref().and_then(|k| k.above) {
+                Some(p) => Order::new(list, p),
                 None => Ok(None),
             })
             .collect()
@@ -818,8 +825,7 @@ impl Tiles {
     fn of(schedule: &Schedule) -> R<Tiles> {
         let root = schedule.get_root().map_err(isl_err)?;
         let mut groups = BTreeMap::new();
-        let mut prefix = Vec::new();
-        let mut tile = Vec::new();
+        let mut kept = Vec::new();
         let mut g = 0;
         collect(&root, &mut |node| {
             if !matches!(
@@ -838,33 +844,31 @@ impl Tiles {
                 ScheduleNodeType::Band
             );
             let e = node.expansion_get_expansion().map_err(isl_err)?;
-            let list = e.get_map_list().map_err(isl_err)?;
-            for i in 0..list.size().map_err(isl_err)? {
-                let m = list.get_at(i).map_err(isl_err)?;
+            let maps = map_list(&e)?;
+            for m in &maps {
                 let name = m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string();
                 let nt = m.domain_tuple_dim().map_err(isl_err)? as usize;
                 groups.insert(name, (g, nt, !classic));
             }
-            let keeps = keeps_tiles(&e)?;
-            prefix.push(match keeps {
-                true => dims_above(node)?,
-                false => None,
-            });
-            tile.push(match (keeps, map_list(&e)?.first()) {
-                (true, Some(m)) => {
-                    Some(m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string())
-                }
+            kept.push(match (keeps_tiles(&e)?, maps.first()) {
+                (true, Some(m)) => Some(Kept {
+                    tile: m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string(),
+                    above: dims_above(node)?,
+                }),
                 _ => None,
             });
             g += 1;
             Ok(())
         })?;
-        Ok(Tiles {
-            groups,
-            prefix,
-            tile,
-            bodies: Vec::new(),
-        })
+        Ok(Tiles { groups, kept })
+    }
+
+    /// The group that computes both `a` and `b` (executed statements),
+    /// with as many tile coordinates for each.
+    fn group_of_both(&self, a: &str, b: &str) -> Option<usize> {
+        let (ga, ta, _) = self.groups.get(a)?;
+        let (gb, tb, _) = self.groups.get(b)?;
+        (ga == gb && ta == tb).then_some(*ga)
     }
 
     /// Whether a band whose instances are those of `here` cannot carry a
@@ -874,36 +878,17 @@ impl Tiles {
     /// statement), which keeps the tile coordinates, so that each of its
     /// loops is a function of the tile.
     fn above_their_tile(&self, here: &HashSet<String>, a: &str, b: &str) -> bool {
-        let (Some((ga, ta, _)), Some((gb, tb, _))) = (self.groups.get(a), self.groups.get(b))
-        else {
-            return false;
-        };
-        ga == gb
-            && ta == tb
-            && self
-                .tile
-                .get(*ga)
-                .and_then(Option::as_ref)
-                .is_some_and(|t| here.contains(t))
+        self.group_of_both(a, b)
+            .and_then(|g| self.kept.get(g)?.as_ref())
+            .is_some_and(|k| here.contains(&k.tile))
     }
 
-    /// The body of the group that computes both `a` and `b` (executed
-    /// statements), with the group's index.
-    fn body_of(&self, a: &str, b: &str) -> Option<(usize, &Order)> {
-        let (ga, ta, _) = self.groups.get(a)?;
-        let (gb, tb, _) = self.groups.get(b)?;
-        if ga != gb || ta != tb {
-            return None;
-        }
-        Some((*ga, self.bodies.get(*ga)?.as_ref()?))
-    }
-
-    /// The group and tile coordinates of two statements executed in one
-    /// group, `None` otherwise.
+    /// The tile coordinates of two statements executed in one group, and
+    /// whether all the group's loops are overlapped; `None` otherwise.
     fn same_group(&self, a: &str, b: &str) -> Option<(usize, bool)> {
-        let (ga, ta, all) = self.groups.get(a)?;
-        let (gb, tb, _) = self.groups.get(b)?;
-        (ga == gb && ta == tb).then_some((*ta, *all))
+        self.group_of_both(a, b)?;
+        let (_, nt, all) = self.groups.get(a)?;
+        Some((*nt, *all))
     }
 
     /// `deps` (between executed instances) without the pairs computed by
