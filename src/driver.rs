@@ -47,8 +47,9 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use banner::Done;
 use budget::{dependence_budget, inexact_dependences, isl_budget, Simpler};
-use grouping::{add_unstored, nest_groups, never_stored_line, overlap_grouping};
+use grouping::{add_unstored, nest_groups, overlap_grouping};
 use lower::{ignored_sizes, lower, max_depth, Built, Modelled, Transformed};
 use tiling::{has_wavefront, tiled_details, tiled_summary, without_wavefronts};
 
@@ -792,6 +793,7 @@ fn compile_region_as_asked(
     let mut inlined = Vec::new();
     let inlined_region;
     let mut region = region;
+    let mut split = None;
     let renamed = match opts.overlap {
         Some(_) => {
             // Expression inlining (seed 002 §5.1) before the model groups
@@ -811,23 +813,32 @@ fn compile_region_as_asked(
                     None => modelled = Some(m),
                 }
             }
-            let b = Built::new(opts, region, names, modelled)?;
-            if opts.explain && !inlined.is_empty() {
-                let (line, _) = program.file.line_col(region.pragma_span.start);
-                print!("{}", inline::explain(&program.file.path, line, &inlined));
+            // A long region is lowered in parts, in parallel, where that is
+            // the same as lowering it whole.
+            split = parts::lower_in_parts(opts, shared, region, helpers, warnings);
+            if split.is_some() {
+                None
+            } else {
+                let b = Built::new(opts, region, names, modelled)?;
+                if opts.explain && !inlined.is_empty() {
+                    let (line, _) = program.file.line_col(region.pragma_span.start);
+                    print!("{}", inline::explain(&program.file.path, line, &inlined));
+                }
+                // Without exact dependences overlapped tiling does not apply
+                // (the lowering says why): nothing to rename for it.
+                let renamed = match b.deps.exact {
+                    true => rename_inplace(region, &b.model, &b.deps, &naming.helper)?,
+                    false => None,
+                };
+                match &renamed {
+                    Some(r) => {
+                        shadows = shadow_parts(&b.model, names, &r.shadows, region.pragma_span)?
+                    }
+                    // The region is lowered as it is: its model serves again.
+                    None => built = Some(b),
+                }
+                renamed
             }
-            // Without exact dependences overlapped tiling does not apply
-            // (the lowering says why): nothing to rename for it.
-            let renamed = match b.deps.exact {
-                true => rename_inplace(region, &b.model, &b.deps, &naming.helper)?,
-                false => None,
-            };
-            match &renamed {
-                Some(r) => shadows = shadow_parts(&b.model, names, &r.shadows, region.pragma_span)?,
-                // The region is lowered as it is: its model serves again.
-                None => built = Some(b),
-            }
-            renamed
         }
         None => {
             built = modelled
@@ -836,20 +847,23 @@ fn compile_region_as_asked(
             None
         }
     };
-    let lowered = lower(
-        opts,
-        program,
-        renamed.as_ref().map_or(region, |r| &r.region),
-        names,
-        naming,
-        templates,
-        helpers,
-        warnings,
-        &format!("{}  ", region.indent),
-        built,
-        renamed.as_ref().map_or(&[][..], |r| &r.shadows),
-        "",
-    )?;
+    let lowered = match split {
+        Some(lowered) => lowered,
+        None => lower(
+            opts,
+            program,
+            renamed.as_ref().map_or(region, |r| &r.region),
+            names,
+            naming,
+            templates,
+            helpers,
+            warnings,
+            &format!("{}  ", region.indent),
+            built,
+            renamed.as_ref().map_or(&[][..], |r| &r.shadows),
+            "",
+        )?,
+    };
     record_mdg(opts, shared, region, Some(&lowered.grouping), None)?;
     shared
         .kernels
@@ -860,7 +874,8 @@ fn compile_region_as_asked(
     if !inlined.is_empty() {
         schedule.push(inline::summary(&inlined));
     }
-    schedule.extend(lowered.summary);
+    let lowered_region = renamed.as_ref().map_or(region, |r| &r.region);
+    schedule.extend(lowered.summary.iter().map(|d| d.render(lowered_region)));
     if !shadows.is_empty() {
         let arrays: Vec<String> = shadows.iter().map(|s| format!("'{}'", s.array)).collect();
         schedule.push(format!(
@@ -973,10 +988,12 @@ fn stage_lines(region: &Region) -> Vec<String> {
         .collect()
 }
 
+mod banner;
 mod budget;
 mod counters;
 mod grouping;
 mod lower;
+mod parts;
 #[cfg(test)]
 mod pipeline_tests;
 mod tiling;

@@ -1724,6 +1724,7 @@ mod programs {
         tile_of_tiles_wavefronts_3d,
         time_blocks_three_arrays,
         two_chains,
+        parts_two_depths,
     );
 }
 

@@ -15,7 +15,7 @@ pub(super) struct Lowered {
     /// teardown.
     pub(super) parts: Option<[String; 3]>,
     /// What was done, for the region's banner.
-    pub(super) summary: Vec<String>,
+    pub(super) summary: Vec<Done>,
     /// The stages run fused, for the macro dataflow graph.
     pub(super) grouping: Grouping,
 }
@@ -219,12 +219,15 @@ pub(super) fn lower(
             })?;
             let mut summary = t.summary;
             if !deps.exact {
-                summary
-                    .push("memory-based dependences (exact analysis past its budget)".to_string());
+                summary.push(Done::Check(
+                    "memory-based dependences (exact analysis past its budget)".to_string(),
+                ));
             }
             if checked == validity::Outcome::NotCompleted {
                 info!("validity check: ran past the budget of {budget} operations");
-                summary.push("validity check not completed (isl operation budget)".to_string());
+                summary.push(Done::Check(
+                    "validity check not completed (isl operation budget)".to_string(),
+                ));
             }
             if let Some(r) = &t.report {
                 print!("{r}");
@@ -291,7 +294,7 @@ pub(super) struct Transformed {
     /// The final schedule tree.
     pub(super) schedule: Schedule,
     /// What was done, for the region's banner.
-    pub(super) summary: Vec<String>,
+    pub(super) summary: Vec<Done>,
     /// Tile-local storage (overlapped tiling).
     pub(super) storage: Option<StoragePlan>,
     /// Stages of the largest overlapped group.
@@ -411,45 +414,54 @@ fn transform(
         // Sizes apply to the innermost loops; the banner shows those used.
         let sizes = &sizes[sizes.len().saturating_sub(deepest)..];
         summary.push(match &opts.overlap_dims {
-            None if model_fallback => format!(
-                "overlapped tiling ({shape:?} trapezoids) {sizes:?}, grouped greedily (the GPU cost model's tiles did not fit shared memory)"
-            ),
-            None if opts.model_chooses_sizes() && opts.target == Target::Cuda => {
-                format!(
-                    "overlapped tiling ({shape:?} trapezoids), groups, tile sizes and GPU mapping from the GPU cost model ({}): {}",
-                    opts.gpu.arch,
-                    model_sizes(&o.group_sizes)
-                )
-            }
-            None if opts.model_chooses_sizes() => {
-                format!(
-                    "overlapped tiling ({shape:?} trapezoids), groups and tile sizes from the cost model: {}",
-                    model_sizes(&o.group_sizes)
-                )
-            }
-            None => format!("overlapped tiling ({shape:?} trapezoids) {sizes:?}"),
-            Some(d) => format!(
-                "partial overlapped tiling ({shape:?} trapezoids) {sizes:?}, loops {d:?} overlapped, the other tiled classically"
-            ),
+            None if model_fallback => Done::Overlap {
+                head: format!(
+                    "overlapped tiling ({shape:?} trapezoids) {sizes:?}, grouped greedily (the GPU cost model's tiles did not fit shared memory)"
+                ),
+                groups: None,
+            },
+            None if opts.model_chooses_sizes() && opts.target == Target::Cuda => Done::Overlap {
+                head: format!(
+                    "overlapped tiling ({shape:?} trapezoids), groups, tile sizes and GPU mapping from the GPU cost model ({}): ",
+                    opts.gpu.arch
+                ),
+                groups: Some(o.group_sizes.clone()),
+            },
+            None if opts.model_chooses_sizes() => Done::Overlap {
+                head: format!(
+                    "overlapped tiling ({shape:?} trapezoids), groups and tile sizes from the cost model: "
+                ),
+                groups: Some(o.group_sizes.clone()),
+            },
+            None => Done::Overlap {
+                head: format!("overlapped tiling ({shape:?} trapezoids) {sizes:?}"),
+                groups: None,
+            },
+            Some(d) => Done::Overlap {
+                head: format!(
+                    "partial overlapped tiling ({shape:?} trapezoids) {sizes:?}, loops {d:?} overlapped, the other tiled classically"
+                ),
+                groups: None,
+            },
         });
         if !o.fused_runs.is_empty() {
-            summary.push(format!(
-                "intra-tile fusion for register reuse ({} stages in {} point loop(s))",
-                o.fused_runs.iter().sum::<usize>(),
-                o.fused_runs.len()
-            ));
+            summary.push(Done::IntraFusion {
+                stages: o.fused_runs.iter().sum::<usize>(),
+                loops: o.fused_runs.len(),
+            });
         }
         if o.multi_level > 0 {
-            summary.push(format!(
-                "multi-level tiling (inner tiles for L1 in {} group(s))",
-                o.multi_level
-            ));
+            summary.push(Done::MultiLevel {
+                groups: o.multi_level,
+            });
         }
         if let Some(g) = simpler.max_group {
-            summary.push(format!("groups of at most {g} stages"));
+            summary.push(Done::Text(format!("groups of at most {g} stages")));
         }
         if simpler.atomic_points && shape == Shape::Rectangle {
-            summary.push("atomic point loops (code generation budget)".to_string());
+            summary.push(Done::Text(
+                "atomic point loops (code generation budget)".to_string(),
+            ));
         }
         if opts.report || opts.explain {
             let (line, _) = program.file.line_col(region.pragma_span.start);
@@ -516,10 +528,10 @@ fn transform(
         for (k, item) in chain.items.iter().enumerate() {
             schedule = match item {
                 ScheduleItem::Fuse { shifts, span } => {
-                    summary.push(match shifts {
+                    summary.push(Done::Text(match shifts {
                         Some(s) => format!("fused with shifts {s:?}"),
                         None => "fused (shifts computed)".to_string(),
-                    });
+                    }));
                     // All nests run in one fused loop nest: one macro node.
                     grouping.groups = vec![(0..region.stages.len()).collect()];
                     let isolate = !tiled_later(k);
@@ -546,7 +558,7 @@ fn transform(
                         &spec,
                         tile::Strictness::Pragma(spec.span),
                     )?;
-                    summary.push(tiled_summary(region, &spec.sizes, &bands).0);
+                    summary.push(Done::Text(tiled_summary(region, &spec.sizes, &bands).0));
                     tiled
                 }
                 ScheduleItem::Tile(_) => {
@@ -554,12 +566,12 @@ fn transform(
                     schedule
                 }
                 ScheduleItem::Parallel(_) => {
-                    summary.push("outer loops parallel".to_string());
+                    summary.push(Done::Text("outer loops parallel".to_string()));
                     tile::on_outermost_bands(schedule, &mut tile::request_parallel)?
                 }
                 ScheduleItem::Wavefront(_) if simpler.no_wavefront => schedule,
                 ScheduleItem::Wavefront(span) => {
-                    summary.push("wavefront".to_string());
+                    summary.push(Done::Text("wavefront".to_string()));
                     wavefronts = true;
                     tile::on_outermost_bands(schedule, &mut |n| {
                         tile::wavefront(n, all, *span, None)
@@ -568,7 +580,9 @@ fn transform(
             };
         }
         if simpler.no_wavefront {
-            summary.push("wavefronts run serially (code generation budget)".to_string());
+            summary.push(Done::Text(
+                "wavefronts run serially (code generation budget)".to_string(),
+            ));
         }
     }
     if opts.tile && storage.is_none() {
@@ -587,7 +601,7 @@ fn transform(
             tile::tile_innermost_bands(schedule, all, &spec, tile::Strictness::BestEffort)?;
         schedule = tiled;
         let (text, partial) = tiled_summary(region, &spec.sizes, &bands);
-        summary.push(text);
+        summary.push(Done::Text(text));
         let deepest = bands.iter().map(|b| b.loops).max().unwrap_or(0);
         if opts.tile_sizes.is_some() && !bands.is_empty() && spec.sizes.len() > deepest {
             let ignored = &spec.sizes[..spec.sizes.len() - deepest];
@@ -623,10 +637,10 @@ fn transform(
     let never_stored_at = summary.len();
     if opts.openmp {
         schedule = parallel::mark_parallel_loops(schedule, all, region.pragma_span)?;
-        summary.push(match opts.target {
+        summary.push(Done::Parallel(match opts.target {
             Target::C => "OpenMP".to_string(),
             Target::Cuda => "CUDA (parallel loops as kernels)".to_string(),
-        });
+        }));
     }
     // CUDA keeps temporaries whole, in device buffers that are never copied
     // back (`backend::cuda::device`): contracted scopes have no device
@@ -650,26 +664,21 @@ fn transform(
                 .iter()
                 .filter(|b| matches!(b.placement, Placement::Scope { .. }));
             add_unstored(&mut grouping, scoped);
-            let shared: String = done
-                .shared
-                .iter()
-                .map(|p| format!("; {} share one allocation", p.join(" and ")))
-                .collect();
-            summary.push(format!(
-                "temporaries contracted: {}{shared}",
-                done.buffers
+            summary.push(Done::Contracted {
+                buffers: done
+                    .buffers
                     .iter()
                     .map(|c| format!("{} to {}", c.data, c.shape))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+                    .collect(),
+                shared: done.shared.clone(),
+            });
         }
         if !plan.groups.is_empty() || !plan.buffers.is_empty() {
             storage = Some(plan);
         }
     }
     if !never_stored.is_empty() {
-        summary.insert(never_stored_at, never_stored_line(region, &never_stored));
+        summary.insert(never_stored_at, Done::NeverStored(never_stored));
     }
     if opts.openmp {
         schedule = simd::mark_simd_loops(schedule, all, &model.domain)?;
@@ -699,13 +708,10 @@ fn transform(
     })
 }
 
-/// The warning for `--tile-sizes` with more sizes than the `depth` loops of
-/// the region's deepest nest (`what` says which loops count, if needed): the outer
-/// sizes are ignored (sizes apply to the innermost loops).
 /// The cost model's tile sizes per group, for the banner: runs of equal
 /// sizes once, with their count (`[8, 256] x 3, [32, 256]`); loops one tile
 /// spans are `all`.
-fn model_sizes(groups: &[Vec<i64>]) -> String {
+pub(super) fn model_sizes(groups: &[Vec<i64>]) -> String {
     if groups.is_empty() {
         return "no group tiled (every nest keeps its loops)".to_string();
     }
@@ -736,6 +742,9 @@ fn model_sizes(groups: &[Vec<i64>]) -> String {
         .join(", ")
 }
 
+/// The warning for `--tile-sizes` with more sizes than the `depth` loops of
+/// the region's deepest nest (`what` says which loops count, if needed): the outer
+/// sizes are ignored (sizes apply to the innermost loops).
 pub(super) fn ignored_sizes(
     opts: &Options,
     depth: usize,
@@ -752,12 +761,8 @@ pub(super) fn ignored_sizes(
     ))
 }
 
-/// The depth of the deepest nest of `region` (1 for a region without loops).
+/// The depth of the deepest nest of `region` as the options count it (see
+/// [`Region::deepest`]; 1 for a region without loops).
 pub(super) fn max_depth(region: &Region) -> usize {
-    region
-        .stages
-        .iter()
-        .map(|s| s.iterators.len())
-        .max()
-        .unwrap_or(1)
+    region.deepest().unwrap_or(1)
 }

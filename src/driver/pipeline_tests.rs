@@ -105,6 +105,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             storage: Default::default(),
             pragma_lines: Vec::new(),
             temporaries: Vec::new(),
+            whole_depth: None,
         }],
         wide_vars: Default::default(),
         reserved: Default::default(),
@@ -123,7 +124,8 @@ fn user_error(o: &Options, p: &Program) -> Vec<Diagnostic> {
     }
 }
 
-fn opts() -> Options {
+/// The options of a plain run (no transformation asked for).
+pub(super) fn opts() -> Options {
     Options {
         input: "t.c".into(),
         output: "o.c".into(),

@@ -204,7 +204,7 @@ pub(super) fn compile_time_blocked(
         }
     )];
     summary.extend(macro_values_note(region));
-    summary.extend(blocks.summary);
+    summary.extend(blocks.summary.iter().map(|d| d.render(&tb.blocks)));
     summary.extend(guard_note(shared.guard));
     let full: Vec<String> = tb
         .full

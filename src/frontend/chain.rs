@@ -160,6 +160,7 @@ pub fn build<'tu>(
             .map(|p| Span::new(p.line_start, p.line_end))
             .collect(),
         temporaries: Vec::new(),
+        whole_depth: None,
     })
 }
 

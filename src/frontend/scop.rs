@@ -114,6 +114,7 @@ pub fn build(
             .map(|p| Span::new(p.line_start, p.line_end))
             .collect(),
         temporaries: Vec::new(),
+        whole_depth: None,
     }))
 }
 

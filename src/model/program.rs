@@ -103,9 +103,22 @@ pub struct Region {
     /// The temporaries (see [`Temporary`]), each written by the region: the
     /// declared ones in the order declared, then those proved.
     pub temporaries: Vec<Temporary>,
+    /// For a part of a larger region lowered on its own (see
+    /// `driver::parts`): the depth of the larger region's deepest nest,
+    /// which the options' tile sizes and loop numbers count from; `None`
+    /// for a region as written.
+    pub whole_depth: Option<usize>,
 }
 
 impl Region {
+    /// The depth of the deepest nest, as the options' tile sizes and loop
+    /// numbers count it (a part's: its whole region's); `None` without
+    /// stages.
+    pub fn deepest(&self) -> Option<usize> {
+        self.whole_depth
+            .or_else(|| self.stages.iter().map(|s| s.iterators.len()).max())
+    }
+
     /// The region with `stages` and `temporaries` in place of its own and
     /// no loop tree: a group of its stages as a region of their own. Its
     /// own stages and tree are not copied (a candidate group of a deep
@@ -128,6 +141,7 @@ impl Region {
             storage: self.storage.clone(),
             pragma_lines: self.pragma_lines.clone(),
             temporaries,
+            whole_depth: self.whole_depth,
         }
     }
 }

@@ -143,12 +143,7 @@ pub fn overlapped_tiling(
     span: Span,
 ) -> Result<Overlapped> {
     // A malformed --overlap-dims is the user's error, not a reason to split.
-    let deepest = region
-        .stages
-        .iter()
-        .map(|s| s.iterators.len())
-        .max()
-        .unwrap_or(0);
+    let deepest = region.deepest().unwrap_or(0);
     if let Some(d) = spec.overlap_dims.iter().flatten().find(|d| **d >= deepest) {
         return Err(Error::at(
             span,

@@ -175,31 +175,17 @@ impl PipelineGraph {
         // Extents under the estimates; parameters without one take the
         // largest default that keeps every loop within LARGEST_EXTENT.
         // (Loops whose extent does not depend on them do not count.)
-        let domains = stage_domains(region, model)?;
-        let at = |v: i64| -> Result<Vec<Vec<Option<i64>>>> {
-            (0..n)
-                .map(|k| estimated_extents(region, names, &domains[k], k, estimates, v))
-                .collect()
-        };
-        let base = at(1)?;
-        let mut extents = base.clone();
+        let estimated = Estimated::new(region, names, model, estimates)?;
+        let mut extents = estimated.base.clone();
         let mut default = 1;
         for v in DEFAULT_ESTIMATES {
-            let e = at(v)?;
-            let largest = e
-                .iter()
-                .flatten()
-                .zip(base.iter().flatten())
-                .filter(|(x, b)| x != b)
-                .filter_map(|(x, _)| *x)
-                .max()
-                .unwrap_or(0);
-            if largest <= LARGEST_EXTENT && e.iter().flatten().all(|x| x.is_some()) {
+            if let Some(e) = estimated.fitting(v)? {
                 extents = e;
                 default = v;
                 break;
             }
         }
+        let domains = estimated.domains;
         let stmts = (0..n)
             .map(|k| {
                 let fixed = fixed_loops(region, &domains[k], k)?;
@@ -536,6 +522,83 @@ fn elem_bytes(ty: &str) -> i64 {
 
 /// Iterations per loop of statement `k` of `region`, its parameters fixed
 /// to their estimates (`None` for a loop whose extent stays unbounded).
+/// The loops' extents of a region's statements under its parameters'
+/// estimates (see [`PipelineGraph::build`]).
+struct Estimated<'a> {
+    region: &'a Region,
+    names: &'a Names,
+    estimates: &'a BTreeMap<String, i64>,
+    /// Each statement's domain.
+    domains: Vec<Option<Set>>,
+    /// The extents with 1 for the parameters without an estimate.
+    base: Vec<Vec<Option<i64>>>,
+}
+
+impl<'a> Estimated<'a> {
+    fn new(
+        region: &'a Region,
+        names: &'a Names,
+        model: &RegionModel,
+        estimates: &'a BTreeMap<String, i64>,
+    ) -> Result<Estimated<'a>> {
+        let domains = stage_domains(region, model)?;
+        let mut e = Estimated {
+            region,
+            names,
+            estimates,
+            domains,
+            base: Vec::new(),
+        };
+        e.base = e.at(1)?;
+        Ok(e)
+    }
+
+    /// The extents with `v` for the parameters without an estimate.
+    fn at(&self, v: i64) -> Result<Vec<Vec<Option<i64>>>> {
+        (0..self.region.stages.len())
+            .map(|k| {
+                let domain = &self.domains[k];
+                estimated_extents(self.region, self.names, domain, k, self.estimates, v)
+            })
+            .collect()
+    }
+
+    /// The extents with `v` for the parameters without an estimate, where
+    /// `v` may stand for them: every extent known, those that depend on
+    /// them at most [`LARGEST_EXTENT`].
+    fn fitting(&self, v: i64) -> Result<Option<Vec<Vec<Option<i64>>>>> {
+        let e = self.at(v)?;
+        let largest = e
+            .iter()
+            .flatten()
+            .zip(self.base.iter().flatten())
+            .filter(|(x, b)| x != b)
+            .filter_map(|(x, _)| *x)
+            .max()
+            .unwrap_or(0);
+        let fits = largest <= LARGEST_EXTENT && e.iter().flatten().all(|x| x.is_some());
+        Ok(fits.then_some(e))
+    }
+}
+
+/// Per value of [`DEFAULT_ESTIMATES`], whether it may stand for the
+/// parameters without an estimate in `region` (see
+/// [`PipelineGraph::build`], which takes the first that may). The parts of
+/// a region lowered on their own agree on the first value every part
+/// allows, the one the region's graph would take.
+pub fn default_estimates_fit(
+    region: &Region,
+    names: &Names,
+    model: &RegionModel,
+    estimates: &BTreeMap<String, i64>,
+) -> Result<Vec<bool>> {
+    let estimated = Estimated::new(region, names, model, estimates)?;
+    DEFAULT_ESTIMATES
+        .iter()
+        .map(|v| Ok(estimated.fitting(*v)?.is_some()))
+        .collect()
+}
+
 fn estimated_extents(
     region: &Region,
     names: &Names,
