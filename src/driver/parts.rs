@@ -355,10 +355,13 @@ fn lower_part(
     warnings: &mut Vec<Diagnostic>,
     agreement: Option<&Agreement>,
 ) -> Result<Option<Lowered>> {
+    // A part that panics before it says what it allows still says
+    // "anything" (as its guard is dropped): the others do not wait forever.
+    let mut pending = Pending(agreement);
     let built = Built::new(opts, part, names, None);
     let estimated;
     let mut opts = opts;
-    if let Some(agreement) = agreement {
+    if let Some(agreement) = pending.0.take() {
         // Every part says what it allows, even one that failed (anything).
         let fits = built
             .as_ref()
@@ -393,6 +396,18 @@ fn lower_part(
         "",
     )
     .map(Some)
+}
+
+/// A part's turn in an [`Agreement`], taken when the part says what it
+/// allows; dropped before (a panic), it says "anything".
+struct Pending<'a>(Option<&'a Agreement>);
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if let Some(agreement) = self.0.take() {
+            agreement.agree(None);
+        }
+    }
 }
 
 /// The value the parts of a region agree on for the parameters without an
@@ -574,5 +589,24 @@ mod tests {
         assert_eq!(agree(upto(1), Some(upto(3))), (v(3), v(3)));
         assert_eq!(agree(upto(2), None), (v(2), v(2)));
         assert_eq!(agree(vec![false; n], Some(upto(0))), (1, 1));
+    }
+
+    /// A part that panics before it agrees does not leave the others
+    /// waiting: its turn says "anything" as it unwinds.
+    #[test]
+    fn a_part_that_panics_does_not_block_the_agreement() {
+        let agreement = Agreement::new(2);
+        let agreement = &agreement;
+        let value = std::thread::scope(|s| {
+            let failing = s.spawn(move || {
+                let _turn = Pending(Some(agreement));
+                panic!("a part fails before it agrees");
+            });
+            let allowed = (0..DEFAULT_ESTIMATES.len()).map(|i| i >= 1).collect();
+            let value = agreement.agree(Some(allowed));
+            assert!(failing.join().is_err());
+            value
+        });
+        assert_eq!(value, DEFAULT_ESTIMATES[1]);
     }
 }
