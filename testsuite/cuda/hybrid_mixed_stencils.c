@@ -5,8 +5,10 @@
  * --reg-fraction 1` and run against the CUDA emulation, OUT2 differs from the
  * original's near the j = 32 boundary between a tile's shared-memory and
  * register parts (arguments 17 45: OUT2[5][32..35] and OUT2[8][32..35]);
- * the stages along one direction only, and the same pipeline under
- * `--gpu-tiling auto`, `block` or `warp`, are right.
+ * the stages along one direction only, the same pipeline under
+ * `--gpu-tiling auto`, `block` or `warp`, and its rectangle hybrid tiles
+ * (`--rectangle --gpu-tiling hybrid`) are right; scalene hybrid tiles are
+ * wrong with the model's register fraction too.
  * `cargo test --test cuda_emulation -- --ignored` runs it.
  */
 #include <stdio.h>
