@@ -129,12 +129,13 @@ fn plan_for(opts: &Options, region: &Region, cores: usize) -> Option<Vec<Range<u
 
 /// The top-level nodes `nodes` of `region` as a region of their own: their
 /// stages (renumbered from 0), and the region's temporaries that they write
-/// and no stage after them (`later`: the data those access) touches.
+/// and no stage after them (`later`: the data those access) touches; with
+/// the region's index of its first stage.
 pub(super) fn part_region(
     region: &Region,
     nodes: Range<usize>,
     later: &BTreeSet<String>,
-) -> Region {
+) -> (Region, usize) {
     let mut ks = Vec::new();
     polyhedral::stages_under(&region.tree[nodes.clone()], &mut ks);
     let first = ks.first().copied().unwrap_or(0);
@@ -157,7 +158,7 @@ pub(super) fn part_region(
         .iter()
         .map(|n| renumbered(n, first))
         .collect();
-    part
+    (part, first)
 }
 
 /// `node` with its stage indices lowered by `first`.
@@ -175,7 +176,7 @@ fn renumbered(node: &OrigNode, first: usize) -> OrigNode {
 /// Every data set the stages of `stages` access, in any way they are known
 /// to (declared, observed in an analysable body, gathered from one that is
 /// not).
-fn accessed(stages: &[Stage]) -> BTreeSet<String> {
+fn accessed<'a>(stages: impl IntoIterator<Item = &'a Stage>) -> BTreeSet<String> {
     let mut data = BTreeSet::new();
     for s in stages {
         let observed = s.observed.iter().flatten();
@@ -192,8 +193,6 @@ struct Part {
     lowered: Result<Option<Lowered>>,
     helpers: BTreeSet<Helper>,
     warnings: Vec<Diagnostic>,
-    /// The region's index of the part's first stage.
-    first: usize,
 }
 
 /// `region` (after expression inlining) lowered in the parts [`plan`] cuts
@@ -213,21 +212,19 @@ pub(super) fn lower_in_parts(
         "the region is lowered in {} parts, in parallel (cut where the depth of its nests changes)",
         cuts.len()
     );
-    let mut regions = Vec::new();
-    let mut firsts = Vec::new();
-    for (i, nodes) in cuts.iter().enumerate() {
-        let mut later_stages = Vec::new();
-        polyhedral::stages_under(&region.tree[nodes.end..], &mut later_stages);
-        let later_stages: Vec<Stage> = later_stages
-            .iter()
-            .map(|k| region.stages[*k].clone())
-            .collect();
-        let mut ks = Vec::new();
-        polyhedral::stages_under(&region.tree[nodes.clone()], &mut ks);
-        firsts.push(ks.first().copied().unwrap_or(0));
-        regions.push(part_region(region, nodes.clone(), &accessed(&later_stages)));
-        info!("part {}: {} stages", i + 1, ks.len());
-    }
+    // Each part, with the region's index of its first stage.
+    let regions: Vec<(Region, usize)> = cuts
+        .iter()
+        .enumerate()
+        .map(|(i, nodes)| {
+            let mut later = Vec::new();
+            polyhedral::stages_under(&region.tree[nodes.end..], &mut later);
+            let later = accessed(later.iter().map(|k| &region.stages[*k]));
+            let part = part_region(region, nodes.clone(), &later);
+            info!("part {}: {} stages", i + 1, part.0.stages.len());
+            part
+        })
+        .collect();
     let Shared {
         program,
         names,
@@ -243,8 +240,7 @@ pub(super) fn lower_in_parts(
     let parts: Vec<Part> = std::thread::scope(|scope| {
         let workers: Vec<_> = regions
             .iter()
-            .zip(&firsts)
-            .map(|(part, first)| {
+            .map(|(part, _)| {
                 scope.spawn(move || {
                     let mut helpers = BTreeSet::new();
                     let mut warnings = Vec::new();
@@ -263,7 +259,6 @@ pub(super) fn lower_in_parts(
                         lowered,
                         helpers,
                         warnings,
-                        first: *first,
                     }
                 })
             })
@@ -275,14 +270,15 @@ pub(super) fn lower_in_parts(
                     lowered: Err(Error::internal("a part's thread panicked")),
                     helpers: BTreeSet::new(),
                     warnings: Vec::new(),
-                    first: 0,
                 })
             })
             .collect()
     });
-    for p in &parts {
-        match &p.lowered {
-            Ok(Some(_)) => {}
+    // Every part lowered, or the region is lowered whole.
+    let mut done = Vec::new();
+    for (p, (_, first)) in parts.into_iter().zip(&regions) {
+        match p.lowered {
+            Ok(Some(l)) => done.push((l, p.helpers, p.warnings, *first)),
             Ok(None) => {
                 info!("a part updates an array in place: the region is lowered whole");
                 return None;
@@ -300,12 +296,9 @@ pub(super) fn lower_in_parts(
     let mut grouping = Grouping::default();
     let mut scratch_reads = Vec::new();
     let mut code = String::new();
-    for p in parts {
-        let Ok(Some(l)) = p.lowered else {
-            return None;
-        };
-        helpers.extend(p.helpers);
-        for w in p.warnings {
+    for (l, part_helpers, part_warnings, first) in done {
+        helpers.extend(part_helpers);
+        for w in part_warnings {
             if !warnings.contains(&w) {
                 warnings.push(w);
             }
@@ -317,7 +310,7 @@ pub(super) fn lower_in_parts(
             l.grouping
                 .groups
                 .into_iter()
-                .map(|g| g.into_iter().map(|k| k + p.first).collect()),
+                .map(|g| g.into_iter().map(|k| k + first).collect()),
         );
         match l.grouping.scratch_reads.len() {
             0 => scratch_reads.extend((0..n).map(|_| BTreeSet::new())),
@@ -550,8 +543,8 @@ mod tests {
         assert!(names(&r.temporaries).contains(&"A5".to_string()));
         let mut later = Vec::new();
         polyhedral::stages_under(&r.tree[12..], &mut later);
-        let later: Vec<Stage> = later.iter().map(|k| r.stages[*k].clone()).collect();
-        let first = part_region(&r, 0..12, &accessed(&later));
+        let later = accessed(later.iter().map(|k| &r.stages[*k]));
+        let (first, _) = part_region(&r, 0..12, &later);
         assert_eq!(first.stages.len(), 12);
         assert_eq!(first.whole_depth, Some(2));
         let t = names(&first.temporaries);
@@ -561,7 +554,7 @@ mod tests {
             "{t:?}"
         );
         assert!(t.iter().all(|n| n.starts_with('A')), "{t:?}");
-        let second = part_region(&r, 12..26, &BTreeSet::new());
+        let (second, _) = part_region(&r, 12..26, &BTreeSet::new());
         assert_eq!(second.stages[0].name, r.stages[12].name);
         let mut ks = Vec::new();
         polyhedral::stages_under(&second.tree, &mut ks);
