@@ -14,6 +14,8 @@
 //! `return`, a copy, `&`, arithmetic, a cast, another declaration of the
 //! name, a mention a macro body makes, `goto` or `setjmp` in the function.
 
+use std::collections::HashMap;
+
 use crate::diag::Span;
 use crate::frontend::ast::{strip, Unit};
 use crate::frontend::clang::{Cursor, CursorKind, TypeClass};
@@ -60,13 +62,48 @@ impl std::fmt::Display for Owner {
     }
 }
 
+/// A function's nodes and what every proof asks of all of them, found in
+/// one walk: the first jump that disproves every data set, and the
+/// references to variables by name.
+pub struct Function<'tu> {
+    /// Every node of the function, in preorder ([`tree`]).
+    pub nodes: Vec<Node<'tu>>,
+    /// The first `goto`, label or `setjmp` call, and why it disproves.
+    jump: Option<(Cursor<'tu>, &'static str)>,
+    /// The indices of the references (`DeclRefExpr`) to each name, in preorder.
+    refs: HashMap<String, Vec<usize>>,
+}
+
+impl<'tu> Function<'tu> {
+    /// Walks the function `root` once.
+    pub fn new(root: Cursor<'tu>) -> Self {
+        let nodes = tree(root);
+        let mut jump = None;
+        let mut refs: HashMap<String, Vec<usize>> = HashMap::new();
+        for (k, n) in nodes.iter().enumerate() {
+            let c = n.cursor;
+            match c.kind() {
+                CursorKind::GotoStmt | CursorKind::LabelStmt => {
+                    jump = jump.or(Some((c, "the function jumps (goto or a label)")))
+                }
+                CursorKind::CallExpr if jump.is_none() && c.spelling().contains("setjmp") => {
+                    jump = Some((c, "the function calls setjmp"))
+                }
+                CursorKind::DeclRefExpr => refs.entry(c.spelling()).or_default().push(k),
+                _ => {}
+            }
+        }
+        Function { nodes, jump, refs }
+    }
+}
+
 /// Whether the data set `name`, written by the region at `region` of the
-/// function whose nodes are `nodes`, is proved temporary: how the function
-/// owns it, or why not (with the line of the first use that disproves it).
-/// `reads` are the element reads that may run after the region.
+/// function `function`, is proved temporary: how the function owns it, or
+/// why not (with the line of the first use that disproves it). `reads` are
+/// the element reads that may run after the region.
 pub fn prove(
     unit: &Unit<'_>,
-    nodes: &[Node<'_>],
+    function: &Function<'_>,
     region: Span,
     name: &str,
     reads: &[(String, Span)],
@@ -75,24 +112,11 @@ pub fn prove(
         Some(s) => format!("line {}: {why}", unit.line_of(s.start)),
         None => why.to_string(),
     };
-    for n in nodes {
-        let c = n.cursor;
-        match c.kind() {
-            CursorKind::GotoStmt | CursorKind::LabelStmt => {
-                return Err(at(c.span(), "the function jumps (goto or a label)"))
-            }
-            CursorKind::CallExpr if c.spelling().contains("setjmp") => {
-                return Err(at(c.span(), "the function calls setjmp"))
-            }
-            _ => {}
-        }
+    if let Some((c, why)) = function.jump {
+        return Err(at(c.span(), why));
     }
-    let refs: Vec<usize> = (0..nodes.len())
-        .filter(|k| {
-            let c = nodes[*k].cursor;
-            c.kind() == CursorKind::DeclRefExpr && c.spelling() == name
-        })
-        .collect();
+    let nodes = function.nodes.as_slice();
+    let refs: &[usize] = function.refs.get(name).map_or(&[], |r| r.as_slice());
     let inside = |s: Span| region.start <= s.start && s.end <= region.end;
     let Some(first) = refs.first().map(|k| nodes[*k].cursor) else {
         return Err("the function's code does not name it".to_string());
@@ -144,7 +168,7 @@ pub fn prove(
         _ => return Err(at(declared, "neither an array nor a pointer")),
     };
     let mut allocated = decl.initializer().is_some();
-    for k in refs {
+    for &k in refs {
         let c = nodes[k].cursor;
         let span = c.span();
         if span.map(|s| unit.slice(s)) != Some(name) {
@@ -343,11 +367,11 @@ mod tests {
         let region = Span::new(start, end);
         with_unit(src, |unit| {
             let f = unit.function_around(region).expect("function");
-            let nodes = tree(f);
-            let all: Vec<Cursor<'_>> = nodes.iter().map(|n| n.cursor).collect();
+            let function = Function::new(f);
+            let all: Vec<Cursor<'_>> = function.nodes.iter().map(|n| n.cursor).collect();
             let around = loops_around(&all, region);
             let reads = reads_after(unit, &all, &around, region);
-            prove(unit, &nodes, region, name, &reads)
+            prove(unit, &function, region, name, &reads)
         })
     }
 

@@ -66,8 +66,8 @@ pub fn check(
         }
     }
     if let Some(function) = unit.function_around(region.span) {
-        let nodes = liveness::tree(function);
-        let all: Vec<Cursor<'_>> = nodes.iter().map(|n| n.cursor).collect();
+        let function = liveness::Function::new(function);
+        let all: Vec<Cursor<'_>> = function.nodes.iter().map(|n| n.cursor).collect();
         let around = loops_around(&all, region.span);
         let reads = reads_after(unit, &all, &around, region.span);
         // In a loop, the next iteration runs the region again: a statement
@@ -99,7 +99,7 @@ pub fn check(
             }
             let proof = match read_again.contains(name) {
                 true => Err(again.to_string()),
-                false => liveness::prove(unit, &nodes, region.span, name, &reads),
+                false => liveness::prove(unit, &function, region.span, name, &reads),
             };
             match proof {
                 Ok(owner) => {
