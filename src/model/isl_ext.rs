@@ -8,8 +8,8 @@
 
 use crate::diag::{Error, Result};
 use isl_rs::{
-    ASTExpr, ASTNode, Context, LibISLError, Map, MultiVal, PwAff, Schedule, ScheduleNode, Set,
-    UnionMap, UnionPwMultiAff, UnionSet,
+    ASTExpr, ASTNode, Aff, Context, DimType, LibISLError, LocalSpace, Map, MultiVal, PwAff,
+    Schedule, ScheduleNode, Set, UnionMap, UnionPwMultiAff, UnionSet,
 };
 use libc_free::free;
 use std::ffi::CStr;
@@ -189,6 +189,38 @@ pub fn dim_range(set: &Set, d: usize) -> Result<Option<(i64, i64)>> {
         min.get_num_si().map_err(isl_err)?,
         max.get_num_si().map_err(isl_err)?,
     )))
+}
+
+/// Whether constants bound dimension `d` of `set` below and above over its
+/// points and every value of the parameters: [`dim_range`] is `Some`,
+/// found without integer programming. A basic set with integer points is
+/// bounded along `d` over the integers exactly where its rational
+/// relaxation is (both have the same recession cone), so each basic set
+/// that has integer points gets two rational LPs.
+pub fn dim_bounded(set: &Set, d: usize) -> Result<bool> {
+    let list = set
+        .copy()
+        .and_then(|s| s.get_basic_set_list())
+        .map_err(isl_err)?;
+    let mut points = false;
+    for i in 0..list.size().map_err(isl_err)? {
+        let b = list.get_at(i).map_err(isl_err)?;
+        if b.is_empty().map_err(isl_err)? {
+            continue;
+        }
+        points = true;
+        let obj = b
+            .get_space()
+            .and_then(LocalSpace::from_space)
+            .and_then(|ls| Aff::var_on_domain(ls, DimType::Set, d as u32))
+            .map_err(isl_err)?;
+        for v in [b.min_lp_val(&obj), b.max_lp_val(&obj)] {
+            if !v.and_then(|v| v.is_rat()).map_err(isl_err)? {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(points)
 }
 
 /// The AST expression of `pa`, a piecewise affine function of the
@@ -402,6 +434,31 @@ mod tests {
         let s = Set::read_from_str(&ctx, "{ [a, b] : 2 <= a <= 7 and b >= a }").expect("set");
         assert_eq!(dim_range(&s, 0).expect("isl"), Some((2, 7)));
         assert_eq!(dim_range(&s, 1).expect("isl"), None);
+    }
+
+    #[test]
+    fn dim_bounded_is_dim_range_found() {
+        let ctx = new_context();
+        for text in [
+            "{ [a, b] : 2 <= a <= 7 and b >= a }",
+            "[N] -> { [a, b] : 0 <= a < N and 0 <= b <= 7 }",
+            "[N] -> { [a, b] : 0 <= a < N and a <= 7 and 0 <= b < N }",
+            "[N] -> { [a, b] : 0 <= a <= 3 and b = 2a or N <= a <= N + 2 and b = 0 }",
+            "{ [a, b] : exists (e : a = 2e + 1 and 0 <= e <= 4) and 0 <= b }",
+            "{ [a, b] : 0 <= a <= 9 and 2b = 2a + 1 }",
+            "{ [a, b] : 0 <= a <= 9 and 0 <= b <= 9; [a, b] : a >= 20 and 3b = 3a + 1 }",
+            "{ [a, b] : false }",
+        ] {
+            let s = Set::read_from_str(&ctx, text).expect("set");
+            for d in 0..2 {
+                let range = dim_range(&s, d).expect("isl");
+                assert_eq!(
+                    dim_bounded(&s, d).expect("isl"),
+                    range.is_some(),
+                    "{text}, {d}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::model::isl_ext::isl_err;
 use crate::model::polyhedral::{stages_under, Names, RegionModel, SchedulePart};
 use crate::model::program::{OrigNode, Region, Stage};
 use crate::model::relations::select_by_name;
-use crate::transform::cost::Geometry;
+use crate::transform::cost::{geometry, Geometry};
 use crate::transform::gpu_cost::GpuCosted;
 use crate::transform::intra_fusion::reuse_runs;
 use crate::transform::multi_level::inner_tiles;
@@ -37,6 +37,7 @@ use crate::transform::overlap::{
 };
 use crate::transform::pipeline::must_reach_memory;
 use crate::transform::pipeline::PipelineGraph;
+use crate::transform::storage::MAX_SCRATCHPAD_ELEMENTS;
 use isl_rs::{UnionMap, UnionSet};
 use log::info;
 use std::collections::{HashMap, HashSet};
@@ -169,6 +170,8 @@ pub(crate) fn form_groups(
     let (units, imperfect): (Vec<Vec<usize>>, Vec<Option<String>>) =
         nest_units(region).into_iter().unzip();
     let mut analyses = Analyses::default();
+    // The region's pipeline graph, once built (`None` inside: it could not be).
+    let mut graph: Option<Option<PipelineGraph>> = None;
     let live_in = LiveInMemo::default();
     let memo = AnalysisMemo::new(deps)?;
     let ctx = Ctx {
@@ -192,7 +195,7 @@ pub(crate) fn form_groups(
     } = match spec.grouping {
         GroupingStrategy::Dp => dp::dp_groups(&ctx, spec, &imperfect, &mut analyses)?,
         GroupingStrategy::Greedy | GroupingStrategy::None => {
-            greedy_groups(&ctx, spec, &imperfect, &mut analyses)
+            greedy_groups(&ctx, spec, &imperfect, &mut analyses, &mut graph)
         }
         GroupingStrategy::TimeBlock => time_block_groups(&ctx, spec),
     };
@@ -243,7 +246,6 @@ pub(crate) fn form_groups(
     }
     let mut analysed = Vec::new();
     let mut explained = head;
-    let mut graph: Option<Option<PipelineGraph>> = None;
     // Rectangle tiles run their stages row by row already.
     let all_deps = match spec.multi_level && spec.shape == Shape::Scalene && !inner.is_empty() {
         true => Some(deps.all()?),
@@ -332,19 +334,18 @@ struct Ctx<'a> {
 /// Before the full analyses, a cheap one ([`scales_align`]: equal depths,
 /// scale factors that align the nests and divide the tile sizes; every
 /// full analysis fails where it does) finds how far a group can reach at
-/// most, in a gallop of its own. The full search stays within that reach,
-/// and tries the whole of it first (one analysis instead of a gallop's
-/// two reaches' worth) where it is the region's first group, the group
-/// before it took its whole reach, or the whole would be at most twice the
-/// size of the group before: a region of small groups does not pay one
-/// whole reach per group (multiscale-interp's `--rectangle --tile-sizes
-/// 32,256`: 422 -> 161 ms of grouping; local-laplacian's: 544 -> 430 ms;
-/// the same groups).
+/// most, in a gallop of its own. The full search stays within that reach
+/// and starts from a guess: a short reach whole, a long one where the
+/// pipeline graph's geometry expects the group to end
+/// ([`looks_overlappable`]), so that a right guess costs two analyses
+/// (local-laplacian's `--scalene --tile-sizes 32,256`: 16 analyses instead
+/// of 37, the same groups).
 fn greedy_groups(
     ctx: &Ctx,
     spec: &OverlapSpec,
     imperfect: &[Option<String>],
     analyses: &mut Analyses,
+    graph: &mut Option<Option<PipelineGraph>>,
 ) -> Chosen {
     let (region, units) = (ctx.region, ctx.units);
     // Groups of units (indices into `units`), formed greedily in order.
@@ -352,9 +353,6 @@ fn greedy_groups(
     let mut current: Vec<usize> = Vec::new();
     let label = |u: usize| region.stages[units[u][0]].label.clone();
     let mut starts: HashMap<usize, String> = HashMap::new();
-    // The size of the group the search formed last in the region, and
-    // whether it took its whole reach.
-    let mut last_formed: Option<(usize, bool)> = None;
     let mut u = 0;
     while u < imperfect.len() {
         if imperfect[u].is_some() {
@@ -397,21 +395,33 @@ fn greedy_groups(
         let cand = |end: usize| -> Vec<usize> { current.iter().copied().chain(u..end).collect() };
         let mut full = |end: usize| analyses.get(ctx, spec, &cand(end)).map(|_| ());
         // How far the cheap part of the analysis (depths and scales) lets
-        // the group reach: the galloping search stays within it, and, while
-        // that has paid in this region, its whole reach is tried first.
-        let (cheap, _) = reach(u, last, |end| match scales_align(ctx, spec, &cand(end)) {
-            true => Ok(()),
-            false => Err(()),
+        // the group reach: the search stays within it. A short reach is
+        // tried whole first; a long one from where the pipeline graph's
+        // geometry expects the group to end.
+        let (cheap, _) = reach(u, last, u, |end| {
+            match scales_align(ctx, spec, &cand(end)) {
+                true => Ok(()),
+                false => Err(()),
+            }
         });
         let (joined, failure) = 'found: {
             if cheap > u {
-                let whole_size = current.len() + (cheap - u);
-                let try_whole = last_formed.is_none_or(|(n, whole)| whole || whole_size <= 2 * n);
-                let whole = try_whole && full(cheap).is_ok();
-                let (joined, failure) = match whole {
-                    true => (cheap, None),
-                    false => reach(u, cheap - 1, &mut full),
+                // A short reach is tried whole; a long one from where the
+                // pipeline graph's geometry expects the group to end.
+                let guess = match cheap - u < GUESS_FROM {
+                    true => cheap,
+                    false => cached_graph(graph, ctx, spec).map_or(cheap, |g| {
+                        predicted_end(g, region, spec, &current, u, cheap)
+                    }),
                 };
+                let (joined, failure) = reach(u, cheap - 1, guess, &mut full);
+                log::debug!(
+                    "overlap: {} and {} more nests may join by their scales, guessed {}; {} do",
+                    label(current[0]),
+                    cheap - u,
+                    guess - u,
+                    joined - u
+                );
                 if failure.is_some() || cheap > last {
                     break 'found (joined, failure);
                 }
@@ -420,14 +430,13 @@ fn greedy_groups(
                 }
             }
             // (Where the cheap part said no and the analysis yes.)
-            reach(u, last, &mut full)
+            reach(u, last, u, &mut full)
         };
         current.extend(u..joined);
         u = joined;
         if let Some(why) = failure {
             info!("overlap: {} starts a new group: {}", label(u), why.text);
             starts.insert(u, why.text);
-            last_formed = Some((current.len(), u >= cheap));
             groups.push(std::mem::replace(&mut current, vec![u]));
             u += 1;
         }
@@ -449,30 +458,151 @@ fn greedy_groups(
     }
 }
 
+/// The region's pipeline graph, built into `cache` the first time (`None`
+/// inside where it cannot be built; why is logged).
+fn cached_graph<'g>(
+    cache: &'g mut Option<Option<PipelineGraph>>,
+    ctx: &Ctx,
+    spec: &OverlapSpec,
+) -> Option<&'g PipelineGraph> {
+    cache
+        .get_or_insert_with(|| {
+            let started = std::time::Instant::now();
+            let built = PipelineGraph::build(
+                ctx.region,
+                ctx.names,
+                ctx.model,
+                ctx.deps,
+                ctx.units,
+                &spec.model.estimates,
+                Some(ctx.memo),
+            );
+            log::debug!("time: pipeline graph {} ms", started.elapsed().as_millis());
+            built
+                .map_err(|e| info!("no pipeline graph: {}", e.first_message()))
+                .ok()
+        })
+        .as_ref()
+}
+
+/// The fewest nests a group's cheap reach must add for the greedy search
+/// to guess where the group ends from the pipeline graph (which costs about
+/// as much as one analysis of a long group to build).
+const GUESS_FROM: usize = 4;
+
+/// The end (exclusive) of the units `u..cheap` that the pipeline graph's
+/// geometry expects to join `current`.
+fn predicted_end(
+    graph: &PipelineGraph,
+    region: &Region,
+    spec: &OverlapSpec,
+    current: &[usize],
+    u: usize,
+    cheap: usize,
+) -> usize {
+    let mut end = u;
+    while end < cheap {
+        let cand: Vec<usize> = current.iter().copied().chain(u..=end).collect();
+        if !looks_overlappable(graph, region, spec, &cand) {
+            break;
+        }
+        end += 1;
+    }
+    end
+}
+
+/// Whether the geometry of the units `cand` lets them form a group: the
+/// pipeline graph's [`geometry`] accepts them (uniform or sampled
+/// dependences, no opaque body or conditional write where tile-local
+/// storage is needed), and every scratchpad of a consumed statement, its
+/// per-tile region grown by the group's overlap, stays within the size
+/// [`plan_storage`](crate::transform::storage::plan_storage) allows. A
+/// guess: the exact analysis decides.
+fn looks_overlappable(
+    graph: &PipelineGraph,
+    region: &Region,
+    spec: &OverlapSpec,
+    cand: &[usize],
+) -> bool {
+    let Ok(geo) = geometry(graph, region, cand) else {
+        return false;
+    };
+    let sizes = aligned_sizes(&spec.sizes, geo.depth);
+    geo.stmts.iter().filter(|s| s.consumed).all(|s| {
+        // Its points per tile along each loop (a loop without a tile size
+        // whole, which needs constant bounds).
+        let points = sizes
+            .iter()
+            .enumerate()
+            .map(|(d, size)| match *size >= WHOLE {
+                true => s.extent[d].filter(|_| s.fixed[d]).map(|e| e / s.scale[d]),
+                false => Some((size + s.left[d] + s.right[d] + s.scale[d] - 1) / s.scale[d]),
+            });
+        let mut elements = 1i64;
+        for n in points {
+            match n {
+                Some(n) if n <= MAX_SCRATCHPAD_ELEMENTS => elements = elements.saturating_mul(n),
+                _ => return false,
+            }
+        }
+        elements <= MAX_SCRATCHPAD_ELEMENTS
+    })
+}
+
 /// How many of the units `first..=last` join the current group, by
-/// galloping, then bisection (see [`greedy_groups`]); `with_units(end)`
-/// says whether the group with `first..end` joined is overlappable. Returns
-/// the first unit that does not join (`last + 1` when all do) and, when it
-/// is not `last + 1`, why the group with it is not overlappable.
+/// galloping, then bisection (see [`greedy_groups`]), starting from the
+/// guess that the units `first..guess` join (`guess == first`: no guess);
+/// `with_units(end)` says whether the group with `first..end` joined is
+/// overlappable. Returns the first unit that does not join (`last + 1` when
+/// all do) and, when it is not `last + 1`, why the group with it is not
+/// overlappable. Where overlappability holds for every prefix of the units
+/// that join, the guess changes only how many ends are tried: a right one
+/// costs two (`guess` joins, `guess + 1` does not).
 fn reach<E>(
     first: usize,
     last: usize,
+    guess: usize,
     mut with_units: impl FnMut(usize) -> std::result::Result<(), E>,
 ) -> (usize, Option<E>) {
     // `ok`: an end (exclusive) known to join; `bad`: one known not to, why.
     let mut ok = first;
     let mut bad: Option<(usize, E)> = None;
+    let guess = guess.clamp(first, last + 1);
+    if guess > first {
+        match with_units(guess) {
+            Ok(()) => ok = guess,
+            Err(why) => bad = Some((guess, why)),
+        }
+    }
     let mut step = 1;
-    while ok <= last {
-        let end = (ok + step).min(last + 1);
-        match with_units(end) {
-            Ok(()) => ok = end,
-            Err(why) => {
-                bad = Some((end, why));
-                break;
+    match &mut bad {
+        // Down from a guess that went too far, until an end joins.
+        Some((bad_end, why)) => {
+            while let Some(end) = bad_end.checked_sub(step).filter(|e| *e > first) {
+                match with_units(end) {
+                    Ok(()) => {
+                        ok = end;
+                        break;
+                    }
+                    Err(w) => (*bad_end, *why) = (end, w),
+                }
+                step *= 2;
             }
         }
-        step *= 2;
+        // Up, until an end does not join.
+        None => {
+            while ok <= last {
+                let end = (ok + step).min(last + 1);
+                match with_units(end) {
+                    Ok(()) => ok = end,
+                    Err(why) => {
+                        bad = Some((end, why));
+                        break;
+                    }
+                }
+                step *= 2;
+            }
+        }
     }
     let Some((mut bad_end, mut why)) = bad else {
         return (ok, None);
@@ -882,8 +1012,9 @@ fn analyse(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> std::result::Result
     ctx.reset_operations();
     ctx.reset_error();
     log::debug!(
-        "time: analysing {} stages {} ms ({})",
+        "time: analysing {} stages from {} {} ms ({})",
         stages.len(),
+        region.stages[stages[0]].label,
         started.elapsed().as_millis(),
         if result.is_ok() {
             "overlappable"
@@ -905,10 +1036,16 @@ mod tests {
     use super::reach;
 
     /// The reach of a group whose analyses succeed exactly while it holds
-    /// fewer than `limit` units after `first`, and the ends it analysed.
-    fn gallop(first: usize, last: usize, limit: usize) -> ((usize, Option<usize>), Vec<usize>) {
+    /// fewer than `limit` units after `first`, searched from `guess`, and
+    /// the ends it analysed.
+    fn gallop(
+        first: usize,
+        last: usize,
+        limit: usize,
+        guess: usize,
+    ) -> ((usize, Option<usize>), Vec<usize>) {
         let mut tried = Vec::new();
-        let found = reach(first, last, |end| {
+        let found = reach(first, last, guess, |end| {
             tried.push(end);
             if end - first <= limit {
                 Ok(())
@@ -925,25 +1062,43 @@ mod tests {
             for len in 1..40 {
                 let last = first + len - 1;
                 for limit in 0..=len {
-                    let ((end, why), tried) = gallop(first, last, limit);
-                    assert_eq!(end, first + limit, "first {first} len {len} limit {limit}");
-                    // The reason is the failing unit's own.
-                    assert_eq!(why, (limit < len).then_some(first + limit));
-                    // Logarithmically many analyses, none repeated.
-                    let bound = 2 * (usize::BITS - len.leading_zeros()) as usize + 1;
-                    assert!(tried.len() <= bound, "{tried:?} over {bound}");
-                    let mut sorted = tried.clone();
-                    sorted.sort();
-                    sorted.dedup();
-                    assert_eq!(sorted.len(), tried.len(), "{tried:?}");
+                    for guess in first..=last + 1 {
+                        let ((end, why), tried) = gallop(first, last, limit, guess);
+                        let at = format!("first {first} len {len} limit {limit} guess {guess}");
+                        assert_eq!(end, first + limit, "{at}");
+                        // The reason is the failing unit's own.
+                        assert_eq!(why, (limit < len).then_some(first + limit), "{at}");
+                        // Logarithmically many analyses, none repeated.
+                        let bound = 2 * (usize::BITS - len.leading_zeros()) as usize + 2;
+                        assert!(tried.len() <= bound, "{at}: {tried:?} over {bound}");
+                        let mut sorted = tried.clone();
+                        sorted.sort();
+                        sorted.dedup();
+                        assert_eq!(sorted.len(), tried.len(), "{at}: {tried:?}");
+                    }
+                    // Without a guess: the gallop from the first unit.
+                    let (_, tried) = gallop(first, last, limit, first);
+                    assert_eq!(tried.first(), Some(&(first + 1)));
                 }
             }
         }
     }
 
     #[test]
+    fn a_right_guess_costs_two_analyses() {
+        for (limit, guess) in [(4, 7), (1, 4), (9, 12)] {
+            let ((end, _), tried) = gallop(3, 20, limit, guess);
+            assert_eq!(end, guess);
+            assert_eq!(tried, vec![guess, guess + 1]);
+        }
+        // A guess of the whole reach that holds: one.
+        assert_eq!(gallop(3, 20, 18, 21).1, vec![21]);
+    }
+
+    #[test]
     fn reach_of_a_lone_unit() {
-        assert_eq!(reach(5, 5, |_| Ok::<(), ()>(())), (6, None));
-        assert_eq!(reach(5, 5, |_| Err("no")), (5, Some("no")));
+        assert_eq!(reach(5, 5, 5, |_| Ok::<(), ()>(())), (6, None));
+        assert_eq!(reach(5, 5, 5, |_| Err("no")), (5, Some("no")));
+        assert_eq!(reach(5, 5, 6, |_| Err("no")), (5, Some("no")));
     }
 }

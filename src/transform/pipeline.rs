@@ -10,11 +10,12 @@
 
 use crate::diag::Result;
 use crate::model::deps::Dependences;
-use crate::model::isl_ext::isl_err;
+use crate::model::isl_ext::{dim_bounded, isl_err};
 use crate::model::polyhedral::{Names, RegionModel};
 use crate::model::program::{AccessKind, Region, RegionKind};
 use crate::model::relations::set_list;
 use crate::transform::align::{edge_alignment, Aligned};
+use crate::transform::overlap::memo::AnalysisMemo;
 use isl_rs::{DimType, Set};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::BTreeMap;
@@ -124,14 +125,16 @@ impl Reach {
 impl PipelineGraph {
     /// The graph of `region`'s `units`, with the extents of its statements
     /// under `estimates` (C parameter names; others take one of
-    /// [`DEFAULT_ESTIMATES`]).
-    pub fn build(
+    /// [`DEFAULT_ESTIMATES`]). `memo`: the region's analyses' memo, whose
+    /// alignments of flow dependences the graph shares.
+    pub(crate) fn build(
         region: &Region,
         names: &Names,
         model: &RegionModel,
         deps: &Dependences,
         units: &[Vec<usize>],
         estimates: &BTreeMap<String, i64>,
+        memo: Option<&AnalysisMemo>,
     ) -> Result<PipelineGraph> {
         let n = region.stages.len();
         let (unit_of, mut graph) = unit_nodes(n, units);
@@ -160,9 +163,13 @@ impl PipelineGraph {
                         region.stages[a].iterators.len(),
                         region.stages[b].iterators.len(),
                     );
-                    let align = match da == db {
-                        true => edge_alignment(&m, da)?,
-                        false => vec![None; da.max(db)],
+                    let align = match (da == db, memo) {
+                        (true, Some(memo)) => {
+                            let (from, to) = (&region.stages[a].name, &region.stages[b].name);
+                            memo.aligned(from, to, &m, da)?
+                        }
+                        (true, None) => edge_alignment(&m, da)?,
+                        (false, _) => vec![None; da.max(db)],
                     };
                     flows.push(Flow {
                         from: a,
@@ -648,9 +655,7 @@ fn fixed_loops(region: &Region, domain: &Option<Set>, k: usize) -> Result<Vec<bo
     if set.is_empty().map_err(isl_err)? {
         return Ok(vec![false; depth]);
     }
-    (0..depth)
-        .map(|d| Ok(constant_extent(set, d)?.is_some()))
-        .collect()
+    (0..depth).map(|d| dim_bounded(set, d)).collect()
 }
 
 /// The domain of each statement of `region` (`None` where `model` has none).

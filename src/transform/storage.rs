@@ -26,7 +26,7 @@ use std::collections::BTreeSet;
 /// greedy grouping with hand-given sizes relies on it as a budget: a group
 /// whose scratchpads pass it is not formed (with 2^22 it formed groups of
 /// 17 heap buffers on local-laplacian at 32x256, 1.2x slower).
-const MAX_SCRATCHPAD_ELEMENTS: i64 = 1 << 18;
+pub(crate) const MAX_SCRATCHPAD_ELEMENTS: i64 = 1 << 18;
 
 /// The default of the most bytes of scratchpads a tile declares on its
 /// thread's stack (`--stack-limit`; threads' stacks are commonly 8 MiB, and

@@ -99,7 +99,7 @@ fn chain_graph(
     // default estimates of the other parameters a full block then exists).
     let mut estimates = model.estimates.clone();
     estimates.insert(tb.start.clone(), 1);
-    let graph = PipelineGraph::build(&tb.blocks, &tb.names, &m, &d, &units, &estimates)?;
+    let graph = PipelineGraph::build(&tb.blocks, &tb.names, &m, &d, &units, &estimates, None)?;
     Ok((tb.blocks, Some(graph)))
 }
 

@@ -67,8 +67,14 @@ impl AnalysisMemo {
     }
 
     /// The alignment of the dependence `m` of `from` to `to` along `depth`
-    /// loops.
-    fn aligned(&self, from: &str, to: &str, m: &Map, depth: usize) -> Result<LoopAlignments> {
+    /// loops ([`edge_alignment`], found once per pair of stages).
+    pub(crate) fn aligned(
+        &self,
+        from: &str,
+        to: &str,
+        m: &Map,
+        depth: usize,
+    ) -> Result<LoopAlignments> {
         let key = (from.to_string(), to.to_string());
         let found = self.aligned.borrow().get(&key).cloned();
         let found = match found {

@@ -5,7 +5,7 @@
 //! (`gpu_cost.rs`, seed 004 §6), which also chooses the group's scheme and
 //! thread block.
 
-use super::{greedy_groups, in_words, Analyses, Chosen, Ctx};
+use super::{cached_graph, greedy_groups, in_words, Analyses, Chosen, Ctx};
 use crate::diag::{Error, Result};
 use crate::transform::cost::{cost, geometry, naive, Costed, Geometry, Level};
 use crate::transform::dp_grouping::{dp_grouping, Method};
@@ -35,6 +35,7 @@ pub(super) fn dp_groups(
         ctx.deps,
         units,
         &spec.model.estimates,
+        Some(ctx.memo),
     )?;
     let label = |u: usize| region.stages[units[u][0]].label.clone();
     let given = spec.model.sizes_given.then_some(&spec.sizes[..]);
@@ -116,6 +117,7 @@ pub(super) fn dp_groups(
             &spec.with_grouping(GroupingStrategy::None),
             imperfect,
             analyses,
+            &mut None,
         );
         chosen.head.push("the DP grouping found no grouping the exact analysis accepts: every nest is its own group".into());
         return Ok(chosen);
@@ -265,19 +267,8 @@ pub(super) fn gpu_choice_at(
     sizes: &[i64],
     graph: &mut Option<Option<PipelineGraph>>,
 ) -> Option<(GpuCosted, Geometry)> {
-    let graph = graph.get_or_insert_with(|| {
-        PipelineGraph::build(
-            ctx.region,
-            ctx.names,
-            ctx.model,
-            ctx.deps,
-            ctx.units,
-            &spec.model.estimates,
-        )
-        .map_err(|e| info!("gpu cost: no pipeline graph: {}", e.first_message()))
-        .ok()
-    });
-    let geo = geometry(graph.as_ref()?, ctx.region, g)
+    let graph = cached_graph(graph, ctx, spec)?;
+    let geo = geometry(graph, ctx.region, g)
         .map_err(|why| info!("gpu cost: the group cannot be costed: {why}"))
         .ok()?;
     let depth = geo.depth;
