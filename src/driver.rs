@@ -590,56 +590,73 @@ fn compile_region_once(
 ) -> Result<String> {
     let program = shared.program;
     let assume = opts.assume.as_deref();
-    let Modelled { model, ctx } = Modelled::new(opts, region, shared.names)?;
     let reorders = opts.openmp
         || opts.tile
         || opts.overlap.is_some()
         || matches!(&region.kind, RegionKind::Chain(c) if !c.items.is_empty());
     let directives: Vec<Span> = program.directives.iter().map(|(d, _)| *d).collect();
     let original = || alias::original_code(&program.file.text, region, &directives);
-    let parts = match alias::plan(region, &model, reorders)? {
-        Guard::Unneeded => None,
-        Guard::Check(check) => Some(alias::print(
-            check,
-            &model.context,
-            shared.names,
-            shared.naming,
-            helpers,
-            original(),
-        )?),
-        Guard::Unbounded { data, other, why } => {
-            polyhedral::check_declared_accesses(&ctx, region, shared.names)?;
-            let why = format!(
-                "'{data}' and '{other}' may overlap in memory, and the addresses the region touches through '{data}' cannot be bounded for a run-time check ({why})"
-            );
-            warnings.push(Diagnostic::warning(
-                region.pragma_span,
-                format!("{why}: the region is left as written, without any transformation"),
-            ));
-            let grouping = Grouping {
-                groups: nest_groups(region, &BTreeSet::new()),
-                ..Grouping::default()
-            };
-            record_mdg(opts, shared, region, Some(&grouping), None)?;
-            let (line, _) = program.file.line_col(region.pragma_span.start);
-            return shared.templates.original(&OriginalParts {
-                kind: region_kind(region),
-                input: &program.file.path,
-                line,
-                indent: &region.indent,
-                why: &why,
-                original: &original(),
-            });
-        }
+    // The whole region's model: built here where the alias check needs it,
+    // otherwise by the lowering that needs it (a region lowered in parts
+    // never builds it whole).
+    let modelled = match alias::needs_model(region, reorders) {
+        true => Some(Modelled::new(opts, region, shared.names)?),
+        false => None,
+    };
+    let parts = match &modelled {
+        None => None,
+        Some(Modelled { model, ctx }) => match alias::plan(region, model, reorders)? {
+            Guard::Unneeded => None,
+            Guard::Check(check) => Some(alias::print(
+                check,
+                &model.context,
+                shared.names,
+                shared.naming,
+                helpers,
+                original(),
+            )?),
+            Guard::Unbounded { data, other, why } => {
+                polyhedral::check_declared_accesses(ctx, region, shared.names)?;
+                let why = format!(
+                    "'{data}' and '{other}' may overlap in memory, and the addresses the region touches through '{data}' cannot be bounded for a run-time check ({why})"
+                );
+                warnings.push(Diagnostic::warning(
+                    region.pragma_span,
+                    format!("{why}: the region is left as written, without any transformation"),
+                ));
+                let grouping = Grouping {
+                    groups: nest_groups(region, &BTreeSet::new()),
+                    ..Grouping::default()
+                };
+                record_mdg(opts, shared, region, Some(&grouping), None)?;
+                let (line, _) = program.file.line_col(region.pragma_span.start);
+                return shared.templates.original(&OriginalParts {
+                    kind: region_kind(region),
+                    input: &program.file.path,
+                    line,
+                    indent: &region.indent,
+                    why: &why,
+                    original: &original(),
+                });
+            }
+        },
     };
     let shared = &Shared {
         guard: parts.as_ref(),
         ..*shared
     };
-    let (empty, context_empty) = polyhedral::empty_stages(&ctx, region, shared.names, assume)?;
+    let fresh;
+    let ctx = match &modelled {
+        Some(m) => &m.ctx,
+        None => {
+            fresh = new_context();
+            &fresh
+        }
+    };
+    let (empty, context_empty) = polyhedral::empty_stages(ctx, region, shared.names, assume)?;
     // The model serves the first lowering (a second, without overlapped
     // tiling, builds its own).
-    let mut modelled = Some(Modelled { model, ctx });
+    let mut modelled = modelled;
     let mut as_asked = |o: &Options, h: &mut BTreeSet<Helper>, w: &mut Vec<Diagnostic>, banner| {
         compile_region_as_asked(o, shared, region, h, w, banner, modelled.take())
     };

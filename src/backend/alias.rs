@@ -106,16 +106,23 @@ fn may_overlap(a: Option<Storage>, b: Option<Storage>, all_restrict: bool) -> bo
     )
 }
 
-/// The guard `region` needs, from its model (the region as read, before
-/// any renaming). `reorders`: the compiled region may run its statement
-/// instances in another order than the original (tiling, fusion, parallel
-/// loops); when it does not, aliasing cannot change its results.
-pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guard> {
-    if !reorders {
-        return Ok(Guard::Unneeded);
-    }
-    // Variables in order of first access, with their rank and whether written.
-    let mut order: Vec<(String, usize)> = Vec::new();
+/// Whether [`plan`] needs the region's model: the region's statement
+/// instances may run in another order (`reorders`) and the declarations of
+/// two of its data sets, one of them written, let them share memory (the
+/// model then tells what the region touches of each).
+pub fn needs_model(region: &Region, reorders: bool) -> bool {
+    reorders && !pairs_by_declaration(region).1.is_empty()
+}
+
+/// A region's data sets in the order of their first access, with their
+/// ranks.
+type Accessed = Vec<(String, usize)>;
+
+/// The data sets of `region` (see [`Accessed`]), and the pairs of them
+/// (indices) that may share memory by their declarations, one of the two
+/// written.
+fn pairs_by_declaration(region: &Region) -> (Accessed, Vec<(usize, usize)>) {
+    let mut order: Accessed = Vec::new();
     let mut written = BTreeSet::new();
     for s in &region.stages {
         for a in &s.accesses {
@@ -132,6 +139,32 @@ pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guar
         .storage
         .values()
         .all(|s| s.is_some_and(|s| !matches!(s.kind, StorageKind::Pointer { restrict: false })));
+    let mut pairs = Vec::new();
+    for (i, (a, _)) in order.iter().enumerate() {
+        for (j, (b, _)) in order.iter().enumerate().skip(i + 1) {
+            if (written.contains(a) || written.contains(b))
+                && may_overlap(storage(a), storage(b), all_restrict)
+            {
+                pairs.push((i, j));
+            }
+        }
+    }
+    (order, pairs)
+}
+
+/// The guard `region` needs, from its model (the region as read, before
+/// any renaming). `reorders`: the compiled region may run its statement
+/// instances in another order than the original (tiling, fusion, parallel
+/// loops); when it does not, aliasing cannot change its results.
+pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guard> {
+    if !reorders {
+        return Ok(Guard::Unneeded);
+    }
+    let (order, declared) = pairs_by_declaration(region);
+    if declared.is_empty() {
+        return Ok(Guard::Unneeded);
+    }
+    let storage = |d: &str| region.storage.get(d).copied().flatten();
     let touched = model.touched_sets()?;
     let is_touched = |d: &str| -> Result<bool> {
         match touched.get(&isl_name(d)) {
@@ -140,15 +173,9 @@ pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guar
         }
     };
     let mut pairs = Vec::new();
-    for (i, (a, _)) in order.iter().enumerate() {
-        for (j, (b, _)) in order.iter().enumerate().skip(i + 1) {
-            if (written.contains(a) || written.contains(b))
-                && may_overlap(storage(a), storage(b), all_restrict)
-                && is_touched(a)?
-                && is_touched(b)?
-            {
-                pairs.push((i, j));
-            }
+    for (i, j) in declared {
+        if is_touched(&order[i].0)? && is_touched(&order[j].0)? {
+            pairs.push((i, j));
         }
     }
     if pairs.is_empty() {
