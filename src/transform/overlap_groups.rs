@@ -620,8 +620,9 @@ fn reach<E>(
 /// Whether the units `cand` pass the cheap part of their analysis: nests
 /// of one depth whose scale factors align them at `spec`'s sizes
 /// ([`group_scales`]) and, under partial overlapped tiling, leave the
-/// classically tiled loop unscaled. Where they do not, their full analysis
-/// fails too (but for a scaled stage whose data needs no scratchpad, which
+/// classically tiled loop unscaled in every stage another unit of the
+/// group reads (its data gets a scratchpad). Where they do not, their full
+/// analysis fails too (but for a case the cheap part does not see, which
 /// [`greedy_groups`] finds when the full analysis says yes).
 fn scales_align(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> bool {
     let (stages, sub_units) = flatten(ctx.units, cand);
@@ -642,9 +643,16 @@ fn scales_align(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> bool {
     };
     // Partial overlapped tiling: a scaled stage's scratchpad moves by a
     // fraction of a tile along the classically tiled loop, which its
-    // sliding window cannot follow (the storage plan refuses it).
+    // sliding window cannot follow (the storage plan refuses it). A stage
+    // no other unit reads needs none.
+    let unit_of = |k: usize| sub_units.iter().position(|u| u.contains(&k));
+    let read_by_another = |k: usize| {
+        edges
+            .iter()
+            .any(|e| e.from == k && unit_of(e.to) != unit_of(k))
+    };
     match classic_dim(spec.overlap_dims.as_deref(), depth, &sizes, ctx.span) {
-        Ok(Some(c)) => scales.iter().all(|s| s[c] == 1),
+        Ok(Some(c)) => (0..scales.len()).all(|k| scales[k][c] == 1 || !read_by_another(k)),
         _ => true,
     }
 }
