@@ -406,8 +406,6 @@ fn greedy_groups(
         });
         let (joined, failure) = 'found: {
             if cheap > u {
-                // A short reach is tried whole; a long one from where the
-                // pipeline graph's geometry expects the group to end.
                 let guess = match cheap - u < GUESS_FROM {
                     true => cheap,
                     false => cached_graph(graph, ctx, spec).map_or(cheap, |g| {
