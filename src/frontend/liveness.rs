@@ -31,7 +31,7 @@ pub struct Node<'tu> {
 
 /// Every node under `root` (itself included) with its parent, in preorder,
 /// walked without recursion (expressions may be deep).
-pub fn tree(root: Cursor<'_>) -> Vec<Node<'_>> {
+fn tree(root: Cursor<'_>) -> Vec<Node<'_>> {
     let mut out = Vec::new();
     let mut todo = vec![(root, None)];
     while let Some((cursor, parent)) = todo.pop() {

@@ -10,7 +10,7 @@
 
 use crate::diag::Result;
 use crate::model::deps::Dependences;
-use crate::model::isl_ext::{dim_bounded, isl_err};
+use crate::model::isl_ext::{dim_bounded, dim_range, isl_err};
 use crate::model::polyhedral::{Names, RegionModel};
 use crate::model::program::{AccessKind, Region, RegionKind};
 use crate::model::relations::set_list;
@@ -642,7 +642,9 @@ fn estimated_extents(
     if set.is_empty().map_err(isl_err)? {
         return Ok(vec![None; depth]);
     }
-    (0..depth).map(|d| constant_extent(&set, d)).collect()
+    (0..depth)
+        .map(|d| Ok(dim_range(&set, d)?.map(|(lo, hi)| hi - lo + 1)))
+        .collect()
 }
 
 /// Per loop of statement `k`: whether its extent is a constant, the same
@@ -671,21 +673,6 @@ fn stage_domains(region: &Region, model: &RegionModel) -> Result<Vec<Option<Set>
         .iter()
         .map(|s| by_name.remove(&(s.name.clone(), s.iterators.len())))
         .collect())
-}
-
-/// The iterations of loop `d` of `set` whatever the parameters (its least
-/// and greatest values over all of them), or `None` where they are not
-/// constants.
-fn constant_extent(set: &Set, d: usize) -> Result<Option<i64>> {
-    let d = d as i32;
-    let lo = set.copy().and_then(|s| s.dim_min_val(d)).map_err(isl_err)?;
-    let hi = set.copy().and_then(|s| s.dim_max_val(d)).map_err(isl_err)?;
-    Ok(
-        match lo.is_int().map_err(isl_err)? && hi.is_int().map_err(isl_err)? {
-            true => Some(hi.get_num_si().map_err(isl_err)? - lo.get_num_si().map_err(isl_err)? + 1),
-            false => None,
-        },
-    )
 }
 
 #[cfg(test)]
