@@ -51,7 +51,7 @@ use banner::Done;
 use budget::{dependence_budget, inexact_dependences, isl_budget, Simpler};
 use grouping::{add_unstored, nest_groups, overlap_grouping};
 use lower::{ignored_sizes, lower, max_depth, Built, Modelled, Transformed};
-use tiling::{has_wavefront, tiled_details, tiled_summary, without_wavefronts};
+use tiling::{has_wavefront, tiled_summary, tiling_warning, without_wavefronts};
 
 /// The code flextile generates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -858,9 +858,16 @@ fn compile_region_as_asked(
             }
         }
         None => {
-            built = modelled
-                .map(|m| Built::new(opts, region, names, Some(m)))
-                .transpose()?;
+            // Classic tiling tiles each nest on its own: a long region is
+            // lowered in parts too.
+            if opts.tile {
+                split = parts::lower_in_parts(opts, shared, region, helpers, warnings);
+            }
+            if split.is_none() {
+                built = modelled
+                    .map(|m| Built::new(opts, region, names, Some(m)))
+                    .transpose()?;
+            }
             None
         }
     };
@@ -881,6 +888,11 @@ fn compile_region_as_asked(
             "",
         )?,
     };
+    warnings.extend(tiling_warning(
+        opts,
+        renamed.as_ref().map_or(region, |r| &r.region),
+        &lowered.summary,
+    ));
     record_mdg(opts, shared, region, Some(&lowered.grouping), None)?;
     shared
         .kernels

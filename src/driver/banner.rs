@@ -5,7 +5,9 @@
 
 use super::grouping::never_stored_line;
 use super::lower::model_sizes;
+use super::tiling::tiled_summary;
 use crate::model::program::Region;
+use crate::transform::tile::TiledBand;
 
 /// One entry of a region's banner.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +30,12 @@ pub(super) enum Done {
     Contracted {
         buffers: Vec<String>,
         shared: Vec<Vec<String>>,
+    },
+    /// Classic tiling (`--tile`) with `sizes`: what it did to each band
+    /// (in the order the bands run).
+    Tiled {
+        sizes: Vec<i64>,
+        bands: Vec<TiledBand>,
     },
     /// What the other passes did (the chain's schedule items, tiling, the
     /// simplifications of the code generation budget), said the same way
@@ -64,6 +72,7 @@ impl Done {
                     .collect();
                 format!("temporaries contracted: {}{shared}", buffers.join(", "))
             }
+            Done::Tiled { sizes, bands } => tiled_summary(region, sizes, bands).0,
             Done::Text(t) | Done::Parallel(t) | Done::Check(t) => t.clone(),
         }
     }
@@ -75,7 +84,7 @@ impl Done {
             Done::Overlap { .. } => 0,
             Done::IntraFusion { .. } => 1,
             Done::MultiLevel { .. } => 2,
-            Done::Text(_) => 3,
+            Done::Tiled { .. } | Done::Text(_) => 3,
             Done::NeverStored(_) => 4,
             Done::Parallel(_) => 5,
             Done::Contracted { .. } => 6,
@@ -116,6 +125,9 @@ impl Done {
             }
             (Done::MultiLevel { groups }, Done::MultiLevel { groups: g }) => *groups += g,
             (Done::NeverStored(names), Done::NeverStored(more)) => names.extend(more),
+            (Done::Tiled { sizes, bands }, Done::Tiled { sizes: s, bands: b }) if *sizes == s => {
+                bands.extend(b)
+            }
             (
                 Done::Contracted { buffers, shared },
                 Done::Contracted {
@@ -200,6 +212,37 @@ mod tests {
                 Done::NeverStored(vec!["a".into(), "b".into()]),
                 Done::Parallel("OpenMP".into()),
                 Done::Check("validity check not completed (isl operation budget)".into()),
+            ]
+        );
+    }
+
+    /// Classic tiling's bands join in the parts' order where the sizes are
+    /// the region's.
+    #[test]
+    fn tiled_bands_of_parts_join() {
+        let band = |stage: &str, sizes: &[i64]| TiledBand {
+            stages: vec![stage.into()],
+            first: 0,
+            loops: 2,
+            sizes: sizes.to_vec(),
+        };
+        let tiled = |bands: Vec<TiledBand>| Done::Tiled {
+            sizes: vec![4, 8],
+            bands,
+        };
+        let parallel = Done::Parallel("OpenMP".into());
+        let merged = merge(vec![
+            vec![tiled(vec![band("S0", &[4, 8])]), parallel.clone()],
+            vec![
+                tiled(vec![band("S1", &[8]), band("S2", &[])]),
+                parallel.clone(),
+            ],
+        ]);
+        assert_eq!(
+            merged,
+            vec![
+                tiled(vec![band("S0", &[4, 8]), band("S1", &[8]), band("S2", &[])]),
+                parallel
             ]
         );
     }

@@ -600,38 +600,13 @@ fn transform(
         let (tiled, bands) =
             tile::tile_innermost_bands(schedule, all, &spec, tile::Strictness::BestEffort)?;
         schedule = tiled;
-        let (text, partial) = tiled_summary(region, &spec.sizes, &bands);
-        summary.push(Done::Text(text));
-        let deepest = bands.iter().map(|b| b.loops).max().unwrap_or(0);
-        if opts.tile_sizes.is_some() && !bands.is_empty() && spec.sizes.len() > deepest {
-            let ignored = &spec.sizes[..spec.sizes.len() - deepest];
-            notes.push(Diagnostic::warning(
-                region.pragma_span,
-                format!(
-                    "--tile-sizes {:?}: the sizes {ignored:?} are ignored: the deepest band tiled has {deepest} loop(s), and sizes apply to the innermost loops; tiled: {}",
-                    spec.sizes,
-                    tiled_details(region, &bands)
-                ),
-            ));
-        } else if partial && opts.tile_sizes.is_some() {
-            notes.push(Diagnostic::warning(
-                region.pragma_span,
-                format!(
-                    "--tile-sizes {:?} is applied only in part: {}",
-                    spec.sizes,
-                    tiled_details(region, &bands)
-                ),
-            ));
-        } else if partial {
-            notes.push(Diagnostic::warning(
-                region.pragma_span,
-                format!(
-                    "tiling with sizes {:?} is applied only in part: {}",
-                    spec.sizes,
-                    tiled_details(region, &bands)
-                ),
-            ));
-        }
+        // The warnings for sizes not applied are the region's: see
+        // `tiling::tiling_warning` (a region lowered in parts has its bands
+        // from every part).
+        summary.push(Done::Tiled {
+            sizes: spec.sizes,
+            bands,
+        });
     }
     // The banner lists the temporaries never stored before "OpenMP".
     let never_stored_at = summary.len();

@@ -3,7 +3,8 @@
 //!
 //! Overlapped tiling groups only nests of one depth (a group's stages are
 //! aligned loop by loop, seed 001 §3), so where two consecutive top-level
-//! nests of a region differ in depth, no group spans them. At such cuts the
+//! nests of a region differ in depth, no group spans them; classic tiling
+//! (`--tile`) tiles each nest on its own. At such cuts the
 //! region splits into parts that are lowered on their own, in parallel —
 //! model, dependences, grouping, the groups' trees, the validity check and
 //! code generation — and the parts' loops run one after the other, as the
@@ -36,7 +37,7 @@ const MIN_PART: usize = 8;
 const MAX_PARTS: usize = 4;
 
 /// The top-level nodes of each part `region` is lowered in under `opts`
-/// (`None`: lowered whole): overlapped tiling on the C target, of a loop
+/// (`None`: lowered whole): overlapped or classic tiling on the C target, of a loop
 /// chain without schedule items or a scop, and nothing that reports on the
 /// region as a whole (`--explain`, `--report`, `--dump-schedule`, `--emit
 /// mdg`); cut where the depth of the top-level nests changes, into at most
@@ -53,7 +54,7 @@ fn plan_for(opts: &Options, region: &Region, cores: usize) -> Option<Vec<Range<u
         RegionKind::Chain(c) => c.items.is_empty(),
         RegionKind::Scop => true,
     };
-    if opts.overlap.is_none()
+    if (opts.overlap.is_none() && !opts.tile)
         || opts.target != Target::C
         || opts.explain
         || opts.report
@@ -333,8 +334,8 @@ pub(super) fn lower_in_parts(
     })
 }
 
-/// One part lowered on its own; `None` where it updates an array in place
-/// (its shadow copy is the region's concern). With an `agreement`, the
+/// One part lowered on its own; `None` where, under overlapped tiling, it
+/// updates an array in place (its shadow copy is the region's concern). With an `agreement`, the
 /// parameters without an estimate take the value the parts agree on.
 #[allow(clippy::too_many_arguments)]
 fn lower_part(
@@ -369,7 +370,10 @@ fn lower_part(
         opts = &estimated;
     }
     let built = built?;
-    if built.deps.exact
+    // Overlapped tiling renames arrays updated in place (classic tiling
+    // keeps them).
+    if opts.overlap.is_some()
+        && built.deps.exact
         && rename_inplace(part, &built.model, &built.deps, &naming.helper)?.is_some()
     {
         return Ok(None);
@@ -503,20 +507,25 @@ mod tests {
         }
     }
 
-    /// The cut is where the depth changes; nothing is cut on one core,
-    /// without overlapped tiling, for CUDA, under --explain, or in a region
-    /// too small.
+    /// The cut is where the depth changes, under overlapped or classic
+    /// tiling; nothing is cut on one core, without tiling, for CUDA, under
+    /// --explain, or in a region too small.
     #[test]
     fn a_region_is_cut_where_its_depth_changes() {
         let r = scop(12, 14, 5);
         assert_eq!(plan_for(&opts(), &r, 2), Some(vec![0..12, 12..26]));
         assert_eq!(plan_for(&opts(), &r, 1), None);
-        let without = Options {
+        let classic = Options {
             overlap: None,
             tile: true,
             ..opts()
         };
-        assert_eq!(plan_for(&without, &r, 2), None);
+        assert_eq!(plan_for(&classic, &r, 2), Some(vec![0..12, 12..26]));
+        let untiled = Options {
+            tile: false,
+            ..classic
+        };
+        assert_eq!(plan_for(&untiled, &r, 2), None);
         let cuda = Options {
             target: Target::Cuda,
             ..opts()

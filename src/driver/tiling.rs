@@ -2,6 +2,9 @@
 //! wavefronts (and the same tiling without them, for the code generation
 //! budget), and the banner's and warnings' words for the bands tiled.
 
+use super::banner::Done;
+use super::Options;
+use crate::diag::Diagnostic;
 use crate::model::program::{LoopTreatment, Region, TileSpec};
 use crate::transform::tile;
 
@@ -42,6 +45,43 @@ pub(super) fn tiled_summary(
         return (format!("tiled {sizes:?}"), false);
     }
     (format!("tiled {}", tiled_loops(region, bands)), true)
+}
+
+/// The warning for `--tile` sizes that `region`'s bands (its banner entry
+/// [`Done::Tiled`] in `summary`, from every part where it was lowered in
+/// parts) did not all get: outer sizes beyond the deepest band, or sizes
+/// applied only in part.
+pub(super) fn tiling_warning(
+    opts: &Options,
+    region: &Region,
+    summary: &[Done],
+) -> Option<Diagnostic> {
+    let (sizes, bands) = summary.iter().find_map(|d| match d {
+        Done::Tiled { sizes, bands } => Some((sizes, bands)),
+        _ => None,
+    })?;
+    let (_, partial) = tiled_summary(region, sizes, bands);
+    let deepest = bands.iter().map(|b| b.loops).max().unwrap_or(0);
+    let message = if opts.tile_sizes.is_some() && !bands.is_empty() && sizes.len() > deepest {
+        let ignored = &sizes[..sizes.len() - deepest];
+        format!(
+            "--tile-sizes {sizes:?}: the sizes {ignored:?} are ignored: the deepest band tiled has {deepest} loop(s), and sizes apply to the innermost loops; tiled: {}",
+            tiled_details(region, bands)
+        )
+    } else if partial && opts.tile_sizes.is_some() {
+        format!(
+            "--tile-sizes {sizes:?} is applied only in part: {}",
+            tiled_details(region, bands)
+        )
+    } else if partial {
+        format!(
+            "tiling with sizes {sizes:?} is applied only in part: {}",
+            tiled_details(region, bands)
+        )
+    } else {
+        return None;
+    };
+    Some(Diagnostic::warning(region.pragma_span, message))
 }
 
 /// Per band: the sizes applied and the loops (iterator names of the band's
