@@ -16,7 +16,10 @@
 //! (Type 2), or a shuffle from a lane of the same or the previous
 //! parallelogram tile (Types 3 and 4; Figure 7's three code shapes are one
 //! pair of shuffles and a select per read here). The scratchpads shrink to
-//! the left part: that is the shared memory hybrid tiling saves.
+//! the left part: that is the shared memory hybrid tiling saves. Since the
+//! register parts run after the shared-memory part and read its
+//! scratchpads, a scratchpad lives to the end of the tile: the buffer
+//! sharing that overlays scratchpads of disjoint phases is undone.
 //!
 //! This pass checks that a group qualifies and writes the plan
 //! ([`RegisterTiles`]) into the group's storage plan, shrinking its buffers;
@@ -294,6 +297,10 @@ pub(crate) fn plan(
     }
     for (b, extent) in shrink {
         plan.buffers[b].extents[dim] = Affine::constant(extent);
+        // The register parts run after the whole shared-memory part and
+        // read its scratchpads (Type 2): every scratchpad lives to the end
+        // of the tile, so none shares its allocation with another.
+        plan.buffers[b].pool = None;
     }
     if let Some(g) = plan.groups.first_mut() {
         g.registers = Some(RegisterTiles {

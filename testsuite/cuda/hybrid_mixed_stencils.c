@@ -1,15 +1,14 @@
-/* hybrid_mixed_stencils.c -- a known wrong result of CUDA's hybrid register
- * tiles (found 2026-11-28, not fixed): five stages that alternate a 3-point
- * average along j (A1, A3, OUT2) and along i (A2, A4), each over a domain one
- * point smaller on every side. Compiled with `--scalene --gpu-tiling hybrid
- * --reg-fraction 1` and run against the CUDA emulation, OUT2 differs from the
- * original's near the j = 32 boundary between a tile's shared-memory and
- * register parts (arguments 17 45: OUT2[5][32..35] and OUT2[8][32..35]);
- * the stages along one direction only, the same pipeline under
- * `--gpu-tiling auto`, `block` or `warp`, and its rectangle hybrid tiles
- * (`--rectangle --gpu-tiling hybrid`) are right; scalene hybrid tiles are
- * wrong with the model's register fraction too.
- * `cargo test --test cuda_emulation -- --ignored` runs it.
+/* hybrid_mixed_stencils.c -- hybrid register tiles of five stages that
+ * alternate a 3-point average along j (A1, A3, OUT2) and along i (A2, A4),
+ * each over a domain one point smaller on every side. A wrong result until
+ * 2026-11-29 (found 2026-11-28): under `--scalene --gpu-tiling hybrid`,
+ * buffer sharing overlaid A2's scratchpad with A4's (their phases of the
+ * shared-memory part are disjoint), but the register parts run after the
+ * whole shared-memory part and A3's read A2's scratchpad left of its
+ * register part: OUT2 differed near the j = 32 boundary (arguments 17 45:
+ * OUT2[5][32..35] and OUT2[8][32..35]). Hybrid tiles now keep every
+ * scratchpad in an allocation of its own. `tests/cuda_emulation.rs` runs it
+ * under the CUDA emulation.
  */
 #include <stdio.h>
 #include <stdlib.h>
