@@ -18,9 +18,12 @@ use std::process::Command;
 const KNOWN: &[(&str, &str, &[&str])] = &[
     // The border stage of multiscale-interp (a select between the image and
     // zero): gcc does not if-convert its masked load ("no vectype for stmt:
-    // .MASK_LOAD") under the bounds flextile's tile-body generator gives its
-    // loop (`max(256 * c2, 256 * c2 + 256 * c5)`, where isl's generator
-    // knew c5 = 0 and printed `256 * c2`); a loss since d2c68da, to fix.
+    // .MASK_LOAD") in the tile's loop, a loss since d2c68da, to fix. Its
+    // bounds are isl's again (`256 * c2 .. min(512 * cb + 1, 256 * c2 +
+    // 255)`: the tile-body generator drops the inner tile loop of one
+    // iteration, `c5 <= min(0, -c2 + 2 * cb)`, since 2026-11-29), so the
+    // bounds were not the cause; the original's loop over a whole row
+    // vectorises.
     // camera-pipeline's stages scaled by 2 with an offset (Bayer
     // deinterleaving), whose point loops isl generated with stride 2 (`c4 +=
     // 2`) and the index `(c4 - 1) / 2`, vectorise since: the tile-body

@@ -18,8 +18,8 @@
 //!
 //! A statement's constraints on its tile coordinates alone that the tiles'
 //! domain implies are dropped (isl's gist, on those few dimensions), and
-//! bounds that others dominate where the tiles' constant bounds hold, as
-//! isl's generator drops them.
+//! bounds that others dominate where the tiles' constant bounds and
+//! constraints hold, as isl's generator drops them.
 
 mod gen;
 mod lin;

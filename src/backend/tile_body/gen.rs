@@ -638,6 +638,30 @@ mod tests {
         assert_eq!(r2.simplify(vec![seven.clone(), t(3, 4)], false).len(), 2);
     }
 
+    /// A relation between a tile coordinate and a parameter (the tiles'
+    /// `T1 <= 2 cb`) drops the bound it implies: an inner tile loop of one
+    /// iteration, `0 <= c <= min(0, 2 cb - T1)`, has one value.
+    #[test]
+    fn ranges_drop_bounds_the_tiles_relations_imply() {
+        let cb = || Var::Param("cb".into());
+        let mut r = Ranges::default();
+        r.learn(&lin(0, &[(Var::Tile(1), 1)]), false);
+        r.learn(&lin(0, &[(Var::Tile(1), -1), (cb(), 2)]), false);
+        let zero = Frac::new(Lin::constant(0), 1, false).unwrap();
+        let rest = Frac::new(lin(0, &[(Var::Tile(1), -1), (cb(), 2)]), 1, false).unwrap();
+        assert_eq!(
+            r.simplify(vec![zero.clone(), rest.clone()], false),
+            vec![zero.clone()]
+        );
+        // One more than the relation allows stays: 2 cb - T1 - 1 may be -1.
+        let less = Frac::new(lin(-1, &[(Var::Tile(1), -1), (cb(), 2)]), 1, false).unwrap();
+        assert_eq!(r.simplify(vec![zero.clone(), less], false).len(), 2);
+        // A relation with a statement's iterator is not the tiles'.
+        let mut r2 = Ranges::default();
+        r2.learn(&lin(0, &[(Var::Tile(1), -1), (Var::Iter(0), 2)]), false);
+        assert!(r2.relations.is_empty());
+    }
+
     /// One statement `S[T0, i0]` with `32 T0 <= i0 <= 32 T0 + 31`,
     /// `0 <= i0 <= 99`, and one band member `i0 + 2`.
     fn one_loop() -> Body {

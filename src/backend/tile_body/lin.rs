@@ -164,23 +164,37 @@ impl Frac {
 }
 
 /// Constant bounds of the tile coordinates and parameters (from the tiles'
-/// domain and the region's context), for proofs that a bound is redundant.
+/// domain and the region's context), and the tiles' constraints between
+/// them, for proofs that a bound is redundant.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Ranges {
     pub(super) lower: HashMap<Var, i64>,
     pub(super) upper: HashMap<Var, i64>,
+    /// Constraints `lin >= 0` of several tile coordinates and parameters.
+    pub(super) relations: Vec<Lin>,
 }
 
 impl Ranges {
-    /// Records what the constraint `lin >= 0` (or `== 0`) says of a single
-    /// tile coordinate or parameter.
+    /// Records what the constraint `lin >= 0` (or `== 0`) says of the tile
+    /// coordinates and parameters: a single one's constant bound, or a
+    /// relation between several.
     pub(super) fn learn(&mut self, lin: &Lin, eq: bool) {
-        let [(v, k)] = lin.terms.iter().collect::<Vec<_>>()[..] else {
-            return;
-        };
-        if matches!(v, Var::Iter(_) | Var::Counter(_)) {
+        if lin
+            .terms
+            .keys()
+            .any(|v| matches!(v, Var::Iter(_) | Var::Counter(_)))
+        {
             return;
         }
+        let [(v, k)] = lin.terms.iter().collect::<Vec<_>>()[..] else {
+            if lin.terms.len() > 1 {
+                self.relations.push(lin.clone());
+                if eq {
+                    self.relations.push(lin.scaled(-1));
+                }
+            }
+            return;
+        };
         // k·v + c >= 0 (== 0), with k > 0 for an equality.
         let (k, c) = match (*k < 0, eq) {
             (true, true) => (-k, -lin.constant),
@@ -203,6 +217,16 @@ impl Ranges {
 
     /// Whether `lin >= 0` wherever the recorded bounds hold.
     pub(super) fn nonnegative(&self, lin: &Lin) -> bool {
+        // `lin` is a relation plus what the constant bounds keep nonnegative.
+        self.bounded_nonnegative(lin)
+            || self
+                .relations
+                .iter()
+                .any(|r| self.bounded_nonnegative(&lin.plus(-1, r)))
+    }
+
+    /// Whether `lin >= 0` wherever the constant bounds hold.
+    fn bounded_nonnegative(&self, lin: &Lin) -> bool {
         let mut least = lin.constant;
         for (v, k) in &lin.terms {
             let b = if *k > 0 {
