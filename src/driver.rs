@@ -810,7 +810,7 @@ fn compile_region_as_asked(
     let mut inlined = Vec::new();
     let inlined_region;
     let mut region = region;
-    let mut split = None;
+    let split;
     let renamed = match opts.overlap {
         Some(_) => {
             // Expression inlining (seed 002 §5.1) before the model groups
@@ -858,11 +858,9 @@ fn compile_region_as_asked(
             }
         }
         None => {
-            // Classic tiling tiles each nest on its own: a long region is
-            // lowered in parts too.
-            if opts.tile {
-                split = parts::lower_in_parts(opts, shared, region, helpers, warnings);
-            }
+            // Classic tiling (`--tile`) tiles each nest on its own: a long
+            // region is lowered in parts too (`parts::plan` says when).
+            split = parts::lower_in_parts(opts, shared, region, helpers, warnings);
             if split.is_none() {
                 built = modelled
                     .map(|m| Built::new(opts, region, names, Some(m)))
