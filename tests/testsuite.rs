@@ -1651,6 +1651,7 @@ mod programs {
         run_program_test,
         LISTED,
         alias_overlap,
+        border_select_counters,
         chain_1d_fuse_user,
         chain_1d_two_nests,
         chain_antidep_inplace,

@@ -17,13 +17,10 @@ use std::process::Command;
 /// (program, compiler, stages whose loops lose the original's vectorisation).
 const KNOWN: &[(&str, &str, &[&str])] = &[
     // The border stage of multiscale-interp (a select between the image and
-    // zero): gcc does not if-convert its masked load ("no vectype for stmt:
-    // .MASK_LOAD") in the tile's loop, a loss since d2c68da, to fix. Its
-    // bounds are isl's again (`256 * c2 .. min(512 * cb + 1, 256 * c2 +
-    // 255)`: the tile-body generator drops the inner tile loop of one
-    // iteration, `c5 <= min(0, -c2 + 2 * cb)`, since 2026-11-29), so the
-    // bounds were not the cause; the original's loop over a whole row
-    // vectorises.
+    // zero) lost gcc's vectorisation in tiles until its point loop counted in
+    // `long long` (backend/c.rs, `CPrinter::long_counter`): with an `int`
+    // counter starting at the tile's origin gcc could not prove that the
+    // masked load's subscript does not wrap, and used a gather per element.
     // camera-pipeline's stages scaled by 2 with an offset (Bayer
     // deinterleaving), whose point loops isl generated with stride 2 (`c4 +=
     // 2`) and the index `(c4 - 1) / 2`, vectorise since: the tile-body
@@ -34,7 +31,6 @@ const KNOWN: &[(&str, &str, &[&str])] = &[
     // S0-S2 and six of minifluxdiv's loops, "number of versioning for alias
     // run-time tests exceeds 10", until they were marked `omp simd`; clang
     // on pyramid-blend's column up-sampling S40 too.)
-    ("multiscale-interp", "gcc", &["S0"]),
 ];
 
 const PROGRAMS: &[&str] = &[

@@ -71,6 +71,9 @@ pub struct CPrinter<'a> {
     /// The statement printed now in its register part (hybrid tiles), and
     /// how it spells its register-held accesses.
     overrides: RefCell<Option<Overrides>>,
+    /// The counters of the enclosing loops printed with a `long long`
+    /// counter ([`CPrinter::long_counter`]).
+    long_counters: RefCell<Vec<u32>>,
 }
 
 /// How one statement, printed in the register part of a hybrid tile
@@ -140,6 +143,7 @@ impl<'a> CPrinter<'a> {
             naming,
             data: None,
             overrides: RefCell::new(None),
+            long_counters: RefCell::new(Vec::new()),
         }
     }
 
@@ -234,11 +238,17 @@ impl<'a> CPrinter<'a> {
                     out.push_str(&format!("{indent}{line}{collapse}\n"));
                     self.in_team.set(false);
                 }
-                out.push_str(&format!(
-                    "{indent}{}\n",
-                    expr::for_header(iter, init, cond, inc, self.naming)
-                ));
+                let long = self.long_counter(n);
+                let header = match long {
+                    Some(_) => expr::for_header_as("long long", iter, init, cond, inc, self.naming),
+                    None => expr::for_header(iter, init, cond, inc, self.naming),
+                };
+                out.push_str(&format!("{indent}{header}\n"));
+                self.long_counters.borrow_mut().extend(long);
                 self.print(body, &inner, out)?;
+                if long.is_some() {
+                    self.long_counters.borrow_mut().pop();
+                }
                 self.in_team.set(in_team);
                 out.push_str(&format!("{indent}}}\n"));
             }
@@ -264,6 +274,63 @@ impl<'a> CPrinter<'a> {
     }
 }
 impl CPrinter<'_> {
+    /// The counter of loop `n` where it is printed as `long long` instead of
+    /// `int`: a vectorised point loop (`omp simd`) that does not start at a
+    /// constant (a tile's point loops start at the tile's origin) over a
+    /// statement that reads data only under a condition (an `if` or `?:` of
+    /// its body). gcc's vectoriser cannot prove that an `int` subscript of
+    /// such a loop does not wrap where the read is a masked load (`c >= 1 ?
+    /// img[c - 1] : 0`), and falls back to a gather per element
+    /// (multiscale-interp's border stage in tiles, 2.4x slower than its
+    /// original loops, which start at 0). Other loops keep `int`: without
+    /// conditional reads `long long` made pyramid-blend's up-sampling tiles
+    /// 10-20% slower, and gcc if-converts (or splits the loop at) a
+    /// conditional store, as pyramid-blend's every other column, only under
+    /// an `int` counter (`tests/vectorise.rs`). The statements inside spell the
+    /// counter as it is in the subscripts of their analysed accesses, and
+    /// as `((int)c)` everywhere else, the type of today's counters
+    /// ([`CPrinter::statement_body`]); so a loop with a statement whose
+    /// subscripts are not all analysed (macros, gathers, pointer
+    /// arithmetic) keeps `int`: there the casts would be in the addresses
+    /// (minifluxdiv's macro bodies: 2x slower). Files with wide counters
+    /// ([`Naming::wide`]) and targets without `omp simd` keep their type.
+    fn long_counter(&self, n: &Node) -> Option<u32> {
+        let Node::For {
+            iter: LoopExpr::Counter(c),
+            init,
+            body,
+            simd: true,
+            parallel: false,
+            ..
+        } = n
+        else {
+            return None;
+        };
+        if self.omp.simd_for.is_empty() || self.naming.wide || matches!(init, LoopExpr::Int(_)) {
+            return None;
+        }
+        let mut stmts = Vec::new();
+        statements(body, &mut stmts);
+        let mut conditional = false;
+        for stage in stmts {
+            let role = self
+                .storage
+                .and_then(|p| p.group_of(stage))
+                .and_then(|(_, g)| g.statements.get(stage));
+            if let Some(StmtRole::Load(_) | StmtRole::Slide(_) | StmtRole::Store { .. }) = role {
+                continue; // a generated copy: flextile's own subscripts
+            }
+            let accesses = self.stages.get(stage).and_then(|s| s.analysed())?;
+            let under_condition =
+                |k: AccessKind| accesses.iter().any(|a| a.conditional && a.kind == k);
+            if under_condition(AccessKind::Write) {
+                return None;
+            }
+            conditional |= under_condition(AccessKind::Read);
+        }
+        conditional.then_some(*c)
+    }
+
     /// Prints one statement instance: a stage body (with its accesses to
     /// tile-local data redirected to scratchpads) or a store statement. A
     /// statement with a register part (hybrid tiles) runs, outside it, only
@@ -354,6 +421,15 @@ impl CPrinter<'_> {
         } else {
             0
         });
+        // Outside subscripts a `long long` counter keeps today's type.
+        let long = self.long_counters.borrow();
+        let plain: Vec<String> = iters
+            .iter()
+            .map(|a| match long.iter().any(|c| a.reads_counter(*c)) {
+                true => format!("((int){})", expr::operand(a, self.naming)),
+                false => expr::operand(a, self.naming),
+            })
+            .collect();
         let iters: Vec<String> = iters
             .iter()
             .map(|a| expr::operand(a, self.naming))
@@ -394,34 +470,35 @@ impl CPrinter<'_> {
                     || self.data.is_some()
                     || analysed.iter().any(|a| scoped(&a.data).is_some()) =>
             {
-                s.body.instantiate_with(&iters, &mut |k, subscripts| {
-                    let a = analysed.get(k)?;
-                    if !subscripts.is_empty() {
-                        // No scratchpad holds data a gathering (not
-                        // analysable) body accesses (`storage::plan`).
-                        return self.data.map(|d| d.gather(&a.data, subscripts));
-                    }
-                    let sp = group
-                        .and_then(|g| g.buffer(&a.data))
-                        .or_else(|| scoped(&a.data));
-                    let scratch = |sp: &Buffer| {
-                        scratch_access(&self.prefix, sp, &a.index, &s.iterators, &iters, &tile)
-                    };
-                    match (overrides.and_then(|o| o.access.get(&k)), sp) {
-                        (Some(Spelling::Text(t)), _) => Some(t.clone()),
-                        (Some(Spelling::Select { cond, then, els }), Some(sp)) => {
-                            let side =
-                                |x: &Option<String>| x.clone().unwrap_or_else(|| scratch(sp));
-                            Some(format!("({cond} ? {} : {})", side(then), side(els)))
+                s.body
+                    .instantiate_split(&plain, &iters, &mut |k, subscripts| {
+                        let a = analysed.get(k)?;
+                        if !subscripts.is_empty() {
+                            // No scratchpad holds data a gathering (not
+                            // analysable) body accesses (`storage::plan`).
+                            return self.data.map(|d| d.gather(&a.data, subscripts));
                         }
-                        (_, Some(sp)) => Some(scratch(sp)),
-                        (_, None) => self
-                            .data
-                            .map(|d| d.element(&a.data, &a.index, &s.iterators, &iters)),
-                    }
-                })
+                        let sp = group
+                            .and_then(|g| g.buffer(&a.data))
+                            .or_else(|| scoped(&a.data));
+                        let scratch = |sp: &Buffer| {
+                            scratch_access(&self.prefix, sp, &a.index, &s.iterators, &iters, &tile)
+                        };
+                        match (overrides.and_then(|o| o.access.get(&k)), sp) {
+                            (Some(Spelling::Text(t)), _) => Some(t.clone()),
+                            (Some(Spelling::Select { cond, then, els }), Some(sp)) => {
+                                let side =
+                                    |x: &Option<String>| x.clone().unwrap_or_else(|| scratch(sp));
+                                Some(format!("({cond} ? {} : {})", side(then), side(els)))
+                            }
+                            (_, Some(sp)) => Some(scratch(sp)),
+                            (_, None) => self
+                                .data
+                                .map(|d| d.element(&a.data, &a.index, &s.iterators, &iters)),
+                        }
+                    })
             }
-            _ => s.body.instantiate(&iters),
+            _ => s.body.instantiate_split(&plain, &iters, &mut |_, _| None),
         };
         out.push_str(&format!(
             "{indent}/* {}: {} */\n",
@@ -430,6 +507,20 @@ impl CPrinter<'_> {
         ));
         out.push_str(&reindent(&text, indent));
         Ok(())
+    }
+}
+
+/// Appends the stages of the statements of `nodes` to `out`.
+fn statements<'n>(nodes: &'n [Node], out: &mut Vec<&'n str>) {
+    for n in nodes {
+        match n {
+            Node::For { body, .. } | Node::Buffers { body, .. } => statements(body, out),
+            Node::If { then, els, .. } => {
+                statements(then, out);
+                statements(els.as_deref().unwrap_or_default(), out);
+            }
+            Node::Stmt { stage, .. } => out.push(stage),
+        }
     }
 }
 

@@ -515,19 +515,32 @@ impl BodyTemplate {
     /// `Some`; `subscripts` are a gather's subscripts, filled the same way
     /// (empty for other holes).
     pub fn instantiate_with(&self, iters: &[String], access: &mut Filler<'_>) -> String {
+        self.instantiate_split(iters, iters, access)
+    }
+
+    /// Like [`BodyTemplate::instantiate_with`], but the iterators in the
+    /// subscripts of the analysed accesses (affine: the model reads them as
+    /// integers, whatever their C type) come from `subscripts`, those
+    /// anywhere else (gathers' subscripts too) from `iters`.
+    pub fn instantiate_split(
+        &self,
+        iters: &[String],
+        subscripts: &[String],
+        access: &mut Filler<'_>,
+    ) -> String {
         let mut s = String::new();
-        fill(&mut s, &self.pieces, iters, access);
+        fill(&mut s, &self.pieces, (iters, subscripts), access);
         s
     }
 }
 
-/// Appends `pieces` to `s`, iterators from `iters`, access holes from `access`
-/// or their text.
-fn fill(s: &mut String, pieces: &[Piece], iters: &[String], access: &mut Filler<'_>) {
+/// Appends `pieces` to `s`, iterators from `iters.0` (from `iters.1` in an
+/// analysed access's subscripts), access holes from `access` or their text.
+fn fill(s: &mut String, pieces: &[Piece], iters: (&[String], &[String]), access: &mut Filler<'_>) {
     for p in pieces {
         match p {
             Piece::Text(t) => s.push_str(t),
-            Piece::Iter(k) => match iters.get(*k) {
+            Piece::Iter(k) => match iters.0.get(*k) {
                 Some(e) => s.push_str(e),
                 None => s.push_str("/* missing iterator */"),
             },
@@ -542,13 +555,17 @@ fn fill(s: &mut String, pieces: &[Piece], iters: &[String], access: &mut Filler<
                     .flatten()
                     .map(|sub| {
                         let mut t = String::new();
-                        fill(&mut t, sub, iters, access);
+                        fill(&mut t, sub, (iters.0, iters.0), access);
                         t
                     })
                     .collect();
+                let inside = match gather {
+                    Some(_) => (iters.0, iters.0),
+                    None => (iters.1, iters.1),
+                };
                 match access(*k, &subscripts) {
                     Some(r) => s.push_str(&r),
-                    None => fill(s, text, iters, access),
+                    None => fill(s, text, inside, access),
                 }
             }
         }

@@ -43,14 +43,25 @@ pub fn for_header(
     inc: &LoopExpr,
     naming: &Naming,
 ) -> String {
+    for_header_as(naming.counter_type(), iter, init, cond, inc, naming)
+}
+
+/// [`for_header`] with a counter of type `ty`.
+pub fn for_header_as(
+    ty: &str,
+    iter: &LoopExpr,
+    init: &LoopExpr,
+    cond: &LoopExpr,
+    inc: &LoopExpr,
+    naming: &Naming,
+) -> String {
     let iter = text(iter, naming);
     let step = match inc {
         LoopExpr::Int(1) => format!("{iter}++"),
         inc => format!("{iter} += {}", text(inc, naming)),
     };
     format!(
-        "for ({} {iter} = {}; {}; {step}) {{",
-        naming.counter_type(),
+        "for ({ty} {iter} = {}; {}; {step}) {{",
         text(init, naming),
         text(cond, naming)
     )

@@ -287,6 +287,9 @@ struct Holes {
     instantiated: String,
     /// Every hole as `@k`, a gather's as `@k{subscripts}`, over `c0`, `c1`, ...
     respelled: String,
+    /// Instantiated with `ck` in the analysed accesses' subscripts and
+    /// `((int)ck)` elsewhere (`BodyTemplate::instantiate_split`).
+    split: String,
 }
 
 fn holes_in(src: &str, iters: &[&str], mode: Mode) -> Holes {
@@ -324,6 +327,15 @@ fn holes_in(src: &str, iters: &[&str], mode: Mode) -> Holes {
                         false => format!("@{k}{{{}}}", subs.join(",")),
                     })
                 },
+            ),
+            split: t.instantiate_split(
+                &(0..iters.len())
+                    .map(|k| format!("((int)c{k})"))
+                    .collect::<Vec<_>>(),
+                &(0..iters.len())
+                    .map(|k| format!("c{k}"))
+                    .collect::<Vec<_>>(),
+                &mut |_, _| None,
             ),
         }
     })
@@ -555,4 +567,29 @@ fn nested_holes_are_dropped_and_instantiation_fills_holes() {
             "A[c0] = buf[c0 - lo];"
         );
     });
+}
+
+#[test]
+fn split_instantiation_spells_subscripts_apart() {
+    let src = "\
+void f(int n, unsigned U, int *H, double *A, double *B) {
+  for (int i = 0; i < n; i++) { BODY }
+}
+";
+    // Analysed subscripts take the second list, every other use the first.
+    let h = holes_in(
+        &src.replace("BODY", "B[i] = i < U ? A[i - 1] : 0.0;"),
+        &["i"],
+        Mode::Scop,
+    );
+    assert!(h.analysable);
+    assert_eq!(h.split, "{ B[c0] = ((int)c0) < U ? A[c0 - 1] : 0.0; }");
+    // A gather's subscripts are not analysed: the first list there too.
+    let h = holes_in(
+        &src.replace("BODY", "B[i] = A[H[i] + i];"),
+        &["i"],
+        Mode::Omplc,
+    );
+    assert!(!h.analysable && h.spelled);
+    assert_eq!(h.split, "{ B[c0] = A[H[((int)c0)] + ((int)c0)]; }");
 }
