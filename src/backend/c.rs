@@ -416,21 +416,12 @@ impl CPrinter<'_> {
             .map(|g| g.storage.tile_dims)
             .unwrap_or(0)
             .min(args.len());
-        let (tile, iters) = args.split_at(if args.len() > s.iterators.len() {
+        let (tile, values) = args.split_at(if args.len() > s.iterators.len() {
             tile_dims
         } else {
             0
         });
-        // Outside subscripts a `long long` counter keeps today's type.
-        let long = self.long_counters.borrow();
-        let plain: Vec<String> = iters
-            .iter()
-            .map(|a| match long.iter().any(|c| a.reads_counter(*c)) {
-                true => format!("((int){})", expr::operand(a, self.naming)),
-                false => expr::operand(a, self.naming),
-            })
-            .collect();
-        let iters: Vec<String> = iters
+        let iters: Vec<String> = values
             .iter()
             .map(|a| expr::operand(a, self.naming))
             .collect();
@@ -457,6 +448,16 @@ impl CPrinter<'_> {
             }
             return Ok(());
         }
+        // Outside subscripts a `long long` counter keeps today's type.
+        let long = self.long_counters.borrow();
+        let plain: Vec<String> = values
+            .iter()
+            .zip(&iters)
+            .map(|(a, text)| match long.iter().any(|c| a.reads_counter(*c)) {
+                true => format!("((int){text})"),
+                false => text.clone(),
+            })
+            .collect();
         let scoped = |data: &str| self.storage.and_then(|p| p.scope_buffer(data));
         // A back end that respells the user's data respells every access
         // (gathers too); C redirects the accesses of analysable bodies only.
