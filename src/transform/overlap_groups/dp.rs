@@ -7,7 +7,7 @@
 
 use super::{cached_graph, greedy_groups, in_words, Analyses, Chosen, Ctx};
 use crate::diag::{Error, Result};
-use crate::transform::cost::{cost, geometry, naive, Costed, Geometry, Level};
+use crate::transform::cost::{cost, geometry, naive, Costed, Geometry, Level, Rows};
 use crate::transform::dp_grouping::{dp_grouping, Method};
 use crate::transform::gpu_cost::{self, GpuCosted, GpuSpec};
 use crate::transform::overlap::{GroupingStrategy, OverlapSpec, WHOLE};
@@ -292,7 +292,7 @@ fn to_spec_sizes(sizes: &[i64]) -> Vec<i64> {
 /// A group's cost terms in words (`--explain`).
 fn describe_cost(c: &Costed) -> String {
     format!(
-        "cost {:.3e}: tiles {} sized for {}{}; per tile {:.0} bytes to and from memory, {:.0} reads ({:.1}% recomputing {:.1}% of the points); {} tiles ({:.0}% of the cores idle in the last wave); extent spread {:.2}",
+        "cost {:.3e}: tiles {} sized for {}{}; per tile {:.0} bytes to and from memory in {:.0} streams, {:.0} reads ({:.1}% recomputing {:.1}% of the points); {} tiles ({:.0}% of the cores idle in the last wave); extent spread {:.2}",
         c.cost,
         in_words(&c.sizes),
         match c.level {
@@ -301,11 +301,13 @@ fn describe_cost(c: &Costed) -> String {
             Level::Given => "the given sizes",
             Level::Naive => "the original loops",
         },
-        match c.rows_whole {
-            true => ", rows whole (no stage of the group reads another's values: cut rows would buy no reuse)",
-            false => "",
+        match c.rows {
+            Rows::NoReuse => ", rows whole (no stage of the group reads another's values: cut rows would buy no reuse)",
+            Rows::Streams => ", rows whole (fewer memory streams than rows cut at the innermost tile size, for more overlap)",
+            Rows::Cut => "",
         },
         c.bytes,
+        c.streams,
         c.ops,
         100.0 * c.recomputed_ops / c.ops.max(1.0),
         100.0 * c.overlap / c.computed.max(1.0),
