@@ -224,7 +224,9 @@ fn dp_explains_its_costs_and_sizes() {
 /// A group in which no stage reads another's values (camera-pipeline's
 /// colour correction: three stages reading the same red, green and blue
 /// images) keeps its rows whole, and `--explain` says why; a group of
-/// producers and consumers cuts them at the innermost tile size.
+/// producers and consumers (the demosaic) is costed with rows cut at the
+/// innermost tile size and with whole rows, and takes whole rows for their
+/// fewer memory streams, naming them.
 #[test]
 fn dp_explains_whole_rows() {
     let r = report(
@@ -250,8 +252,12 @@ fn dp_explains_whole_rows() {
         "{correction}"
     );
     let demosaic = group("nest 2 (line 107)");
-    assert!(demosaic.contains("x 256;"), "{demosaic}");
-    assert!(!demosaic.contains("rows whole"), "{demosaic}");
+    assert!(demosaic.contains("x 4090;"), "{demosaic}");
+    assert!(
+        demosaic.contains("rows whole (fewer memory streams"),
+        "{demosaic}"
+    );
+    assert!(demosaic.contains(" streams, "), "{demosaic}");
 }
 
 /// The cost model splits a pipeline where a group would recompute too
