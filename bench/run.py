@@ -13,6 +13,7 @@ import argparse
 import concurrent.futures
 import csv
 import datetime
+import hashlib
 import os
 import platform
 import re
@@ -178,6 +179,26 @@ def build(prog, reuse=False):
     return {name: out[name] for name, _ in VARIANTS}
 
 
+def same_code(built):
+    """{variant: an earlier variant whose binary has the same machine code}
+    (the same .text bytes: flextile outputs that differ in comments only).
+    Their times differ by this machine's noise alone, which the table says."""
+    first, same = {}, {}
+    for name, (exe, _, _) in built.items():
+        if exe is None:
+            continue
+        r = subprocess.run(["objcopy", "-O", "binary", "--only-section=.text", exe, "/dev/stdout"],
+                           capture_output=True)
+        if r.returncode != 0 or not r.stdout:
+            continue
+        digest = hashlib.sha256(r.stdout).hexdigest()
+        if digest in first:
+            same[name] = first[digest]
+        else:
+            first[digest] = name
+    return same
+
+
 # A variant whose first round takes more than this many times the naive
 # original's time (1 thread) is not measured in later rounds: its one round
 # says all the table needs, and rounds of a pathological variant (tens of
@@ -259,6 +280,7 @@ def main():
     for prog in progs:
         print(f"== {prog}", flush=True)
         built = build(prog, args.reuse)
+        same = same_code(built)
         times = {(v, t): [] for v, _ in VARIANTS for t in threads}
         mins = dict.fromkeys(times, float("inf"))
         rss = dict.fromkeys((v for v, _ in VARIANTS), 0.0)
@@ -266,7 +288,13 @@ def main():
         status = {v: built[v][1] for v, _ in VARIANTS}
         capped = set()
         for rnd in range(args.rounds):
-            for v, _ in VARIANTS:
+            # The naive original first (the reference of SLOW_CAP), then the
+            # variants in an order rotated by one each round: no variant
+            # always follows the same one (the single-threaded original, or
+            # a slow variant).
+            rest = VARIANTS[1:]
+            shift = rnd % len(rest) if rest else 0
+            for v, _ in VARIANTS[:1] + rest[shift:] + rest[:shift]:
                 exe = built[v][0]
                 if exe is None or status[v].startswith("MISMATCH") or v in capped:
                     continue
@@ -287,7 +315,8 @@ def main():
         base = statistics.median(times[("naive", threads[0])]) if times[("naive", threads[0])] else None
         for v, _ in VARIANTS:
             row = {"program": prog, "variant": v, "size": args.size, "tiles": ("model" if v.endswith(", model") else tiles_for(prog, v) if "--" in v else "") + (f" dims {OVERLAP_DIMS[prog]}" if "overlap-dims" in v and prog in OVERLAP_DIMS else ""),
-                   "status": status[v] or ("ok" if v not in capped else f"ok, 1 round (over {SLOW_CAP:g}x the original's time)"),
+                   "status": status[v] or ("ok" if v not in capped else f"ok, 1 round (over {SLOW_CAP:g}x the original's time)")
+                   + (f" (the machine code of {same[v]})" if v in same and not status[v] else ""),
                    "compile_s": "" if built[v][2] is None else f"{built[v][2][0]:.3f}",
                    "compile_mib": "" if built[v][2] is None else f"{built[v][2][1]:.0f}",
                    "max_rss_mib": f"{rss[v]:.0f}" if rss[v] else ""}
@@ -325,7 +354,8 @@ def write_results(rows, args):
         "",
         f"Measured {now} on {machine()}.",
         f"Flags: `gcc {' '.join(CFLAGS[:-2])}`; size preset `{args.size}` (see benchmarks/README.md);",
-        f"{args.rounds} interleaved rounds x {args.reps} repetitions; times are medians of the rounds'",
+        f"{args.rounds} interleaved rounds x {args.reps} repetitions (the variants' order rotated each round);",
+        "times are medians of the rounds'",
         f"median kernel times (a variant over {SLOW_CAP:g}x the naive original's time in the first round is measured",
         f"in that round only). Speedup is over the naive original on {threads[0]} thread(s). Outputs of every",
         "variant are compared with the original's (stdout: checksums and FNV-1a hashes of the outputs).",
@@ -333,6 +363,8 @@ def write_results(rows, args):
         f"{os.cpu_count()} cores: with other work on the machine, multi-thread times (many short parallel",
         "regions with spinning barriers) are not meaningful. The \"all stored\" variants compile the",
         "program with its temporary(...) clauses removed: every intermediate stage is stored.",
+        "A status \"(the machine code of V)\" marks a binary whose .text is byte for byte variant V's:",
+        "the two rows time one program, and differ by the machine's noise alone.",
         "",
         "Max RSS: the peak resident memory of the benchmark process (its own getrusage, larger of",
         f"the runs); flextile (s, MiB): compile time (the fastest of {COMPILE_RUNS} runs) and peak memory of flextile.",
