@@ -194,7 +194,7 @@ pub(crate) fn form_groups(
         inner,
         mut gpu,
     } = match spec.grouping {
-        GroupingStrategy::Dp => dp::dp_groups(&ctx, spec, &imperfect, &mut analyses)?,
+        GroupingStrategy::Dp => dp::dp_groups(&ctx, spec, &imperfect, &mut analyses, &mut graph)?,
         GroupingStrategy::Greedy | GroupingStrategy::None => {
             greedy_groups(&ctx, spec, &imperfect, &mut analyses, &mut graph)
         }
@@ -320,31 +320,57 @@ struct Ctx<'a> {
     memo: &'a AnalysisMemo,
 }
 
-/// The region's pipeline graph, built into `cache` the first time (`None`
-/// inside where it cannot be built; why is logged).
+/// The region's pipeline graph, built into `cache` the first time: the one
+/// graph every strategy and the GPU cost read. An error where it cannot be
+/// built (the first call returns the reason; `cache` then holds `None`).
+fn shared_graph<'g>(
+    cache: &'g mut Option<Option<PipelineGraph>>,
+    ctx: &Ctx,
+    spec: &OverlapSpec,
+) -> Result<&'g PipelineGraph> {
+    if cache.is_none() {
+        let started = std::time::Instant::now();
+        let built = PipelineGraph::build(
+            ctx.region,
+            ctx.names,
+            ctx.model,
+            ctx.deps,
+            ctx.units,
+            &spec.model.estimates,
+            Some(ctx.memo),
+        );
+        log::debug!("time: pipeline graph {} ms", started.elapsed().as_millis());
+        match built {
+            Ok(graph) => *cache = Some(Some(graph)),
+            Err(e) => {
+                *cache = Some(None);
+                return Err(e);
+            }
+        }
+    }
+    cache
+        .as_ref()
+        .and_then(Option::as_ref)
+        .ok_or_else(|| Error::inapplicable_at(ctx.span, "the region has no pipeline graph"))
+}
+
+/// [`shared_graph`] for a strategy that can do without it: `None` where it
+/// cannot be built (why is logged, once).
 fn cached_graph<'g>(
     cache: &'g mut Option<Option<PipelineGraph>>,
     ctx: &Ctx,
     spec: &OverlapSpec,
 ) -> Option<&'g PipelineGraph> {
-    cache
-        .get_or_insert_with(|| {
-            let started = std::time::Instant::now();
-            let built = PipelineGraph::build(
-                ctx.region,
-                ctx.names,
-                ctx.model,
-                ctx.deps,
-                ctx.units,
-                &spec.model.estimates,
-                Some(ctx.memo),
-            );
-            log::debug!("time: pipeline graph {} ms", started.elapsed().as_millis());
-            built
-                .map_err(|e| info!("no pipeline graph: {}", e.first_message()))
-                .ok()
-        })
-        .as_ref()
+    let first = cache.is_none();
+    match shared_graph(cache, ctx, spec) {
+        Ok(graph) => Some(graph),
+        Err(e) => {
+            if first {
+                info!("no pipeline graph: {}", e.first_message());
+            }
+            None
+        }
+    }
 }
 
 /// The steps of a time block in one group (in order), every other nest

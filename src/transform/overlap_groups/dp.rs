@@ -5,7 +5,7 @@
 //! (`gpu_cost.rs`, seed 004 §6), which also chooses the group's scheme and
 //! thread block.
 
-use super::{cached_graph, greedy_groups, in_words, Analyses, Chosen, Ctx};
+use super::{cached_graph, greedy_groups, in_words, shared_graph, Analyses, Chosen, Ctx};
 use crate::diag::{Error, Result};
 use crate::transform::cost::{cost, geometry, naive, Costed, Geometry, Level, Rows};
 use crate::transform::dp_grouping::{dp_grouping, Method};
@@ -26,17 +26,10 @@ pub(super) fn dp_groups(
     spec: &OverlapSpec,
     imperfect: &[Option<String>],
     analyses: &mut Analyses,
+    graph: &mut Option<Option<PipelineGraph>>,
 ) -> Result<Chosen> {
     let (region, units) = (ctx.region, ctx.units);
-    let graph = PipelineGraph::build(
-        region,
-        ctx.names,
-        ctx.model,
-        ctx.deps,
-        units,
-        &spec.model.estimates,
-        Some(ctx.memo),
-    )?;
+    let graph = shared_graph(graph, ctx, spec)?;
     let label = |u: usize| region.stages[units[u][0]].label.clone();
     let given = spec.model.sizes_given.then_some(&spec.sizes[..]);
     let mut costs: HashMap<Vec<usize>, std::result::Result<Priced, String>> = HashMap::new();
@@ -56,7 +49,7 @@ pub(super) fn dp_groups(
                         return Err(format!("groups have at most {} stages", g.len() - 1));
                     }
                 }
-                let geo = geometry(&graph, region, g)?;
+                let geo = geometry(graph, region, g)?;
                 match &spec.model.gpu {
                     None => Ok(Priced::Cpu(cost(
                         &geo,
@@ -81,7 +74,7 @@ pub(super) fn dp_groups(
             Err(_) if g.len() == 1 => Some(0.0),
             Err(_) => None,
         };
-        let Some(f) = dp_grouping(&graph, &mut by_cost, DP_LIMIT, DP_STEP, ORDERED_LIMIT) else {
+        let Some(f) = dp_grouping(graph, &mut by_cost, DP_LIMIT, DP_STEP, ORDERED_LIMIT) else {
             break;
         };
         // Every group of several stages must pass the exact analysis.
@@ -174,7 +167,7 @@ pub(super) fn dp_groups(
         {
             continue;
         }
-        let Ok(geo) = geometry(&graph, region, g) else {
+        let Ok(geo) = geometry(graph, region, g) else {
             continue;
         };
         let plain = naive(&geo, &spec.model.machine, &spec.model.weights);
@@ -204,7 +197,7 @@ pub(super) fn dp_groups(
                     .gpu
                     .map_or_else(String::new, |gs| format!("GPU cost {}", c.describe(gs.gpu)));
                 let sizes = to_spec_sizes(&c.sizes);
-                if let Ok(geo) = geometry(&graph, region, &g) {
+                if let Ok(geo) = geometry(graph, region, &g) {
                     gpu.insert(g[0], (c, geo));
                 }
                 (sizes, text)
