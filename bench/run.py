@@ -319,6 +319,14 @@ class Measurements:
         self.close = near if not set(near) <= model else []
         return self.close
 
+    def share_same(self):
+        """Gives each variant that is one program with an earlier one (not
+        timed) that variant's times, memory and status."""
+        for v, first in self.same.items():
+            for t in self.args.thread_list:
+                self.times[(v, t)], self.mins[(v, t)] = self.times[(first, t)], self.mins[(first, t)]
+            self.rss[v], self.status[v] = self.rss[first], self.status[v] or self.status[first]
+
     def note(self, v):
         """The status of a variant that ran without a mismatch."""
         if v in self.same:
@@ -377,15 +385,14 @@ def main():
         close = m.close_calls(CRITERION_THREADS) if CRITERION_THREADS in threads else []
         for rnd in range(CLOSE_ROUNDS if close else 0):
             m.round(rnd, close, [CRITERION_THREADS])
+        m.share_same()
         times, mins, rss, status = m.times, m.mins, m.rss, m.status
-        for v in same:  # one program with an earlier variant: its times
-            for t in threads:
-                times[(v, t)], mins[(v, t)] = times[(same[v], t)], mins[(same[v], t)]
-            rss[v], status[v] = rss[same[v]], status[v] or status[same[v]]
         base = statistics.median(times[("naive", threads[0])]) if times[("naive", threads[0])] else None
         for v, _ in VARIANTS:
             row = {"program": prog, "variant": v, "size": args.size, "tiles": ("model" if v.endswith(", model") else tiles_for(prog, v) if "--" in v else "") + (f" dims {OVERLAP_DIMS[prog]}" if "overlap-dims" in v and prog in OVERLAP_DIMS else ""),
                    "status": status[v] or m.note(v),
+                   # Not a CSV column: criteria() reads it.
+                   "same_as": same.get(v),
                    "compile_s": "" if built[v][2] is None else f"{built[v][2][0]:.3f}",
                    "compile_mib": "" if built[v][2] is None else f"{built[v][2][1]:.0f}",
                    "max_rss_mib": f"{rss[v]:.0f}" if rss[v] else ""}
@@ -419,7 +426,7 @@ def criteria(rows, t):
     by = {}
     for r in rows:
         if r.get(key):
-            by.setdefault(r["program"], {})[r["variant"]] = (float(r[key]), r["status"])
+            by.setdefault(r["program"], {})[r["variant"]] = (float(r[key]), r.get("same_as"))
     for prog, v in by.items():
         model = [(ms, name) for name, (ms, _) in v.items() if name.endswith(", model")]
         hand = [(ms, name) for name, (ms, _) in v.items() if "--" in name and not name.endswith(", model")]
@@ -427,7 +434,7 @@ def criteria(rows, t):
             continue
         m, mname = min(model)
         d = v["flextile"][0]
-        same = " (same machine code)" if "machine code of flextile" in v[mname][1] else ""
+        same = " (same machine code)" if v[mname][1] == "flextile" else ""
         cells = [f"{m:.2f} ({mname.replace('flextile ', '').replace(', model', '')})", f"{d:.2f}"]
         if hand:
             h, hname = min(hand)
@@ -445,7 +452,7 @@ def write_results(rows, args):
         fields += [f"median_ms_{t}t", f"min_ms_{t}t", f"speedup_{t}t"]
     fields += ["max_rss_mib", "compile_s", "compile_mib"]
     with open(os.path.join(ROOT, "bench", "results.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
     now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
