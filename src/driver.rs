@@ -34,6 +34,7 @@ use crate::model::program::{
     TileSpec,
 };
 use crate::model::storage::{Placement, StoragePlan};
+use crate::model::wrap::{self, Verdict};
 use crate::transform::gpu_cost::{GpuCosted, GpuSpec};
 use crate::transform::overlap::{
     overlapped_tiling, GroupingStrategy, Machine, ModelSpec, OverlapSpec, Shape, Weights,
@@ -489,6 +490,27 @@ struct Shared<'a> {
     kernels: &'a RefCell<BTreeMap<usize, String>>,
 }
 
+/// The region's original code under a banner that says `why` it is left
+/// as written (its macro dataflow graph recorded as its nests).
+fn left_as_written(opts: &Options, shared: &Shared, region: &Region, why: &str) -> Result<String> {
+    let program = shared.program;
+    let grouping = Grouping {
+        groups: nest_groups(region, &BTreeSet::new()),
+        ..Grouping::default()
+    };
+    record_mdg(opts, shared, region, Some(&grouping), None)?;
+    let directives: Vec<Span> = program.directives.iter().map(|(d, _)| *d).collect();
+    let (line, _) = program.file.line_col(region.pragma_span.start);
+    shared.templates.original(&OriginalParts {
+        kind: region_kind(region),
+        input: &program.file.path,
+        line,
+        indent: &region.indent,
+        why,
+        original: &alias::original_code(&program.file.text, region, &directives),
+    })
+}
+
 /// Compiles one region as the options ask. When overlapped tiling does not
 /// apply to it ([`Error::Inapplicable`]: a recurrence, no nest it can tile,
 /// a time loop it cannot block), the region is compiled again as without
@@ -590,6 +612,31 @@ fn compile_region_once(
 ) -> Result<String> {
     let program = shared.program;
     let assume = opts.assume.as_deref();
+    let wrap_ctx = new_context();
+    let wraps = match wrap::verdict(&wrap_ctx, region, shared.names, assume)? {
+        Verdict::Exact => None,
+        Verdict::Never(w) => {
+            let why = w.message.clone();
+            warnings.push(w);
+            return left_as_written(opts, shared, region, &why);
+        }
+        Verdict::Guarded {
+            safe,
+            known,
+            unsigned64,
+            what,
+        } => {
+            let term = alias::wrap_term(
+                &known,
+                safe,
+                &unsigned64,
+                shared.names,
+                shared.naming,
+                helpers,
+            )?;
+            Some((term, what))
+        }
+    };
     let reorders = opts.openmp
         || opts.tile
         || opts.overlap.is_some()
@@ -624,22 +671,13 @@ fn compile_region_once(
                     region.pragma_span,
                     format!("{why}: the region is left as written, without any transformation"),
                 ));
-                let grouping = Grouping {
-                    groups: nest_groups(region, &BTreeSet::new()),
-                    ..Grouping::default()
-                };
-                record_mdg(opts, shared, region, Some(&grouping), None)?;
-                let (line, _) = program.file.line_col(region.pragma_span.start);
-                return shared.templates.original(&OriginalParts {
-                    kind: region_kind(region),
-                    input: &program.file.path,
-                    line,
-                    indent: &region.indent,
-                    why: &why,
-                    original: &original(),
-                });
+                return left_as_written(opts, shared, region, &why);
             }
         },
+    };
+    let parts = match wraps {
+        Some((term, what)) => Some(alias::with_wraps(parts, term, what, original())),
+        None => parts,
     };
     let shared = &Shared {
         guard: parts.as_ref(),
@@ -967,12 +1005,24 @@ fn region_kind(region: &Region) -> &'static str {
     }
 }
 
-/// What the banner says about the alias guard, if the region has one.
+/// What the banner says about the run-time guard, if the region has one.
 fn guard_note(guard: Option<&GuardParts>) -> Option<String> {
     guard.map(|g| {
+        let mut why = Vec::new();
+        if !g.wraps.is_empty() {
+            why.push(format!("the parameters let {} wrap", g.wraps.join(", ")));
+        }
+        if !g.pairs.is_empty() {
+            why.push(format!("{} overlap in memory", g.pairs.join(", ")));
+        }
+        let kind = if g.pairs.is_empty() {
+            "run-time guard"
+        } else {
+            "alias guard"
+        };
         format!(
-            "alias guard: the original code runs where {} overlap in memory (checked at run time)",
-            g.pairs.join(", ")
+            "{kind}: the original code runs where {} (checked at run time)",
+            why.join(", or where ")
         )
     })
 }

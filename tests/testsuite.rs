@@ -1652,6 +1652,8 @@ mod programs {
         LISTED,
         alias_overlap,
         border_select_counters,
+        unsigned_iterators,
+        unsigned_condition_kept,
         chain_1d_fuse_user,
         chain_1d_two_nests,
         chain_antidep_inplace,

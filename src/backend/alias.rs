@@ -23,7 +23,7 @@ use crate::backend::c::expr;
 use crate::backend::tree::Helper;
 use crate::backend::Naming;
 use crate::diag::{Error, Result};
-use crate::model::isl_ext::{ast_expr_from_pw_aff, isl_err};
+use crate::model::isl_ext::{ast_expr_from_pw_aff, ast_expr_from_set, isl_err};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
 use crate::model::program::{AccessKind, Region, Storage, StorageKind};
 use isl_rs::{PwAff, Set};
@@ -265,6 +265,57 @@ pub struct GuardParts {
     pub pairs: Vec<String>,
     /// The region's original code (see [`original_code`]).
     pub original: String,
+    /// The expressions of the model whose fixed-width arithmetic the guard
+    /// checks does not wrap (`model::wrap`), in words; its first term
+    /// checks them.
+    pub wraps: Vec<String>,
+}
+
+/// The guard's term that the region's fixed-width arithmetic does not wrap:
+/// the parameter values `safe` as a C condition (isl's AST expression
+/// builder, taking `known` for granted), computed in `long long`, with each
+/// 64-bit unsigned parameter of `unsigned64` checked to be below 2^63 first.
+pub fn wrap_term(
+    known: &Set,
+    safe: Set,
+    unsigned64: &[String],
+    names: &Names,
+    naming: &Naming,
+    helpers: &mut BTreeSet<Helper>,
+) -> Result<String> {
+    let reader = AstReader::new(names);
+    let e = reader.expr(&ast_expr_from_set(known, safe)?)?;
+    let wide = Naming {
+        wide: true,
+        ..naming.clone()
+    };
+    e.helpers(true, helpers);
+    let mut terms: Vec<String> = unsigned64
+        .iter()
+        .map(|p| format!("{p} <= (unsigned long long)__LONG_LONG_MAX__"))
+        .collect();
+    terms.push(format!("({})", expr::text(&e, &wide)));
+    Ok(terms.join(" && "))
+}
+
+/// `guard` with the wrap check `term` of the expressions `what` as its first
+/// term (a guard of its own where the region has none).
+pub fn with_wraps(
+    guard: Option<GuardParts>,
+    term: String,
+    what: Vec<String>,
+    original: String,
+) -> GuardParts {
+    let mut g = guard.unwrap_or(GuardParts {
+        decls: Vec::new(),
+        terms: Vec::new(),
+        pairs: Vec::new(),
+        original,
+        wraps: Vec::new(),
+    });
+    g.terms.insert(0, term);
+    g.wraps = what;
+    g
 }
 
 /// `check` printed in C: each range's first byte and the byte after its
@@ -336,6 +387,7 @@ pub fn print(
         terms,
         pairs,
         original,
+        wraps: Vec::new(),
     })
 }
 

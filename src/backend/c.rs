@@ -448,14 +448,21 @@ impl CPrinter<'_> {
             }
             return Ok(());
         }
-        // Outside subscripts a `long long` counter keeps today's type.
+        // Outside subscripts each iterator has its own C type (an
+        // `unsigned` one wraps as in the original), and an `int` one
+        // computed from `long long` counters is `int` again.
         let long = self.long_counters.borrow();
         let plain: Vec<String> = values
             .iter()
             .zip(&iters)
-            .map(|(a, text)| match long.iter().any(|c| a.reads_counter(*c)) {
-                true => format!("((int){text})"),
-                false => text.clone(),
+            .enumerate()
+            .map(|(k, (a, text))| {
+                let ty = s.iterator_types.get(k).map_or("int", String::as_str);
+                let wide = self.naming.wide || long.iter().any(|c| a.reads_counter(*c));
+                match ty != "int" || wide {
+                    true => format!("(({ty}){text})"),
+                    false => text.clone(),
+                }
             })
             .collect();
         let scoped = |data: &str| self.storage.and_then(|p| p.scope_buffer(data));

@@ -343,6 +343,8 @@ fn guard_values(c: &mut Context, guard: Option<&GuardParts>) {
     c.insert("guard_decls", guard.map_or(&empty, |g| &g.decls));
     c.insert("guard_terms", guard.map_or(&empty, |g| &g.terms));
     c.insert("guard_original", guard.map_or("", |g| g.original.as_str()));
+    c.insert("guard_wraps", guard.map_or(&empty, |g| &g.wraps));
+    c.insert("guard_alias", &guard.is_some_and(|g| !g.pairs.is_empty()));
 }
 
 /// `s` made safe to print inside a `/* ... */` comment on one line: no

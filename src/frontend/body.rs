@@ -37,7 +37,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
-use crate::frontend::cexpr::{referenced_vars, to_expr};
+use crate::frontend::cexpr::{node_range, referenced_vars, to_expr, wrap_nodes, WrapNode};
 use crate::frontend::clang::{Cursor, CursorKind, TokenKind, TypeClass};
 use crate::frontend::storage::Declared;
 use crate::model::expr::Expr;
@@ -155,6 +155,11 @@ pub struct Analysis {
     /// writes, with clang's spelling of their types (a CUDA kernel receives
     /// the loop-invariant ones as parameters, the others in device buffers).
     pub scalars: BTreeMap<String, String>,
+    /// What the analysed subscripts compute that may wrap (see
+    /// [`crate::model::program::Wraps`]), over the body's iterations.
+    pub wraps: Vec<WrapNode>,
+    /// The ranges of the integer variables those subscripts read.
+    pub ranges: BTreeMap<String, (i128, i128)>,
 }
 
 /// One array access of a body that becomes a [`Piece::Access`].
@@ -723,7 +728,11 @@ impl<'tu> Walker<'_, 'tu> {
         let mut index = Vec::new();
         for s in &subs {
             match self.affine_subscript(*s) {
-                Some(e) => index.push(e),
+                Some(e) => {
+                    let nodes = wrap_nodes(self.unit, *s, &mut self.out.ranges);
+                    self.out.wraps.extend(nodes);
+                    index.push(e);
+                }
                 None => {
                     self.out.analysable = false;
                     index.push(Expr::Any);
@@ -797,7 +806,8 @@ impl<'tu> Walker<'_, 'tu> {
 }
 
 /// True when every conversion under `c` (explicit casts and clang's implicit
-/// ones) keeps every value of its operand: between integer types, to a type
+/// ones) keeps every value of its operand: of a constant the type holds;
+/// between integer types, to a type
 /// of the same signedness at least as wide, or to a wider signed type; any
 /// conversion involving other types only when the type does not change.
 fn preserves_values(c: Cursor<'_>) -> bool {
@@ -814,7 +824,14 @@ fn preserves_values(c: Cursor<'_>) -> bool {
                 .filter(|k| k.kind().is_expression())
                 .collect();
             if let [from] = exprs.as_slice() {
+                // A constant that the type holds keeps its value (`i - 1`
+                // on a `size_t i` converts the literal); what the arithmetic
+                // computes from it is checked not to wrap (`model::wrap`).
+                let fits = |k: i64| {
+                    node_range(c).is_some_and(|(lo, hi)| lo <= k.into() && i128::from(k) <= hi)
+                };
                 let ok = match (from.int_type(), c.int_type()) {
+                    (Some(_), Some(_)) if from.eval_int().is_some_and(fits) => true,
                     (Some((fs, fsize)), Some((ts, tsize))) => {
                         (fs == ts && tsize >= fsize) || (ts && !fs && tsize > fsize)
                     }

@@ -22,8 +22,9 @@
 //! `/` and `%` become [`Expr::Div`] and [`Expr::Mod`], which keep C's meaning
 //! (rounding toward zero) in the model, negative numerators included.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
+use crate::diag::Span;
 use crate::frontend::ast::{strip, Unit};
 use crate::frontend::clang::{Cursor, CursorKind, TypeClass};
 use crate::model::expr::Expr;
@@ -252,6 +253,126 @@ fn collect_vars(c: Cursor<'_>, out: &mut BTreeSet<String>) {
     for k in c.children() {
         collect_vars(k, out);
     }
+}
+
+/// A sub-expression of an expression the model reads whose C value is
+/// the model's (a mathematical integer) only while it stays in its type's
+/// range: unsigned `+ - *` and unary `-` (they wrap), and conversions to a
+/// type that does not hold every value of the operand's.
+#[derive(Clone, Debug)]
+pub struct WrapNode {
+    /// The value, as the model reads it.
+    pub expr: Expr,
+    /// The range of the C type it is computed in (or converted to).
+    pub range: (i128, i128),
+    /// Where it is.
+    pub span: Span,
+    /// What it is, for messages.
+    pub what: String,
+}
+
+/// The values an integer type of `size` bytes holds (`None` over 8 bytes).
+pub fn int_range(signed: bool, size: i64) -> Option<(i128, i128)> {
+    let bits = u32::try_from(size.checked_mul(8)?).ok()?;
+    if bits == 0 || bits > 64 {
+        return None;
+    }
+    Some(match signed {
+        true => (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1),
+        false => (0, (1i128 << bits) - 1),
+    })
+}
+
+/// The integer range of a node's type; `None` for `_Bool` (a conversion to
+/// it does not wrap) and non-integer types.
+pub fn node_range(c: Cursor<'_>) -> Option<(i128, i128)> {
+    if c.ty().canonical().spelling() == "_Bool" {
+        return None;
+    }
+    let (signed, size) = c.int_type()?;
+    int_range(signed, size)
+}
+
+/// The sub-expressions of `c` whose value may leave their C type's range
+/// (see [`WrapNode`]); `ranges` gets the range of every integer variable
+/// `c` reads (from its declared type). A constant inside its range is no
+/// such node.
+pub fn wrap_nodes(
+    unit: &Unit<'_>,
+    c: Cursor<'_>,
+    ranges: &mut BTreeMap<String, (i128, i128)>,
+) -> Vec<WrapNode> {
+    let mut out = Vec::new();
+    let mut stack = vec![c];
+    while let Some(n) = stack.pop() {
+        let kids = n.children();
+        if let Some(node) = wrap_node(unit, n, &kids) {
+            out.push(node);
+        }
+        if n.kind() == CursorKind::DeclRefExpr {
+            if let Some(d) = n.referenced() {
+                let var = matches!(d.kind(), CursorKind::VarDecl | CursorKind::ParmDecl);
+                if let Some(r) = node_range(d).filter(|_| var) {
+                    ranges.insert(d.spelling(), r);
+                }
+            }
+        }
+        stack.extend(kids);
+    }
+    out
+}
+
+/// `n` as a [`WrapNode`] when it is one.
+fn wrap_node(unit: &Unit<'_>, n: Cursor<'_>, kids: &[Cursor<'_>]) -> Option<WrapNode> {
+    let range = node_range(n)?;
+    let (value, what) = match n.kind() {
+        CursorKind::CStyleCastExpr | CursorKind::UnexposedExpr => {
+            let exprs: Vec<Cursor<'_>> = kids
+                .iter()
+                .copied()
+                .filter(|k| k.kind().is_expression())
+                .collect();
+            let [from] = exprs.as_slice() else {
+                return None;
+            };
+            let (flo, fhi) = node_range(*from)?;
+            if flo >= range.0 && fhi <= range.1 {
+                return None;
+            }
+            (*from, "converted to")
+        }
+        CursorKind::BinaryOperator if range.0 == 0 => {
+            let op = unit.binary_op(n)?;
+            if !matches!(op.as_str(), "+" | "-" | "*") {
+                return None;
+            }
+            (n, "computed in")
+        }
+        CursorKind::UnaryOperator if range.0 == 0 => match unit.unary_op(n)? {
+            (op, true) if op == "-" => (n, "computed in"),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let expr = to_expr(unit, value)?;
+    if let Some(k) = expr.constant() {
+        if range.0 <= i128::from(k) && i128::from(k) <= range.1 {
+            return None;
+        }
+    }
+    let span = value.span()?;
+    let text = unit
+        .slice(span)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let ty = n.ty().canonical().spelling();
+    Some(WrapNode {
+        expr,
+        range,
+        span,
+        what: format!("'{text}' {what} '{ty}'"),
+    })
 }
 
 #[cfg(test)]

@@ -14,14 +14,16 @@ use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::Unit;
 use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
 use crate::frontend::cexpr::referenced_vars;
+use crate::frontend::cexpr::WrapNode;
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
-use crate::frontend::loops::{loop_variable, read_header};
+use crate::frontend::loops::{loop_variable, read_header, var_type};
 use crate::frontend::pragma::{NestPragma, PragmaKind, PragmaLine};
 use crate::frontend::storage::Declared;
 use crate::model::expr::Expr;
 use crate::model::program::{
     Access, ChainSchedule, CmpOp, Constraint, LoopBounds, OrigNode, Region, RegionKind, Stage,
+    WrapCheck, Wraps,
 };
 
 /// Builds the region of the chain opened by `pragma` (with `schedule`), whose
@@ -38,9 +40,7 @@ pub fn build<'tu>(
     let cspan = compound.span().unwrap_or(pragma.span);
     let mut stages: Vec<Stage> = Vec::new();
     let mut tree = Vec::new();
-    let mut data_types = BTreeMap::new();
-    let mut scalars = BTreeMap::new();
-    let mut declared = Declared::default();
+    let mut found = Found::default();
     let mut next = 0;
     // The annotated nests with their depths, and the stages' bodies with
     // their iterators.
@@ -65,17 +65,7 @@ pub fn build<'tu>(
                 // A malformed pragma, already reported.
                 continue;
             };
-            match nest(
-                unit,
-                last,
-                np,
-                child,
-                stages.len() + 1,
-                &writes,
-                &mut data_types,
-                &mut scalars,
-                &mut declared,
-            ) {
+            match nest(unit, last, np, child, stages.len() + 1, &writes, &mut found) {
                 Ok((stage, body)) => {
                     loops.push((child, stage.iterators.len()));
                     bodies.push((body, stage.iterators.clone()));
@@ -144,8 +134,8 @@ pub fn build<'tu>(
         indent: pragma.indent.clone(),
         stages,
         tree,
-        data_types,
-        scalars,
+        data_types: found.types,
+        scalars: found.scalars,
         versions: BTreeMap::new(),
         macro_values: unit.take_frozen(),
         macro_params: unit.macro_params.borrow().clone(),
@@ -154,13 +144,14 @@ pub fn build<'tu>(
             .and_then(|f| f.span())
             .map(|s| s.start),
         final_values,
-        storage: declared.storage(),
+        storage: found.declared.storage(),
         pragma_lines: std::iter::once(pragma)
             .chain(inner.iter().copied())
             .map(|p| Span::new(p.line_start, p.line_end))
             .collect(),
         temporaries: Vec::new(),
         whole_depth: None,
+        wraps: found.wraps,
     })
 }
 
@@ -194,12 +185,22 @@ fn check_arity(stages: &[Stage], errors: &mut Vec<Diagnostic>) {
     }
 }
 
+/// What the nests of a chain tell about the whole chain.
+#[derive(Default)]
+struct Found {
+    /// The element types of the arrays analysable bodies access.
+    types: BTreeMap<String, String>,
+    /// The scalars the bodies use, with their types.
+    scalars: BTreeMap<String, String>,
+    /// How the bodies' variables are declared.
+    declared: Declared,
+    /// What the model reads of the loops and bodies that may wrap.
+    wraps: Wraps,
+}
+
 /// One annotated nest: the pragma `p` (contents `np`), the statement after it,
-/// its 1-based number in the chain, and what the chain assigns. The element
-/// types of the arrays its body accesses (when analysable) are added to
-/// `types`, the scalars it uses (with their types) to `scalars`, how its
-/// variables are declared to `declared`.
-#[allow(clippy::too_many_arguments)]
+/// its 1-based number in the chain, and what the chain assigns; what the
+/// nest tells about the chain is added to `found`.
 fn nest<'tu>(
     unit: &Unit<'tu>,
     p: &PragmaLine,
@@ -207,9 +208,7 @@ fn nest<'tu>(
     stmt: Cursor<'tu>,
     number: usize,
     writes: &BTreeSet<String>,
-    types: &mut BTreeMap<String, String>,
-    scalars: &mut BTreeMap<String, String>,
-    declared: &mut Declared,
+    found: &mut Found,
 ) -> Result<(Stage, Cursor<'tu>), Vec<Diagnostic>> {
     if stmt.kind() != CursorKind::ForStmt {
         let mut d = Diagnostic::error(p.span, "expected a for loop after '#pragma omplc for'");
@@ -313,12 +312,12 @@ fn nest<'tu>(
         return Err(analysis.errors);
     }
     for (a, t) in analysis.types.iter().filter(|_| analysis.analysable) {
-        types.entry(a.clone()).or_insert_with(|| t.clone());
+        found.types.entry(a.clone()).or_insert_with(|| t.clone());
     }
     for (v, t) in &analysis.scalars {
-        scalars.entry(v.clone()).or_insert_with(|| t.clone());
+        found.scalars.entry(v.clone()).or_insert_with(|| t.clone());
     }
-    declared.merge(&analysis.declared);
+    found.declared.merge(&analysis.declared);
     let mut undeclared = Vec::new();
     for r in &np.ranges {
         let mut vars = BTreeSet::new();
@@ -364,11 +363,21 @@ fn nest<'tu>(
             })
         })
         .collect();
+    let iterator_types =
+        unit.without_freezing(|| header_wraps(unit, &loops, &iterators, writes, found));
+    found.wraps.ranges.extend(analysis.ranges.clone());
+    push_wraps(
+        &mut found.wraps,
+        analysis.wraps.clone(),
+        &iterators,
+        &domain,
+    );
     let stage = Stage {
         name: String::new(),
         label: format!("nest {number} (line {})", unit.line_of(p.span.start)),
         span: p.span,
         iterators: iterators.clone(),
+        iterator_types,
         domain,
         accesses,
         body: template_with_accesses(unit, body_span, &iterators, &analysis.holes),
@@ -379,6 +388,53 @@ fn nest<'tu>(
         loop_bounds: unit.without_freezing(|| loop_bounds(unit, np, &loops, writes)),
     };
     Ok((stage, body))
+}
+
+/// Records `nodes`, evaluated over the iterations of `iters` under `cons`.
+fn push_wraps(wraps: &mut Wraps, nodes: Vec<WrapNode>, iters: &[String], cons: &[Constraint]) {
+    for n in nodes {
+        wraps.checks.push(WrapCheck {
+            expr: n.expr,
+            lo: n.range.0,
+            hi: n.range.1,
+            span: n.span,
+            what: n.what,
+            iterators: iters.to_vec(),
+            context: cons.to_vec(),
+        });
+    }
+}
+
+/// The C types of the variables of the nest's `loops` (one per iterator);
+/// what their headers compute that may wrap goes to `found` (while the
+/// headers are affine loops: the others are not read by the model).
+fn header_wraps(
+    unit: &Unit<'_>,
+    loops: &[Cursor<'_>],
+    iterators: &[String],
+    writes: &BTreeSet<String>,
+    found: &mut Found,
+) -> Vec<String> {
+    let mut types = Vec::new();
+    let mut cons = Vec::new();
+    let mut affine = true;
+    for (d, l) in loops.iter().enumerate() {
+        let h = match affine {
+            true => read_header(unit, *l, &iterators[..d], writes).ok(),
+            false => None,
+        };
+        let Some(h) = h else {
+            affine = false;
+            types.push(var_type(unit.for_parts(*l).and_then(|p| p.init)).0);
+            continue;
+        };
+        found.wraps.ranges.extend(h.ranges);
+        push_wraps(&mut found.wraps, h.outer_wraps, &iterators[..d], &cons);
+        cons.extend(h.constraints);
+        push_wraps(&mut found.wraps, h.inner_wraps, &iterators[..=d], &cons);
+        types.push(h.ty);
+    }
+    types
 }
 
 /// The iterations the nest's `loops` (outermost first, one per iterator)

@@ -9,11 +9,11 @@
 //! Scops read every loop with [`read_header`]; loop chains read the loops of
 //! their annotated nests with it, to check the declared domain against them.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
-use crate::frontend::cexpr::{constant_value, referenced_vars, to_expr};
+use crate::frontend::cexpr::{constant_value, referenced_vars, to_expr, wrap_nodes, WrapNode};
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::model::expr::Expr;
 use crate::model::program::{CmpOp, Constraint};
@@ -37,6 +37,17 @@ pub struct Header<'tu> {
     pub span: Span,
     /// The body.
     pub body: Cursor<'tu>,
+    /// The canonical C type of the loop variable (`int` when clang gives none).
+    pub ty: String,
+    /// What of the header may wrap where the header runs (the initial
+    /// value and the bounds: over the enclosing loops' iterations).
+    pub outer_wraps: Vec<WrapNode>,
+    /// What may wrap over the loop's own iterations: the loop variable's
+    /// conversions in the condition, and for an unsigned variable its value
+    /// one step past the last iteration, which the condition must see.
+    pub inner_wraps: Vec<WrapNode>,
+    /// The ranges of the integer variables the header reads.
+    pub ranges: BTreeMap<String, (i128, i128)>,
 }
 
 /// The variable a `for` loop initialises (`int i = ...` or `i = ...`).
@@ -131,6 +142,10 @@ pub fn read_header<'tu>(
     });
     let init_value = init_value.ok_or_else(|| form(header))?;
     let start = affine(unit, init_value, iters, writes, "loop bound")?;
+    let mut ranges = BTreeMap::new();
+    let mut outer_wraps = wrap_nodes(unit, init_value, &mut ranges);
+    let mut inner_wraps = Vec::new();
+    let (ty, var_range) = var_type(parts.init);
     // The step: its sign says whether the loop counts up or down.
     let step = parts
         .inc
@@ -170,6 +185,13 @@ pub fn read_header<'tu>(
             return Err(form(bound.span()));
         }
         let ub = affine(unit, bound, iters, writes, "loop bound")?;
+        outer_wraps.extend(wrap_nodes(unit, bound, &mut ranges));
+        for side in kids.iter().filter(|k| k.span() != bound.span()) {
+            inner_wraps.extend(wrap_nodes(unit, *side, &mut ranges));
+        }
+        if let Some(past) = var_range.and_then(|r| past_last(&ub, op, step, r, part.span())) {
+            inner_wraps.push(past);
+        }
         constraints.push(Constraint {
             lhs: v.clone(),
             op,
@@ -195,6 +217,57 @@ pub fn read_header<'tu>(
         down,
         span: parts.header,
         body: parts.body,
+        ty,
+        outer_wraps,
+        inner_wraps,
+        ranges,
+    })
+}
+
+/// The canonical type of the variable a loop's `init` sets, and its range
+/// when it is unsigned (`("int", None)` when clang gives no type).
+pub fn var_type(init: Option<Cursor<'_>>) -> (String, Option<(i128, i128)>) {
+    let decl = init.and_then(|i| match i.kind() {
+        CursorKind::DeclStmt => i
+            .children()
+            .into_iter()
+            .find(|k| k.kind() == CursorKind::VarDecl),
+        _ => strip(*strip(i).children().first()?).referenced(),
+    });
+    let Some(d) = decl else {
+        return ("int".to_string(), None);
+    };
+    let ty = d.ty().canonical().spelling();
+    let unsigned = d
+        .int_type()
+        .filter(|(signed, _)| !signed)
+        .and_then(|(s, size)| crate::frontend::cexpr::int_range(s, size));
+    (if ty.is_empty() { "int".into() } else { ty }, unsigned)
+}
+
+/// For an unsigned loop variable: the value one step past the last
+/// iteration (`ub + step - 1` for `i < ub`, `lb - step` for `i >= lb`),
+/// which must be in the variable's range for the condition to end the loop.
+fn past_last(
+    bound: &Expr,
+    op: CmpOp,
+    step: i64,
+    range: (i128, i128),
+    span: Option<Span>,
+) -> Option<WrapNode> {
+    let k = |v: i64| Expr::sum(bound.clone(), Expr::Int(v));
+    let expr = match op {
+        CmpOp::Lt => k(step - 1),
+        CmpOp::Le => k(step),
+        CmpOp::Gt => k(step + 1),
+        CmpOp::Ge => k(step),
+        CmpOp::Eq => return None,
+    };
+    Some(WrapNode {
+        expr,
+        range,
+        span: span?,
+        what: "the loop variable one step past its last value".to_string(),
     })
 }
 

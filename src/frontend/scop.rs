@@ -14,13 +14,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::Unit;
 use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
+use crate::frontend::cexpr::{wrap_nodes, WrapNode};
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
 use crate::frontend::loops::{affine, conjuncts, read_header};
 use crate::frontend::pragma::PragmaLine;
 use crate::frontend::storage::Declared;
 use crate::model::expr::Expr;
-use crate::model::program::{CmpOp, Constraint, OrigNode, Region, RegionKind, Stage};
+use crate::model::program::{
+    CmpOp, Constraint, OrigNode, Region, RegionKind, Stage, WrapCheck, Wraps,
+};
 
 /// Builds the region between `scop` and `endscop`. `Ok(None)` when it holds
 /// no statement.
@@ -63,6 +66,8 @@ pub fn build(
         scalars: BTreeMap::new(),
         bodies: Vec::new(),
         declared: Declared::default(),
+        iter_types: Vec::new(),
+        wraps: Wraps::default(),
     };
     let mut tree = Vec::new();
     unit.take_frozen();
@@ -115,6 +120,7 @@ pub fn build(
             .collect(),
         temporaries: Vec::new(),
         whole_depth: None,
+        wraps: b.wraps,
     }))
 }
 
@@ -132,12 +138,31 @@ struct Builder<'a, 'tu> {
     bodies: Vec<(Cursor<'tu>, Vec<String>)>,
     /// How the variables the statements access are declared.
     declared: Declared,
+    /// The C types of the enclosing loops' variables, outermost first.
+    iter_types: Vec<String>,
+    /// What the model reads that may wrap (see [`Wraps`]).
+    wraps: Wraps,
 }
 
 impl<'tu> Builder<'_, 'tu> {
     fn error(&mut self, span: Option<Span>, msg: impl Into<String>) {
         self.errors
             .push(Diagnostic::error(span.unwrap_or_default(), msg));
+    }
+
+    /// Records `nodes`, evaluated over the iterations of `iters` under `cons`.
+    fn wraps(&mut self, nodes: Vec<WrapNode>, iters: &[String], cons: &[Constraint]) {
+        for n in nodes {
+            self.wraps.checks.push(WrapCheck {
+                expr: n.expr,
+                lo: n.range.0,
+                hi: n.range.1,
+                span: n.span,
+                what: n.what,
+                iterators: iters.to_vec(),
+                context: cons.to_vec(),
+            });
+        }
     }
 
     /// Source text of a node, white space collapsed.
@@ -163,6 +188,9 @@ impl<'tu> Builder<'_, 'tu> {
                 };
                 let mut parts = Vec::new();
                 for part in conjuncts(self.unit, *cond) {
+                    // `&&` evaluates a part where the parts before it hold.
+                    let nodes = wrap_nodes(self.unit, part, &mut self.wraps.ranges);
+                    self.wraps(nodes, iters, &[cons, &parts[..]].concat());
                     match self.comparison(part, iters) {
                         Some(k) => parts.push(k),
                         None => return Vec::new(),
@@ -247,6 +275,8 @@ impl<'tu> Builder<'_, 'tu> {
             self.scalars.entry(v.clone()).or_insert_with(|| t.clone());
         }
         self.declared.merge(&analysis.declared);
+        self.wraps.ranges.extend(analysis.ranges.clone());
+        self.wraps(analysis.wraps.clone(), iters, cons);
         let text = self
             .unit
             .slice(span)
@@ -266,6 +296,7 @@ impl<'tu> Builder<'_, 'tu> {
             ),
             span,
             iterators: iters.to_vec(),
+            iterator_types: self.iter_types.clone(),
             domain: cons.to_vec(),
             gathered: analysis.gathered(),
             accesses: analysis.accesses,
@@ -290,7 +321,12 @@ impl<'tu> Builder<'_, 'tu> {
         inner_iters.push(h.var.clone());
         let mut inner_cons = cons.to_vec();
         inner_cons.extend(h.constraints);
+        self.wraps.ranges.extend(h.ranges);
+        self.wraps(h.outer_wraps, iters, cons);
+        self.wraps(h.inner_wraps, &inner_iters, &inner_cons);
+        self.iter_types.push(h.ty);
         let body = self.stmt(h.body, &inner_iters, &inner_cons);
+        self.iter_types.pop();
         if body.is_empty() {
             // A loop without statements does nothing: leave it out of the tree.
             return Vec::new();

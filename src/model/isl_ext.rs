@@ -36,6 +36,9 @@ extern "C" {
     fn isl_ast_build_node_from_schedule(build: Ptr, schedule: Ptr) -> Ptr;
     fn isl_ast_build_free(build: Ptr) -> Ptr;
     fn isl_ast_build_expr_from_pw_aff(build: Ptr, pa: Ptr) -> Ptr;
+    fn isl_ast_build_expr_from_set(build: Ptr, set: Ptr) -> Ptr;
+    #[link_name = "isl_set_free"]
+    fn isl_set_free_raw(set: Ptr) -> Ptr;
     fn isl_options_set_on_error(ctx: Ptr, val: c_int) -> c_int;
     fn isl_options_set_tile_shift_point_loops(ctx: Ptr, val: c_int) -> c_int;
     fn isl_options_set_tile_scale_tile_loops(ctx: Ptr, val: c_int) -> c_int;
@@ -242,6 +245,38 @@ pub fn ast_expr_from_pw_aff(context: &Set, pa: PwAff) -> Result<ASTExpr> {
             0
         } else {
             let e = isl_ast_build_expr_from_pw_aff(build, pa.ptr);
+            isl_ast_build_free(build);
+            e
+        }
+    };
+    if expr == 0 {
+        return Err(last_error(&ctx, "AST expression generation failed"));
+    }
+    Ok(ASTExpr {
+        ptr: expr,
+        should_free_on_drop: true,
+    })
+}
+
+/// The AST expression (a condition) that holds exactly for the parameter
+/// values of `set`, a set of parameters, under the parameter constraints
+/// `context` (`isl_ast_build_from_context` + `isl_ast_build_expr_from_set`):
+/// what `context` implies may be left out.
+pub fn ast_expr_from_set(context: &Set, set: Set) -> Result<ASTExpr> {
+    let ctx = context.get_ctx();
+    let mut context = context.copy().map_err(isl_err)?;
+    let mut set = set;
+    context.do_not_free_on_drop();
+    set.do_not_free_on_drop();
+    // SAFETY: both arguments are `__isl_take` objects we no longer own; the
+    // build is freed before returning; the expression goes to an owning wrapper.
+    let expr = unsafe {
+        let build = isl_ast_build_from_context(context.ptr);
+        if build == 0 {
+            isl_set_free_raw(set.ptr);
+            0
+        } else {
+            let e = isl_ast_build_expr_from_set(build, set.ptr);
             isl_ast_build_free(build);
             e
         }

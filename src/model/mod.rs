@@ -9,3 +9,4 @@ pub mod polyhedral;
 pub mod program;
 pub mod relations;
 pub mod storage;
+pub mod wrap;

@@ -506,7 +506,7 @@ pub fn assume_syntax_error(text: &str) -> Option<String> {
 /// The parameter context of a region: the `--assume` constraints (C names of
 /// the parameters), or none. An identifier that is not a parameter of the
 /// program's regions is named.
-fn assume_context(ctx: &Context, names: &Names, assume: Option<&str>) -> Result<Set> {
+pub(crate) fn assume_context(ctx: &Context, names: &Names, assume: Option<&str>) -> Result<Set> {
     let user = assume.unwrap_or("true");
     let mut text = String::new();
     let mut unknown = Vec::new();

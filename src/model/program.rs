@@ -108,6 +108,45 @@ pub struct Region {
     /// which the options' tile sizes and loop numbers count from; `None`
     /// for a region as written.
     pub whole_depth: Option<usize>,
+    /// The integer expressions the model reads whose C value is the
+    /// model's only inside their C type's range (see [`Wraps`]).
+    pub wraps: Wraps,
+}
+
+/// The integer expressions of a region that the model reads as
+/// mathematical integers (loop bounds, `if` conditions, subscripts) but
+/// that C computes in a type of fixed width: `i - 5` on an `unsigned i`
+/// wraps below 5, and `n - 1` converted to `unsigned` wraps for `n = 0`.
+/// The model is exact only when none of them leaves its type's range
+/// (`model::wrap` checks it with isl; where it cannot prove it, the region
+/// keeps its original loops).
+#[derive(Clone, Debug, Default)]
+pub struct Wraps {
+    /// One check per expression that may leave its range.
+    pub checks: Vec<WrapCheck>,
+    /// The value range of every integer variable the expressions read
+    /// (from its C type): facts the checks may use for the parameters.
+    pub ranges: BTreeMap<String, (i128, i128)>,
+}
+
+/// One integer expression that must stay in `lo..=hi` (its C type's range)
+/// wherever it is evaluated.
+#[derive(Clone, Debug)]
+pub struct WrapCheck {
+    /// Its value, as the model reads it.
+    pub expr: Expr,
+    /// The smallest value its C type holds.
+    pub lo: i128,
+    /// The largest value its C type holds.
+    pub hi: i128,
+    /// The expression in the source.
+    pub span: Span,
+    /// What it is, for messages (`'i - 5' (unsigned int)`).
+    pub what: String,
+    /// The iterators of the loops around it, outermost first.
+    pub iterators: Vec<String>,
+    /// The constraints in force where it is evaluated.
+    pub context: Vec<Constraint>,
 }
 
 impl Region {
@@ -142,6 +181,7 @@ impl Region {
             pragma_lines: self.pragma_lines.clone(),
             temporaries,
             whole_depth: self.whole_depth,
+            wraps: self.wraps.clone(),
         }
     }
 }
@@ -251,6 +291,10 @@ pub struct Stage {
     pub span: Span,
     /// Iterators, outermost first: every loop of the region that encloses it.
     pub iterators: Vec<String>,
+    /// The C type of each iterator (canonical spelling: `int`, `unsigned
+    /// long`), in the order of `iterators`: the body sees its iterators in
+    /// these types, with their wrap-around arithmetic. Empty: all `int`.
+    pub iterator_types: Vec<String>,
     /// The iteration domain: a conjunction of affine constraints over the
     /// iterators and parameters.
     pub domain: Vec<Constraint>,

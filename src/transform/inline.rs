@@ -837,6 +837,7 @@ mod tests {
             label: "nest 1".into(),
             span: Span::default(),
             iterators: its(),
+            iterator_types: Vec::new(),
             domain: vec![],
             accesses: vec![write.clone(), read.clone()],
             body: BodyTemplate {

@@ -448,6 +448,7 @@ pub(crate) fn copy_back_stage(
         label: format!("the copy of '{}' back from its shadow", write.data),
         span: w.span,
         iterators,
+        iterator_types: Vec::new(),
         domain,
         accesses: vec![
             access(AccessKind::Write, &write.data),

@@ -365,6 +365,7 @@ pub fn time_blocks(
                 label: format!("{} at step {step} of a time block", s.label),
                 span: s.span,
                 iterators: s.iterators[1..].to_vec(),
+                iterator_types: s.iterator_types.get(1..).unwrap_or_default().to_vec(),
                 domain,
                 accesses,
                 body,
