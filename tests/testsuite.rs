@@ -1763,6 +1763,7 @@ mod errors {
         overlap_scop_imperfect_nest,
         overlap_scop_inplace_time,
         overlap_scop_nest_backward,
+        overlap_shadow_too_large,
         overlap_time_subscript,
         overlap_tolerance_negative,
         overlap_two_shapes,
