@@ -886,9 +886,7 @@ fn compile_region_as_asked(
                     false => None,
                 };
                 match &renamed {
-                    Some(r) => {
-                        shadows = shadow_parts(&b.model, names, &r.shadows, region.pragma_span)?
-                    }
+                    Some(r) => shadows = shadow_parts(&b.model, names, &r.shadows, region)?,
                     // The region is lowered as it is: its model serves again.
                     None => built = Some(b),
                 }
@@ -1033,8 +1031,9 @@ fn shadow_parts(
     model: &RegionModel,
     names: &Names,
     shadows: &[Shadow],
-    span: Span,
+    region: &Region,
 ) -> Result<Vec<ShadowParts>> {
+    let span = region.pragma_span;
     let mut parts = Vec::new();
     for sh in shadows {
         let rows = shadow_rows(model, names, &sh.array)?.ok_or_else(|| {
@@ -1046,6 +1045,15 @@ fn shadow_parts(
                 ),
             )
         })?;
+        // Macros with constant values count with their values here.
+        let valued = region
+            .macro_params
+            .iter()
+            .fold(rows.clone(), |e, (m, v)| e.substitute(m, &Expr::Int(*v)));
+        if let Some(r) = valued.constant() {
+            let elem = region.data_types.get(&sh.array);
+            check_shadow_bytes(r, elem, &sh.array, region.pragma_span)?;
+        }
         parts.push(ShadowParts {
             name: sh.name.clone(),
             array: sh.array.clone(),
@@ -1054,6 +1062,32 @@ fn shadow_parts(
         });
     }
     Ok(parts)
+}
+
+/// The most bytes a shadow may take: larger copies cannot be allocated.
+const MAX_SHADOW_BYTES: u64 = 1 << 40;
+
+/// Refuses the copy of `array` when its `last_row + 1` rows of at least one
+/// element (of type `elem`, where known) take more than [`MAX_SHADOW_BYTES`].
+fn check_shadow_bytes(last_row: i64, elem: Option<&String>, array: &str, span: Span) -> Result<()> {
+    let elem_bytes: u64 = match elem.map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ")) {
+        Some(t) if t.contains("long double") => 16,
+        Some(t) if t.contains("double") || t.contains("long") => 8,
+        Some(t) if t.contains("float") || t.contains("int") => 4,
+        Some(t) if t.contains("short") => 2,
+        _ => 1,
+    };
+    let rows = u64::try_from(last_row).ok().and_then(|r| r.checked_add(1));
+    match rows.and_then(|r| r.checked_mul(elem_bytes)) {
+        Some(b) if b <= MAX_SHADOW_BYTES => Ok(()),
+        _ => Err(Error::at(
+            span,
+            format!(
+                "overlapped tiling: the copy of '{array}' for its in-place update would take {} rows of at least {elem_bytes} byte(s), more than 2^40 bytes: it cannot be allocated",
+                rows.map_or_else(|| "too many".to_string(), |r| r.to_string())
+            ),
+        )),
+    }
 }
 
 /// `S0: label` per stage, for a region's banner.

@@ -1222,3 +1222,52 @@ fn grouping_options_need_overlapped_tiling() {
         assert!(err.contains(expected), "{args:?}: {err}");
     }
 }
+
+/// An output of an input that includes no header builds: the in-place copy's
+/// size is spelled `__SIZE_TYPE__`, not `size_t` (issue 54, class 7).
+#[test]
+fn output_without_headers_builds() {
+    let d = dir("no-headers");
+    let src = "\
+void chain(int N, double *A, double *B, double *C)
+{
+#pragma omplc loopchain schedule(fuse())
+    {
+#pragma omplc for domain(1:N-2) with (i) read A{(i-1),(i+1)} write B{(i)}
+        for (int i = 1; i <= N - 2; i++)
+            B[i] = A[i - 1] + A[i + 1];
+#pragma omplc for domain(2:N-3) with (i) read A{(i)}, read B{(i-1),(i+1)} write A{(i)}
+        for (int i = 2; i <= N - 3; i++)
+            A[i] = A[i] + 0.5 * (B[i - 1] + B[i + 1]);
+#pragma omplc for domain(3:N-4) with (i) read A{(i-1),(i+1)} write C{(i)}
+        for (int i = 3; i <= N - 4; i++)
+            C[i] = A[i - 1] - A[i + 1];
+    }
+}
+";
+    fs::write(d.join("in.c"), src).expect("in.c");
+    let o = flextile(&d, &["--rectangle", "in.c", "-o", "out.c"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = fs::read_to_string(d.join("out.c")).expect("out.c");
+    assert!(
+        out.contains("__builtin_malloc("),
+        "no in-place copy:\n{out}"
+    );
+    assert!(!out.contains("size_t"), "{out}");
+    let cc = Command::new("gcc")
+        .current_dir(&d)
+        .args([
+            "-std=gnu99",
+            "-fopenmp",
+            "-Werror=implicit-function-declaration",
+        ])
+        .args(["-c", "out.c", "-o", "out.o"])
+        .output()
+        .expect("run gcc");
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let _ = fs::remove_dir_all(&d);
+}

@@ -104,7 +104,7 @@ pub(super) fn compile_time_blocked(
     // cannot be sized makes overlapped tiling inapplicable.
     let ctx = new_context();
     let model = polyhedral::build(&ctx, region, names, opts.assume.as_deref())?;
-    let shadows = shadow_parts(&model, names, &tb.shadows, region.pragma_span)?;
+    let shadows = shadow_parts(&model, names, &tb.shadows, region)?;
     info!(
         "time blocks: {steps} steps per block, {} stages in a block",
         tb.blocks.stages.len()

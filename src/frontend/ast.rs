@@ -240,6 +240,27 @@ pub struct ForParts<'tu> {
     pub header: Span,
 }
 
+/// True for the labels `case X:`, `default:` and `L:`.
+pub fn is_label(k: CursorKind) -> bool {
+    matches!(
+        k,
+        CursorKind::LabelStmt | CursorKind::CaseStmt | CursorKind::DefaultStmt
+    )
+}
+
+/// The statement a label labels (through nested labels); `c` itself when it
+/// is no label.
+pub fn labelled(c: Cursor<'_>) -> Cursor<'_> {
+    let mut cur = c;
+    while is_label(cur.kind()) {
+        match cur.children().last() {
+            Some(k) => cur = *k,
+            None => break,
+        }
+    }
+    cur
+}
+
 /// True for cursor kinds that are statements holding other statements or
 /// that may follow a pragma.
 fn is_statement(k: CursorKind) -> bool {
@@ -768,7 +789,9 @@ impl<'tu> Unit<'tu> {
     }
 
     /// The innermost statement of a function body that strictly contains `pos`
-    /// (a compound statement, loop, `if`, ...), if `pos` is inside a function body.
+    /// (a compound statement, loop, `if`, ...), if `pos` is inside a function
+    /// body. A label (`case`, `default`, `L:`) is looked through: `pos`
+    /// between a label and the statement it labels is in the label's parent.
     pub fn statement_containing(&self, pos: usize) -> Option<Cursor<'tu>> {
         let inside = |c: &Cursor<'tu>| c.span().is_some_and(|s| s.start < pos && pos < s.end);
         let f = self.functions.iter().find(|f| inside(f))?;
@@ -780,7 +803,9 @@ impl<'tu> Unit<'tu> {
             let next = cur
                 .children()
                 .into_iter()
-                .find(|c| is_statement(c.kind()) && inside(c));
+                .find(|c| (is_statement(c.kind()) || is_label(c.kind())) && inside(c))
+                .map(labelled)
+                .filter(|c| is_statement(c.kind()) && inside(c));
             match next {
                 Some(n) => cur = n,
                 None => return Some(cur),
@@ -795,6 +820,37 @@ impl<'tu> Unit<'tu> {
             .into_iter()
             .filter(|c| c.span().is_some_and(|s| s.start >= pos))
             .collect()
+    }
+
+    /// The statements of `parent` between the offsets `from` and `to`: its
+    /// direct children inside, and for a label (`case`, `default`, `L:`)
+    /// written before `from`, the statement it labels where that is inside.
+    /// `Err` holds a child that straddles `from` or `to` otherwise.
+    pub fn statements_between(
+        &self,
+        parent: Cursor<'tu>,
+        from: usize,
+        to: usize,
+    ) -> Result<Vec<Cursor<'tu>>, Cursor<'tu>> {
+        let within = |c: &Cursor<'tu>| c.span().is_some_and(|s| s.start >= from && s.end <= to);
+        let mut out = Vec::new();
+        for c in parent.children() {
+            let Some(s) = c.span() else { continue };
+            if s.end <= from || s.start >= to {
+                continue;
+            }
+            if within(&c) {
+                out.push(c);
+                continue;
+            }
+            let inner = labelled(c);
+            if s.start < from && inner != c && within(&inner) {
+                out.push(inner);
+            } else {
+                return Err(c);
+            }
+        }
+        Ok(out)
     }
 
     /// The parts of a `for` statement, found from the raw tokens of its header.

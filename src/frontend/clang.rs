@@ -354,6 +354,10 @@ pub enum CursorKind {
     DeclStmt,
     /// Label statement.
     LabelStmt,
+    /// `case X:` and the statement it labels.
+    CaseStmt,
+    /// `default:` and the statement it labels.
+    DefaultStmt,
     /// Unexposed statement.
     UnexposedStmt,
     /// Macro definition (preprocessing record).
@@ -401,6 +405,8 @@ impl CursorKind {
             CXCursor_NullStmt => CursorKind::NullStmt,
             CXCursor_DeclStmt => CursorKind::DeclStmt,
             CXCursor_LabelStmt => CursorKind::LabelStmt,
+            CXCursor_CaseStmt => CursorKind::CaseStmt,
+            CXCursor_DefaultStmt => CursorKind::DefaultStmt,
             CXCursor_UnexposedStmt => CursorKind::UnexposedStmt,
             CXCursor_MacroDefinition => CursorKind::MacroDefinition,
             CXCursor_MacroExpansion => CursorKind::MacroExpansion,

@@ -661,7 +661,25 @@ fn build_regions(
             }
             continue;
         };
-        let next = unit.children_after(parent, p.span.end).into_iter().next();
+        // The statement after the pragma (the one a label before the pragma
+        // labels included); one that straddles the pragma is refused.
+        let next = match unit.statements_between(parent, p.span.end, usize::MAX) {
+            Ok(s) => s.into_iter().next(),
+            Err(c) => {
+                quiet.extend(parent.span());
+                if schedule.is_none() {
+                    continue;
+                }
+                errors.push(
+                    Diagnostic::error(
+                        p.span,
+                        "a statement straddles '#pragma omplc loopchain': the chain must be a whole statement of its block",
+                    )
+                    .with_note(c.span().unwrap_or(p.span), "this statement starts before the pragma and ends after it"),
+                );
+                continue;
+            }
+        };
         let between_ok = |end: usize| {
             !pragmas
                 .iter()

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Span};
-use crate::frontend::ast::Unit;
+use crate::frontend::ast::{is_label, Unit};
 use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
 use crate::frontend::cexpr::{wrap_nodes, WrapNode};
 use crate::frontend::clang::{Cursor, CursorKind};
@@ -48,11 +48,10 @@ pub fn build(
         )
         .with_note(scop.span, "the scop starts here")]);
     }
-    let stmts: Vec<Cursor<'_>> = unit
-        .children_after(parent, scop.span.end)
-        .into_iter()
-        .filter(|c| c.span().is_some_and(|s| s.end <= endscop.span.start))
-        .collect();
+    let stmts = match unit.statements_between(parent, scop.span.end, endscop.span.start) {
+        Ok(s) => s,
+        Err(c) => return Err(vec![straddles(c, scop, endscop)]),
+    };
     let mut region_writes = BTreeSet::new();
     for s in &stmts {
         assigned_vars(unit, *s, &mut region_writes);
@@ -75,6 +74,10 @@ pub fn build(
         tree.extend(b.stmt(*s, &[], &[]));
     }
     let macro_values = unit.take_frozen();
+    if b.errors.is_empty() {
+        let stages: Vec<Cursor<'_>> = b.bodies.iter().map(|(c, _)| *c).collect();
+        b.errors = unaccounted(unit, &stmts, &stages);
+    }
     let loops: Vec<(Cursor<'_>, usize)> = stmts.iter().map(|s| (*s, usize::MAX)).collect();
     if b.errors.is_empty() {
         let bodies: Vec<(Cursor<'_>, &[String])> =
@@ -122,6 +125,61 @@ pub fn build(
         whole_depth: None,
         wraps: b.wraps,
     }))
+}
+
+/// The error for a statement `c` that starts before `#pragma scop` and ends
+/// inside the region, or starts inside it and ends after `#pragma endscop`.
+fn straddles(c: Cursor<'_>, scop: &PragmaLine, endscop: &PragmaLine) -> Diagnostic {
+    let sp = c.span().unwrap_or(scop.span);
+    let (pragma, word) = if sp.start < scop.span.start {
+        (scop, "scop")
+    } else {
+        (endscop, "endscop")
+    };
+    Diagnostic::error(
+        pragma.span,
+        format!("a statement straddles '#pragma {word}': the region must hold whole statements of its block"),
+    )
+    .with_note(sp, "this statement starts on one side of the pragma and ends on the other")
+}
+
+/// A located error for each statement under `stmts` (through blocks, loop
+/// bodies, `if` branches and labels) that is neither one of `stages` nor a
+/// null statement: every statement of a region must be accounted for.
+fn unaccounted<'tu>(
+    unit: &Unit<'tu>,
+    stmts: &[Cursor<'tu>],
+    stages: &[Cursor<'tu>],
+) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    let mut todo: Vec<Cursor<'tu>> = stmts.iter().rev().copied().collect();
+    while let Some(c) = todo.pop() {
+        let kids = c.children();
+        let inner: &[Cursor<'tu>] = match c.kind() {
+            CursorKind::NullStmt => continue,
+            CursorKind::CompoundStmt => &kids,
+            CursorKind::ForStmt => kids.last().map(std::slice::from_ref).unwrap_or(&[]),
+            CursorKind::IfStmt => kids.get(1..).unwrap_or(&[]),
+            k if is_label(k) => kids.last().map(std::slice::from_ref).unwrap_or(&[]),
+            _ if stages.contains(&c) => continue,
+            _ => {
+                let text: String = c
+                    .span()
+                    .map(|s| unit.slice(s))
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                errors.push(Diagnostic::error(
+                    c.span().unwrap_or_default(),
+                    format!("the statement '{text}' of the scop is neither a stage nor kept by the region: flextile refuses a region it does not account for completely"),
+                ));
+                continue;
+            }
+        };
+        todo.extend(inner.iter().rev().copied());
+    }
+    errors
 }
 
 struct Builder<'a, 'tu> {
@@ -643,6 +701,38 @@ void f(int T, int N, double *A) {
             ]
         );
         assert_eq!(domain(&r.stages[1]), ["i <= N", "i >= 2"]);
+    }
+
+    #[test]
+    fn every_statement_is_accounted_for() {
+        // Statements under labels, unbraced bodies and constant conditions:
+        // with no stages, each is reported, and null statements are not.
+        let src = "\
+void f(int m, int n, double *A) {
+  int i;
+  switch (m) {
+  case 1: L: A[0] = 1.0;
+  default:
+    for (i = 0; i < n; i++)
+      if (0) { A[i] = 2.0; ; } else A[i] += g(i);
+  }
+}
+";
+        with_unit(src, |u| {
+            let cases = u.statement_containing(src.find("case").unwrap()).unwrap();
+            let stmts = cases.children();
+            let errs = super::unaccounted(u, &stmts, &[]);
+            assert_eq!(errs.len(), 3, "{errs:?}");
+            for (d, t) in errs
+                .iter()
+                .zip(["A[0] = 1.0", "A[i] = 2.0", "A[i] += g(i)"])
+            {
+                assert!(d.message.contains(&format!("'{t}'")), "{}", d.message);
+            }
+        });
+        // The stages of a built region account for all its statements.
+        let p = ok(HEAT);
+        assert_eq!(p.regions[0].stages.len(), 2);
     }
 
     #[test]

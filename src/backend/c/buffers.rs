@@ -297,7 +297,7 @@ impl CPrinter<'_> {
                         sp.elem_type,
                         sp.extents
                             .iter()
-                            .map(|n| format!(" * (size_t){}", offset_text(n, &param_term)))
+                            .map(|n| format!(" * (__SIZE_TYPE__){}", offset_text(n, &param_term)))
                             .collect::<String>()
                     ),
                     format!("'{}'", sp.data.join("', '")),
@@ -344,7 +344,7 @@ impl CPrinter<'_> {
                 let data: Vec<String> = members.iter().map(|m| m.data.join("', '")).collect();
                 let first = heap_bytes(members[0]);
                 out.push_str(&format!(
-                    "{indent}size_t {pool}_bytes = {first}; /* '{}', lifetimes apart */\n",
+                    "{indent}__SIZE_TYPE__ {pool}_bytes = {first}; /* '{}', lifetimes apart */\n",
                     data.join("', '")
                 ));
                 let mut sizes: Vec<String> = members.iter().map(|m| heap_bytes(m)).collect();
@@ -509,7 +509,7 @@ fn positive_extents(extents: &[String]) -> Vec<String> {
 fn heap_bytes(b: &Buffer) -> String {
     let size: String = positive_extents(&scope_extents(b))
         .iter()
-        .map(|e| format!(" * (size_t){e}"))
+        .map(|e| format!(" * (__SIZE_TYPE__){e}"))
         .collect();
     format!("sizeof({}){size}", b.elem_type)
 }
