@@ -75,7 +75,9 @@ struct Cli {
     mf: Option<PathBuf>,
     /// After compiling, build the input and the output with the same
     /// compiler and flags, run both (with the arguments after `--`) and
-    /// compare their standard output byte for byte: exit 1 if they differ.
+    /// compare their standard output byte for byte (a C output a second time
+    /// with both built at -O0, where races on registers show): exit 1 if
+    /// they differ.
     #[arg(long)]
     verify: bool,
     /// --verify: the C compiler (default gcc).

@@ -4,7 +4,9 @@
 //! (`--fmad=false`) and run on the GPU where there is one; elsewhere it is
 //! built as C++ against the CPU emulation of CUDA (`testsuite/cuda/emulate.h`,
 //! compiled into flextile), whose threads run in an adversarial order
-//! between barriers.
+//! between barriers. A C output that matches is built and compared a second
+//! time at `-O0` (both programs), where a race on a variable that the
+//! optimiser keeps in a register shows.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -140,7 +142,48 @@ fn build_and_compare(
     })?;
     let a = run(&original, &v.args)?;
     let b = run(&generated, &v.args)?;
-    Ok(compare(&a, &b))
+    let outcome = compare(&a, &b);
+    let unoptimised = Verify {
+        cflags: at_o0(&v.cflags),
+        ..v.clone()
+    };
+    if !matches!(outcome, Outcome::Identical(_))
+        || v.cuda.is_some()
+        || !v.cflags.iter().any(|f| f.starts_with("-O") && f != "-O0")
+    {
+        return Ok(outcome);
+    }
+    // Again at -O0: a race on a variable that -O2 keeps in a register shows
+    // only where every access goes to memory.
+    let original = build(
+        &unoptimised,
+        &original_src,
+        &src_dir,
+        &dir.join("original-O0"),
+    )
+    .map_err(|e| format!("cannot build the input '{}' at -O0: {e}", input.display()))?;
+    let generated = build(&unoptimised, output, &src_dir, &dir.join("flextile-O0")).map_err(|e| {
+        format!("flextile's output '{}' does not build at -O0 (a flextile bug; please report it): {e}", output.display())
+    })?;
+    let a = run(&original, &v.args)?;
+    let b = run(&generated, &v.args)?;
+    Ok(match compare(&a, &b) {
+        Outcome::Different(why) => {
+            Outcome::Different(format!("at -O0 (identical with the given flags): {why}"))
+        }
+        same => same,
+    })
+}
+
+/// `flags` with every optimisation level replaced by `-O0`.
+fn at_o0(flags: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = flags
+        .iter()
+        .filter(|f| !f.starts_with("-O"))
+        .cloned()
+        .collect();
+    out.push("-O0".to_string());
+    out
 }
 
 /// Compiles `src` to `exe`; the compiler's command and messages on failure.

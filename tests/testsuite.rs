@@ -1664,6 +1664,7 @@ mod programs {
         chain_param_offsets,
         chain_rows_parallel,
         chain_rows_supertile,
+        chain_scalar_temporaries,
         cuda_tile_channels,
         define_in_scop,
         fig3_pipeline,

@@ -19,22 +19,25 @@ use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
 use crate::frontend::loops::{loop_variable, read_header, var_type};
 use crate::frontend::pragma::{NestPragma, PragmaKind, PragmaLine};
+use crate::frontend::scalars::{serial_warning, verdict, written_outside, Verdict, Written};
 use crate::frontend::storage::Declared;
 use crate::model::expr::Expr;
 use crate::model::program::{
-    Access, ChainSchedule, CmpOp, Constraint, LoopBounds, OrigNode, Region, RegionKind, Stage,
-    WrapCheck, Wraps,
+    Access, AccessKind, ChainSchedule, CmpOp, Constraint, LoopBounds, OrigNode, Piece, Region,
+    RegionKind, Stage, WrapCheck, Wraps,
 };
 
 /// Builds the region of the chain opened by `pragma` (with `schedule`), whose
 /// compound statement is `compound`. `inner` are the nest pragmas inside the
-/// compound statement (well-formed or malformed), in order.
+/// compound statement (well-formed or malformed), in order. What the user
+/// should know without refusing goes to `warnings`.
 pub fn build<'tu>(
     unit: &Unit<'tu>,
     pragma: &PragmaLine,
     schedule: &ChainSchedule,
     compound: Cursor<'tu>,
     inner: &[&PragmaLine],
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<Region, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let cspan = compound.span().unwrap_or(pragma.span);
@@ -49,6 +52,18 @@ pub fn build<'tu>(
     // What the chain assigns (its loops' variables included).
     let mut writes = BTreeSet::new();
     assigned_vars(unit, compound, &mut writes);
+    // Variables declared outside the chain that its bodies write: reads of
+    // them are accesses, and they are not loop-invariant.
+    let nest_iterators: Vec<String> = inner
+        .iter()
+        .filter_map(|p| match &p.kind {
+            PragmaKind::For(np) => Some(np.iterators.iter().map(|(n, _)| n.clone())),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let outside = written_outside(unit, compound, cspan, &nest_iterators);
+    let outside_names: BTreeSet<String> = outside.iter().map(|w| w.decl.spelling()).collect();
     unit.take_frozen();
     let not_a_loop =
         |p: &PragmaLine| Diagnostic::error(p.span, "expected a for loop after '#pragma omplc for'");
@@ -65,7 +80,15 @@ pub fn build<'tu>(
                 // A malformed pragma, already reported.
                 continue;
             };
-            match nest(unit, last, np, child, stages.len() + 1, &writes, &mut found) {
+            match nest(
+                unit,
+                last,
+                np,
+                child,
+                stages.len() + 1,
+                (&writes, &outside_names),
+                &mut found,
+            ) {
                 Ok((stage, body)) => {
                     loops.push((child, stage.iterators.len()));
                     bodies.push((body, stage.iterators.clone()));
@@ -118,6 +141,12 @@ pub fn build<'tu>(
     if !errors.is_empty() {
         return Err(errors);
     }
+    let function = unit.function_around(cspan);
+    let body_spans: Vec<(Cursor<'_>, Span)> = bodies
+        .iter()
+        .filter_map(|(c, _)| Some((*c, c.span()?)))
+        .collect();
+    undeclared_scalars(unit, &outside, &body_spans, function, &mut stages, warnings);
     let span = Span::new(pragma.line_start, cspan.end);
     let final_values = final_values(
         unit,
@@ -198,16 +227,79 @@ struct Found {
     wraps: Wraps,
 }
 
+/// Gives each stage whose body (in `bodies`, by stage) mentions a variable
+/// of `outside` (declared outside the chain, written in it) a local copy of
+/// it when it is a per-iteration temporary, else a declared write and read
+/// of it (its loops then stay serial: a warning says so).
+fn undeclared_scalars(
+    unit: &Unit<'_>,
+    outside: &[Written<'_>],
+    bodies: &[(Cursor<'_>, Span)],
+    function: Option<Cursor<'_>>,
+    stages: &mut [Stage],
+    warnings: &mut Vec<Diagnostic>,
+) {
+    let mut copies: Vec<Vec<String>> = vec![Vec::new(); stages.len()];
+    for w in outside {
+        let mut refs = Vec::new();
+        let users: Vec<usize> = (0..bodies.len().min(stages.len()))
+            .filter(|&k| {
+                refs.clear();
+                crate::frontend::scalars::references_of(bodies[k].0, w.decl, &mut refs);
+                !refs.is_empty()
+            })
+            .collect();
+        let inside = |k: &usize| bodies[*k].1.start <= w.at.start && w.at.end <= bodies[*k].1.end;
+        let Some(&writer) = users.iter().find(|k| inside(k)) else {
+            // Written in a loop header of the chain: its loops read it.
+            continue;
+        };
+        let used: Vec<(Cursor<'_>, Span)> = users.iter().map(|&k| bodies[k]).collect();
+        let verdict = match users.iter().any(|&k| stages[k].analysable) {
+            true => Verdict::Shared("a body that flextile analyses uses it".into()),
+            false => verdict(unit, w, &used, function),
+        };
+        match verdict {
+            Verdict::Private(copy) => users.iter().for_each(|&k| copies[k].push(copy.clone())),
+            Verdict::Shared(why) => {
+                let name = w.decl.spelling();
+                for &k in &users {
+                    let s = &mut stages[k];
+                    for kind in [AccessKind::Write, AccessKind::Read] {
+                        s.accesses.push(Access {
+                            kind,
+                            data: name.clone(),
+                            index: Vec::new(),
+                            span: w.at,
+                            conditional: false,
+                        });
+                    }
+                }
+                warnings.push(serial_warning(unit, &stages[writer].label, w, &why));
+            }
+        }
+    }
+    for (s, copies) in stages.iter_mut().zip(copies) {
+        if !copies.is_empty() {
+            s.body
+                .pieces
+                .insert(0, Piece::Text(format!("{{ {} ", copies.join(" "))));
+            s.body.pieces.push(Piece::Text(" }".into()));
+        }
+    }
+}
+
 /// One annotated nest: the pragma `p` (contents `np`), the statement after it,
-/// its 1-based number in the chain, and what the chain assigns; what the
-/// nest tells about the chain is added to `found`.
+/// its 1-based number in the chain, and what the chain assigns (everything,
+/// and the variables declared outside the chain); what the nest tells
+/// about the chain is added to `found`.
 fn nest<'tu>(
     unit: &Unit<'tu>,
     p: &PragmaLine,
     np: &NestPragma,
     stmt: Cursor<'tu>,
     number: usize,
-    writes: &BTreeSet<String>,
+    (writes, outside): (&BTreeSet<String>, &BTreeSet<String>),
     found: &mut Found,
 ) -> Result<(Stage, Cursor<'tu>), Vec<Diagnostic>> {
     if stmt.kind() != CursorKind::ForStmt {
@@ -300,12 +392,11 @@ fn nest<'tu>(
             )]);
         }
     };
-    let no_writes = Default::default();
     let scope = BodyScope {
         mode: Mode::Omplc,
         iterators: &iterators,
         local_range: body_span,
-        region_writes: &no_writes,
+        region_writes: outside,
     };
     let analysis = analyse(unit, body, body_span, &scope);
     if !analysis.errors.is_empty() {
@@ -886,5 +977,46 @@ void f(int N, int C, float (*A)[C], const float (*B)[C], unsigned char *M) {
             types,
             [("A", "float"), ("B", "float"), ("M", "unsigned char")]
         );
+    }
+
+    #[test]
+    fn undeclared_scalars_are_private_or_serial() {
+        let src = "\
+double h(double);
+void f(int n, double A[n], double B[n]) {
+  double r, g, s = 0;
+#pragma omplc loopchain schedule()
+  {
+#pragma omplc for domain(0:n-1) with (i) write B {(i)}, read A {(i)}
+    for (int i = 0; i < n; i++) {
+      r = h(A[i]);
+      g = r + 1;
+      B[i] = g;
+    }
+#pragma omplc for domain(0:n-1) with (i) write B {(i)}, read A {(i)}
+    for (int i = 0; i < n; i++) {
+      s = s + h(A[i]);
+      B[i] += s;
+    }
+  }
+}
+";
+        let p = ok(src);
+        let r = &p.regions[0];
+        // Per-iteration temporaries: a local copy in the body.
+        assert!(template(&r.stages[0]).starts_with("{ double r; double g; {"));
+        assert!(accesses(&r.stages[0].accesses)
+            .iter()
+            .all(|a| !a.contains('r')));
+        // A running sum: a declared write and read, and a warning.
+        let s1 = accesses(&r.stages[1].accesses);
+        assert!(s1.contains(&"W s[]".to_string()) && s1.contains(&"R s[]".to_string()));
+        assert!(!template(&r.stages[1]).contains("double s;"));
+        assert_eq!(p.warnings.len(), 1);
+        assert!(p.warnings[0].message.contains("writes 's'"));
+        // Read after the region: no copy.
+        let p = ok(&src.replace("  }\n}\n", "  }\n  A[0] = g;\n}\n"));
+        assert!(!template(&p.regions[0].stages[0]).contains("double g;"));
+        assert!(p.warnings.iter().any(|w| w.message.contains("writes 'g'")));
     }
 }

@@ -27,6 +27,7 @@ pub mod liveness;
 pub mod loops;
 pub mod params;
 pub mod pragma;
+pub mod scalars;
 pub mod scop;
 pub mod storage;
 pub mod temporaries;
@@ -181,7 +182,14 @@ pub fn parse_input(
         return Err(Error::User(errors));
     }
     let wide_vars = params::wide_variables(&unit, tu.root(), &region_pragmas);
-    let mut regions = build_regions(&unit, &pragmas, temporaries, infer_temporaries, &mut errors);
+    let mut region_warnings = Vec::new();
+    let mut regions = build_regions(
+        &unit,
+        &pragmas,
+        (temporaries, infer_temporaries),
+        &mut errors,
+        &mut region_warnings,
+    );
     for name in temporaries {
         if errors.is_empty()
             && !regions
@@ -216,7 +224,8 @@ pub fn parse_input(
     }
     let reserved = reserved_names(&tu);
     let cxx = cxx::analyse(&unit, tu.root(), &skipped);
-    let warnings = header_regions(&includes);
+    let mut warnings = header_regions(&includes);
+    warnings.append(&mut region_warnings);
     Ok(Parsed {
         program: Program {
             file,
@@ -572,13 +581,14 @@ fn token_end(text: &str, start: usize) -> usize {
     e
 }
 
-/// Pairs the pragmas with statements and builds every region; problems go to `errors`.
+/// Pairs the pragmas with statements and builds every region; problems go
+/// to `errors`, what the user should know without refusing to `warnings`.
 fn build_regions(
     unit: &Unit<'_>,
     pragmas: &[PragmaLine],
-    cli_temporaries: &[String],
-    infer_temporaries: bool,
+    (cli_temporaries, infer_temporaries): (&[String], bool),
     errors: &mut Vec<Diagnostic>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Vec<Region> {
     let with_temporaries =
         |r: Region, declared: &[Temporary], errors: &mut Vec<Diagnostic>| match temporaries::check(
@@ -728,7 +738,7 @@ fn build_regions(
                 )
             })
             .collect();
-        match chain::build(unit, p, schedule, compound, &nests) {
+        match chain::build(unit, p, schedule, compound, &nests, warnings) {
             Ok(r) => regions.extend(with_temporaries(r, declared, errors)),
             Err(mut d) => errors.append(&mut d),
         }
