@@ -28,6 +28,7 @@ use crate::diag::Span;
 use crate::frontend::ast::{strip, Unit};
 use crate::frontend::clang::{Cursor, CursorKind, TypeClass};
 use crate::model::expr::Expr;
+use crate::model::program::{Constraint, WrapCheck, Wraps};
 
 /// Names of functions (or function-like macros) read as `min`.
 const MIN_NAMES: &[&str] = &["min", "MIN", "imin", "Min"];
@@ -269,6 +270,22 @@ pub struct WrapNode {
     pub span: Span,
     /// What it is, for messages.
     pub what: String,
+}
+
+/// Adds `nodes`, evaluated over the iterations of `iters` under `cons`, to
+/// the region's checks.
+pub fn push_wraps(wraps: &mut Wraps, nodes: Vec<WrapNode>, iters: &[String], cons: &[Constraint]) {
+    for n in nodes {
+        wraps.checks.push(WrapCheck {
+            expr: n.expr,
+            lo: n.range.0,
+            hi: n.range.1,
+            span: n.span,
+            what: n.what,
+            iterators: iters.to_vec(),
+            context: cons.to_vec(),
+        });
+    }
 }
 
 /// The values an integer type of `size` bytes holds (`None` over 8 bytes).

@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::Unit;
 use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
+use crate::frontend::cexpr::push_wraps;
 use crate::frontend::cexpr::referenced_vars;
-use crate::frontend::cexpr::WrapNode;
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
 use crate::frontend::loops::{loop_variable, read_header, var_type};
@@ -24,7 +24,7 @@ use crate::frontend::storage::Declared;
 use crate::model::expr::Expr;
 use crate::model::program::{
     Access, AccessKind, ChainSchedule, CmpOp, Constraint, LoopBounds, OrigNode, Piece, Region,
-    RegionKind, Stage, WrapCheck, Wraps,
+    RegionKind, Stage, Wraps,
 };
 
 /// Builds the region of the chain opened by `pragma` (with `schedule`), whose
@@ -479,21 +479,6 @@ fn nest<'tu>(
         loop_bounds: unit.without_freezing(|| loop_bounds(unit, np, &loops, writes)),
     };
     Ok((stage, body))
-}
-
-/// Records `nodes`, evaluated over the iterations of `iters` under `cons`.
-fn push_wraps(wraps: &mut Wraps, nodes: Vec<WrapNode>, iters: &[String], cons: &[Constraint]) {
-    for n in nodes {
-        wraps.checks.push(WrapCheck {
-            expr: n.expr,
-            lo: n.range.0,
-            hi: n.range.1,
-            span: n.span,
-            what: n.what,
-            iterators: iters.to_vec(),
-            context: cons.to_vec(),
-        });
-    }
 }
 
 /// The C types of the variables of the nest's `loops` (one per iterator);

@@ -14,16 +14,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{is_label, Unit};
 use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
-use crate::frontend::cexpr::{wrap_nodes, WrapNode};
+use crate::frontend::cexpr::{push_wraps, wrap_nodes, WrapNode};
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
 use crate::frontend::loops::{affine, conjuncts, read_header};
 use crate::frontend::pragma::PragmaLine;
 use crate::frontend::storage::Declared;
 use crate::model::expr::Expr;
-use crate::model::program::{
-    CmpOp, Constraint, OrigNode, Region, RegionKind, Stage, WrapCheck, Wraps,
-};
+use crate::model::program::{CmpOp, Constraint, OrigNode, Region, RegionKind, Stage, Wraps};
 
 /// Builds the region between `scop` and `endscop`. `Ok(None)` when it holds
 /// no statement.
@@ -210,17 +208,7 @@ impl<'tu> Builder<'_, 'tu> {
 
     /// Records `nodes`, evaluated over the iterations of `iters` under `cons`.
     fn wraps(&mut self, nodes: Vec<WrapNode>, iters: &[String], cons: &[Constraint]) {
-        for n in nodes {
-            self.wraps.checks.push(WrapCheck {
-                expr: n.expr,
-                lo: n.range.0,
-                hi: n.range.1,
-                span: n.span,
-                what: n.what,
-                iterators: iters.to_vec(),
-                context: cons.to_vec(),
-            });
-        }
+        push_wraps(&mut self.wraps, nodes, iters, cons);
     }
 
     /// Source text of a node, white space collapsed.
