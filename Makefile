@@ -13,10 +13,8 @@ DEMO_SRC = benchmarks/unsharp-mask.c
 DEMO_DIR = target/demo
 # `make install` copies the release binary to $(PREFIX)/bin.
 PREFIX  ?= $(HOME)/.local
-# Seconds the last successful `make test` took (printed by the next one).
-TEST_TIME = target/make-test.time
 
-.PHONY: all deps build install demo test lint bench autotune difftest fuzz clean
+.PHONY: all deps build install demo check test test-all lint bench autotune difftest fuzz clean
 
 all: build
 
@@ -54,23 +52,20 @@ demo: build
 	$(FLEXTILE) $(DEMO_SRC) -I benchmarks -o $(DEMO_DIR)/unsharp_flextile.cu \
 	  --scalene --report --verify --cc $(CC) --cflags "$(CFLAGS)" -- --size test --reps 1
 
-# Unit tests, the testsuite (every program compiled twice and compared bit for
-# bit) and a fixed 200-case sample of the differential test on random
-# programs, all with the one release build (target/release/flextile). Prints
-# how long the last successful run took on this machine.
+# The test tiers (tools/run-tests.sh, docs/testing.md), all with the one release build:
+# - check: unit tests, CLI tests and a fixed sample of the testsuite: before every commit;
+# - test: CI's entry point: every test, the testsuite's CUDA sets in one share of three
+#   (chosen by the commit), a 200-case sample of the differential test on random programs;
+# - test-all: the same with every CUDA set.
+# Each prints how long its last successful run took on this machine.
+check: deps
+	@bash tools/run-tests.sh check
+
 test: deps
-	@if [ -f $(TEST_TIME) ]; then \
-	  echo "make test: the last successful run here took $$(( $$(cat $(TEST_TIME)) / 60 )) min $$(( $$(cat $(TEST_TIME)) % 60 )) s (load average now: $$(cut -d' ' -f1 /proc/loadavg), $$(nproc) cores)"; \
-	else \
-	  echo "make test: no run timed here yet; on an idle 2-core machine expect tens of minutes (load average now: $$(cut -d' ' -f1 /proc/loadavg), $$(nproc) cores)"; \
-	fi
-	@start=$$(date +%s) && \
-	$(CARGO) test --release --no-fail-fast && \
-	python3 -m unittest -q tools/difftest/test_gen.py && \
-	python3 tools/difftest/run.py -n 200 --seed 1 --no-save --quiet && \
-	python3 tools/difftest/inline_fuzz.py -n 24 --seed 1 && \
-	echo $$(( $$(date +%s) - start )) > $(TEST_TIME) && \
-	echo "make test: passed in $$(cat $(TEST_TIME)) s"
+	@bash tools/run-tests.sh test
+
+test-all: deps
+	@bash tools/run-tests.sh all
 
 # Differential testing on random programs (tools/difftest/README.md): N cases from seed SEED;
 # failures are minimised and saved as testsuite/programs/regress_<seed>_<n>.c.

@@ -429,10 +429,29 @@ fn run_verify(cli: &Cli, opts: &Options, source: &[u8]) -> ExitCode {
 
 /// The file of `--emit mdg=FILE`, if asked: each `--emit` is `KIND=FILE`
 /// with a known kind, given once, and names neither the input nor the output.
-/// The machine the cost model sizes tiles for: this one, with
-/// `--cache-sizes` and `--cores` in place of what it reports.
+/// The machine the cost model sizes tiles for: this one, or the one
+/// `FLEXTILE_MACHINE` describes (`L1,L2,CORES`, e.g. `32K,1M,2`: the tests
+/// pin it so that their outputs do not depend on the machine they run on),
+/// with `--cache-sizes` and `--cores` in place of either.
 fn machine(cli: &Cli) -> Result<Machine, String> {
     let mut m = Machine::detect();
+    if let Some(given) = std::env::var_os("FLEXTILE_MACHINE") {
+        let given = given.to_string_lossy();
+        let parts: Vec<&str> = given.split(',').collect();
+        match parts.as_slice() {
+            [l1, l2, cores] => {
+                match (parse_size(l1), parse_size(l2), cores.trim().parse::<i64>()) {
+                    (Some(l1), Some(l2), Ok(c)) if (1..=4096).contains(&c) => {
+                        m.l1 = l1;
+                        m.l2 = l2;
+                        m.cores = c;
+                    }
+                    _ => return Err(bad_machine_variable(&given)),
+                }
+            }
+            _ => return Err(bad_machine_variable(&given)),
+        }
+    }
     if let Some(sizes) = &cli.cache_sizes {
         let parsed: Vec<Option<i64>> = sizes.iter().map(|s| parse_size(s)).collect();
         match parsed.as_slice() {
@@ -457,6 +476,11 @@ fn machine(cli: &Cli) -> Result<Machine, String> {
         m.cores = c;
     }
     Ok(m)
+}
+
+/// The error for a `FLEXTILE_MACHINE` that does not read as `L1,L2,CORES`.
+fn bad_machine_variable(given: &str) -> String {
+    format!("cannot read the environment variable FLEXTILE_MACHINE={given}: it takes the L1 and L2 sizes and the cores, as in 32K,1M,2")
 }
 
 /// `--estimate NAME=VALUE`s by name.

@@ -778,6 +778,35 @@ fn cuda_sets(spec: &ProgramSpec) -> Vec<(Vec<String>, &Vec<String>)> {
     out
 }
 
+/// The share of the CUDA sets this run checks, `(k, n)`: from
+/// `FLEXTILE_TEST_SHARE=k/n` (`make test` takes one share in three, chosen
+/// by the commit, so that every set runs over three commits; `make
+/// test-all` and a plain `cargo test` run them all).
+fn test_share() -> Option<(u64, u64)> {
+    let v = std::env::var("FLEXTILE_TEST_SHARE").ok()?;
+    let parsed = v
+        .split_once('/')
+        .and_then(|(k, n)| Some((k.trim().parse::<u64>().ok()?, n.trim().parse::<u64>().ok()?)));
+    match parsed {
+        Some((k, n)) if n > 0 && k < n => Some((k, n)),
+        _ => panic!("FLEXTILE_TEST_SHARE={v}: expected K/N with 0 <= K < N"),
+    }
+}
+
+/// Whether the CUDA set `opts` of program `rel` is in `share`: a stable
+/// hash (FNV-1a) of the program and the set, modulo the share's `n`.
+fn in_share(share: Option<(u64, u64)>, rel: &str, opts: &[String]) -> bool {
+    let Some((k, n)) = share else {
+        return true;
+    };
+    let key = format!("{rel}\0{}", opts.join(" "));
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h % n == k
+}
+
 /// nvcc from `make deps` (or `$NVCC`).
 fn nvcc() -> Result<PathBuf, String> {
     nvcc_in(&repo_root())
@@ -1133,7 +1162,11 @@ fn run_program_test(name: &str) {
         failures.extend(check_refusal(&rel, &strict, &spec.fallback_warning, &dir));
     }
 
+    let share = test_share();
     for (k, (opts, declared)) in cuda_sets(&spec).into_iter().enumerate() {
+        if !in_share(share, &rel, &opts) {
+            continue;
+        }
         let opts = &opts;
         let dir = work.join(format!("cuda{k}"));
         match spec
@@ -1816,6 +1849,28 @@ fn every_program_is_tested_under_both_shapes() {
         "programs with neither 'options:' nor 'falls-back:' for a shape:\n{}",
         missing.join("\n")
     );
+}
+
+#[test]
+fn harness_shares_partition_the_cuda_sets() {
+    let mut per_share = [0usize; 3];
+    for name in programs::LISTED {
+        let (rel, text) = read_source("programs", name);
+        for (opts, _) in cuda_sets(&program_spec(&rel, &text)) {
+            let owners: Vec<u64> = (0..3)
+                .filter(|k| in_share(Some((*k, 3)), &rel, &opts))
+                .collect();
+            assert_eq!(
+                owners.len(),
+                1,
+                "{rel} [{}]: shares {owners:?}",
+                opts.join(" ")
+            );
+            per_share[owners[0] as usize] += 1;
+            assert!(in_share(None, &rel, &opts));
+        }
+    }
+    assert!(per_share.iter().all(|n| *n > 0), "shares {per_share:?}");
 }
 
 #[test]
