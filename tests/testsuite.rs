@@ -1771,6 +1771,7 @@ mod errors {
         run_error_test,
         LISTED,
         access_arity,
+        chain_body_label,
         chain_label_straddles,
         clang_syntax_error,
         codegen_budget,

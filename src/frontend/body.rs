@@ -613,6 +613,19 @@ impl<'tu> Walker<'_, 'tu> {
                 self.nesting -= 1;
             }
             CursorKind::BreakStmt | CursorKind::ContinueStmt if self.nesting > 0 => {}
+            CursorKind::LabelStmt => {
+                // A label is unique in its function, and the output prints a
+                // stage's body more than once (tiles, the alias guard's copy
+                // of the original code).
+                self.error(
+                    c.span(),
+                    format!(
+                        "label '{}' in the body of a stage: the output holds the body more than once, and a label may appear only once in a function; remove the label",
+                        c.spelling()
+                    ),
+                );
+                kids.iter().for_each(|k| self.walk(*k, Role::Read));
+            }
             CursorKind::BreakStmt
             | CursorKind::ContinueStmt
             | CursorKind::ReturnStmt
