@@ -14,6 +14,7 @@
 use crate::backend::alias::{self, Guard, GuardParts};
 use crate::backend::cuda::device::DeviceData;
 use crate::backend::cuda::print::CudaRegion;
+use crate::backend::int_range;
 use crate::backend::mdg_dot;
 use crate::backend::output::{counter_prefix, explain, helper_prefix, mdg_report, report, splice};
 use crate::backend::tree::Helper;
@@ -633,8 +634,20 @@ fn compile_region_once(
                 shared.names,
                 shared.naming,
                 helpers,
-            )?;
-            Some((term, what))
+            );
+            match term {
+                Ok(term) => Some((term, what)),
+                // A bound past `long long` (isl's constants are unbounded).
+                Err(e) => {
+                    let why = format!(
+                        "the run-time check that {} do not wrap cannot be printed in C ({})",
+                        what.join(", "),
+                        e.first_message()
+                    );
+                    warnings.push(Diagnostic::warning(region.pragma_span, why.clone()));
+                    return left_as_written(opts, shared, region, &why);
+                }
+            }
         }
     };
     let reorders = opts.openmp
@@ -946,7 +959,8 @@ fn compile_region_as_asked(
             arrays.join(", ")
         ));
     }
-    schedule.extend(guard_note(shared.guard));
+    let guard = with_int_bound(shared, region, &lowered.int_bound);
+    schedule.extend(guard_note(guard.as_ref()));
     let (line, _) = program.file.line_col(region.pragma_span.start);
     // CUDA's shadow copies live on the device only.
     if opts.target == Target::Cuda {
@@ -961,7 +975,7 @@ fn compile_region_as_asked(
         indent: &region.indent,
         code: lowered.code,
         shadows,
-        guard: shared.guard,
+        guard: guard.as_ref(),
     })
 }
 
@@ -1001,6 +1015,53 @@ fn region_kind(region: &Region) -> &'static str {
         RegionKind::Chain(_) => "loop chain",
         RegionKind::Scop => "scop",
     }
+}
+
+/// The region's run-time guard, with a first term that checks the
+/// parameters where the generated loops' integer arithmetic fits its type
+/// only for parameters within `[-B, B]` ([`int_range`]); the guard as
+/// decided otherwise.
+fn with_int_bound(
+    shared: &Shared,
+    region: &Region,
+    bound: &int_range::Bound,
+) -> Option<GuardParts> {
+    let int_range::Bound::Within(b, read) = bound else {
+        if *bound == int_range::Bound::Unknown {
+            info!("the generated loops read an expression whose range is not checked");
+        }
+        return shared.guard.cloned();
+    };
+    let ranges = counters::param_ranges(shared.program, region);
+    let mut tests = Vec::new();
+    // Names of flextile's own (a time block's first step) are set inside
+    // the region: its parameters are checked.
+    let user: BTreeSet<&String> = shared.names.params.values().collect();
+    for p in read.iter().filter(|p| user.contains(p)) {
+        let (lo, hi) = ranges.get(p).copied().unwrap_or(int_range::INT);
+        if lo < -b {
+            tests.push(format!("{p} >= -{b}LL"));
+        }
+        if hi > *b {
+            tests.push(format!("{p} <= {b}LL"));
+        }
+    }
+    if tests.is_empty() {
+        return shared.guard.cloned();
+    }
+    let program = shared.program;
+    let directives: Vec<Span> = program.directives.iter().map(|(d, _)| *d).collect();
+    let original = alias::original_code(&program.file.text, region, &directives);
+    let what = format!(
+        "the generated loops' {} arithmetic, for parameters beyond {b}",
+        shared.naming.counter_type()
+    );
+    Some(alias::with_wraps(
+        shared.guard.cloned(),
+        format!("({})", tests.join(" && ")),
+        vec![what],
+        original,
+    ))
 }
 
 /// What the banner says about the run-time guard, if the region has one.

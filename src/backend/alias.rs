@@ -314,7 +314,7 @@ pub fn with_wraps(
         wraps: Vec::new(),
     });
     g.terms.insert(0, term);
-    g.wraps = what;
+    g.wraps.extend(what);
     g
 }
 

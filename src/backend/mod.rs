@@ -6,6 +6,7 @@ pub mod alias;
 pub mod ast;
 pub mod c;
 pub mod cuda;
+pub mod int_range;
 pub mod mdg_dot;
 pub mod output;
 pub mod tile_body;

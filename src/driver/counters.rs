@@ -78,3 +78,24 @@ fn max_constant(e: &Expr) -> u64 {
         Expr::Min(v) | Expr::Max(v) => v.iter().map(max_constant).max().unwrap_or(0),
     }
 }
+
+/// The value range of each parameter of `region`, by its C name, for the
+/// check that the generated loops' arithmetic fits its type
+/// ([`int_range`](crate::backend::int_range)): a macro's value, the range
+/// of the variable's C type where the front end read it, `long long`'s for
+/// variables declared wider than `int`, `int`'s otherwise.
+pub(super) fn param_ranges(program: &Program, region: &Region) -> BTreeMap<String, (i128, i128)> {
+    let mut out: BTreeMap<String, (i128, i128)> = program
+        .wide_vars
+        .iter()
+        .map(|v| (v.clone(), int_range::LONG_LONG))
+        .collect();
+    out.extend(region.wraps.ranges.iter().map(|(v, r)| (v.clone(), *r)));
+    out.extend(
+        region
+            .macro_params
+            .iter()
+            .map(|(v, k)| (v.clone(), (i128::from(*k), i128::from(*k)))),
+    );
+    out
+}

@@ -18,6 +18,9 @@ pub(super) struct Lowered {
     pub(super) summary: Vec<Done>,
     /// The stages run fused, for the macro dataflow graph.
     pub(super) grouping: Grouping,
+    /// For which parameter values the loops' integer arithmetic stays in
+    /// its C type.
+    pub(super) int_bound: int_range::Bound,
 }
 
 /// A region's polyhedral model and exact (or, past the budget,
@@ -196,6 +199,19 @@ pub(super) fn lower(
             Err(Unreadable) => loop_tree(&t.schedule, &model.context, names, budget)?,
         };
         if let Some(tree) = tree {
+            let counter = match naming.wide {
+                true => int_range::LONG_LONG,
+                false => int_range::INT,
+            };
+            let params = counters::param_ranges(program, region);
+            let int_bound = int_range::parameter_bound(
+                &tree,
+                &int_range::Ranges {
+                    params: &params,
+                    counter,
+                },
+            );
+            log::debug!("int range of the generated loops: {int_bound:?}");
             let cuda_t = cuda.as_ref().map(|c| CudaRegion {
                 choices: t.gpu.clone(),
                 ..c.clone()
@@ -242,6 +258,7 @@ pub(super) fn lower(
                 parts: generated.parts,
                 summary,
                 grouping: t.grouping,
+                int_bound,
             });
         }
         info!("codegen: isl ran past its budget of {budget} operations");

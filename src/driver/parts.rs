@@ -297,7 +297,9 @@ pub(super) fn lower_in_parts(
     let mut grouping = Grouping::default();
     let mut scratch_reads = Vec::new();
     let mut code = String::new();
+    let mut int_bound = int_range::Bound::Fits;
     for (l, part_helpers, part_warnings, first) in done {
+        int_bound = int_bound.and(l.int_bound.clone());
         helpers.extend(part_helpers);
         for w in part_warnings {
             if !warnings.contains(&w) {
@@ -331,6 +333,7 @@ pub(super) fn lower_in_parts(
         parts: None,
         summary: banner::merge(summaries),
         grouping,
+        int_bound,
     })
 }
 

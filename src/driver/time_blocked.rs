@@ -5,8 +5,8 @@
 
 use super::{
     compile_region_as_asked, guard_note, ignored_sizes, lower, macro_values_note, max_depth,
-    record_mdg, shadow_parts, stage_lines, Options, Shared, Target, DEFAULT_TILE_SIZE,
-    DEFAULT_TIME_STEPS, DEFAULT_TIME_STEPS_3D,
+    record_mdg, shadow_parts, stage_lines, with_int_bound, Options, Shared, Target,
+    DEFAULT_TILE_SIZE, DEFAULT_TIME_STEPS, DEFAULT_TIME_STEPS_3D,
 };
 use crate::backend::tree::Helper;
 use crate::backend::TimeBlockParts;
@@ -205,7 +205,9 @@ pub(super) fn compile_time_blocked(
     )];
     summary.extend(macro_values_note(region));
     summary.extend(blocks.summary.iter().map(|d| d.render(&tb.blocks)));
-    summary.extend(guard_note(shared.guard));
+    let bound = blocks.int_bound.clone().and(remainder.int_bound.clone());
+    let guard = with_int_bound(shared, region, &bound);
+    summary.extend(guard_note(guard.as_ref()));
     let full: Vec<String> = tb
         .full
         .iter()
@@ -233,7 +235,7 @@ pub(super) fn compile_time_blocked(
         blocks: blocks_code,
         around,
         remainder: remainder.code,
-        guard: shared.guard,
+        guard: guard.as_ref(),
     })
 }
 

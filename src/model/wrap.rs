@@ -132,11 +132,21 @@ pub fn verdict(
     }
 }
 
+/// What is known of variable `p`'s value: a macro's value (the front end
+/// reads `-D` sizes and `#define`s as parameters with known values), or
+/// its C type's range.
+fn fact(region: &Region, p: &str) -> Option<(i128, i128)> {
+    match region.macro_params.get(p) {
+        Some(v) => Some((i128::from(*v), i128::from(*v))),
+        None => region.wraps.ranges.get(p).copied(),
+    }
+}
+
 /// The parameter values within their types' ranges, as a set of `params`.
 fn range_set(ctx: &Context, region: &Region, params: &BTreeSet<String>) -> Result<Set> {
     let mut conds = Vec::new();
     for p in params {
-        if let Some((lo, hi)) = region.wraps.ranges.get(p) {
+        if let Some((lo, hi)) = fact(region, p) {
             conds.push(format!("{lo} <= {} <= {hi}", isl_name(p)));
         }
     }
@@ -186,7 +196,7 @@ fn wrap_params(
         })
         .collect();
     for p in &params {
-        if let Some((lo, hi)) = region.wraps.ranges.get(*p) {
+        if let Some((lo, hi)) = fact(region, p) {
             conds.push(format!("{lo} <= {} <= {hi}", isl_name(p)));
         }
     }
