@@ -108,6 +108,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             temporaries: Vec::new(),
             whole_depth: None,
             wraps: Default::default(),
+            thread_state: Vec::new(),
         }],
         wide_vars: Default::default(),
         reserved: Default::default(),

@@ -17,6 +17,7 @@ use crate::diag::Span;
 use crate::frontend::clang::{
     invocation_args, Cursor, CursorKind, MacroExpansion, Token, TokenKind, TranslationUnit,
 };
+use crate::frontend::thread_state::{find_state_reads, StateReads};
 
 /// The main file's AST, tokens and macro invocations.
 pub struct Unit<'tu> {
@@ -38,6 +39,9 @@ pub struct Unit<'tu> {
     /// Locations of the variables whose address some function of the main
     /// file takes (see [`Unit::address_taken`]), computed once.
     addressed: std::cell::OnceCell<BTreeSet<usize>>,
+    /// The per-thread state the program reads (see [`Unit::state_reads`]),
+    /// computed once.
+    state_reads: std::cell::OnceCell<StateReads>,
     /// The translation unit's root.
     root: Cursor<'tu>,
     /// Every macro definition, by name (empty when the main file invokes none).
@@ -302,6 +306,7 @@ impl<'tu> Unit<'tu> {
             frozen: RefCell::default(),
             declared: std::cell::OnceCell::new(),
             addressed: std::cell::OnceCell::new(),
+            state_reads: std::cell::OnceCell::new(),
             root: tu.root(),
             macro_table: MacroTable::new(),
         };
@@ -396,13 +401,51 @@ impl<'tu> Unit<'tu> {
             .contains(name)
     }
 
+    /// Where the translation unit first reads errno and the floating-point
+    /// environment (see [`crate::frontend::thread_state::find_state_reads`]).
+    pub fn state_reads(&self) -> &StateReads {
+        self.state_reads.get_or_init(|| find_state_reads(self.root))
+    }
+
+    /// The first attribute of the declaration `decl` that may use its
+    /// variable outside the code that names it, and its text: `cleanup(f)`
+    /// calls `f(&x)` when `x` leaves its scope, after any region inside it;
+    /// any attribute but `aligned` and `unused` counts (fail closed: `used`,
+    /// `section`, one a macro spells). `None` when there is none.
+    pub fn escaping_attribute(&self, decl: Cursor<'tu>) -> Option<(Option<Span>, String)> {
+        const HARMLESS: &[&str] = &["aligned", "unused", "maybe_unused"];
+        decl.children().into_iter().find_map(|c| match c.kind() {
+            CursorKind::AlignedAttr => None,
+            CursorKind::Attribute => {
+                let span = c.span();
+                let text = span.map_or("", |s| self.slice(s));
+                let word = span
+                    .and_then(|s| self.tokens_in(s).first())
+                    .filter(|t| t.kind == TokenKind::Identifier)
+                    .map(|t| t.text.trim_matches('_'));
+                // Spelled by a macro, the attribute's text is the invocation's.
+                let plain = span.is_some_and(|s| self.macros_in(s).next().is_none());
+                match word {
+                    Some(w) if HARMLESS.contains(&w) && plain => None,
+                    _ => Some((span, text.to_string())),
+                }
+            }
+            _ => None,
+        })
+    }
+
     /// True when some function of the main file takes the address of the
     /// variable `decl` (`&x`, also through a macro whose operator cannot be
-    /// read), or when `decl` is not in the main file.
+    /// read), when an attribute of its declaration may
+    /// ([`Unit::escaping_attribute`]: `cleanup(f)` passes `&x` to `f`), or
+    /// when `decl` is not in the main file.
     pub fn address_taken(&self, decl: Cursor<'tu>) -> bool {
         let Some(at) = decl.location() else {
             return true;
         };
+        if self.escaping_attribute(decl).is_some() {
+            return true;
+        }
         self.addressed
             .get_or_init(|| {
                 let mut out = BTreeSet::new();

@@ -21,6 +21,7 @@ use crate::frontend::loops::{loop_variable, read_header, var_type};
 use crate::frontend::pragma::{NestPragma, PragmaKind, PragmaLine};
 use crate::frontend::scalars::{serial_warning, verdict, written_outside, Verdict, Written};
 use crate::frontend::storage::Declared;
+use crate::frontend::thread_state;
 use crate::model::expr::Expr;
 use crate::model::program::{
     Access, AccessKind, ChainSchedule, CmpOp, Constraint, LoopBounds, OrigNode, Piece, Region,
@@ -156,7 +157,7 @@ pub fn build<'tu>(
             chain_writes: Some(&writes),
         },
     )?;
-    Ok(Region {
+    let mut region = Region {
         kind: RegionKind::Chain(schedule.clone()),
         span,
         pragma_span: pragma.span,
@@ -168,10 +169,7 @@ pub fn build<'tu>(
         versions: BTreeMap::new(),
         macro_values: unit.take_frozen(),
         macro_params: unit.macro_params.borrow().clone(),
-        function_start: unit
-            .function_around(cspan)
-            .and_then(|f| f.span())
-            .map(|s| s.start),
+        function_start: function.and_then(|f| f.span()).map(|s| s.start),
         final_values,
         storage: found.declared.storage(),
         pragma_lines: std::iter::once(pragma)
@@ -181,7 +179,11 @@ pub fn build<'tu>(
         temporaries: Vec::new(),
         whole_depth: None,
         wraps: found.wraps,
-    })
+        thread_state: Vec::new(),
+    };
+    let nests: Vec<Span> = loops.iter().filter_map(|(c, _)| c.span()).collect();
+    thread_state::serialize(unit, &mut region, &nests, warnings);
+    Ok(region)
 }
 
 /// Every data set must be used with the same number of indices throughout the chain.
@@ -1003,5 +1005,16 @@ void f(int n, double A[n], double B[n]) {
         let p = ok(&src.replace("  }\n}\n", "  }\n  A[0] = g;\n}\n"));
         assert!(!template(&p.regions[0].stages[0]).contains("double g;"));
         assert!(p.warnings.iter().any(|w| w.message.contains("writes 'g'")));
+        // A cleanup function reads it after the region: no copy either.
+        let cleanup = src.replace(
+            "double r, g, s = 0;",
+            "void show(double *);\n  double r __attribute__((cleanup(show))), g, s = 0;",
+        );
+        let p = ok(&cleanup);
+        assert!(!template(&p.regions[0].stages[0]).contains("double r;"));
+        assert!(p
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("writes 'r'") && w.message.contains("address is taken")));
     }
 }

@@ -364,6 +364,11 @@ pub enum CursorKind {
     MacroDefinition,
     /// Macro invocation (preprocessing record).
     MacroExpansion,
+    /// `__attribute__((aligned(N)))` (or `_Alignas`) on a declaration.
+    AlignedAttr,
+    /// Any other attribute of a declaration (`cleanup(f)`, `used`, ...;
+    /// libclang exposes most as one kind).
+    Attribute,
     /// Any other kind.
     Other,
 }
@@ -410,6 +415,10 @@ impl CursorKind {
             CXCursor_UnexposedStmt => CursorKind::UnexposedStmt,
             CXCursor_MacroDefinition => CursorKind::MacroDefinition,
             CXCursor_MacroExpansion => CursorKind::MacroExpansion,
+            CXCursor_AlignedAttr => CursorKind::AlignedAttr,
+            // Index.h's CXCursor_FirstAttr .. CXCursor_LastAttr (and the
+            // kinds later versions add before the preprocessing ones).
+            400..=499 => CursorKind::Attribute,
             _ => CursorKind::Other,
         }
     }

@@ -188,7 +188,9 @@ pub(crate) fn descendants(c: Cursor<'_>) -> Vec<Cursor<'_>> {
 }
 
 /// Whether the program may read `decl` after the region `region` of
-/// `function`. Only an automatic variable whose address is never taken, in
+/// `function`. Only an automatic variable whose address is never taken (nor
+/// given away by an attribute: `cleanup(f)` reads it at the end of its
+/// scope, see [`Unit::escaping_attribute`]), in
 /// a function without `goto` or labels, can be dead: then the statements
 /// after the region are followed outwards, and the variable is dead when one
 /// assigns it (`v = e;` or `for (v = e; ...)`, `e` not reading it) before
@@ -197,7 +199,7 @@ pub(crate) fn descendants(c: Cursor<'_>) -> Vec<Cursor<'_>> {
 /// statements), or a loop around the region that mentions it elsewhere
 /// (its next iteration runs that code after the region).
 fn is_live_after(unit: &Unit<'_>, function: Cursor<'_>, region: Span, decl: Cursor<'_>) -> bool {
-    if !decl.is_automatic() {
+    if !decl.is_automatic() || unit.escaping_attribute(decl).is_some() {
         return true;
     }
     let name = decl.spelling();

@@ -12,7 +12,10 @@
 //! in a loop around it (the rule of [`super::temporaries`]), `sizeof`, or
 //! for a pointer `free(p)` and a null check (`!p`, `p == NULL`). Anything else leaves it live-out (fail closed): a call, a
 //! `return`, a copy, `&`, arithmetic, a cast, another declaration of the
-//! name, a mention a macro body makes, `goto` or `setjmp` in the function.
+//! name, a mention a macro body makes, `goto` or `setjmp` in the function,
+//! an attribute of its declaration that may use it where no code names it
+//! (`cleanup(f)` reads it when it leaves its scope; see
+//! [`Unit::escaping_attribute`]).
 
 use std::collections::HashMap;
 
@@ -75,6 +78,12 @@ pub struct Function<'tu> {
 }
 
 impl<'tu> Function<'tu> {
+    /// The declaration the function's first reference to `name` names.
+    pub fn declaration(&self, name: &str) -> Option<Cursor<'tu>> {
+        let k = *self.refs.get(name)?.first()?;
+        self.nodes.get(k)?.cursor.referenced()
+    }
+
     /// Walks the function `root` once.
     pub fn new(root: Cursor<'tu>) -> Self {
         let nodes = tree(root);
@@ -150,6 +159,12 @@ pub fn prove(
     let declared = decl.location().map(|l| Span::new(l, l + name.len()));
     if !decl.is_automatic() {
         return Err(at(declared, "declared static or extern"));
+    }
+    if let Some((span, text)) = unit.escaping_attribute(decl) {
+        return Err(at(
+            span.or(declared),
+            &format!("its declaration's attribute '{text}' may use it after the region"),
+        ));
     }
     let owner = match decl.type_class() {
         TypeClass::Array => Owner::Array,
@@ -471,6 +486,40 @@ mod tests {
             )
             .replace("#pragma endscop", "#pragma endscop\n  }");
         assert!(refused(&in_loop).contains("read after the region (or in a loop around it)"));
+    }
+
+    #[test]
+    fn attributes_that_may_use_the_variable_keep_it_live() {
+        let head = "static void done(double (*)[100]);\nstatic void gone(double **);\n";
+        let cleanup = format!(
+            "{head}{}",
+            with_body("double t[100] __attribute__((cleanup(done)));", "")
+        );
+        assert!(refused(&cleanup).contains("attribute 'cleanup(done)' may use it after the region"));
+        let pointer = format!(
+            "{head}{}",
+            with_body(
+                "double *t __attribute__((cleanup(gone))) = malloc(8 * n);",
+                "free(t);"
+            )
+        );
+        assert!(refused(&pointer).contains("attribute 'cleanup(gone)'"));
+        let macro_spelled = format!(
+            "#define KEEP __attribute__((unused))\n{}",
+            with_body("double t[100] KEEP;", "")
+        );
+        assert!(refused(&macro_spelled).contains("attribute 'KEEP'"));
+        for harmless in [
+            "double t[100] __attribute__((aligned(64)));",
+            "double t[100] __attribute__((unused));",
+            "_Alignas(32) double t[100];",
+        ] {
+            assert_eq!(
+                why(&with_body(harmless, ""), "t"),
+                Ok(Owner::Array),
+                "{harmless}"
+            );
+        }
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! analysis), [`storage`] (how accessed variables are declared: what may
 //! alias), [`chain`] (loop chains), [`scop`]
 //! (`#pragma scop` regions), [`temporaries`] and [`liveness`] (temporaries
-//! declared and proved).
+//! declared and proved), [`thread_state`] (thread-local variables and
+//! errno, which keep loops serial).
 
 pub mod ast;
 pub mod body;
@@ -31,6 +32,7 @@ pub mod scalars;
 pub mod scop;
 pub mod storage;
 pub mod temporaries;
+pub mod thread_state;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -648,7 +650,7 @@ fn build_regions(
             PragmaKind::Scop(t) => t.as_slice(),
             _ => &[],
         };
-        match scop::build(unit, s, e) {
+        match scop::build(unit, s, e, warnings) {
             Ok(Some(r)) => regions.extend(with_temporaries(r, declared, errors)),
             Ok(None) => {}
             Err(mut d) => errors.append(&mut d),

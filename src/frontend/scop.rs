@@ -20,15 +20,18 @@ use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoop
 use crate::frontend::loops::{affine, conjuncts, read_header};
 use crate::frontend::pragma::PragmaLine;
 use crate::frontend::storage::Declared;
+use crate::frontend::thread_state;
 use crate::model::expr::Expr;
 use crate::model::program::{CmpOp, Constraint, OrigNode, Region, RegionKind, Stage, Wraps};
 
 /// Builds the region between `scop` and `endscop`. `Ok(None)` when it holds
-/// no statement.
+/// no statement. What the user should know without refusing goes to
+/// `warnings`.
 pub fn build(
     unit: &Unit<'_>,
     scop: &PragmaLine,
     endscop: &PragmaLine,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<Option<Region>, Vec<Diagnostic>> {
     let Some(parent) = unit.statement_containing(scop.span.start) else {
         return Err(vec![Diagnostic::error(
@@ -97,7 +100,7 @@ pub fn build(
             chain_writes: None,
         },
     )?;
-    Ok(Some(Region {
+    let mut region = Region {
         kind: RegionKind::Scop,
         span,
         pragma_span: scop.span,
@@ -122,7 +125,11 @@ pub fn build(
         temporaries: Vec::new(),
         whole_depth: None,
         wraps: b.wraps,
-    }))
+        thread_state: Vec::new(),
+    };
+    let bodies: Vec<Span> = region.stages.iter().map(|s| s.span).collect();
+    thread_state::serialize(unit, &mut region, &bodies, warnings);
+    Ok(Some(region))
 }
 
 /// The error for a statement `c` that starts before `#pragma scop` and ends

@@ -6,7 +6,9 @@
 //! A declaration is checked against what libclang shows of the enclosing
 //! function: the region must write the data set, and an element read of it
 //! (`x[...]` that is not the target of a plain `=`) after the region, or in
-//! a loop around the region, disproves it: an error that points at the read.
+//! a loop around the region, disproves it: an error that points at the read
+//! (and so does an attribute of its declaration that may use it, as
+//! `cleanup(f)` does: see [`Unit::escaping_attribute`]).
 //! Reads flextile cannot see (through another pointer, in a callee, after
 //! the function returns) are the declaration's responsibility, as
 //! `restrict` is. The data sets the region writes that are not declared
@@ -40,6 +42,7 @@ pub fn check(
         .flat_map(|s| &s.accesses)
         .filter(|a| a.kind == AccessKind::Write)
         .map(|a| a.data.as_str())
+        .filter(|d| !region.thread_state.iter().any(|t| t == d))
         .collect();
     let mut errors = Vec::new();
     let mut temps: Vec<Temporary> = Vec::new();
@@ -114,22 +117,22 @@ pub fn check(
             }
         }
         for t in temps.iter().filter(|t| !t.proved) {
+            let attribute = function
+                .declaration(&t.name)
+                .and_then(|d| unit.escaping_attribute(d));
+            if let Some((at, text)) = attribute {
+                errors.push(declared_but(
+                    t,
+                    at.or(t.span).unwrap_or(region.pragma_span),
+                    &format!("its declaration's attribute '{text}' may use it after the region"),
+                ));
+            }
             if let Some((_, at)) = reads.iter().find(|(n, _)| *n == t.name) {
-                let how = match t.span {
-                    Some(_) => "declared temporary",
-                    None => "named by --temporary",
-                };
-                let mut d = Diagnostic::error(
+                errors.push(declared_but(
+                    t,
                     *at,
-                    format!(
-                        "'{}' is {how}, but the program reads it after the region here",
-                        t.name
-                    ),
-                );
-                if let Some(span) = t.span {
-                    d = d.with_note(span, "declared temporary here");
-                }
-                errors.push(d);
+                    "the program reads it after the region here",
+                ));
             }
         }
     }
@@ -137,6 +140,20 @@ pub fn check(
         Ok(temps)
     } else {
         Err(errors)
+    }
+}
+
+/// The error for the temporary `t`, declared by the user, that `why` (at
+/// `at`) disproves.
+fn declared_but(t: &Temporary, at: Span, why: &str) -> Diagnostic {
+    let how = match t.span {
+        Some(_) => "declared temporary",
+        None => "named by --temporary",
+    };
+    let d = Diagnostic::error(at, format!("'{}' is {how}, but {why}", t.name));
+    match t.span {
+        Some(span) => d.with_note(span, "declared temporary here"),
+        None => d,
     }
 }
 

@@ -111,6 +111,12 @@ pub struct Region {
     /// The integer expressions the model reads whose C value is the
     /// model's only inside their C type's range (see [`Wraps`]).
     pub wraps: Wraps,
+    /// The 0-dimensional data sets that stand for the per-thread objects
+    /// the region's code touches (thread-local variables; errno where the
+    /// program reads it), one each: each stage that touches one writes and
+    /// reads its data set, so no loop runs two of its instances on different
+    /// threads or out of order (see `frontend::thread_state`).
+    pub thread_state: Vec<String>,
 }
 
 /// The integer expressions of a region that the model reads as
@@ -182,6 +188,7 @@ impl Region {
             temporaries,
             whole_depth: self.whole_depth,
             wraps: self.wraps.clone(),
+            thread_state: self.thread_state.clone(),
         }
     }
 }

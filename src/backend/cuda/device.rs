@@ -85,6 +85,32 @@ pub struct DeviceData {
     pub prefix: String,
 }
 
+/// An error at the first use of per-thread state of the host in `region`
+/// ([`Region::thread_state`]: a thread-local variable, errno or the
+/// floating-point environment where the program reads them): a kernel's
+/// threads would neither see nor set the host thread's.
+fn host_state(region: &Region) -> Result<()> {
+    let state = &region.thread_state;
+    let mut uses = region.stages.iter().flat_map(|s| {
+        s.accesses
+            .iter()
+            .filter(|a| state.contains(&a.data))
+            .map(move |a| (s, a))
+    });
+    match uses.next() {
+        Some((s, a)) => Err(Error::at(
+            a.span,
+            format!(
+                "the CUDA target cannot run {} on the device: it uses per-thread state of the \
+                 host (a thread-local variable, errno or the floating-point environment, which \
+                 the program reads), which a kernel's threads do not share",
+                s.label
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 impl DeviceData {
     /// The plan of `region`, whose model is `model`; a located error where
     /// the CUDA target cannot run a statement (a body flextile does not
@@ -103,6 +129,7 @@ impl DeviceData {
                 .find(|s| s.name == d)
                 .map(|s| s.array.clone())
         };
+        host_state(region)?;
         let touched = model.touched_sets()?;
         let parts = model.touched_parts()?;
         let reader = AstReader::new(names);

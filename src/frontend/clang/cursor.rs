@@ -375,6 +375,14 @@ impl<'tu> Cursor<'tu> {
         }
     }
 
+    /// True for a thread-local variable (`_Thread_local`, `__thread`,
+    /// `thread_local`): each thread has its own copy.
+    pub fn is_thread_local(&self) -> bool {
+        // SAFETY: valid cursor; a plain query.
+        self.kind() == CursorKind::VarDecl
+            && unsafe { clang_getCursorTLSKind(self.raw) } != CXTLS_None
+    }
+
     /// The tokens of a macro definition (name, parameters and body), as spellings.
     pub fn definition_tokens(&self) -> Vec<(TokenKind, String)> {
         // SAFETY: extent of a valid cursor.

@@ -68,6 +68,13 @@ fn conservatively_live() {
     ] {
         assert!(finals(&scop("", after)).is_some(), "{after}");
     }
+    // A cleanup function reads it when it leaves its scope.
+    let src = scop("void show(int *);", "  return 0;")
+        .replace("  int i, j;", "  int i __attribute__((cleanup(show))), j;");
+    assert_eq!(finals(&src).expect("cleanup").0, ["i"]);
+    let src =
+        scop("", "  return 0;").replace("  int i, j;", "  int i __attribute__((aligned(8))), j;");
+    assert_eq!(finals(&src), None);
     let goto = "  i = 0; j = 0;\n  goto out;\nout:\n  return i + j;";
     assert!(finals(&scop("", goto)).is_some());
 }
