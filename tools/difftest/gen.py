@@ -33,6 +33,12 @@ What a program holds:
 * temporaries (about a third of the programs): arrays a region writes and no
   later region accesses, declared `temporary(...)` and not printed (see
   `temporaries_style`);
+* unsigned iterators (`unsigned`, `unsigned int`, `size_t`, `unsigned long`,
+  about a sixth of the loops: see `iterator_types_style`) where both bounds
+  stay >= 0 (and a loop counting down stops at 1 or above) for every
+  argument set, with iterator values that wrap in bodies; labels right
+  before some regions' pragmas (`case 1:`, `default:`, goto labels: see
+  `labels_style`);
 * chain schedules chosen so that flextile must accept them: `schedule()`,
   `fuse()`, `fuse(shifts)` with legal shifts, `parallel`, `wavefront`,
   `tile((sizes), outer, inner)` with nested tiles, each only where a
@@ -69,6 +75,10 @@ ITER_SETS = [
 # Every construct is generated: the ones behind known open bugs
 # (tools/difftest/known/README.md) included, so that runs report them.
 HELPER_NAMES = ["ft_min", "ft_max", "ft_floord", "ft_A", "ft_T0"]
+# Unsigned iterator types (see iterator_types_style); `int` stays the usual one.
+ITER_TYPES = ["unsigned", "unsigned int", "size_t", "unsigned long"]
+# Labels before a region's pragma (see labels_style).
+LABEL_KINDS = ["case", "default", "goto", "again"]
 WEIGHTS = [0.5, 0.25, 0.125, 0.375, 0.0625, 0.2, 0.1, 0.3, 0.7, 0.45, 0.05, 1.0 / 3.0]
 
 
@@ -169,6 +179,7 @@ class Nest:
         self.step = 1  # scop: step of the innermost loop
         self.fmt = 0  # pragma formatting (continuations, comments)
         self.down = ()  # scop: loops (positions) written counting down
+        self.itypes = None  # chain nests declaring their iterators: a C type per loop (None: int)
 
     @property
     def depth(self):
@@ -186,6 +197,7 @@ class Region:
         self.fmt = 0
         self.tdown = False  # scop: the time loop counts down
         self.temporaries = []  # arrays declared temporary (see temporaries_style)
+        self.label = None  # (kind, reps): a label before the region's pragma (see labels_style)
 
 
 class Program:
@@ -198,6 +210,7 @@ class Program:
         self.flavor = "mixed"  # mixed | pipeline (what overlapped tiling handles)
         self.tile_options = []  # suggested --tile-sizes lists
         self.legacy = False  # PolyBench-style spelling (see legacy_style)
+        self.iter_types = {}  # iterators declared at function scope: name -> C type (absent: int)
 
     @property
     def may_reject(self):
@@ -1140,7 +1153,9 @@ def validate(prog):
                         return "arity mismatch"
             if not reg.free and not schedule_legal(reg):
                 return "schedule not legal under the dependence model"
-    return None
+        if reg.label is not None and reg.label[0] == "again" and reg.label[1] > 1 and reg.temporaries:
+            return "a region with temporaries runs twice"
+    return unsigned_problem(prog)
 
 
 def fix_bounds(prog):
@@ -1178,11 +1193,182 @@ def legacy_style(prog, r):
                            if r.random() < 0.25 and not (n.step > 1 and p == (n.order or list(range(n.depth)))[-1]))
 
 
-def generate(seed):
+def fn_scope_loops(prog):
+    """The loops whose iterator is declared at the kernel's scope, per name:
+    (region, nest, position), with position "t" for a scop's time loop and
+    "q" for the inner loop of a scop's row reduction (nest None for "t")."""
+    uses = {}
+    for reg in prog.regions:
+        if reg.kind == "scop" and reg.time:
+            uses.setdefault("t", []).append((reg, None, "t"))
+        for n in reg.nests:
+            if reg.kind == "scop" or prog.fn_iters:
+                for p, it in enumerate(n.iters):
+                    uses.setdefault(it, []).append((reg, n, p))
+            if reg.kind == "scop" and n.kind == "rowred":
+                uses.setdefault("q", []).append((reg, n, "q"))
+    return uses
+
+
+def iter_type(prog, reg, nest, p):
+    """The C type of loop p's iterator: the kernel's declaration of its name
+    (scops, and chains when prog.fn_iters), else the loop's own."""
+    if reg.kind == "scop" or prog.fn_iters:
+        return prog.iter_types.get(nest.iters[p], "int")
+    return nest.itypes[p] if nest.itypes else "int"
+
+
+def unsigned_loop_problem(nest, p, env):
+    """Why loop p of `nest` cannot count with an unsigned iterator for `env`
+    (None when it can): a negative bound (converted to a huge unsigned one),
+    a loop counting down to 0 (`i >= 0` always holds) or a band bound
+    `iter0 + c` that is negative (or wraps when iter0 is unsigned)."""
+    lo, hi = loop_range(nest, p, env)
+    if lo < 0 or hi < 0:
+        return "a negative bound"
+    if p in nest.down and lo < 1:
+        return "a loop counting down to 0"
+    if nest.band is not None and p in (0, 1) and nest.depth >= 2:
+        lo0, hi0 = loop_range(nest, 0, env)
+        if lo0 <= hi0 and min(lo0 + nest.band[0], lo0 + nest.band[1]) < 0:
+            return "a negative band bound"
+    return None
+
+
+def unsigned_problem(prog):
+    """None when every loop with an unsigned iterator terminates and stays in
+    bounds for every argument set, else the reason."""
+    checks = []
+    for name, uses in sorted(fn_scope_loops(prog).items()):
+        if prog.iter_types.get(name, "int") == "int":
+            continue
+        for reg, n, p in uses:
+            if p == "t":
+                if reg.tdown:
+                    return f"unsigned {name} counts down to 0"
+            elif p != "q":
+                checks.append((name, n, p))
+    if not prog.fn_iters:
+        for reg in prog.regions:
+            if reg.kind != "chain":
+                continue
+            for n in reg.nests:
+                if n.itypes is None:
+                    continue
+                if len(n.itypes) != n.depth:
+                    return "iterator types do not match the nest"
+                checks += [(n.iters[p], n, p) for p, t in enumerate(n.itypes) if t != "int"]
+    for name, n, p in checks:
+        for env in prog.argsets:
+            why = unsigned_loop_problem(n, p, env)
+            if why is not None:
+                return f"unsigned {name}: {why} for {env}"
+    return None
+
+
+def wrap_terms(nest, r):
+    """Iterator values that wrap in unsigned arithmetic: some `itv` terms of
+    the nest's statements get an offset (`(3*i + 5*j - 40) % 7`: negative in
+    int, 2^32 or 2^64 minus something in unsigned types), and a nest without
+    one sometimes gets such a term."""
+    found = []
+
+    def walk(e):
+        k = e[0]
+        if k == "itv":
+            found.append(e)
+            if len(e) == 3 and r.random() < 0.6:
+                return ("itv", e[1], e[2], r.randint(1, 64))
+            return e
+        if k == "wsum":
+            return ("wsum", [(w, walk(t)) for w, t in e[1]])
+        if k in ("mul", "fmax", "fmin"):
+            return (k, walk(e[1]), walk(e[2]))
+        if k == "sqrtabs":
+            return (k, walk(e[1]))
+        return e
+
+    def stmt(st):
+        if st[0] == "assign":
+            return st[:4] + (walk(st[4]),)
+        if st[0] == "settmp":
+            return (st[0], st[1], walk(st[2]))
+        if st[0] == "guarded":
+            return (st[0], st[1], stmt(st[2]))
+        return st
+
+    nest.stmts = [stmt(st) for st in nest.stmts]
+    if not found and r.random() < 0.35:
+        for k, st in enumerate(nest.stmts):
+            if st[0] == "assign":
+                term = ("itv", [r.randint(1, 7) for _ in range(3)], r.randint(3, 9), r.randint(1, 64))
+                nest.stmts[k] = st[:4] + (("wsum", [(0.875, st[4]), (0.125, term)]),)
+                break
+
+
+def iterator_types_style(prog, r):
+    """Unsigned iterators (issue 54), drawn from their own generator `r` like
+    legacy_style: in about a third of the programs (two in five draw them,
+    some of which have no loop that may take them), some iterator names the
+    kernel declares (scop loops, the time loop `t`, a row reduction's `q`,
+    chain loops when prog.fn_iters) get one of ITER_TYPES, and so do some
+    loops of chain nests that declare their own iterators
+    (`for (size_t i = ...)`). Only where every loop of that iterator
+    terminates and stays in bounds for every argument set
+    (unsigned_problem: both bounds >= 0, a loop counting down stops at 1 or
+    above). Nests with an unsigned iterator get iterator values that wrap
+    (wrap_terms): the original program, the oracle, computes them in C's
+    unsigned arithmetic, and so must flextile's output."""
+    if r.random() >= 0.4:
+        return
+    for name in sorted(fn_scope_loops(prog)):
+        if r.random() < 0.5:
+            prog.iter_types[name] = r.choice(ITER_TYPES)
+            if unsigned_problem(prog) is not None:
+                del prog.iter_types[name]
+    if not prog.fn_iters:
+        for reg in prog.regions:
+            if reg.kind != "chain":
+                continue
+            for n in reg.nests:
+                if n.depth and r.random() < 0.5:
+                    n.itypes = [r.choice(ITER_TYPES) if r.random() < 0.6 else "int" for _ in range(n.depth)]
+                    if all(t == "int" for t in n.itypes) or unsigned_problem(prog) is not None:
+                        n.itypes = None
+    for reg in prog.regions:
+        for n in reg.nests:
+            if any(iter_type(prog, reg, n, p) != "int" for p in range(n.depth)):
+                wrap_terms(n, r)
+
+
+def labels_style(prog, r):
+    """Labels before regions (issue 54), drawn from their own generator `r`:
+    about one region in seven follows a label, written before its pragma (the
+    label's statement is the region's first one): `case 1:` of a
+    `switch (one)` (`one` a volatile 1), `default:` after `case 2:` of such a
+    switch, a goto label jumped to from just before, or a label that a `goto`
+    after the region jumps back to once (the region runs twice; a region with
+    temporaries, whose values after it are unspecified, does not run twice:
+    its goto is never taken)."""
+    for reg in prog.regions:
+        if r.random() < 0.15:
+            kind = r.choice(LABEL_KINDS)
+            reps = 1 if reg.temporaries else r.choice([1, 2, 2])
+            reg.label = (kind, reps if kind == "again" else 1)
+
+
+def generate(seed, unsigned=True, labels=True):
+    """The program of `seed`; `unsigned` and `labels` off leave out the
+    spellings of iterator_types_style and labels_style (the programs the
+    generator wrote before them)."""
     g = Gen(seed)
     prog = g.generate()
     legacy_style(prog, random.Random(seed * 104729 + 3))
     temporaries_style(prog, random.Random(seed * 7919 + 5))
+    if unsigned:
+        iterator_types_style(prog, random.Random(seed * 15485863 + 7))
+    if labels:
+        labels_style(prog, random.Random(seed * 15485863 + 11))
     why = validate(prog)
     if why is not None:
         raise RuntimeError(f"seed {seed}: generated an invalid program: {why}")
@@ -1311,7 +1497,8 @@ def render_expr(e, idx):
         return e[1]
     if k == "itv":
         coefs, mod = e[1], e[2]
-        return f"(double)(({idx.itsum(coefs)}) % {mod}) * 0.0625"
+        off = f" - {e[3]}" if len(e) > 3 else ""  # wraps in unsigned arithmetic
+        return f"(double)(({idx.itsum(coefs)}{off}) % {mod}) * 0.0625"
     if k == "wsum":
         parts = []
         for w, t in e[1]:
@@ -1390,11 +1577,11 @@ def domain_bounds(nest, p, legacy=False):
     return str(MG + a), affine_str(s, PARAMS[p], MG - 1 - b)
 
 
-def loop_header(nest, p, it, fn_iters, lo=None, hi=None, legacy=False):
+def loop_header(nest, p, it, fn_iters, lo=None, hi=None, legacy=False, ctype="int"):
     dlo, dhi = domain_bounds(nest, p, legacy)
     lo = lo if lo is not None else dlo
     hi = hi if hi is not None else dhi
-    decl = "" if fn_iters else "int "
+    decl = "" if fn_iters else ctype + " "
     style = (nest.hdr + p) % 4
     if p in nest.down:
         if style == 0:
@@ -1480,8 +1667,9 @@ class Renderer:
                 names.append(a)
         return names
 
-    def body_lines(self, nest, indent):
-        """The innermost body of a chain nest, styled."""
+    def body_lines(self, nest, indent, types=None):
+        """The innermost body of a chain nest, styled (`types`: the C types
+        of its iterators, for a call's parameters)."""
         prog = self.prog
         self.nfn += 1
         if nest.style == "macro":
@@ -1496,7 +1684,8 @@ class Renderer:
         if nest.style == "call":
             arrs = [prog.arr(a) for a in self.used_arrays(nest)]
             name = f"stage{self.nfn}"
-            params = ["int N", "int M", "int K"] + [f"int {it}" for it in nest.iters] + [arr_param(a) for a in arrs]
+            types = types or ["int"] * nest.depth
+            params = ["int N", "int M", "int K"] + [f"{t} {it}" for t, it in zip(types, nest.iters)] + [arr_param(a) for a in arrs]
             lines = render_stmts(prog, nest, nest.iters, indent="    ")
             text = f"static void {name}({', '.join(params)})\n{{\n" + "\n".join(lines) + "\n}\n"
             self.funcs.append(text)
@@ -1523,10 +1712,11 @@ class Renderer:
             for ln in pragma_nest(reg, n):
                 out.append(ln)
             ind = indent + "    "
+            types = [iter_type(self.prog, reg, n, p) for p in range(n.depth)]
             for p, it in enumerate(n.iters):
-                out.append(ind + loop_header(n, p, it, self.prog.fn_iters))
+                out.append(ind + loop_header(n, p, it, self.prog.fn_iters, ctype=types[p]))
                 ind += "    "
-            out += self.body_lines(n, ind)
+            out += self.body_lines(n, ind, types)
         out.append(f"{indent}}}")
         return out
 
@@ -1593,19 +1783,35 @@ class Renderer:
         out.append("#pragma endscop")
         return out
 
+    def labelled(self, reg, k, indent):
+        """The region's lines, after its label (labels_style) if it has one."""
+        region = self.chain if reg.kind == "chain" else self.scop
+        if reg.label is None:
+            return region(reg, indent)
+        kind, reps = reg.label
+        inner = indent + "    "
+        if kind == "case":
+            return ([f"{indent}switch (one) {{", f"{indent}case 1:"] + region(reg, inner)
+                    + [f"{inner}break;", f"{indent}default:", f"{inner}break;", f"{indent}}}"])
+        if kind == "default":
+            return ([f"{indent}switch (one) {{", f"{indent}case 0:", f"{inner}break;", f"{indent}case 2:",
+                     f"{indent}default:"] + region(reg, inner) + [f"{inner}break;", f"{indent}}}"])
+        if kind == "goto":
+            return [f"{indent}goto enter{k + 1};", f"enter{k + 1}:"] + region(reg, indent)
+        # "again": the label of a backward goto; the region runs `reps` times
+        return ([f"{indent}{{", f"{inner}int pass{k + 1} = 0;", f"again{k + 1}:"] + region(reg, inner)
+                + [f"{inner}if (++pass{k + 1} < {reps})", f"{inner}    goto again{k + 1};", f"{indent}}}"])
+
     def program(self):
         prog = self.prog
         body = []
         for k, reg in enumerate(prog.regions):
-            if reg.kind == "chain":
-                if reg.time:
-                    body.append(f"    for (int tt = 0; tt < T; tt++) {{")
-                    body += self.chain(reg, "        ")
-                    body.append("    }")
-                else:
-                    body += self.chain(reg, "    ")
+            if reg.kind == "chain" and reg.time:
+                body.append(f"    for (int tt = 0; tt < T; tt++) {{")
+                body += self.labelled(reg, k, "        ")
+                body.append("    }")
             else:
-                body += self.scop(reg, "    ")
+                body += self.labelled(reg, k, "    ")
         params = ["int N", "int M", "int K", "int T"] + [arr_param(a) for a in prog.arrays]
         kernel = [f"static void kernel({', '.join(params)})", "{"]
         scop_iters = any(r.kind == "scop" for r in prog.regions)
@@ -1615,9 +1821,16 @@ class Renderer:
         if scop_iters:
             decl |= self.all_iters | {"t"}
         if decl:
-            kernel.append(f"    int {', '.join(sorted(decl))};")
+            by_type = {}
+            for name in sorted(decl):
+                by_type.setdefault(prog.iter_types.get(name, "int"), []).append(name)
+            for t in ["int"] + ITER_TYPES:
+                if t in by_type:
+                    kernel.append(f"    {t} {', '.join(by_type[t])};")
         if self.temps:
             kernel.append(f"    double {', '.join(t + ' = 0.0' for t in sorted(self.temps))};")
+        if any(reg.label is not None and reg.label[0] in ("case", "default") for reg in prog.regions):
+            kernel.append("    volatile int one = 1; /* switch (one): the compiler cannot fold it */")
         kernel.append("    (void)N; (void)M; (void)K; (void)T;")
         kernel += body
         kernel.append("}")
@@ -1705,6 +1918,19 @@ def describe(prog, metadata=()):
     down = [k + 1 for k, reg in enumerate(prog.regions) if reg.tdown or any(n.down for n in reg.nests)]
     if down:
         lines.append(f" * Loops counting down in region(s) {', '.join(map(str, down))}.")
+    unsigned = sorted({f"{iter_type(prog, reg, n, p)} {n.iters[p]}" for reg in prog.regions for n in reg.nests
+                       for p in range(n.depth) if iter_type(prog, reg, n, p) != "int"})
+    for name in ("t", "q"):
+        if prog.iter_types.get(name, "int") != "int" and name in fn_scope_loops(prog):
+            unsigned.append(f"{prog.iter_types[name]} {name}")
+    if unsigned:
+        lines.append(f" * Unsigned iterators: {', '.join(unsigned)}.")
+    for k, reg in enumerate(prog.regions):
+        if reg.label is not None:
+            what = {"case": "case 1: of a switch", "default": "default: of a switch",
+                    "goto": "a goto label", "again": "the label of a backward goto (the region runs "
+                    + ("twice)" if reg.label[1] > 1 else "once: the goto is never taken)")}
+            lines.append(f" * Region {k + 1} after {what[reg.label[0]]}.")
     lines.append(" * Arguments: N M K T.")
     for m in metadata:
         lines.append(f" * {m}")
@@ -1749,6 +1975,23 @@ def shrink_candidates(prog):
                     del shifts[k]
                     r.items[0] = ("fuse", shifts)
                 yield p
+    # no labels, int iterators
+    for ri, reg in enumerate(prog.regions):
+        if reg.label is not None:
+            p = copy.deepcopy(prog)
+            p.regions[ri].label = None
+            yield p
+    if prog.iter_types or any(n.itypes for reg in prog.regions for n in reg.nests):
+        p = copy.deepcopy(prog)
+        p.iter_types = {}
+        for reg in p.regions:
+            for n in reg.nests:
+                n.itypes = None
+        yield p
+        for name in sorted(prog.iter_types):
+            p = copy.deepcopy(prog)
+            del p.iter_types[name]
+            yield p
     # fewer argument sets
     for k in range(len(prog.argsets)):
         if len(prog.argsets) > 1:
