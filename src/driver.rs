@@ -692,6 +692,17 @@ fn compile_region_once(
         Some((term, what)) => Some(alias::with_wraps(parts, term, what, original())),
         None => parts,
     };
+    if reorders {
+        for a in alias::pointer_rows(region) {
+            warnings.push(Diagnostic::warning(
+                a.span,
+                format!(
+                    "'{}' is indexed through rows that are pointers (as in 'double **'): flextile assumes that its rows do not overlap in memory, and does not check it",
+                    a.data
+                ),
+            ));
+        }
+    }
     let shared = &Shared {
         guard: parts.as_ref(),
         ..*shared

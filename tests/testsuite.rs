@@ -1735,6 +1735,8 @@ mod programs {
         overlap_opaque_pointwise,
         overlap_split_singletons,
         pipeline_3stage_1d,
+        pointer_rows,
+        restrict_struct_members,
         pipeline_3stage_1d_orig,
         pipeline_blur2d,
         pipeline_blur2d_multilevel,

@@ -25,7 +25,7 @@ use crate::backend::Naming;
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::{ast_expr_from_pw_aff, ast_expr_from_set, isl_err};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
-use crate::model::program::{AccessKind, Region, Storage, StorageKind};
+use crate::model::program::{Access, AccessKind, Region, Storage, StorageKind};
 use isl_rs::{PwAff, Set};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -64,6 +64,21 @@ pub struct Range {
     pub storage: Storage,
     /// Per subscript, the smallest and largest index (functions of the parameters).
     pub bounds: Vec<(PwAff, PwAff)>,
+}
+
+/// The first access of each variable of `region` indexed through rows
+/// that are pointers (`double **a` used as `a[i][j]`): the model takes its
+/// rows to be distinct memory, which nothing checks.
+pub fn pointer_rows(region: &Region) -> Vec<&Access> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for a in region.stages.iter().flat_map(|s| &s.accesses) {
+        let rows = matches!(region.storage.get(&a.data), Some(Some(s)) if s.levels < a.index.len());
+        if rows && seen.insert(a.data.as_str()) {
+            out.push(a);
+        }
+    }
+    out
 }
 
 /// Why a variable's storage makes no range: `None` when it has one.

@@ -347,9 +347,33 @@ impl<'tu> Cursor<'tu> {
             // SAFETY: plain query on an array type value.
             ty = unsafe { clang_getCanonicalType(clang_getArrayElementType(ty)) };
         }
+        // `restrict` promises nothing of the pointers stored in the memory
+        // it covers (`Grid *restrict g`: `g->ex` and `g->hy` may overlap;
+        // `double **restrict a`: its rows may): only arrays of numbers
+        // behind it count as covered.
+        let numbers = matches!(
+            ty.kind,
+            CXType_Bool
+                | CXType_Char_U
+                | CXType_UChar
+                | CXType_UShort
+                | CXType_UInt
+                | CXType_ULong
+                | CXType_ULongLong
+                | CXType_Char_S
+                | CXType_SChar
+                | CXType_Short
+                | CXType_Int
+                | CXType_Long
+                | CXType_LongLong
+                | CXType_Float
+                | CXType_Double
+                | CXType_LongDouble
+                | CXType_Enum
+        );
         Some(TypeLayout {
             pointer,
-            restrict,
+            restrict: restrict && numbers,
             levels,
         })
     }
