@@ -1064,7 +1064,7 @@ fn with_int_bound(
     let directives: Vec<Span> = program.directives.iter().map(|(d, _)| *d).collect();
     let original = alias::original_code(&program.file.text, region, &directives);
     let what = format!(
-        "the generated loops' {} arithmetic, for parameters beyond {b}",
+        "the generated loops' {} arithmetic (for a parameter beyond ±{b})",
         shared.naming.counter_type()
     );
     Some(alias::with_wraps(
