@@ -26,15 +26,16 @@ fn main() {
         .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=FLEXTILE_ISL_RS={isl_rs}");
     println!("cargo:rerun-if-changed=Cargo.lock");
-    // Rebuild when HEAD moves (a commit, a checkout).
-    for path in ["HEAD", "packed-refs"] {
-        if let Some(p) = git(&["rev-parse", "--git-path", path]) {
-            println!("cargo:rerun-if-changed={p}");
-        }
-    }
-    if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        if let Some(p) = git(&["rev-parse", "--git-path", &r]) {
-            println!("cargo:rerun-if-changed={p}");
+    // Rebuild when HEAD moves (a commit, a checkout). Only files that
+    // exist: cargo takes a missing one (`packed-refs` in a fresh clone) as
+    // changed, and rebuilt the crate on every cargo command.
+    let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for path in watched {
+        if let Some(p) = git(&["rev-parse", "--git-path", &path]) {
+            if std::path::Path::new(&p).exists() {
+                println!("cargo:rerun-if-changed={p}");
+            }
         }
     }
     println!("cargo:rerun-if-changed=build.rs");
