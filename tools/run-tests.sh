@@ -16,12 +16,15 @@ tier="${1:-test}"
 CARGO="${CARGO:-cargo}"
 time_file="target/make-$tier.time"
 
-# The testsuite programs of the fast tier: C and CUDA emulation of a loop chain, a scop,
-# a time-iterated stencil, a multi-stage pipeline with temporaries, and a fallback.
+# The testsuite programs of the fast tier (each a few seconds to half a minute): a loop
+# chain, a PolyBench-style scop with macros, multi-level tiles, a time-iterated scop,
+# fusion with temporaries, and a region left as written.
 CHECK_PROGRAMS=(
-  programs::jacobi2d_chain
-  programs::heat1d_scop
-  programs::temporaries_pipeline
+  programs::chain_1d_two_nests
+  programs::polybench_macro_statements
+  programs::multi_level_tiles
+  programs::seidel2d_scop
+  programs::minifluxdiv_minshift
   programs::unsigned_condition_kept
 )
 
