@@ -39,6 +39,12 @@ What a program holds:
   argument set, with iterator values that wrap in bodies; labels right
   before some regions' pragmas (`case 1:`, `default:`, goto labels: see
   `labels_style`);
+* index spaces near INT_MAX and INT_MIN (about one program in eight: see
+  `origin_style`): loops from a run-time origin `o` on,
+  `for (i = o + 8; i <= o + N+7; i++)` with subscripts `A[i - o]`, and
+  argument sets whose origins put the largest value of the original's
+  arithmetic at or just below INT_MAX, or its origin at or just above
+  INT_MIN, besides small ones;
 * chain schedules chosen so that flextile must accept them: `schedule()`,
   `fuse()`, `fuse(shifts)` with legal shifts, `parallel`, `wavefront`,
   `tile((sizes), outer, inner)` with nested tiles, each only where a
@@ -77,6 +83,9 @@ ITER_SETS = [
 HELPER_NAMES = ["ft_min", "ft_max", "ft_floord", "ft_A", "ft_T0"]
 # Unsigned iterator types (see iterator_types_style); `int` stays the usual one.
 ITER_TYPES = ["unsigned", "unsigned int", "size_t", "unsigned long"]
+# The run-time origin of an index space near INT_MAX or INT_MIN (see origin_style).
+ORIGIN = "o"
+INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
 # Labels before a region's pragma (see labels_style).
 LABEL_KINDS = ["case", "default", "goto", "again"]
 WEIGHTS = [0.5, 0.25, 0.125, 0.375, 0.0625, 0.2, 0.1, 0.3, 0.7, 0.45, 0.05, 1.0 / 3.0]
@@ -180,6 +189,7 @@ class Nest:
         self.fmt = 0  # pragma formatting (continuations, comments)
         self.down = ()  # scop: loops (positions) written counting down
         self.itypes = None  # chain nests declaring their iterators: a C type per loop (None: int)
+        self.origin = ()  # loops (positions) run from the origin ORIGIN on (see origin_style)
 
     @property
     def depth(self):
@@ -240,10 +250,25 @@ def affine_str(coef, var, const):
     return s
 
 
-def comp_str(comp, iters, star="*"):
+def origin_var(it, spaced=True):
+    """`it - o`: the value an iterator offset by the origin stands for."""
+    return f"{it} - {ORIGIN}" if spaced else f"{it}-{ORIGIN}"
+
+
+def comp_str(comp, iters, star="*", origin=(), spaced=True):
+    """An index component as C or pragma text; loops in `origin` run from
+    the origin on, so their iterator stands for `it - o` (`spaced`: C's
+    spacing, else the pragmas' compact one)."""
     kind = comp[0]
     if kind == "it":
         _, p, s, c = comp
+        if p in origin:
+            base = origin_var(iters[p], spaced)
+            base = base if s == 1 else f"{s}*({base})"
+            if c == 0:
+                return base
+            sep = " " if spaced else ""
+            return f"{base}{sep}{'+' if c > 0 else '-'}{sep}{abs(c)}"
         return affine_str(s, iters[p], c)
     if kind == "c":
         return str(comp[1])
@@ -1155,7 +1180,7 @@ def validate(prog):
                 return "schedule not legal under the dependence model"
         if reg.label is not None and reg.label[0] == "again" and reg.label[1] > 1 and reg.temporaries:
             return "a region with temporaries runs twice"
-    return unsigned_problem(prog)
+    return unsigned_problem(prog) or origin_problem(prog)
 
 
 def fix_bounds(prog):
@@ -1357,10 +1382,162 @@ def labels_style(prog, r):
             reg.label = (kind, reps if kind == "again" else 1)
 
 
-def generate(seed, unsigned=True, labels=True):
-    """The program of `seed`; `unsigned` and `labels` off leave out the
-    spellings of iterator_types_style and labels_style (the programs the
-    generator wrote before them)."""
+def has_origin(prog):
+    """Whether some loop runs from the origin on (the kernel takes `o`)."""
+    return any(n.origin for reg in prog.regions for n in reg.nests)
+
+
+def origin_extremes(prog, reg, nest, env):
+    """(lo, hi): bounds on the values, less the origin, of the expressions
+    that add the origin in `nest` of `reg` for `env` (None when none does):
+    every loop run from the origin on takes its bounds' values, the
+    intermediate ones of their text (`o + N+7`: o + N; a scop's legacy
+    spelling `o + _PB_N+7 + MARGIN - 8`: o + N+7 + 8), one increment past
+    the last value (`i += step` counting up, `lo - 1` counting down, a
+    bound `hi + 1`), a band's `i + c` and an `if`'s `j + c` (where both
+    loops run from the origin on; else they subtract it: `i - o + c`,
+    small). Every other use of the origin subtracts it (`A[i - o]`,
+    `3 * (i - o)`, macro and call arguments `i - o`), so the original
+    program's arithmetic stays in `int` when `o + lo` and `o + hi` do."""
+    if not nest.origin:
+        return None
+    vals = []
+    last = (nest.order or list(range(nest.depth)))[-1] if nest.depth else None
+    for p in nest.origin:
+        s, a, b = nest.dims[p]
+        lo, hi = loop_range(nest, p, env)
+        step = nest.step if p == last else 1
+        vals += [lo, hi, hi + 1, hi + step]
+        if prog.legacy and reg.kind == "scop":
+            vals += [MG, hi + MG]  # o + MARGIN, o + _PB_N+7 + MARGIN
+        else:
+            vals.append(s * env[PARAMS[p]])  # o + N in o + N+7
+        if p in nest.down:
+            vals.append(lo - 1)
+        if p == 1 and nest.depth >= 2:
+            lo0, hi0 = loop_range(nest, 0, env)
+            if nest.band is not None:
+                c1, c2 = nest.band
+                vals += [lo0, hi0, lo0 + c1, hi0 + c2]  # o + i + c (i + c when loop 0 too runs from o on)
+            if nest.cond is not None and 0 in nest.origin:
+                vals += [lo + nest.cond[0], hi + nest.cond[0]]
+    return min(vals), max(vals)
+
+
+def origin_nest_problem(prog, reg, nest):
+    """Why `nest` cannot run from the origin on the loops it does (None when
+    it can): such loops count with `int` (and so do loops 0 and 1 where a
+    band or an `if` relates them: an unsigned one would turn `o + i + c`
+    unsigned)."""
+    if any(not 0 <= p < nest.depth for p in nest.origin) or list(nest.origin) != sorted(set(nest.origin)):
+        return "origin loops do not match the nest"
+    related = set(nest.origin)
+    if (nest.band is not None or nest.cond is not None) and related & {0, 1}:
+        related |= {0, 1}
+    for p in sorted(related):
+        if iter_type(prog, reg, nest, p) != "int":
+            return f"an unsigned iterator {nest.iters[p]} in a nest run from the origin on"
+    return None
+
+
+def origin_problem(prog):
+    """None when every argument set keeps the original program's arithmetic
+    in `int` (see origin_extremes), else the reason; the nests of a chain
+    run from the origin on in the same dimensions (its schedules are chosen
+    by distances between them)."""
+    if not has_origin(prog):
+        return None
+    for reg in prog.regions:
+        dims = sorted({p for n in reg.nests for p in n.origin})
+        for n in reg.nests:
+            why = origin_nest_problem(prog, reg, n)
+            if why is not None:
+                return why
+            if reg.kind == "chain" and tuple(n.origin) != tuple(p for p in dims if p < n.depth):
+                return "the nests of a chain run from the origin on in different dimensions"
+            for env in prog.argsets:
+                if ORIGIN not in env:
+                    return "an argument set without the origin"
+                ext = origin_extremes(prog, reg, n, env)
+                if ext is None:
+                    continue
+                o = env[ORIGIN]
+                if not (INT_MIN <= o <= INT_MAX and INT_MIN <= o + ext[0] and o + ext[1] <= INT_MAX):
+                    return f"origin {o} takes the arithmetic of a {n.kind} nest out of int for {env}"
+    return None
+
+
+def origin_range(prog, env):
+    """The smallest and the largest value, less the origin, over every nest."""
+    exts = [origin_extremes(prog, reg, n, env) for reg in prog.regions for n in reg.nests]
+    exts = [e for e in exts if e is not None]
+    return min(e[0] for e in exts), max(e[1] for e in exts)
+
+
+def origin_style(prog, r):
+    """Index spaces near INT_MAX and INT_MIN (issue 54, class 5), drawn from
+    their own generator `r` like legacy_style: in about one program in eight
+    some loops run from a run-time origin `o` on (an `int` argument read
+    like the sizes, so that no compiler can fold it):
+    `for (i = o + 8; i <= o + N+7; i++)` with subscripts `A[i - o + 1]`
+    (chains: `domain(o+8:o+N+7)`, declared accesses `(i-o+1)`; macro and
+    call bodies get `i - o`), in the first, every or some loops of a nest
+    (the same ones for every nest of a chain; in scops, sometimes per nest).
+    The original program's values lie near the origin and its arithmetic
+    never overflows; tiled loops' arithmetic may (a tile loop's last
+    `c += 32`), which flextile must guard. The argument sets keep their
+    sizes with small origins (0, 5, -3, sometimes one of about 2^20..2^30,
+    where the transformed loops run), and two more copy a size with origins
+    at the limits: INT_MAX less the largest value (origin_extremes) less a
+    small margin (often 0: some expression of the original is INT_MAX), and
+    INT_MIN plus a margin (and the smallest value's distance below 0). Only
+    loops that count with `int` (origin_nest_problem)."""
+    if r.random() >= 0.16:
+        return
+    for reg in prog.regions:
+        depth = max(n.depth for n in reg.nests)
+        if depth == 0 or (len(prog.regions) > 1 and r.random() < 0.3):
+            continue
+
+        def pick():
+            x = r.random()
+            if x < 0.4:
+                return (0,)
+            if x < 0.75:
+                return tuple(range(depth))
+            dims = tuple(p for p in range(depth) if r.random() < 0.5)
+            return dims or (r.randrange(depth),)
+
+        dims = pick()
+        if reg.kind == "chain":
+            # the same dimensions for every nest: those where every nest counts with int
+            dims = [p for p in dims if all(p >= n.depth or iter_type(prog, reg, n, p) == "int" for n in reg.nests)]
+        per_nest = reg.kind == "scop" and r.random() < 0.3
+        for n in reg.nests:
+            mine = pick() if per_nest else dims
+            n.origin = tuple(p for p in mine if p < n.depth and iter_type(prog, reg, n, p) == "int")
+            if origin_nest_problem(prog, reg, n) is not None:
+                n.origin = ()
+    if not has_origin(prog):
+        return
+    for env in prog.argsets:
+        x = r.random()
+        if x < 0.75:
+            env[ORIGIN] = r.choice([0, 0, 5, 5, -3])
+        else:
+            env[ORIGIN] = r.choice([1 << 20, -(1 << 20), 123456789, -987654321, (1 << 30) - 4096, -(1 << 30) + 4096])
+    margins = [0, 0, 0, 1, 2, 3, 8, 100]
+    high = dict(r.choice(prog.argsets[:2]))
+    high[ORIGIN] = INT_MAX - origin_range(prog, high)[1] - r.choice(margins)
+    low = dict(r.choice(prog.argsets[:2]))
+    low[ORIGIN] = INT_MIN + max(0, -origin_range(prog, low)[0]) + r.choice(margins)
+    prog.argsets += [high, low]
+
+
+def generate(seed, unsigned=True, labels=True, origin=True):
+    """The program of `seed`; `unsigned`, `labels` and `origin` off leave
+    out the spellings of iterator_types_style, labels_style and
+    origin_style (the programs the generator wrote before them)."""
     g = Gen(seed)
     prog = g.generate()
     legacy_style(prog, random.Random(seed * 104729 + 3))
@@ -1369,6 +1546,8 @@ def generate(seed, unsigned=True, labels=True):
         iterator_types_style(prog, random.Random(seed * 15485863 + 7))
     if labels:
         labels_style(prog, random.Random(seed * 15485863 + 11))
+    if origin:
+        origin_style(prog, random.Random(seed * 15485863 + 13))
     why = validate(prog)
     if why is not None:
         raise RuntimeError(f"seed {seed}: generated an invalid program: {why}")
@@ -1515,24 +1694,30 @@ def render_expr(e, idx):
 
 
 class Indexer:
-    def __init__(self, iters, paren=False, legacy=False):
+    """Array accesses and iterator sums of a body; `origin`: the loops whose
+    iterator runs from the origin on (it stands for `it - o`)."""
+
+    def __init__(self, iters, paren=False, legacy=False, origin=()):
         self.iters = [f"({i})" for i in iters] if paren else list(iters)
         self.legacy = legacy
+        self.origin = tuple(origin)
 
     def __call__(self, arr, comps):
-        subs = [comp_str(c, self.iters, star='?') for c in comps]
+        subs = [comp_str(c, self.iters, star='?', origin=self.origin) for c in comps]
         if self.legacy and 1 <= len(subs) <= 3 and "?" not in subs:
             return f"AT{len(subs)}({arr}, {', '.join(subs)})"
         return arr + "".join(f"[{x}]" for x in subs)
 
     def itsum(self, coefs):
-        return " + ".join(f"{c} * {it}" for c, it in zip(coefs, self.iters))
+        its = [f"({origin_var(it)})" if p in self.origin else it for p, it in enumerate(self.iters)]
+        return " + ".join(f"{c} * {it}" for c, it in zip(coefs, its))
 
 
-def render_stmts(prog, nest, iters, paren=False, indent="", q_name="q"):
+def render_stmts(prog, nest, iters, paren=False, indent="", q_name="q", origin=()):
     """The body statements of a nest, as C lines (legacy programs: macro
-    spellings, and assignments that end in a macro invocation)."""
-    ix = Indexer(iters, paren, prog.legacy)
+    spellings, and assignments that end in a macro invocation; `origin`: the
+    loops whose iterators run from the origin on, see Indexer)."""
+    ix = Indexer(iters, paren, prog.legacy, origin)
     lines = []
     stmts = list(nest.stmts)
     while stmts:
@@ -1541,7 +1726,7 @@ def render_stmts(prog, nest, iters, paren=False, indent="", q_name="q"):
             lines.append(f"{indent}if ({render_expr(st[1], ix)} > 0.0)")
             sub = Nest(nest.kind, nest.iters, nest.dims)
             sub.stmts = [st[2]]
-            lines += render_stmts(prog, sub, iters, paren, indent + "    ", q_name)
+            lines += render_stmts(prog, sub, iters, paren, indent + "    ", q_name, origin)
         elif st[0] == "settmp":
             lines.append(f"{indent}{st[1]} = {render_expr(st[2], ix)};")
         elif st[0] == "assign":
@@ -1554,7 +1739,7 @@ def render_stmts(prog, nest, iters, paren=False, indent="", q_name="q"):
         elif st[0] == "rowred":
             _, arr, comps, src, scomps, q = st
             ext = prog.arr(src).extent_exprs()[len(scomps) - 1]
-            sub = "".join(f"[{comp_str(c, ix.iters, star=q_name)}]" for c in scomps)
+            sub = "".join(f"[{comp_str(c, ix.iters, star=q_name, origin=origin)}]" for c in scomps)
             lines.append(f"{indent}{{")
             lines.append(f"{indent}    double acc = 0.0;")
             lines.append(f"{indent}    for (int {q_name} = 0; {q_name} < {ext}; {q_name}++)")
@@ -1569,12 +1754,42 @@ def arr_param(a):
     return f"{a.ctype} {a.name}" + "".join(f"[{e}]" for e in ext)
 
 
-def domain_bounds(nest, p, legacy=False):
+def domain_bounds(nest, p, legacy=False, pragma=False):
+    """Loop p's bounds as C text (`pragma`: as a chain's domain writes them);
+    a loop run from the origin on adds it: `o + 8`, `o + N+7`."""
     s, a, b = nest.dims[p]
     if legacy:
         # MARGIN is MG; _PB_N is N
-        return affine_str(1, "MARGIN", a), affine_str(s, "_PB_" + PARAMS[p], MG - 1 - b) + " + MARGIN - " + str(MG)
-    return str(MG + a), affine_str(s, PARAMS[p], MG - 1 - b)
+        lo, hi = affine_str(1, "MARGIN", a), affine_str(s, "_PB_" + PARAMS[p], MG - 1 - b) + " + MARGIN - " + str(MG)
+    else:
+        lo, hi = str(MG + a), affine_str(s, PARAMS[p], MG - 1 - b)
+    if p in nest.origin:
+        plus = "+" if pragma else " + "
+        lo, hi = f"{ORIGIN}{plus}{lo}", f"{ORIGIN}{plus}{hi}"
+    return lo, hi
+
+
+def band_bound(nest, iters, c):
+    """`iter0 + c` as a bound of loop 1 (a scop's band), where iter0 and
+    loop 1 may each run from the origin on: `i + c` when both or neither do,
+    `i - o + c` when only loop 0 does, `o + i + c` when only loop 1 does."""
+    o0, o1 = 0 in nest.origin, 1 in nest.origin
+    if o0 and not o1:
+        return comp_str(("it", 0, 1, c), iters, origin=(0,))
+    if o1 and not o0:
+        return f"{ORIGIN} + {affine_str(1, iters[0], c)}"
+    return affine_str(1, iters[0], c)
+
+
+def cond_text(nest, iters):
+    """A scop's `if (iter0 <= iter1 + c)`, in the loops' index space (an
+    iterator run from the origin on stands for `it - o`)."""
+    c = nest.cond[0]
+    o0, o1 = 0 in nest.origin, 1 in nest.origin
+    if o0 == o1:
+        return f"{iters[0]} <= {affine_str(1, iters[1], c)}"
+    left = origin_var(iters[0]) if o0 else iters[0]
+    return f"{left} <= {comp_str(('it', 1, 1, c), iters, origin=(1,) if o1 else ())}"
 
 
 def loop_header(nest, p, it, fn_iters, lo=None, hi=None, legacy=False, ctype="int"):
@@ -1601,11 +1816,11 @@ def loop_header(nest, p, it, fn_iters, lo=None, hi=None, legacy=False, ctype="in
 
 
 def pragma_nest(reg, nest):
-    dom = ", ".join(f"{lo}:{hi}" for lo, hi in (domain_bounds(nest, p) for p in range(nest.depth)))
+    dom = ", ".join(f"{lo}:{hi}" for lo, hi in (domain_bounds(nest, p, pragma=True) for p in range(nest.depth)))
     groups = []
     for kind, a, c in declared_accesses(nest):
         name = reg.aliases.get(a, a)
-        tup = "(" + ",".join(comp_str(x, nest.iters) for x in c) + ")"
+        tup = "(" + ",".join(comp_str(x, nest.iters, origin=nest.origin, spaced=False) for x in c) + ")"
         for g in groups:
             if g[0] == kind and g[1] == name:
                 g[2].append(tup)
@@ -1672,6 +1887,8 @@ class Renderer:
         of its iterators, for a call's parameters)."""
         prog = self.prog
         self.nfn += 1
+        # macros and calls get the index values: `it - o` for loops run from the origin on
+        args = [origin_var(it) if p in nest.origin else it for p, it in enumerate(nest.iters)]
         if nest.style == "macro":
             params = [f"p{k}_" for k in range(nest.depth)]
             lines = render_stmts(prog, nest, params, paren=True)
@@ -1680,7 +1897,7 @@ class Renderer:
             text += "".join(f"        {ln} \\\n" for ln in lines)
             text += "    } while (0)\n"
             self.macros.append(text)
-            return [f"{indent}{name}({', '.join(nest.iters)});"]
+            return [f"{indent}{name}({', '.join(args)});"]
         if nest.style == "call":
             arrs = [prog.arr(a) for a in self.used_arrays(nest)]
             name = f"stage{self.nfn}"
@@ -1689,8 +1906,8 @@ class Renderer:
             lines = render_stmts(prog, nest, nest.iters, indent="    ")
             text = f"static void {name}({', '.join(params)})\n{{\n" + "\n".join(lines) + "\n}\n"
             self.funcs.append(text)
-            return [f"{indent}{name}(N, M, K, {', '.join(nest.iters)}, {', '.join(a.name for a in arrs)});"]
-        lines = render_stmts(prog, nest, nest.iters, indent=indent + "    ")
+            return [f"{indent}{name}(N, M, K, {', '.join(args)}, {', '.join(a.name for a in arrs)});"]
+        lines = render_stmts(prog, nest, nest.iters, indent=indent + "    ", origin=nest.origin)
         return [f"{indent}{{"] + lines + [f"{indent}}}"]
 
     def chain(self, reg, indent):
@@ -1742,13 +1959,13 @@ class Renderer:
                 for p, it in enumerate(its):
                     out.append(lind + loop_header(n, p, it, True, legacy=lg) + " {" * (p == len(its) - 1))
                     lind += "    "
-                ix = Indexer(its)
+                ix = Indexer(its, origin=n.origin)
                 qname = "q"
                 self.all_iters.add(qname)
                 sdim = len(scomps) - 1
                 s = self.prog.arr(src).scale[sdim]
                 qlo, qhi = str(MG), affine_str(s, PARAMS[sdim], MG - 1)
-                sub = "".join(f"[{comp_str(c, its, star=qname)}]" for c in scomps)
+                sub = "".join(f"[{comp_str(c, its, star=qname, origin=n.origin)}]" for c in scomps)
                 out.append(f"{lind}{ix(arr, comps)} = 0.0;")
                 out.append(f"{lind}for ({qname} = {qlo}; {qname} <= {qhi}; {qname}++)")
                 out.append(f"{lind}    {ix(arr, comps)} = 0.5 * {ix(arr, comps)} + 0.5 * {src}{sub};")
@@ -1760,17 +1977,17 @@ class Renderer:
                 if p == 1 and n.band is not None:
                     dlo, dhi = domain_bounds(n, 1, lg)
                     c1, c2 = n.band
-                    lo = f"MAX({dlo}, {affine_str(1, its[0], c1)})"
-                    hi = f"MIN({dhi}, {affine_str(1, its[0], c2)})"
+                    lo = f"MAX({dlo}, {band_bound(n, its, c1)})"
+                    hi = f"MIN({dhi}, {band_bound(n, its, c2)})"
                 header = loop_header(n, p, it, True, lo, hi, legacy=lg)
                 if n.step > 1 and p == (n.order or list(range(n.depth)))[-1]:
                     header = f"for ({it} = {lo or domain_bounds(n, p, lg)[0]}; {it} <= {hi or domain_bounds(n, p, lg)[1]}; {it} += {n.step})"
                 out.append(lind + header)
                 lind += "    "
             if n.cond is not None:
-                out.append(f"{lind}if ({its[0]} <= {affine_str(1, its[1], n.cond[0])})")
+                out.append(f"{lind}if ({cond_text(n, its)})")
                 lind += "    "
-            lines = render_stmts(self.prog, n, its)
+            lines = render_stmts(self.prog, n, its, origin=n.origin)
             self.temps.update(st[1] for st in n.stmts if st[0] == "settmp")
             if len(lines) == 1:
                 out.append(lind + lines[0])
@@ -1812,7 +2029,8 @@ class Renderer:
                 body.append("    }")
             else:
                 body += self.labelled(reg, k, "    ")
-        params = ["int N", "int M", "int K", "int T"] + [arr_param(a) for a in prog.arrays]
+        origin = has_origin(prog)
+        params = ["int N", "int M", "int K", "int T"] + ([f"int {ORIGIN}"] if origin else []) + [arr_param(a) for a in prog.arrays]
         kernel = [f"static void kernel({', '.join(params)})", "{"]
         scop_iters = any(r.kind == "scop" for r in prog.regions)
         decl = set()
@@ -1831,7 +2049,7 @@ class Renderer:
             kernel.append(f"    double {', '.join(t + ' = 0.0' for t in sorted(self.temps))};")
         if any(reg.label is not None and reg.label[0] in ("case", "default") for reg in prog.regions):
             kernel.append("    volatile int one = 1; /* switch (one): the compiler cannot fold it */")
-        kernel.append("    (void)N; (void)M; (void)K; (void)T;")
+        kernel.append("    (void)N; (void)M; (void)K; (void)T;" + (f" (void){ORIGIN};" if origin else ""))
         kernel += body
         kernel.append("}")
         main = ["int main(int argc, char **argv)", "{"]
@@ -1839,6 +2057,8 @@ class Renderer:
         main.append("    int M = arg_int(argc, argv, 2, 5, 1);")
         main.append("    int K = arg_int(argc, argv, 3, 5, 1);")
         main.append("    int T = arg_int(argc, argv, 4, 2, 0);")
+        if origin:
+            main.append(f"    int {ORIGIN} = arg_int(argc, argv, 5, 0, -2147483647 - 1); /* the origin: any int */")
         for a in prog.arrays:
             ext = a.extent_exprs()
             total = " * ".join(f"(size_t)({e})" for e in ext)
@@ -1868,7 +2088,7 @@ class Renderer:
             for name, size in sizes.items():
                 main.append(f"    memset({name}, 0x5A, {size});")
             main.append("#endif")
-        main.append(f"    kernel(N, M, K, T, {', '.join(a.name for a in prog.arrays)});")
+        main.append(f"    kernel(N, M, K, T, {ORIGIN + ', ' if origin else ''}{', '.join(a.name for a in prog.arrays)});")
         if sizes:
             main.append("#ifdef FT_SENTINEL")
             for name, size in sizes.items():
@@ -1931,7 +2151,11 @@ def describe(prog, metadata=()):
                     "goto": "a goto label", "again": "the label of a backward goto (the region runs "
                     + ("twice)" if reg.label[1] > 1 else "once: the goto is never taken)")}
             lines.append(f" * Region {k + 1} after {what[reg.label[0]]}.")
-    lines.append(" * Arguments: N M K T.")
+    offset = [k + 1 for k, reg in enumerate(prog.regions) if any(n.origin for n in reg.nests)]
+    if offset:
+        lines.append(f" * Index spaces from the run-time origin {ORIGIN} on (near INT_MAX or INT_MIN for some")
+        lines.append(f" * argument sets) in region(s) {', '.join(map(str, offset))}.")
+    lines.append(" * Arguments: N M K T" + (f" {ORIGIN}." if has_origin(prog) else "."))
     for m in metadata:
         lines.append(f" * {m}")
     lines.append(" */")
@@ -1948,7 +2172,7 @@ def render(prog, metadata=()):
 
 
 def args_of(env):
-    return [str(env["N"]), str(env["M"]), str(env["K"]), str(env["T"])]
+    return [str(env["N"]), str(env["M"]), str(env["K"]), str(env["T"])] + ([str(env[ORIGIN])] if ORIGIN in env else [])
 
 
 # ---------------------------------------------------------------------------
@@ -1992,6 +2216,26 @@ def shrink_candidates(prog):
             p = copy.deepcopy(prog)
             del p.iter_types[name]
             yield p
+    # no origin (in a region, anywhere), small origins
+    if has_origin(prog):
+        p = copy.deepcopy(prog)
+        for reg in p.regions:
+            for n in reg.nests:
+                n.origin = ()
+        for env in p.argsets:
+            env.pop(ORIGIN, None)
+        yield p
+        offset = [ri for ri, reg in enumerate(prog.regions) if any(n.origin for n in reg.nests)]
+        for ri in offset if len(offset) > 1 else ():
+            p = copy.deepcopy(prog)
+            for n in p.regions[ri].nests:
+                n.origin = ()
+            yield p
+        for k, env in enumerate(prog.argsets):
+            if env.get(ORIGIN, 0) != 0:
+                p = copy.deepcopy(prog)
+                p.argsets[k][ORIGIN] = 0
+                yield p
     # fewer argument sets
     for k in range(len(prog.argsets)):
         if len(prog.argsets) > 1:

@@ -4,7 +4,10 @@
 import hashlib
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -123,17 +126,21 @@ def strip_stmt(st):
 
 
 def model_of(prog):
-    """Everything of a program's model but the new spellings."""
+    """Everything of a program's model but the new spellings (origin_style's:
+    the nests' origins, the argument sets' origins and the two argument sets
+    it adds)."""
     regions = []
     for reg in prog.regions:
         nests = []
         for n in reg.nests:
-            d = {k: v for k, v in vars(n).items() if k not in ("itypes", "stmts")}
+            d = {k: v for k, v in vars(n).items() if k not in ("itypes", "stmts", "origin")}
             d["stmts"] = [strip_stmt(st) for st in n.stmts]
             nests.append(d)
         d = {k: v for k, v in vars(reg).items() if k not in ("nests", "label")}
         regions.append((d, nests))
     p = {k: v for k, v in vars(prog).items() if k not in ("arrays", "regions", "iter_types")}
+    argsets = prog.argsets[:-2] if gen.has_origin(prog) else prog.argsets
+    p["argsets"] = [{k: v for k, v in env.items() if k != gen.ORIGIN} for env in argsets]
     return repr((p, [vars(a) for a in prog.arrays], regions))
 
 
@@ -151,12 +158,13 @@ class NewSpellings(unittest.TestCase):
 
     def test_off_they_reproduce_the_previous_generator(self):
         for seed, digest in PREVIOUS.items():
-            text = gen.render(gen.generate(seed, unsigned=False, labels=False))
+            text = gen.render(gen.generate(seed, unsigned=False, labels=False, origin=False))
             self.assertEqual(hashlib.sha256(text.encode()).hexdigest()[:16], digest, seed)
 
     def test_they_keep_every_seed_s_model(self):
         for seed in range(300):
-            self.assertEqual(model_of(self.progs[seed]), model_of(gen.generate(seed, unsigned=False, labels=False)), seed)
+            self.assertEqual(model_of(self.progs[seed]),
+                             model_of(gen.generate(seed, unsigned=False, labels=False, origin=False)), seed)
 
     def test_unsigned_iterators_are_generated(self):
         progs, texts = self.progs, self.texts
@@ -241,6 +249,161 @@ class NewSpellings(unittest.TestCase):
                 self.assertTrue(any(not c.iter_types for c in cands))
                 return
         self.fail("no program with both")
+
+
+# sha256 (first 16 hex digits) of the programs the generator wrote before
+# origin_style (commit d610a22): with it off, generate() must still write
+# them. The first seven have loops from the origin on when it is on.
+BEFORE_ORIGIN = {
+    19: "d30416fe6ebb05fc",
+    27: "67f10252d8380f3b",
+    153: "8e0282bf703b5efc",
+    210: "b243e9d042c0bee3",
+    307: "4ac4b1352ec92b84",
+    352: "91cf06fae6f77682",
+    365: "fe6e87ff4610f140",
+    0: "b76f96073daf3ca6",
+    1: "e31fbc478cd2e2a0",
+    7: "0baa34c46048cd26",
+    100042: "c4167282eeeffa9e",
+    700023: "d317cc38e67d4c07",
+}
+
+# Programs with loops from the origin on whose originals run under UBSan
+# (Origins.test_originals_are_free_of_undefined_behaviour): together, scops
+# and chains, legacy spellings, the time-stencil flavour, bands, ifs, loops
+# counting down and by steps, macro and call bodies, row reductions, up- and
+# down-sampling, histograms, several loops and inner loops only, unsigned
+# iterators in other loops.
+UBSAN_SEEDS = [210, 352, 307, 720, 153]
+
+
+def sanitized_run(text, argsets):
+    """Builds `text` with -fsanitize=undefined -fno-sanitize-recover=all and
+    runs it on each argument set: the first failure's (args, stderr), or None."""
+    with tempfile.TemporaryDirectory() as d:
+        src, exe = os.path.join(d, "p.c"), os.path.join(d, "p")
+        with open(src, "w") as f:
+            f.write(text)
+        subprocess.run(["gcc", "-O0", "-std=gnu99", "-fopenmp", "-Wno-unknown-pragmas", "-fsanitize=undefined",
+                        "-fno-sanitize-recover=all", "-o", exe, src, "-lm"], check=True, capture_output=True)
+        for env in argsets:
+            args = gen.args_of(env)
+            p = subprocess.run([exe] + args, capture_output=True, text=True, timeout=120,
+                               env=dict(os.environ, OMP_NUM_THREADS="1"))
+            if p.returncode != 0 or "runtime error" in p.stderr:
+                return args, p.stderr[:500]
+    return None
+
+
+class Origins(unittest.TestCase):
+    """Index spaces from a run-time origin near INT_MAX or INT_MIN (issue 54, class 5)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.progs = [gen.generate(seed) for seed in range(400)]
+        cls.with_origin = [p for p in cls.progs if gen.has_origin(p)]
+
+    def test_off_it_reproduces_the_previous_generator(self):
+        for seed, digest in BEFORE_ORIGIN.items():
+            text = gen.render(gen.generate(seed, origin=False))
+            self.assertEqual(hashlib.sha256(text.encode()).hexdigest()[:16], digest, seed)
+            self.assertNotRegex(text, r"\bint o\b")
+        for seed in list(BEFORE_ORIGIN)[:7]:
+            self.assertTrue(gen.has_origin(gen.generate(seed)), seed)
+
+    def test_rate_and_places(self):
+        self.assertTrue(0.09 <= len(self.with_origin) / len(self.progs) <= 0.16, len(self.with_origin))
+        nests = [(p, r, n) for p in self.with_origin for r in p.regions for n in r.nests if n.origin]
+        self.assertTrue(any(r.kind == "chain" for _, r, _ in nests))
+        self.assertTrue(any(r.kind == "scop" for _, r, _ in nests))
+        self.assertTrue(any(n.origin == (0,) and n.depth > 1 for _, _, n in nests))
+        self.assertTrue(any(len(n.origin) > 1 for _, _, n in nests))
+        self.assertTrue(any(0 not in n.origin for _, _, n in nests))
+        self.assertTrue(any(n.style == "macro" for _, r, n in nests if r.kind == "chain"))
+        self.assertTrue(any(n.style == "call" for _, r, n in nests if r.kind == "chain"))
+        for p, r, n in nests:
+            # only loops counting with int; a chain's nests alike
+            self.assertTrue(all(gen.iter_type(p, r, n, q) == "int" for q in n.origin), p.seed)
+            if r.kind == "chain":
+                self.assertEqual({tuple(m.origin) for m in r.nests if m.depth == n.depth}, {tuple(n.origin)}, p.seed)
+
+    def test_rendering(self):
+        for p in self.with_origin:
+            text = gen.render(p)
+            kernel = text.split("static void kernel", 1)[1]
+            self.assertIn(", int T, int o, ", kernel.split("\n", 1)[0], p.seed)
+            self.assertIn("    int o = arg_int(argc, argv, 5, 0, -2147483647 - 1);", text, p.seed)
+            self.assertRegex(kernel, r"for \((int )?\w+ = o \+ ")
+            self.assertRegex(kernel, r"[\[(,] ?\w+ - o( [+-] \d+)?[\]),]")  # A[i - o + 1], AT2(A, i - o, j)
+            for env in p.argsets:
+                self.assertEqual(len(gen.args_of(env)), 5)
+            for r in p.regions:
+                if r.kind == "chain" and any(n.origin for n in r.nests):
+                    self.assertRegex(kernel, r"domain\([^)]*o\+\d+:o\+")
+                    self.assertRegex(kernel, r"\{\([^)]*\w-o[+-]?\d*[,)]")
+        for p in self.progs:
+            if not gen.has_origin(p):
+                self.assertNotRegex(gen.render(p), r"\bint o\b")
+                self.assertTrue(all(len(gen.args_of(env)) == 4 for env in p.argsets))
+
+    def test_argument_sets_reach_the_limits(self):
+        exact_max = exact_min = 0
+        for p in self.with_origin:
+            origins = [env[gen.ORIGIN] for env in p.argsets]
+            tops = [env[gen.ORIGIN] + gen.origin_range(p, env)[1] for env in p.argsets]
+            self.assertTrue(any(gen.INT_MAX - 100 <= t <= gen.INT_MAX for t in tops), p.seed)
+            self.assertTrue(any(o <= gen.INT_MIN + 100 - min(0, gen.origin_range(p, env)[0])
+                                for o, env in zip(origins, p.argsets)), p.seed)
+            self.assertTrue(any(abs(o) <= 1 << 30 for o in origins), p.seed)  # where the loops are transformed
+            exact_max += gen.INT_MAX in tops
+            exact_min += gen.INT_MIN in origins
+        self.assertGreater(exact_max, len(self.with_origin) / 5)
+        self.assertGreater(exact_min, len(self.with_origin) / 5)
+        origins = {env[gen.ORIGIN] for p in self.with_origin for env in p.argsets}
+        self.assertTrue({0, 5} <= origins)
+
+    def test_validate_refuses_origins_past_the_limits(self):
+        for p in self.with_origin:
+            bad = gen.copy.deepcopy(p)
+            env = max(bad.argsets, key=lambda e: e[gen.ORIGIN] + gen.origin_range(bad, e)[1])
+            env[gen.ORIGIN] = gen.INT_MAX - gen.origin_range(bad, env)[1] + 1
+            self.assertIn("out of int", gen.validate(bad) or "", p.seed)
+            bad = gen.copy.deepcopy(p)
+            bad.argsets[0][gen.ORIGIN] = gen.INT_MIN - gen.origin_range(bad, bad.argsets[0])[0] - 1
+            self.assertIn("out of int", gen.validate(bad) or "", p.seed)
+        for p in self.with_origin:
+            for ri, r in enumerate(p.regions):
+                for ni, n in enumerate(r.nests):
+                    if r.kind == "scop" and n.origin:
+                        bad = gen.copy.deepcopy(p)
+                        bad.iter_types[n.iters[n.origin[0]]] = "size_t"
+                        self.assertIn("unsigned", gen.validate(bad) or "")
+                        return
+        self.fail("no scop nest from the origin on")
+
+    @unittest.skipUnless(shutil.which("gcc"), "needs gcc")
+    def test_originals_are_free_of_undefined_behaviour(self):
+        for seed in UBSAN_SEEDS:
+            p = gen.generate(seed)
+            self.assertTrue(gen.has_origin(p), seed)
+            self.assertIsNone(sanitized_run(gen.render(p), p.argsets), seed)
+        # the check sees an overflow: loops from INT_MAX on
+        p = gen.generate(UBSAN_SEEDS[0])
+        env = dict(p.argsets[0])
+        env[gen.ORIGIN] = gen.INT_MAX
+        failed = sanitized_run(gen.render(p), [env])
+        self.assertIsNotNone(failed)
+        self.assertIn("signed integer overflow", failed[1])
+
+    def test_shrinking_drops_the_origin(self):
+        p = self.with_origin[0]
+        cands = list(gen.shrink_candidates(p))
+        plain = [c for c in cands if not gen.has_origin(c)]
+        self.assertTrue(plain)
+        self.assertTrue(all(gen.ORIGIN not in env for env in plain[0].argsets))
+        self.assertNotRegex(gen.render(plain[0]), r"\bint o\b")
+        self.assertTrue(any(gen.has_origin(c) and c.argsets[-1][gen.ORIGIN] == 0 for c in cands))
 
 
 if __name__ == "__main__":
