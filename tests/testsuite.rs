@@ -1769,6 +1769,7 @@ mod programs {
         thread_local_arrays,
         tile_of_tiles_wavefronts_3d,
         time_blocks_three_arrays,
+        time_blocks_short_loop,
         two_chains,
         parts_two_depths,
     );

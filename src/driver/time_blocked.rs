@@ -15,7 +15,7 @@ use crate::model::isl_ext::new_context;
 use crate::model::polyhedral;
 use crate::model::program::{CmpOp, Region};
 use crate::transform::overlap::GroupingStrategy;
-use crate::transform::time_blocks::time_blocks;
+use crate::transform::time_blocks::running_time_blocks;
 use crate::transform::time_choice::{self, Decision};
 use log::info;
 use std::collections::BTreeSet;
@@ -99,7 +99,7 @@ pub(super) fn compile_time_blocked(
             vec![DEFAULT_TILE_SIZE; depth.saturating_sub(1)],
         ),
     };
-    let tb = time_blocks(region, names, steps, &naming.helper)?;
+    let tb = running_time_blocks(region, names, steps, &naming.helper, opts.assume.as_deref())?;
     // Before any block is lowered (and its --report printed): a shadow that
     // cannot be sized makes overlapped tiling inapplicable.
     let ctx = new_context();

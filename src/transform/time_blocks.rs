@@ -27,11 +27,14 @@
 //! of the body (in a shared nest, which step's values a statement reads
 //! depends on the nest's iteration order), statements analysable, each array
 //! written by one statement of the body, which does not read it; the time
-//! iterator in no subscript and only in the time loop's bounds.
+//! iterator in no subscript and only in the time loop's bounds;
+//! [`running_time_blocks`] also refuses blocks that never run (a time loop
+//! of fewer steps) or hold a statement that never runs.
 
 use crate::diag::{Error, Result, Span};
 use crate::model::expr::Expr;
-use crate::model::polyhedral::{isl_name, Names};
+use crate::model::isl_ext::{isl_err, new_context};
+use crate::model::polyhedral::{assume_context, empty_stages, isl_name, Names};
 use crate::model::program::{
     Access, AccessKind, BodyTemplate, CmpOp, Constraint, DataVersion, OrigNode, Piece, Region,
     RegionKind, Stage,
@@ -439,6 +442,69 @@ pub fn time_blocks(
         full,
         shadows,
     })
+}
+
+/// [`time_blocks`], refused ([`Error::Inapplicable`], at the region's
+/// pragma) where a stage of the block never runs ([`idle_block`]).
+pub fn running_time_blocks(
+    region: &Region,
+    names: &Names,
+    steps: i64,
+    prefix: &str,
+    assume: Option<&str>,
+) -> Result<TimeBlocked> {
+    let tb = time_blocks(region, names, steps, prefix)?;
+    match idle_block(&tb, assume)? {
+        Some(why) => Err(Error::inapplicable_at(
+            region.pragma_span,
+            format!("overlapped tiling of the time loop: {why}"),
+        )),
+        None => Ok(tb),
+    }
+}
+
+/// Why the block chain of `tb` has a stage that never runs, in words: no
+/// block runs at all (the time loop runs fewer steps than a block holds), or
+/// one statement's copy in a block never runs; `None` when every stage runs
+/// for some parameter values (under `--assume` where given). Overlapped
+/// tiling needs every stage of a chain to run: isl drops the relations of an
+/// empty stage, and the tiles of a block that never runs would be dead code.
+pub fn idle_block(tb: &TimeBlocked, assume: Option<&str>) -> Result<Option<String>> {
+    let ctx = new_context();
+    let under = match assume {
+        Some(a) => format!(" under --assume {a}"),
+        None => String::new(),
+    };
+    let full: Vec<String> = tb
+        .full
+        .iter()
+        .map(|c| {
+            let isl = |e: &Expr| e.to_isl(&isl_name);
+            format!("{} {} {}", isl(&c.lhs), c.op.as_str(), isl(&c.rhs))
+        })
+        .collect();
+    let text = match full.is_empty() {
+        true => format!("{}{{ : true }}", tb.names.params_prefix()),
+        false => format!("{}{{ : {} }}", tb.names.params_prefix(), full.join(" and ")),
+    };
+    let never = isl_rs::Set::read_from_str(&ctx, &text)
+        .map_err(|e| Error::internal(format!("isl cannot read '{text}': {e}")))?
+        .intersect(assume_context(&ctx, &tb.names, assume)?)
+        .and_then(|s| s.is_empty())
+        .map_err(isl_err)?;
+    if never {
+        return Ok(Some(format!(
+            "no block of {} time steps runs: the time loop runs fewer steps{under} (its tile size, the first of --tile-sizes, is the number of steps per block)",
+            tb.steps
+        )));
+    }
+    let (empty, _) = empty_stages(&ctx, &tb.blocks, &tb.names, assume)?;
+    Ok(empty.first().map(|(k, _)| {
+        format!(
+            "{} never runs (its iteration domain is empty{under}): overlapped tiling needs every statement of a block to run",
+            tb.blocks.stages[*k].label
+        )
+    }))
 }
 
 /// Whether `e` uses variable `v`.

@@ -21,7 +21,7 @@ use crate::transform::cost::{cost, geometry, naive, Costed};
 use crate::transform::overlap::ModelSpec;
 use crate::transform::overlap_groups::nest_units;
 use crate::transform::pipeline::PipelineGraph;
-use crate::transform::time_blocks::time_blocks;
+use crate::transform::time_blocks::{idle_block, running_time_blocks, time_blocks};
 use log::info;
 
 /// The time-block depths the model tries.
@@ -59,16 +59,20 @@ pub struct TimeChoice {
 
 /// The cost of one of `region`'s time blocks of `steps` steps, with its
 /// tile sizes, from the block of two steps (`two`, with its graph); `Err`
-/// says why the block cannot be one group.
+/// says why the block cannot be one group, or why it never runs
+/// ([`idle_block`]: a time loop of fewer steps).
 fn blocked(
     region: &Region,
     names: &Names,
-    model: &ModelSpec,
+    (assume, model): (Option<&str>, &ModelSpec),
     prefix: &str,
     two: (&Region, &PipelineGraph),
     steps: i64,
 ) -> Result<std::result::Result<Costed, String>> {
     let tb = time_blocks(region, names, steps, prefix)?;
+    if let Some(why) = idle_block(&tb, assume)? {
+        return Ok(Err(why));
+    }
     let units: Vec<Vec<usize>> = nest_units(&tb.blocks).into_iter().map(|(u, _)| u).collect();
     let graph = PipelineGraph::repeat_steps(two.1, two.0, &tb.blocks, &units);
     let all: Vec<usize> = (0..graph.units.len()).collect();
@@ -77,7 +81,7 @@ fn blocked(
 }
 
 /// The block chain of `steps` steps and its pipeline graph (`None` when
-/// its dependences are not exact).
+/// its dependences are not exact); errors are [`running_time_blocks`]'s.
 fn chain_graph(
     region: &Region,
     names: &Names,
@@ -87,7 +91,7 @@ fn chain_graph(
     prefix: &str,
     steps: i64,
 ) -> Result<(Region, Option<PipelineGraph>)> {
-    let tb = time_blocks(region, names, steps, prefix)?;
+    let tb = running_time_blocks(region, names, steps, prefix, assume)?;
     let ctx = new_context();
     let m = polyhedral::build(&ctx, &tb.blocks, &tb.names, assume)?;
     let d = deps::compute(&m, budget.saturating_mul(tb.blocks.stages.len() as u64))?;
@@ -106,10 +110,11 @@ fn chain_graph(
 /// Chooses the time blocks of a time-iterated `region` (a scop whose nests
 /// all sit in one time loop): the depth of [`CANDIDATE_STEPS`] and tile
 /// sizes of least cost per step, or the original loops unless that cost is
-/// below [`BLOCK_MARGIN`] of theirs. `budget` bounds the dependence
+/// below [`BLOCK_MARGIN`] of theirs; a depth whose blocks never run (a time
+/// loop of fewer steps) is not a candidate. `budget` bounds the dependence
 /// analysis (isl operations per statement of the block chain); `prefix` is
-/// the prefix of generated names. Errors are [`time_blocks`]'s (time blocks
-/// do not apply).
+/// the prefix of generated names. Errors are [`running_time_blocks`]'s for
+/// blocks of two steps (time blocks do not apply).
 pub fn choose(
     region: &Region,
     names: &Names,
@@ -151,7 +156,7 @@ pub fn choose(
     let mut best: Option<(f64, i64, Costed)> = None;
     for steps in CANDIDATE_STEPS {
         let Some(graph) = &graph else { break };
-        match blocked(region, names, model, prefix, (&two, graph), steps)? {
+        match blocked(region, names, (assume, model), prefix, (&two, graph), steps)? {
             Ok(c) => {
                 let per_step = c.cost / steps as f64;
                 explained.push(format!(
@@ -203,6 +208,7 @@ pub fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::Error;
     use crate::frontend::parse_file;
     use crate::model::polyhedral::collect_names;
     use crate::transform::cost::{Machine, CALIBRATED};
@@ -236,14 +242,38 @@ mod tests {
         }
     }
 
-    fn heat() -> Region {
-        let dir = std::env::temp_dir().join(format!("flextile-time-choice-{}", std::process::id()));
+    /// A 1-D Jacobi step with a copy back, in a time loop of `steps` steps.
+    fn jacobi_1d(steps: &str) -> String {
+        format!(
+            "void jacobi(int n, int tsteps, double *A, double *B) {{
+#pragma scop
+  for (int t = 0; t < {steps}; t++) {{
+    for (int i = 1; i < n - 1; i++)
+      B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3;
+    for (int i = 1; i < n - 1; i++)
+      A[i] = B[i];
+  }}
+#pragma endscop
+}}
+"
+        )
+    }
+
+    fn parse(name: &str, text: &str) -> Region {
+        let dir = std::env::temp_dir().join(format!(
+            "flextile-time-choice-{name}-{}",
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("heat.c");
-        std::fs::write(&path, HEAT_2D).unwrap();
+        let path = dir.join(format!("{name}.c"));
+        std::fs::write(&path, text).unwrap();
         let program = parse_file(&path, &[]).unwrap();
         std::fs::remove_dir_all(&dir).ok();
         program.regions.into_iter().next().unwrap()
+    }
+
+    fn heat() -> Region {
+        parse("heat", HEAT_2D)
     }
 
     /// The graph of a longer block repeated from the block of two steps has
@@ -303,5 +333,50 @@ mod tests {
         }
         assert!(choice.explained.iter().any(|l| l.starts_with("chosen: ")));
         assert_ne!(choice.decision, Decision::Defaults);
+    }
+
+    /// A time loop of five steps: blocks of 8 and 16 steps never run and
+    /// are no candidates (the model chose 16, whose empty block overlapped
+    /// tiling could not tile); the chosen depth fits.
+    #[test]
+    fn blocks_longer_than_the_time_loop_are_not_candidates() {
+        let region = parse("short", &jacobi_1d("5"));
+        let names = collect_names(std::slice::from_ref(&region));
+        let choice = choose(&region, &names, None, 1 << 20, &spec(), "ft_").unwrap();
+        for steps in [8, 16] {
+            let line =
+                format!("blocks of {steps} steps: not costed (no block of {steps} time steps runs");
+            assert!(
+                choice.explained.iter().any(|l| l.starts_with(&line)),
+                "{:?}",
+                choice.explained
+            );
+        }
+        assert!(
+            matches!(choice.decision, Decision::Blocks(s, _) if s <= 4),
+            "{:?}",
+            choice.decision
+        );
+    }
+
+    /// A time loop of one step, or one that --assume keeps under two steps:
+    /// no block runs, and time blocks do not apply.
+    #[test]
+    fn a_time_loop_without_a_block_is_inapplicable() {
+        for (steps, assume) in [("1", None), ("tsteps", Some("tsteps <= 1"))] {
+            let region = parse("one", &jacobi_1d(steps));
+            let names = collect_names(std::slice::from_ref(&region));
+            let err = choose(&region, &names, assume, 1 << 20, &spec(), "ft_").unwrap_err();
+            assert!(matches!(err, Error::Inapplicable(_)), "{err:?}");
+            assert!(
+                err.first_message()
+                    .contains("no block of 2 time steps runs: the time loop runs fewer steps"),
+                "{}",
+                err.first_message()
+            );
+        }
+        let region = parse("param", &jacobi_1d("tsteps"));
+        let names = collect_names(std::slice::from_ref(&region));
+        assert!(choose(&region, &names, None, 1 << 20, &spec(), "ft_").is_ok());
     }
 }

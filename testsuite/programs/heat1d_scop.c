@@ -14,7 +14,7 @@
  * Output: A and B in full (hashed per 64 elements above 4096 elements).
  *
  * flextile-test: args: 30 20 | 5 3 | 100 10 | 3 2 | 2 1 | 1 1 | 4 0 | 67 13
- * flextile-test: options: default | --tile | --tile --tile-sizes 8,8 | --tile --tile-sizes 7,5 | --tile --tile-sizes 16,64 | --tile --assume "N >= 1" | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 3,5 | --scalene | --rectangle --tile-sizes 1,16 | --scalene --tile-sizes 8,64 --no-openmp | --rectangle --tile-sizes 4,8 --point-chunk 0 | --rectangle --tile-sizes 3,16 --point-chunk 5
+ * flextile-test: options: default | --tile | --tile --tile-sizes 8,8 | --tile --tile-sizes 7,5 | --tile --tile-sizes 16,64 | --tile --assume "N >= 1" | --rectangle --tile-sizes 4,8 | --scalene --tile-sizes 3,5 | --scalene | --rectangle --tile-sizes 1,16 | --scalene --tile-sizes 8,64 --no-openmp | --rectangle --tile-sizes 4,8 --point-chunk 0 | --rectangle --tile-sizes 3,16 --point-chunk 5 | --rectangle | --rectangle --fatal-warnings
  */
 #include <stdio.h>
 #include <stdlib.h>
