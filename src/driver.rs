@@ -500,7 +500,6 @@ fn left_as_written(opts: &Options, shared: &Shared, region: &Region, why: &str) 
         ..Grouping::default()
     };
     record_mdg(opts, shared, region, Some(&grouping), None)?;
-    let directives: Vec<Span> = program.directives.iter().map(|(d, _)| *d).collect();
     let (line, _) = program.file.line_col(region.pragma_span.start);
     shared.templates.original(&OriginalParts {
         kind: region_kind(region),
@@ -508,8 +507,14 @@ fn left_as_written(opts: &Options, shared: &Shared, region: &Region, why: &str) 
         line,
         indent: &region.indent,
         why,
-        original: &alias::original_code(&program.file.text, region, &directives),
+        original: &original_code(program, region),
     })
+}
+
+/// The region's code as written, without flextile's pragma lines.
+fn original_code(program: &Program, region: &Region) -> String {
+    let directives: Vec<Span> = program.directives.iter().map(|(d, _)| *d).collect();
+    alias::original_code(&program.file.text, region, &directives)
 }
 
 /// Compiles one region as the options ask. When overlapped tiling does not
@@ -654,8 +659,7 @@ fn compile_region_once(
         || opts.tile
         || opts.overlap.is_some()
         || matches!(&region.kind, RegionKind::Chain(c) if !c.items.is_empty());
-    let directives: Vec<Span> = program.directives.iter().map(|(d, _)| *d).collect();
-    let original = || alias::original_code(&program.file.text, region, &directives);
+    let original = || original_code(program, region);
     // The whole region's model: built here where the alias check needs it,
     // otherwise by the lowering that needs it (a region lowered in parts
     // never builds it whole).
@@ -1060,9 +1064,7 @@ fn with_int_bound(
     if tests.is_empty() {
         return shared.guard.cloned();
     }
-    let program = shared.program;
-    let directives: Vec<Span> = program.directives.iter().map(|(d, _)| *d).collect();
-    let original = alias::original_code(&program.file.text, region, &directives);
+    let original = original_code(shared.program, region);
     let what = format!(
         "the generated loops' {} arithmetic (for a parameter beyond ±{b})",
         shared.naming.counter_type()
