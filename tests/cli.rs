@@ -1271,3 +1271,41 @@ void chain(int N, double *A, double *B, double *C)
     );
     let _ = fs::remove_dir_all(&d);
 }
+
+/// A loop-chain body whose accesses flextile cannot read exactly (an access
+/// whose subscript a macro body computes, a call of an unknown function)
+/// cannot be checked against its declaration: a warning names the nest and
+/// the construct (issue 54, class 3).
+#[test]
+fn unchecked_chain_body_warns() {
+    let d = dir("unchecked_chain_body_warns");
+    let src = "\
+#define NEXT(B, i) B[(i) + 1]
+double h(double);
+void f(int N, double *A, double *B)
+{
+#pragma omplc loopchain schedule()
+    {
+#pragma omplc for domain(0:N-2) with (i) read B {(i),(i+1)}, write A {(i)}
+        for (int i = 0; i <= N - 2; i++)
+            A[i] = B[i] + NEXT(B, i);
+#pragma omplc for domain(0:N-1) with (i) read A {(i)}, write B {(i)}
+        for (int i = 0; i <= N - 1; i++)
+            B[i] = h(A[i]);
+    }
+}
+";
+    fs::write(d.join("in.c"), src).expect("in.c");
+    let o = flextile(&d, &["in.c", "-o", "out.c"]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    for want in [
+        "in.c:7:1: warning: the accesses of the body of nest 1 (line 7) cannot be checked",
+        "in.c:9:27: note:",
+        "in.c:10:1: warning: the accesses of the body of nest 2 (line 10) cannot be checked",
+        "a call to 'h'",
+    ] {
+        assert!(err.contains(want), "no '{want}' in:\n{err}");
+    }
+    let _ = fs::remove_dir_all(&d);
+}

@@ -49,8 +49,11 @@ const CFLAGS: &[&str] = &[
     "-Wno-unknown-pragmas",
 ];
 /// Extra flags of the sanitised build of every generated program: a report
-/// of either sanitizer ends the run with a non-zero status.
+/// of either sanitizer ends the run with a non-zero status. It is built at
+/// `-O0` (the last `-O` wins), where every variable lives in memory: a race
+/// on a shared scalar that `-O2` keeps in a register shows there.
 const SANITIZE_FLAGS: &[&str] = &[
+    "-O0",
     "-fsanitize=address,undefined",
     "-fno-sanitize-recover=all",
     "-fno-omit-frame-pointer",
@@ -1687,6 +1690,7 @@ mod programs {
         border_select_counters,
         unsigned_iterators,
         unsigned_condition_kept,
+        chain_linearised_constant_width,
         chain_1d_fuse_user,
         chain_1d_two_nests,
         chain_antidep_inplace,
@@ -1781,6 +1785,9 @@ mod errors {
         LISTED,
         access_arity,
         chain_body_label,
+        chain_macro_access_undeclared,
+        chain_linearised_undeclared,
+        chain_runtime_width_product,
         chain_label_straddles,
         clang_syntax_error,
         codegen_budget,

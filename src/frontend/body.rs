@@ -132,6 +132,13 @@ pub struct Analysis {
     pub accesses: Vec<Access>,
     /// False when some access could not be expressed exactly.
     pub analysable: bool,
+    /// Why the accesses found are not all the body performs, exactly: the
+    /// first construct whose accesses flextile cannot see or express (a call,
+    /// a pointer, a data-dependent subscript, an operator of a macro that may
+    /// assign) and where it is. `None`: [`Analysis::accesses`] are exact (also
+    /// when a macro spells them, which makes the body not analysable), so a
+    /// loop chain's declaration can be checked against them.
+    pub inexact: Option<(Span, String)>,
     /// True when the body spells every access as a hole: `analysable`, or
     /// not only because some subscripts are data-dependent ([`Expr::Any`]):
     /// such an access (a *gather*) is then a hole too, its subscripts
@@ -425,6 +432,7 @@ impl<'tu> Walker<'_, 'tu> {
     fn opaque(&mut self, at: Option<Span>, what: &str) {
         self.out.analysable = false;
         self.out.spelled = false;
+        self.inexact(at, what);
         if self.scope.mode == Mode::Scop {
             self.out.errors.push(Diagnostic::error(
                 at.unwrap_or_default(),
@@ -433,6 +441,13 @@ impl<'tu> Walker<'_, 'tu> {
                      (annotate the nest with '#pragma omplc for' and declare them)"
                 ),
             ));
+        }
+    }
+
+    /// Records the first construct whose accesses are not exact.
+    fn inexact(&mut self, at: Option<Span>, what: &str) {
+        if self.out.inexact.is_none() {
+            self.out.inexact = Some((at.unwrap_or_default(), what.to_string()));
         }
     }
 
@@ -748,6 +763,12 @@ impl<'tu> Walker<'_, 'tu> {
                 }
                 None => {
                     self.out.analysable = false;
+                    let at = s.span().unwrap_or(span);
+                    let why = match self.unit.macro_exactly(at) {
+                        None => "a subscript that is not affine",
+                        Some(_) => "a subscript computed in a macro's body, whose operators flextile cannot read",
+                    };
+                    self.inexact(Some(at), why);
                     index.push(Expr::Any);
                 }
             }

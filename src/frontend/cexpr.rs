@@ -154,7 +154,7 @@ fn macro_param(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
 
 /// `e` with the macro parameters replaced by their values when that makes
 /// it affine (the values used are recorded); `e` otherwise.
-fn freeze(unit: &Unit<'_>, e: Expr) -> Expr {
+pub(crate) fn freeze(unit: &Unit<'_>, e: Expr) -> Expr {
     let mut vars = BTreeSet::new();
     e.collect_vars(&mut vars);
     let params = unit.macro_params.borrow();

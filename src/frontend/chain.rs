@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::Unit;
 use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
-use crate::frontend::cexpr::push_wraps;
 use crate::frontend::cexpr::referenced_vars;
+use crate::frontend::cexpr::{freeze, push_wraps};
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
 use crate::frontend::loops::{loop_variable, read_header, var_type};
@@ -148,6 +148,7 @@ pub fn build<'tu>(
         .filter_map(|(c, _)| Some((*c, c.span()?)))
         .collect();
     undeclared_scalars(unit, &outside, &body_spans, function, &mut stages, warnings);
+    warnings.append(&mut found.unchecked);
     let span = Span::new(pragma.line_start, cspan.end);
     let final_values = final_values(
         unit,
@@ -227,6 +228,9 @@ struct Found {
     declared: Declared,
     /// What the model reads of the loops and bodies that may wrap.
     wraps: Wraps,
+    /// Warnings for bodies whose accesses cannot be checked against their
+    /// declarations.
+    unchecked: Vec<Diagnostic>,
 }
 
 /// Gives each stage whose body (in `bodies`, by stage) mentions a variable
@@ -404,6 +408,19 @@ fn nest<'tu>(
     if !analysis.errors.is_empty() {
         return Err(analysis.errors);
     }
+    let label = format!("nest {number} (line {})", unit.line_of(p.span.start));
+    if let Some((at, what)) = &analysis.inexact {
+        found.unchecked.push(
+            Diagnostic::warning(
+                p.span,
+                format!(
+                    "the accesses of the body of {label} cannot be checked against its \
+                     declaration ({what}): flextile trusts the declared accesses"
+                ),
+            )
+            .with_note(*at, "flextile cannot see this construct's accesses exactly"),
+        );
+    }
     for (a, t) in analysis.types.iter().filter(|_| analysis.analysable) {
         found.types.entry(a.clone()).or_insert_with(|| t.clone());
     }
@@ -430,6 +447,7 @@ fn nest<'tu>(
     if !undeclared.is_empty() {
         return Err(undeclared);
     }
+    check_declared_products(unit, np)?;
     let mut domain = Vec::new();
     for (r, it) in np.ranges.iter().zip(&iterators) {
         domain.push(Constraint {
@@ -450,7 +468,7 @@ fn nest<'tu>(
             a.tuples.iter().map(|t| Access {
                 kind: a.kind,
                 data: a.data.clone(),
-                index: t.exprs.clone(),
+                index: t.exprs.iter().map(|e| freeze(unit, e.clone())).collect(),
                 span: t.span,
                 conditional: false,
             })
@@ -467,7 +485,7 @@ fn nest<'tu>(
     );
     let stage = Stage {
         name: String::new(),
-        label: format!("nest {number} (line {})", unit.line_of(p.span.start)),
+        label,
         span: p.span,
         iterators: iterators.clone(),
         iterator_types,
@@ -476,11 +494,44 @@ fn nest<'tu>(
         body: template_with_accesses(unit, body_span, &iterators, &analysis.holes),
         analysable: analysis.analysable,
         gathered: analysis.gathered(),
-        observed: analysis.analysable.then_some(analysis.accesses),
+        observed: analysis.inexact.is_none().then_some(analysis.accesses),
         time_step: None,
         loop_bounds: unit.without_freezing(|| loop_bounds(unit, np, &loops, writes)),
     };
     Ok((stage, body))
+}
+
+/// A declared index that multiplies an iterator by a name (`i*W`) is affine
+/// only where the name is a macro with a constant value that the body uses:
+/// an error otherwise.
+fn check_declared_products(unit: &Unit<'_>, np: &NestPragma) -> Result<(), Vec<Diagnostic>> {
+    let errors: Vec<Diagnostic> = np
+        .accesses
+        .iter()
+        .flat_map(|a| &a.tuples)
+        .flat_map(|t| t.exprs.iter().map(move |e| (t.span, e)))
+        .filter(|(_, e)| {
+            !e.is_affine()
+                && !unit
+                    .without_freezing(|| freeze(unit, (*e).clone()))
+                    .is_affine()
+        })
+        .map(|(span, e)| {
+            Diagnostic::error(
+                span,
+                format!(
+                    "non-affine index expression '{e}': a product of an iterator is affine only \
+                     with a macro of constant value that the body uses as well; write '*' for a \
+                     data-dependent index"
+                ),
+            )
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// The C types of the variables of the nest's `loops` (one per iterator);
@@ -999,8 +1050,22 @@ void f(int n, double A[n], double B[n]) {
         let s1 = accesses(&r.stages[1].accesses);
         assert!(s1.contains(&"W s[]".to_string()) && s1.contains(&"R s[]".to_string()));
         assert!(!template(&r.stages[1]).contains("double s;"));
-        assert_eq!(p.warnings.len(), 1);
-        assert!(p.warnings[0].message.contains("writes 's'"));
+        let writes: Vec<_> = p
+            .warnings
+            .iter()
+            .filter(|w| w.message.contains(" writes "))
+            .collect();
+        assert_eq!(writes.len(), 1);
+        assert!(writes[0].message.contains("writes 's'"));
+        // Both bodies call 'h': their accesses cannot be checked, and each
+        // nest gets a warning that names it and the call.
+        let unchecked: Vec<_> = p
+            .warnings
+            .iter()
+            .filter(|w| w.message.contains("cannot be checked"))
+            .collect();
+        assert_eq!(unchecked.len(), 2);
+        assert!(unchecked[0].message.contains("nest 1") && unchecked[0].message.contains("'h'"));
         // Read after the region: no copy.
         let p = ok(&src.replace("  }\n}\n", "  }\n  A[0] = g;\n}\n"));
         assert!(!template(&p.regions[0].stages[0]).contains("double g;"));

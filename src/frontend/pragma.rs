@@ -28,6 +28,8 @@
 //! omitted (empty schedule), the commas between access clauses are optional,
 //! and `/`, `%` by constants are accepted in expressions.
 
+use std::collections::BTreeSet;
+
 use crate::diag::{Diagnostic, Span};
 use crate::model::expr::Expr;
 use crate::model::program::{
@@ -797,7 +799,7 @@ impl<'a> Parser<'a> {
                 }
                 let mut shifts = Vec::new();
                 loop {
-                    let t = self.tuple(false, "a shift tuple such as '(0,1)'")?;
+                    let t = self.tuple(false, &[], "a shift tuple such as '(0,1)'")?;
                     let mut v = Vec::new();
                     for (e, sp) in t.exprs.iter().zip(&t.spans) {
                         match e.constant() {
@@ -834,7 +836,7 @@ impl<'a> Parser<'a> {
     fn tile_inner(&mut self) -> Result<TileSpec, Diagnostic> {
         let start = self.bump_span();
         self.expect_punct('(', " after 'tile'")?;
-        let t = self.tuple(false, "the tile sizes, such as '(16, 16)'")?;
+        let t = self.tuple(false, &[], "the tile sizes, such as '(16, 16)'")?;
         let mut sizes = Vec::new();
         for (e, sp) in t.exprs.iter().zip(&t.spans) {
             match e.constant() {
@@ -965,6 +967,7 @@ impl<'a> Parser<'a> {
             .with_note(domain_span, "domain given here"));
         }
 
+        let names: Vec<String> = iterators.iter().map(|(n, _)| n.clone()).collect();
         let mut accesses = Vec::new();
         while self.peek().is_some() {
             if !accesses.is_empty() && self.is_punct(',') {
@@ -993,7 +996,7 @@ impl<'a> Parser<'a> {
             let mut tuples = Vec::new();
             loop {
                 tuples.push(
-                    self.tuple(true, "an index tuple such as '(i, j-1)'")?
+                    self.tuple(true, &names, "an index tuple such as '(i, j-1)'")?
                         .into(),
                 );
                 if self.is_punct(',') {
@@ -1033,7 +1036,16 @@ impl<'a> Parser<'a> {
     }
 
     /// `'(' comp { ',' comp } ')'`; `*` components only when `any_ok`.
-    fn tuple(&mut self, any_ok: bool, what: &str) -> Result<TupleSpans, Diagnostic> {
+    ///
+    /// `iterators` are given for an access tuple: there a product of an
+    /// iterator and other names (`i*W`) is kept for the front end, which
+    /// knows the values of constant macros (see [`affine_in`]).
+    fn tuple(
+        &mut self,
+        any_ok: bool,
+        iterators: &[String],
+        what: &str,
+    ) -> Result<TupleSpans, Diagnostic> {
         if !self.is_punct('(') {
             return Err(self.expected(what));
         }
@@ -1058,7 +1070,7 @@ impl<'a> Parser<'a> {
                 spans.push(sp);
             } else {
                 let (e, sp) = self.expr()?;
-                if !e.is_affine() {
+                if !affine_in(&e, iterators) {
                     return Err(Diagnostic::error(
                         sp,
                         format!("non-affine index expression '{e}'; write '*' for a data-dependent index"),
@@ -1185,6 +1197,25 @@ impl<'a> Parser<'a> {
 }
 
 /// A parsed tuple with the span of each component.
+/// True when `e` is affine, or (with `iterators`) affine in the iterators
+/// once every other name is a constant: `i*W` for a macro `W`. Such an
+/// access tuple is affine only if the names are constant macros, which the
+/// front end checks ([`crate::frontend::chain`]); `i*i` is never affine.
+fn affine_in(e: &Expr, iterators: &[String]) -> bool {
+    if e.is_affine() {
+        return true;
+    }
+    if iterators.is_empty() {
+        return false;
+    }
+    let mut vars = BTreeSet::new();
+    e.collect_vars(&mut vars);
+    vars.iter()
+        .filter(|v| !iterators.contains(v))
+        .fold(e.clone(), |acc, v| acc.substitute(v, &Expr::Int(2)))
+        .is_affine()
+}
+
 struct TupleSpans {
     exprs: Vec<Expr>,
     spans: Vec<Span>,

@@ -313,9 +313,10 @@ pub struct Stage {
     /// True when the body's accesses were analysed from plain array subscripts
     /// (false for macros, calls, pointer arithmetic).
     pub analysable: bool,
-    /// For omplc nests whose body is analysable: the accesses found in the body,
-    /// to be checked against the declared ones (`None` otherwise, and for scops,
-    /// whose `accesses` are the analysed ones).
+    /// For omplc nests whose body's accesses flextile reads exactly (an
+    /// analysable body, or one whose accesses a macro spells): the accesses
+    /// found in the body, to be checked against the declared ones (`None`
+    /// otherwise, and for scops, whose `accesses` are the analysed ones).
     pub observed: Option<Vec<Access>>,
     /// For a body that is not analysable only because some of its subscripts
     /// are data-dependent ([`Expr::Any`]): what it accesses (see
@@ -360,9 +361,9 @@ impl Stage {
     /// without it is a scop statement.)
     pub fn analysed(&self) -> Option<&[Access]> {
         match &self.observed {
+            _ if !self.analysable => None,
             Some(obs) => Some(obs),
-            None if self.analysable => Some(&self.accesses),
-            None => None,
+            None => Some(&self.accesses),
         }
     }
 

@@ -91,6 +91,11 @@ pub fn shadow_rows(model: &RegionModel, names: &Names, array: &str) -> Result<Op
             continue;
         }
         let hull = set.simple_hull().map_err(isl_err)?;
+        // A linearised subscript (`i*W + j`) leaves existentially quantified
+        // variables, whose constraints isl does not list: no bound here.
+        if hull.dim(DimType::Div).map_err(isl_err)? > 0 {
+            continue;
+        }
         let cons = hull.get_constraint_list().map_err(isl_err)?;
         let int = |v: isl_rs::Val| v.get_num_si().map_err(isl_err);
         'constraint: for c in 0..cons.size().map_err(isl_err)? {
@@ -105,9 +110,6 @@ pub fn shadow_rows(model: &RegionModel, names: &Names, array: &str) -> Result<Op
                 if int(c.get_coefficient_val(DimType::Set, d).map_err(isl_err)?)? != 0 {
                     continue 'constraint;
                 }
-            }
-            if hull.dim(DimType::Div).map_err(isl_err)? > 0 {
-                continue;
             }
             let mut e = Expr::Int(int(c.get_constant_val().map_err(isl_err)?)?);
             for p in 0..hull.dim(DimType::Param).map_err(isl_err)? {
