@@ -636,6 +636,7 @@ fn compile_region_once(
                 &known,
                 safe,
                 &unsigned64,
+                &counters::param_ranges(program, region),
                 shared.names,
                 shared.naming,
                 helpers,

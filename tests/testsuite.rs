@@ -1691,6 +1691,7 @@ mod programs {
         unsigned_iterators,
         unsigned_condition_kept,
         chain_linearised_constant_width,
+        size_t_sum_near_limits,
         chain_1d_fuse_user,
         chain_1d_two_nests,
         chain_antidep_inplace,

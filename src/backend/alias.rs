@@ -20,6 +20,7 @@
 
 use crate::backend::ast::AstReader;
 use crate::backend::c::expr;
+use crate::backend::int_range;
 use crate::backend::tree::Helper;
 use crate::backend::Naming;
 use crate::diag::{Error, Result};
@@ -290,10 +291,17 @@ pub struct GuardParts {
 /// the parameter values `safe` as a C condition (isl's AST expression
 /// builder, taking `known` for granted), computed in `long long`, with each
 /// 64-bit unsigned parameter of `unsigned64` checked to be below 2^63 first.
+///
+/// The check is computed in `long long`. Where its own arithmetic could
+/// overflow for parameters in their types' ranges (`params`, by C name:
+/// two `size_t` near 2^63 added), it first checks that the parameters lie
+/// in a box where it cannot (as [`int_range::expr_bound`] finds); outside
+/// the box the original code runs.
 pub fn wrap_term(
     known: &Set,
     safe: Set,
     unsigned64: &[String],
+    params: &BTreeMap<String, (i128, i128)>,
     names: &Names,
     naming: &Naming,
     helpers: &mut BTreeSet<Helper>,
@@ -309,6 +317,29 @@ pub fn wrap_term(
         .iter()
         .map(|p| format!("{p} <= (unsigned long long)__LONG_LONG_MAX__"))
         .collect();
+    let ranges = int_range::Ranges {
+        params,
+        counter: int_range::LONG_LONG,
+    };
+    match int_range::expr_bound(&e, &ranges) {
+        int_range::Bound::Fits => {}
+        int_range::Bound::Within(b, read) => {
+            for p in &read {
+                let (lo, hi) = params.get(p).copied().unwrap_or(int_range::INT);
+                if lo < -b {
+                    terms.push(format!("{p} >= -{b}LL"));
+                }
+                if hi > b {
+                    terms.push(format!("{p} <= {b}LL"));
+                }
+            }
+        }
+        int_range::Bound::Unknown => {
+            return Err(Error::Internal(
+                "the check's own arithmetic may overflow 'long long'".into(),
+            ))
+        }
+    }
     terms.push(format!("({})", expr::text(&e, &wide)));
     Ok(terms.join(" && "))
 }
@@ -348,6 +379,7 @@ pub fn print(
     const UINTPTR: &str = "__UINTPTR_TYPE__";
     let reader = AstReader::new(names);
     let mut decls = Vec::new();
+    let mut sets = Vec::new();
     let mut vars = Vec::new();
     for (k, r) in check.ranges.into_iter().enumerate() {
         let (lo_var, end_var) = (
@@ -358,7 +390,9 @@ pub fn print(
             (StorageKind::Pointer { .. }, _) | (_, 1..) => format!("({UINTPTR})({})", r.data),
             _ => format!("({UINTPTR})&{}", r.data),
         };
-        let step = |d: usize| format!("(long long)sizeof({}{})", r.data, "[0]".repeat(d + 1));
+        // Offsets in wrapping unsigned arithmetic: exact wherever the
+        // original program's accesses are, never undefined.
+        let step = |d: usize| format!("sizeof({}{})", r.data, "[0]".repeat(d + 1));
         let mut lo_terms = Vec::new();
         let mut hi_terms = Vec::new();
         for (d, (lo, hi)) in r.bounds.into_iter().enumerate() {
@@ -367,8 +401,8 @@ pub fn print(
             lo.helpers(naming.wide, helpers);
             hi.helpers(naming.wide, helpers);
             let (lo, hi) = (expr::text(&lo, naming), expr::text(&hi, naming));
-            lo_terms.push(format!("(long long)({lo}) * {}", step(d)));
-            hi_terms.push(format!("(long long)({hi}) * {}", step(d)));
+            lo_terms.push(format!("({UINTPTR})(long long)({lo}) * {}", step(d)));
+            hi_terms.push(format!("({UINTPTR})(long long)({hi}) * {}", step(d)));
         }
         let element = match r.storage.levels {
             0 => format!("sizeof({})", r.data),
@@ -383,14 +417,17 @@ pub fn print(
             )
         };
         decls.push(format!(
-            "/* the bytes the region touches through '{}' */",
+            "{UINTPTR} {lo_var}, {end_var}; /* the bytes the region touches through '{}' */",
             r.data
         ));
-        decls.push(format!("const {UINTPTR} {lo_var} = {lo};"));
-        decls.push(format!("const {UINTPTR} {end_var} = {end};"));
+        sets.push(format!("{lo_var} = {lo}"));
+        sets.push(format!("{end_var} = {end}"));
         vars.push((r.data, lo_var, end_var));
     }
-    let mut terms = Vec::new();
+    // The ranges are computed in the condition, after the guard's checks
+    // on the parameters (inserted before this term), so that their
+    // arithmetic runs only where those checks say it fits.
+    let mut terms = vec![format!("({}, 1)", sets.join(", "))];
     let mut pairs = Vec::new();
     for (i, j) in check.pairs {
         let (a, b) = (&vars[i], &vars[j]);
@@ -492,19 +529,24 @@ mod tests {
         )
         .expect("print");
         assert_eq!(
-            g.decls[1],
-            "const __UINTPTR_TYPE__ ft_alias_lo0 = (__UINTPTR_TYPE__)(out) + (__UINTPTR_TYPE__)((long long)(1) * (long long)sizeof(out[0]) + (long long)(1) * (long long)sizeof(out[0][0]));"
+            g.decls,
+            [
+                "__UINTPTR_TYPE__ ft_alias_lo0, ft_alias_end0; /* the bytes the region touches through 'out' */",
+                "__UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'in' */",
+            ]
         );
-        assert_eq!(
-            g.decls[2],
-            "const __UINTPTR_TYPE__ ft_alias_end0 = (__UINTPTR_TYPE__)(out) + (__UINTPTR_TYPE__)((long long)(N - 2) * (long long)sizeof(out[0]) + (long long)(P - 2) * (long long)sizeof(out[0][0])) + sizeof(out[0][0]);"
-        );
+        // The ranges are set in the condition's first term, in unsigned
+        // arithmetic, after any checks on the parameters.
+        let sets = &g.terms[0];
+        assert!(sets.contains("ft_alias_lo0 = (__UINTPTR_TYPE__)(out) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(out[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(out[0][0]))"), "{sets}");
+        assert!(sets.contains("ft_alias_end0 = (__UINTPTR_TYPE__)(out) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(N - 2) * sizeof(out[0]) + (__UINTPTR_TYPE__)(long long)(P - 2) * sizeof(out[0][0])) + sizeof(out[0][0])"), "{sets}");
         // `in`'s box: i and j each from 0, to N - 1 and to min(P - 1, N) (j <= N - i).
-        assert!(g.decls[5].contains("(long long)(N - 1) * (long long)sizeof(in[0])"));
-        assert!(g.decls[5].contains("ft_min(P - 1, N)") || g.decls[5].contains("ft_min(N, P - 1)"));
+        assert!(sets.contains("(__UINTPTR_TYPE__)(long long)(N - 1) * sizeof(in[0])"));
+        assert!(sets.contains("ft_min(P - 1, N)") || sets.contains("ft_min(N, P - 1)"));
+        assert!(sets.ends_with(", 1)"));
         assert!(helpers.contains(&Helper::Min));
         assert_eq!(
-            g.terms,
+            g.terms[1..],
             ["(ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0)"]
         );
         assert_eq!(g.pairs, ["'out'/'in'"]);

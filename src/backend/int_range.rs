@@ -70,14 +70,50 @@ const SMALLEST: i128 = 1 << 10;
 /// whole ranges, or the largest `B` of a box `[-B, B]` where it does.
 pub fn parameter_bound(tree: &[Node], ranges: &Ranges) -> Bound {
     let fits = |b: Option<i128>| Eval { ranges, bound: b }.nodes(tree, &mut BTreeMap::new());
+    // The names the loops read (isl's other names make the check fail).
+    let read = || {
+        let (mut counters, mut params) = (BTreeSet::new(), BTreeSet::new());
+        tree::visit(tree, &mut |n| {
+            for e in tree::own_exprs(n) {
+                tree::uses(e, &mut counters, &mut params);
+            }
+        });
+        params
+    };
+    largest_box(fits, ranges.counter.1 + 1, read)
+}
+
+/// As [`parameter_bound`], for one expression evaluated in the counters'
+/// type (a run-time guard's: the guard itself must not overflow).
+pub fn expr_bound(e: &LoopExpr, ranges: &Ranges) -> Bound {
+    let fits = |b: Option<i128>| {
+        Eval { ranges, bound: b }
+            .expr(e, &BTreeMap::new())
+            .is_some()
+    };
+    let read = || {
+        let (mut counters, mut params) = (BTreeSet::new(), BTreeSet::new());
+        tree::uses(e, &mut counters, &mut params);
+        params
+    };
+    largest_box(fits, ranges.counter.1 + 1, read)
+}
+
+/// `Fits` when `fits(None)`; else the largest `B` below `limit` with
+/// `fits(Some(B))`, by bisection (larger boxes give wider intervals), with
+/// the parameters `read` gives.
+fn largest_box(
+    fits: impl Fn(Option<i128>) -> bool,
+    limit: i128,
+    read: impl FnOnce() -> BTreeSet<String>,
+) -> Bound {
     if fits(None) {
         return Bound::Fits;
     }
     if !fits(Some(SMALLEST)) {
         return Bound::Unknown;
     }
-    // Larger boxes give wider intervals: the largest that fits, by bisection.
-    let (mut ok, mut bad) = (SMALLEST, ranges.counter.1 + 1);
+    let (mut ok, mut bad) = (SMALLEST, limit);
     while bad - ok > 1 {
         let mid = ok + (bad - ok) / 2;
         match fits(Some(mid)) {
@@ -85,14 +121,7 @@ pub fn parameter_bound(tree: &[Node], ranges: &Ranges) -> Bound {
             false => bad = mid,
         }
     }
-    // The names the loops read (isl's other names make the check fail).
-    let (mut counters, mut params) = (BTreeSet::new(), BTreeSet::new());
-    tree::visit(tree, &mut |n| {
-        for e in tree::own_exprs(n) {
-            tree::uses(e, &mut counters, &mut params);
-        }
-    });
-    Bound::Within(ok, params)
+    Bound::Within(ok, read())
 }
 
 /// One evaluation: the parameters' ranges, each clipped to `[-B, B]` when
@@ -322,6 +351,35 @@ mod tests {
             simd: false,
             independent: false,
         }]
+    }
+
+    #[test]
+    fn a_guard_on_two_64_bit_unsigned_parameters_is_bounded() {
+        // `n + m <= 4294967295` in `long long`, n and m `size_t`: the sum
+        // overflows for n, m near 2^63, fits for both below 2^62.
+        let u64 = (0, u64::MAX as i128);
+        let params = BTreeMap::from([("n".to_string(), u64), ("m".to_string(), u64)]);
+        let r = Ranges {
+            params: &params,
+            counter: LONG_LONG,
+        };
+        let e = op(
+            BinOp::Le,
+            op(BinOp::Add, param("n"), param("m")),
+            int(4294967295),
+        );
+        let both = BTreeSet::from(["m".to_string(), "n".to_string()]);
+        assert_eq!(
+            expr_bound(&e, &r),
+            Bound::Within((i64::MAX as i128) / 2, both)
+        );
+        // In `int` parameters' ranges it fits as it is.
+        let small = BTreeMap::from([("n".to_string(), INT), ("m".to_string(), INT)]);
+        let r = Ranges {
+            params: &small,
+            counter: LONG_LONG,
+        };
+        assert_eq!(expr_bound(&e, &r), Bound::Fits);
     }
 
     #[test]
