@@ -10,7 +10,7 @@
  * Output: A in full.
  *
  * flextile-test: args: 10 20 | 4611686018427387909 4611686018427387909 | 9223372036854775813 9223372036854775813 | 0 0
- * flextile-test: options: default | --tile | --tile --tile-sizes 4 | --no-openmp
+ * flextile-test: options: default | --tile | --tile --tile-sizes 4 | --no-openmp | --rectangle | --scalene
  */
 #include <stdio.h>
 #include <stdlib.h>
