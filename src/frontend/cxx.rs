@@ -44,6 +44,7 @@ use crate::frontend::ast::{strip, Unit};
 use crate::frontend::body::PURE_FUNCTIONS;
 use crate::frontend::clang::{Cursor, CursorKind, TokenKind, Type, TypeKind};
 
+mod decls;
 mod fixes;
 pub use fixes::{CxxFix, CxxFixes, PointerDecl, VoidParam};
 
@@ -163,7 +164,8 @@ pub fn analyse(unit: &Unit<'_>, root: Cursor<'_>, skipped: &[Span]) -> CxxFixes 
         fixes: Vec::new(),
         problems: Vec::new(),
     };
-    let mut renamed = Vec::new();
+    // First: its renaming `#define`s come before other insertions at a line's start.
+    let (guarded, cuda_uses) = decls::analyse(&mut pass, root, skipped);
     let defined: Vec<String> = unit.functions.iter().map(|f| f.spelling()).collect();
     for c in root.children() {
         if c.is_in_main_file() && c.kind() != CursorKind::MacroExpansion {
@@ -173,10 +175,6 @@ pub fn analyse(unit: &Unit<'_>, root: Cursor<'_>, skipped: &[Span]) -> CxxFixes 
             }
             if matches!(c.kind(), CursorKind::FunctionDecl | CursorKind::VarDecl) {
                 let name = c.spelling();
-                if CUDA_NAMES.contains(&name.as_str()) && !renamed.contains(&name) {
-                    pass.rename(c, &name);
-                    renamed.push(name.clone());
-                }
                 if c.kind() == CursorKind::FunctionDecl
                     && defined.contains(&name)
                     && PURE_FUNCTIONS.contains(&name.as_str())
@@ -188,7 +186,11 @@ pub fn analyse(unit: &Unit<'_>, root: Cursor<'_>, skipped: &[Span]) -> CxxFixes 
     }
     pass.keywords(skipped);
     pass.user_includes(skipped);
-    pass.finish()
+    CxxFixes {
+        guarded,
+        cuda_uses,
+        ..pass.finish()
+    }
 }
 
 /// The state of one [`analyse`].
@@ -819,6 +821,7 @@ impl<'a, 'tu> Pass<'a, 'tu> {
         CxxFixes {
             fixes: out,
             problems,
+            ..Default::default()
         }
     }
 }
