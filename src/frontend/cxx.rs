@@ -19,8 +19,10 @@
 //! * implicit conversions of `void *` to other pointers (`p = malloc(n)`,
 //!   initialisers, `return`, arguments) and of integers to enums get a cast
 //!   to clang's spelling of the destination type;
-//! * file-scope names CUDA's headers declare too (`min`, `max`) are renamed
-//!   by a `#define` before their first declaration;
+//! * declarations and names whose meaning differs between C and C++
+//!   (tentative definitions, K&R definitions, designated initialisers, ...,
+//!   from ISO C++17 Annex C.1), and file-scope names CUDA's headers declare
+//!   too (`min`, `dim3`, `float4`, ...): see [`decls`];
 //! * C11 keywords g++ lacks get their C++ spelling (`_Bool` -> `bool`);
 //! * prototypes of functions the file does not define (a C library's) get
 //!   `extern "C"`, and so does every `#include "..."` of the user's own

@@ -653,8 +653,17 @@ impl Walk {
         if matches!(kind.as_str(), "StructDecl" | "UnionDecl" | "EnumDecl") {
             self.tag(pass, c, parent);
         }
-        if c.kind() == CursorKind::CompoundStmt {
-            goto_jumps(pass, c);
+        if c.kind() == CursorKind::FunctionDecl && c.is_definition() {
+            // Labels belong to their function: its `goto`s, once.
+            let mut gotos = Vec::new();
+            collect(c, CursorKind::GotoStmt, &mut gotos);
+            let mut blocks = Vec::new();
+            collect(c, CursorKind::CompoundStmt, &mut blocks);
+            if !gotos.is_empty() {
+                for b in blocks {
+                    goto_jumps(pass, b, &gotos);
+                }
+            }
         }
         for k in c.children() {
             self.visit(pass, k, Some(c));
@@ -836,9 +845,9 @@ fn switch_jumps(pass: &mut Pass<'_, '_>, s: Cursor<'_>) {
     }
 }
 
-/// `goto`s into the scope of an initialised declaration of the compound
-/// statement `b`, from before it.
-fn goto_jumps(pass: &mut Pass<'_, '_>, b: Cursor<'_>) {
+/// `goto`s (`gotos`: those of the function) into the scope of an
+/// initialised declaration of the compound statement `b`, from before it.
+fn goto_jumps(pass: &mut Pass<'_, '_>, b: Cursor<'_>, gotos: &[Cursor<'_>]) {
     let kids = b.children();
     for (k, c) in kids.iter().enumerate() {
         let Some(v) = initialised_decl(*c) else {
@@ -852,9 +861,6 @@ fn goto_jumps(pass: &mut Pass<'_, '_>, b: Cursor<'_>) {
         if labels.is_empty() {
             continue;
         }
-        let func = b.translation_root();
-        let mut gotos = Vec::new();
-        collect(func, CursorKind::GotoStmt, &mut gotos);
         for g in gotos {
             let (Some(gs), Some(target)) = (g.span(), g.children().first().copied()) else {
                 continue;
@@ -879,9 +885,6 @@ fn goto_jumps(pass: &mut Pass<'_, '_>, b: Cursor<'_>) {
 fn collect<'tu>(c: Cursor<'tu>, kind: CursorKind, out: &mut Vec<Cursor<'tu>>) {
     if c.kind() == kind {
         out.push(c);
-    }
-    if c.kind() == CursorKind::FunctionDecl && !c.is_in_main_file() {
-        return;
     }
     for k in c.children() {
         collect(k, kind, out);

@@ -227,6 +227,11 @@ fn jumps_past_initialisations_are_refused() {
     clean("int h(int k) { switch (k) { case 0: { int y = 2; return y; } case 1: return 5; } return 0; }\n");
     clean("int h(int k) { if (k) goto out; int y; y = 2; k += y; out: return k; }\n");
     clean("int h(int k) { int y = 2; again: k += y; if (k < 9) goto again; return k; }\n");
+    // A label belongs to its function: another function's `goto` is no jump.
+    clean(
+        "int g(int k) { if (k) goto out; k++; out: return k; }\n\
+         int h(int k) { int y = 2; k += y; out: return k; }\n",
+    );
 }
 
 #[test]
