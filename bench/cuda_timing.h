@@ -53,9 +53,9 @@ struct ft_timing_span {
 
 /* On the CPU emulation of CUDA (testsuite/cuda/emulate.h, included first)
  * the launch is the emulation's: the same plumbing, host times. */
-#ifdef FT_CUDA_EMULATE_H
+#ifdef _FT_CUDA_EMULATE_H
 #define FT_TIMING_LAUNCH(kernel, grid, block, shared, ...) \
-  ft_emu::launch(kernel, grid, block, shared, __VA_ARGS__)
+  _Ft_emu::_Ft_launch(kernel, grid, block, shared, __VA_ARGS__)
 #else
 #define FT_TIMING_LAUNCH(kernel, grid, block, shared, ...) \
   kernel<<<grid, block, shared>>>(__VA_ARGS__)

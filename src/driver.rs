@@ -383,9 +383,23 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
                 }
             })
         };
+        if let Some((at, name)) = program.cxx.cuda_uses.iter().find(|(s, _)| inside(*s)) {
+            return Err(Error::at(
+                *at,
+                format!(
+                    "the region uses '{name}', a name flextile's CUDA code uses for CUDA's own \
+                     '{name}' (its kernels and launches would mix the two): rename it"
+                ),
+            ));
+        }
+        // Generated code sees CUDA's names, not the file's renamed ones.
+        for (_, code) in generated.iter_mut() {
+            *code = program.cxx.guard(code);
+        }
         let fixes = program.cxx.render(&naming.helper);
         generated.extend(fixes.into_iter().filter(|(span, _)| !inside(*span)));
-        generated.extend(kernel_insertions(program, &kernels.into_inner())?);
+        let kernels = kernel_insertions(program, &kernels.into_inner())?;
+        generated.extend(kernels.into_iter().map(|(s, k)| (s, program.cxx.guard(&k))));
         generated.sort_by_key(|(span, _)| (span.start, span.end));
     }
     let body = splice(&program.file.text, &generated);
@@ -397,6 +411,7 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         helper_prefix: &naming.helper,
         body: &body,
         cuda: opts.target == Target::Cuda,
+        defines: &command_line_macros(&opts.clang_args),
     })?;
     let mdg_dot = opts.emit_mdg.as_ref().map(|_| {
         let graphs: Vec<(String, Mdg)> = graphs.into_inner().into_values().collect();
@@ -407,6 +422,20 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         warnings,
         mdg_dot,
     })
+}
+
+/// The macros `-DNAME=VALUE` (`-DNAME`: 1) of `clang_args`, for a CUDA
+/// output to define itself (a value with a line break is left out).
+fn command_line_macros(clang_args: &[String]) -> Vec<(String, String)> {
+    clang_args
+        .iter()
+        .filter_map(|a| a.strip_prefix("-D"))
+        .filter(|d| !d.contains('\n') && !d.is_empty())
+        .map(|d| match d.split_once('=') {
+            Some((n, v)) => (n.to_string(), v.to_string()),
+            None => (d.to_string(), "1".to_string()),
+        })
+        .collect()
 }
 
 /// The kernels of each region (by the offset of its pragma), inserted at

@@ -236,7 +236,9 @@ fn build_cuda(
             cmd
         }
     };
-    cmd.args(&v.clang_flags)
+    // The output defines the `-D` macros itself, after CUDA's headers,
+    // which nvcc includes first and which use names such as `T`.
+    cmd.args(v.clang_flags.iter().filter(|f| !f.starts_with("-D")))
         .arg("-o")
         .arg(&exe)
         .arg(src)

@@ -489,6 +489,36 @@ fn cuda_output_is_verified_against_the_input() {
     let _ = fs::remove_dir_all(&d);
 }
 
+/// A macro of the command line named like an identifier of CUDA's headers
+/// (`-DT=...`, which breaks `nvcc -DT=50`): the CUDA output defines it
+/// itself, and `--verify` builds it without the `-D`.
+#[test]
+fn cuda_output_defines_the_command_line_macros() {
+    let d = dir("cuda_defines");
+    fs::write(
+        d.join("in.c"),
+        "#include <stdio.h>\nstatic double x[T][16];\nvoid f(int N)\n{\n#pragma scop\n  \
+         for (int t = 1; t < T; t++)\n    for (int i = 0; i < N; i++)\n      \
+         x[t][i] = x[t-1][i] + K;\n#pragma endscop\n}\nint main(void)\n{\n  f(16);\n  \
+         printf(\"%g\\n\", x[T-1][3]);\n  return 0;\n}\n",
+    )
+    .expect("in.c");
+    let o = flextile(&d, &["-DT=5", "-DK", "in.c", "-o", "out.cu", "--verify"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.contains("identical"), "{out}");
+    let cu = fs::read_to_string(d.join("out.cu")).expect("out.cu");
+    let at = cu
+        .find("#ifndef T\n#define T 5\n#endif\n")
+        .expect("T defined");
+    assert!(cu.contains("#ifndef K\n#define K 1\n#endif\n"), "{cu}");
+    assert!(
+        at < cu.find("#include <assert.h>").expect("prelude"),
+        "{cu}"
+    );
+    let _ = fs::remove_dir_all(&d);
+}
+
 /// CUDA-only options are refused for C output, C-only ones for CUDA, and
 /// block sizes past CUDA's limit of 1024 threads are refused.
 #[test]

@@ -1777,6 +1777,7 @@ mod programs {
         time_blocks_short_loop,
         two_chains,
         parts_two_depths,
+        cuda_c_declarations,
     );
 }
 
@@ -1843,6 +1844,13 @@ mod errors {
         temporary_cleanup,
         temporary_read_after,
         temporary_scop_syntax,
+        cuda_knr_float_parameter,
+        cuda_tentative_static,
+        cuda_unprototyped_call,
+        cuda_switch_jump,
+        cuda_region_uses_cuda_name,
+        cuda_designator_side_effects,
+        cuda_const_without_initialiser,
     );
 }
 

@@ -121,6 +121,9 @@ pub struct FileParts<'a> {
     pub body: &'a str,
     /// A CUDA file (else C).
     pub cuda: bool,
+    /// The command line's macros (`-D`: name, value), which a CUDA file
+    /// defines itself (see `templates/cuda/file.cu.tera`).
+    pub defines: &'a [(String, String)],
 }
 
 /// What the region template needs.
@@ -278,6 +281,12 @@ impl Templates {
         c.insert("helpers", &helpers);
         c.insert("body", p.body);
         c.insert("prefix", p.helper_prefix);
+        let defines: String = p
+            .defines
+            .iter()
+            .map(|(n, v)| format!("#ifndef {n}\n#define {n} {v}\n#endif\n"))
+            .collect();
+        c.insert("defines", &defines);
         let name = if p.cuda { "cuda_file" } else { "file" };
         self.tera.render(name, &c).map_err(tera_err)
     }

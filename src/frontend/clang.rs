@@ -864,7 +864,7 @@ pub fn clang_version() -> String {
 
 mod cursor;
 mod install;
-pub use cursor::{Cursor, Type, TypeKind};
+pub use cursor::{Cursor, Storage, Type, TypeKind};
 pub use install::resource_dir;
 
 #[cfg(test)]

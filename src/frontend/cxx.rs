@@ -19,8 +19,10 @@
 //! * implicit conversions of `void *` to other pointers (`p = malloc(n)`,
 //!   initialisers, `return`, arguments) and of integers to enums get a cast
 //!   to clang's spelling of the destination type;
-//! * file-scope names CUDA's headers declare too (`min`, `max`) are renamed
-//!   by a `#define` before their first declaration;
+//! * declarations and names whose meaning differs between C and C++
+//!   (tentative definitions, K&R definitions, designated initialisers, ...,
+//!   from ISO C++17 Annex C.1), and file-scope names CUDA's headers declare
+//!   too (`min`, `dim3`, `float4`, ...): see [`decls`];
 //! * C11 keywords g++ lacks get their C++ spelling (`_Bool` -> `bool`);
 //! * prototypes of functions the file does not define (a C library's) get
 //!   `extern "C"`, and so does every `#include "..."` of the user's own
@@ -44,6 +46,7 @@ use crate::frontend::ast::{strip, Unit};
 use crate::frontend::body::PURE_FUNCTIONS;
 use crate::frontend::clang::{Cursor, CursorKind, TokenKind, Type, TypeKind};
 
+mod decls;
 mod fixes;
 pub use fixes::{CxxFix, CxxFixes, PointerDecl, VoidParam};
 
@@ -163,7 +166,8 @@ pub fn analyse(unit: &Unit<'_>, root: Cursor<'_>, skipped: &[Span]) -> CxxFixes 
         fixes: Vec::new(),
         problems: Vec::new(),
     };
-    let mut renamed = Vec::new();
+    // First: its renaming `#define`s come before other insertions at a line's start.
+    let (guarded, cuda_uses) = decls::analyse(&mut pass, root, skipped);
     let defined: Vec<String> = unit.functions.iter().map(|f| f.spelling()).collect();
     for c in root.children() {
         if c.is_in_main_file() && c.kind() != CursorKind::MacroExpansion {
@@ -173,10 +177,6 @@ pub fn analyse(unit: &Unit<'_>, root: Cursor<'_>, skipped: &[Span]) -> CxxFixes 
             }
             if matches!(c.kind(), CursorKind::FunctionDecl | CursorKind::VarDecl) {
                 let name = c.spelling();
-                if CUDA_NAMES.contains(&name.as_str()) && !renamed.contains(&name) {
-                    pass.rename(c, &name);
-                    renamed.push(name.clone());
-                }
                 if c.kind() == CursorKind::FunctionDecl
                     && defined.contains(&name)
                     && PURE_FUNCTIONS.contains(&name.as_str())
@@ -188,7 +188,11 @@ pub fn analyse(unit: &Unit<'_>, root: Cursor<'_>, skipped: &[Span]) -> CxxFixes 
     }
     pass.keywords(skipped);
     pass.user_includes(skipped);
-    pass.finish()
+    CxxFixes {
+        guarded,
+        cuda_uses,
+        ..pass.finish()
+    }
 }
 
 /// The state of one [`analyse`].
@@ -819,6 +823,7 @@ impl<'a, 'tu> Pass<'a, 'tu> {
         CxxFixes {
             fixes: out,
             problems,
+            ..Default::default()
         }
     }
 }

@@ -19,12 +19,14 @@
  * __shared__ variables are static: one copy for the block running now (not
  * cleared between blocks; the GPU does not clear shared memory either).
  * Dynamic shared memory (extern __shared__) is not emulated.
+ * Every name it declares besides CUDA's is reserved (_Ft_...), so that no
+ * name or -D macro of the user's file clashes with it.
  * Kernels are launched through FT_LAUNCH(kernel, grid, block, shared_bytes,
  * args...), the one launch seam of flextile's CUDA output; memory calls
  * (cudaMalloc, cudaMemcpy, ...) work on host memory and succeed.
  */
-#ifndef FT_CUDA_EMULATE_H
-#define FT_CUDA_EMULATE_H
+#ifndef _FT_CUDA_EMULATE_H
+#define _FT_CUDA_EMULATE_H
 
 #include <ucontext.h>
 
@@ -40,11 +42,18 @@
 
 struct dim3 {
   unsigned x, y, z;
-  dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+  dim3(unsigned _Ft_x_ = 1, unsigned _Ft_y_ = 1, unsigned _Ft_z_ = 1) : x(_Ft_x_), y(_Ft_y_), z(_Ft_z_) {}
 };
 struct uint3 {
   unsigned x, y, z;
 };
+
+/* CUDA's built-in variables, variables as in CUDA's headers (a user's file
+ * may rename or shadow them): the scheduler sets them before it resumes a
+ * thread. */
+inline uint3 threadIdx, blockIdx;
+inline dim3 blockDim, gridDim;
+inline const int warpSize = 32;
 
 #define __global__
 #define __device__
@@ -53,238 +62,237 @@ struct uint3 {
 #define __shared__ static
 #define __restrict__ __restrict
 
-namespace ft_emu {
+namespace _Ft_emu {
 
-enum class Wait { Run, Block, Warp, Done };
+enum class _Ft_Wait { _Ft_Run, _Ft_Block, _Ft_Warp, _Ft_Done };
 /** What a lane asks of a shuffle: the lane whose value it reads. */
-enum class Shfl { None, Idx, Up, Down, Xor };
+enum class _Ft_Shfl { _Ft_None, _Ft_Idx, _Ft_Up, _Ft_Down, _Ft_Xor };
 
-struct Thread {
-  ucontext_t ctx;
-  uint3 tid;
-  Wait wait = Wait::Run;
-  Shfl shfl = Shfl::None;
-  int arg = 0;      /* source lane, delta or lane mask */
-  int width = 32;   /* shuffle segment width */
-  uint64_t put = 0; /* the value deposited */
-  uint64_t got = 0; /* the value received */
+struct _Ft_Thread {
+  ucontext_t _Ft_ctx;
+  uint3 _Ft_tid;
+  _Ft_Wait _Ft_wait = _Ft_Wait::_Ft_Run;
+  _Ft_Shfl _Ft_shfl = _Ft_Shfl::_Ft_None;
+  int _Ft_arg = 0;      /* source lane, delta or lane mask */
+  int _Ft_width = 32;   /* shuffle segment width */
+  uint64_t _Ft_put = 0; /* the value deposited */
+  uint64_t _Ft_got = 0; /* the value received */
 };
 
-struct State {
-  std::vector<Thread> threads;
+struct _Ft_State {
+  std::vector<_Ft_Thread> _Ft_threads;
   /* The threads' stacks, uninitialised (a block of 1024 threads takes 256 MiB
    * of address space; only the pages a thread touches are used). */
-  std::unique_ptr<char[]> stacks;
-  size_t stacks_for = 0;
-  size_t stack_bytes = 256 * 1024;
-  ucontext_t sched;
-  size_t current = 0;
-  dim3 grid_dim, block_dim;
-  uint3 block_idx{0, 0, 0};
-  std::function<void()> body;
-  uint64_t rng = 0x9e3779b97f4a7c15ull;
-  int order = 2; /* 0 forward, 1 reverse, 2 seeded */
-  bool configured = false;
+  std::unique_ptr<char[]> _Ft_stacks;
+  size_t _Ft_stacks_for = 0;
+  size_t _Ft_stack_bytes = 256 * 1024;
+  ucontext_t _Ft_sched;
+  size_t _Ft_current = 0;
+  dim3 _Ft_grid_dim, _Ft_block_dim;
+  uint3 _Ft_block_idx{0, 0, 0};
+  std::function<void()> _Ft_body;
+  uint64_t _Ft_rng = 0x9e3779b97f4a7c15ull;
+  int _Ft_order = 2; /* 0 forward, 1 reverse, 2 seeded */
+  bool _Ft_configured = false;
 };
 
-inline State &st() {
-  static State s;
-  return s;
+inline _Ft_State &_Ft_st() {
+  static _Ft_State _Ft_s;
+  return _Ft_s;
 }
 
-[[noreturn]] inline void fail(const char *what) {
-  State &s = st();
-  std::fprintf(stderr, "cuda emulation: %s (block %u,%u,%u)\n", what, s.block_idx.x, s.block_idx.y,
-               s.block_idx.z);
+[[noreturn]] inline void _Ft_fail(const char *_Ft_what) {
+  _Ft_State &_Ft_s = _Ft_st();
+  std::fprintf(stderr, "cuda emulation: %s (block %u,%u,%u)\n", _Ft_what, _Ft_s._Ft_block_idx.x, _Ft_s._Ft_block_idx.y,
+               _Ft_s._Ft_block_idx.z);
   std::exit(70);
 }
 
-inline void configure() {
-  State &s = st();
-  if (s.configured) return;
-  s.configured = true;
-  if (const char *o = std::getenv("FT_EMU_ORDER")) {
-    if (!std::strcmp(o, "forward")) s.order = 0;
-    else if (!std::strcmp(o, "reverse")) s.order = 1;
-    else if (!std::strncmp(o, "seed:", 5)) s.rng = std::strtoull(o + 5, nullptr, 10) * 2654435761ull + 1;
-    else fail("FT_EMU_ORDER must be forward, reverse or seed:N");
+inline void _Ft_configure() {
+  _Ft_State &_Ft_s = _Ft_st();
+  if (_Ft_s._Ft_configured) return;
+  _Ft_s._Ft_configured = true;
+  if (const char *_Ft_o = std::getenv("FT_EMU_ORDER")) {
+    if (!std::strcmp(_Ft_o, "forward")) _Ft_s._Ft_order = 0;
+    else if (!std::strcmp(_Ft_o, "reverse")) _Ft_s._Ft_order = 1;
+    else if (!std::strncmp(_Ft_o, "seed:", 5)) _Ft_s._Ft_rng = std::strtoull(_Ft_o + 5, nullptr, 10) * 2654435761ull + 1;
+    else _Ft_fail("FT_EMU_ORDER must be forward, reverse or seed:N");
   }
 }
 
-inline uint64_t next_random() {
-  uint64_t &x = st().rng;
+inline uint64_t _Ft_next_random() {
+  uint64_t &x = _Ft_st()._Ft_rng;
   x ^= x << 13;
   x ^= x >> 7;
   x ^= x << 17;
   return x;
 }
 
-inline Thread &me() { return st().threads[st().current]; }
+inline _Ft_Thread &_Ft_me() { return _Ft_st()._Ft_threads[_Ft_st()._Ft_current]; }
 
-inline void yield(Wait w) {
-  State &s = st();
-  Thread &t = me();
-  t.wait = w;
-  swapcontext(&t.ctx, &s.sched);
+inline void _Ft_yield(_Ft_Wait _Ft_w) {
+  _Ft_State &_Ft_s = _Ft_st();
+  _Ft_Thread &_Ft_t = _Ft_me();
+  _Ft_t._Ft_wait = _Ft_w;
+  swapcontext(&_Ft_t._Ft_ctx, &_Ft_s._Ft_sched);
 }
 
-inline void trampoline() {
-  st().body();
-  me().wait = Wait::Done;
+inline void _Ft_trampoline() {
+  _Ft_st()._Ft_body();
+  _Ft_me()._Ft_wait = _Ft_Wait::_Ft_Done;
   /* uc_link returns to the scheduler */
 }
 
 /** Releases the warps whose live lanes all wait at a warp barrier,
  * computing their shuffles from the values deposited; true if any. */
-inline bool release_warps() {
-  State &s = st();
-  bool any = false;
-  size_t n = s.threads.size();
-  for (size_t w0 = 0; w0 < n; w0 += 32) {
-    size_t w1 = std::min(n, w0 + 32);
-    bool live = false, all = true;
-    for (size_t i = w0; i < w1; i++) {
-      if (s.threads[i].wait == Wait::Done) continue;
-      live = true;
-      all = all && s.threads[i].wait == Wait::Warp;
+inline bool _Ft_release_warps() {
+  _Ft_State &_Ft_s = _Ft_st();
+  bool _Ft_any = false;
+  size_t _Ft_n = _Ft_s._Ft_threads.size();
+  for (size_t _Ft_w0 = 0; _Ft_w0 < _Ft_n; _Ft_w0 += 32) {
+    size_t _Ft_w1 = std::min(_Ft_n, _Ft_w0 + 32);
+    bool _Ft_live = false, _Ft_all = true;
+    for (size_t _Ft_i = _Ft_w0; _Ft_i < _Ft_w1; _Ft_i++) {
+      if (_Ft_s._Ft_threads[_Ft_i]._Ft_wait == _Ft_Wait::_Ft_Done) continue;
+      _Ft_live = true;
+      _Ft_all = _Ft_all && _Ft_s._Ft_threads[_Ft_i]._Ft_wait == _Ft_Wait::_Ft_Warp;
     }
-    if (!live || !all) continue;
-    for (size_t i = w0; i < w1; i++) {
-      Thread &t = s.threads[i];
-      if (t.wait == Wait::Done) continue;
-      int lane = int(i - w0), seg = lane - lane % t.width, src = lane;
-      switch (t.shfl) {
-        case Shfl::None: break;
-        case Shfl::Idx: src = seg + ((t.arg % t.width) + t.width) % t.width; break;
-        case Shfl::Up: src = lane - t.arg >= seg ? lane - t.arg : lane; break;
-        case Shfl::Down: src = lane + t.arg < seg + t.width ? lane + t.arg : lane; break;
-        case Shfl::Xor: src = (lane ^ t.arg) < seg + t.width ? (lane ^ t.arg) : lane; break;
+    if (!_Ft_live || !_Ft_all) continue;
+    for (size_t _Ft_i = _Ft_w0; _Ft_i < _Ft_w1; _Ft_i++) {
+      _Ft_Thread &_Ft_t = _Ft_s._Ft_threads[_Ft_i];
+      if (_Ft_t._Ft_wait == _Ft_Wait::_Ft_Done) continue;
+      int _Ft_lane = int(_Ft_i - _Ft_w0), _Ft_seg = _Ft_lane - _Ft_lane % _Ft_t._Ft_width, _Ft_src = _Ft_lane;
+      switch (_Ft_t._Ft_shfl) {
+        case _Ft_Shfl::_Ft_None: break;
+        case _Ft_Shfl::_Ft_Idx: _Ft_src = _Ft_seg + ((_Ft_t._Ft_arg % _Ft_t._Ft_width) + _Ft_t._Ft_width) % _Ft_t._Ft_width; break;
+        case _Ft_Shfl::_Ft_Up: _Ft_src = _Ft_lane - _Ft_t._Ft_arg >= _Ft_seg ? _Ft_lane - _Ft_t._Ft_arg : _Ft_lane; break;
+        case _Ft_Shfl::_Ft_Down: _Ft_src = _Ft_lane + _Ft_t._Ft_arg < _Ft_seg + _Ft_t._Ft_width ? _Ft_lane + _Ft_t._Ft_arg : _Ft_lane; break;
+        case _Ft_Shfl::_Ft_Xor: _Ft_src = (_Ft_lane ^ _Ft_t._Ft_arg) < _Ft_seg + _Ft_t._Ft_width ? (_Ft_lane ^ _Ft_t._Ft_arg) : _Ft_lane; break;
       }
-      if (t.shfl != Shfl::None) {
-        const Thread &from = s.threads[w0 + size_t(src)];
-        if (w0 + size_t(src) >= w1 || from.wait != Wait::Warp || from.shfl == Shfl::None)
-          fail("a shuffle reads a lane that is not at the same shuffle");
-        t.got = from.put;
+      if (_Ft_t._Ft_shfl != _Ft_Shfl::_Ft_None) {
+        const _Ft_Thread &_Ft_from = _Ft_s._Ft_threads[_Ft_w0 + size_t(_Ft_src)];
+        if (_Ft_w0 + size_t(_Ft_src) >= _Ft_w1 || _Ft_from._Ft_wait != _Ft_Wait::_Ft_Warp || _Ft_from._Ft_shfl == _Ft_Shfl::_Ft_None)
+          _Ft_fail("a shuffle reads a lane that is not at the same shuffle");
+        _Ft_t._Ft_got = _Ft_from._Ft_put;
       }
     }
-    for (size_t i = w0; i < w1; i++)
-      if (s.threads[i].wait == Wait::Warp) s.threads[i].wait = Wait::Run;
-    any = true;
+    for (size_t _Ft_i = _Ft_w0; _Ft_i < _Ft_w1; _Ft_i++)
+      if (_Ft_s._Ft_threads[_Ft_i]._Ft_wait == _Ft_Wait::_Ft_Warp) _Ft_s._Ft_threads[_Ft_i]._Ft_wait = _Ft_Wait::_Ft_Run;
+    _Ft_any = true;
   }
-  return any;
+  return _Ft_any;
 }
 
-inline void run_block() {
-  State &s = st();
-  size_t n = size_t(s.block_dim.x) * s.block_dim.y * s.block_dim.z;
-  s.threads.assign(n, Thread());
-  if (s.stacks_for < n) {
-    s.stacks.reset(new char[n * s.stack_bytes]);
-    s.stacks_for = n;
+inline void _Ft_run_block() {
+  _Ft_State &_Ft_s = _Ft_st();
+  size_t _Ft_n = size_t(_Ft_s._Ft_block_dim.x) * _Ft_s._Ft_block_dim.y * _Ft_s._Ft_block_dim.z;
+  _Ft_s._Ft_threads.assign(_Ft_n, _Ft_Thread());
+  if (_Ft_s._Ft_stacks_for < _Ft_n) {
+    _Ft_s._Ft_stacks.reset(new char[_Ft_n * _Ft_s._Ft_stack_bytes]);
+    _Ft_s._Ft_stacks_for = _Ft_n;
   }
-  for (size_t i = 0; i < n; i++) {
-    Thread &t = s.threads[i];
-    t.tid = uint3{unsigned(i % s.block_dim.x), unsigned(i / s.block_dim.x % s.block_dim.y),
-                  unsigned(i / (size_t(s.block_dim.x) * s.block_dim.y))};
-    getcontext(&t.ctx);
-    t.ctx.uc_stack.ss_sp = &s.stacks[i * s.stack_bytes];
-    t.ctx.uc_stack.ss_size = s.stack_bytes;
-    t.ctx.uc_link = &s.sched;
-    makecontext(&t.ctx, trampoline, 0);
+  for (size_t _Ft_i = 0; _Ft_i < _Ft_n; _Ft_i++) {
+    _Ft_Thread &_Ft_t = _Ft_s._Ft_threads[_Ft_i];
+    _Ft_t._Ft_tid = uint3{unsigned(_Ft_i % _Ft_s._Ft_block_dim.x), unsigned(_Ft_i / _Ft_s._Ft_block_dim.x % _Ft_s._Ft_block_dim.y),
+                  unsigned(_Ft_i / (size_t(_Ft_s._Ft_block_dim.x) * _Ft_s._Ft_block_dim.y))};
+    getcontext(&_Ft_t._Ft_ctx);
+    _Ft_t._Ft_ctx.uc_stack.ss_sp = &_Ft_s._Ft_stacks[_Ft_i * _Ft_s._Ft_stack_bytes];
+    _Ft_t._Ft_ctx.uc_stack.ss_size = _Ft_s._Ft_stack_bytes;
+    _Ft_t._Ft_ctx.uc_link = &_Ft_s._Ft_sched;
+    makecontext(&_Ft_t._Ft_ctx, _Ft_trampoline, 0);
   }
-  std::vector<size_t> order;
+  std::vector<size_t> _Ft_order;
   for (;;) {
-    order.clear();
-    for (size_t i = 0; i < n; i++)
-      if (s.threads[i].wait == Wait::Run) order.push_back(i);
-    if (!order.empty()) {
-      if (s.order == 1) std::reverse(order.begin(), order.end());
-      if (s.order == 2)
-        for (size_t i = order.size(); i > 1; i--) std::swap(order[i - 1], order[next_random() % i]);
-      for (size_t i : order) {
-        s.current = i;
-        swapcontext(&s.sched, &s.threads[i].ctx);
+    _Ft_order.clear();
+    for (size_t _Ft_i = 0; _Ft_i < _Ft_n; _Ft_i++)
+      if (_Ft_s._Ft_threads[_Ft_i]._Ft_wait == _Ft_Wait::_Ft_Run) _Ft_order.push_back(_Ft_i);
+    if (!_Ft_order.empty()) {
+      if (_Ft_s._Ft_order == 1) std::reverse(_Ft_order.begin(), _Ft_order.end());
+      if (_Ft_s._Ft_order == 2)
+        for (size_t _Ft_i = _Ft_order.size(); _Ft_i > 1; _Ft_i--) std::swap(_Ft_order[_Ft_i - 1], _Ft_order[_Ft_next_random() % _Ft_i]);
+      for (size_t _Ft_i : _Ft_order) {
+        _Ft_s._Ft_current = _Ft_i;
+        threadIdx = _Ft_s._Ft_threads[_Ft_i]._Ft_tid;
+        blockIdx = _Ft_s._Ft_block_idx;
+        blockDim = _Ft_s._Ft_block_dim;
+        gridDim = _Ft_s._Ft_grid_dim;
+        swapcontext(&_Ft_s._Ft_sched, &_Ft_s._Ft_threads[_Ft_i]._Ft_ctx);
       }
       continue;
     }
-    bool live = false, all_block = true;
-    for (const Thread &t : s.threads) {
-      if (t.wait == Wait::Done) continue;
-      live = true;
-      all_block = all_block && t.wait == Wait::Block;
+    bool _Ft_live = false, _Ft_all_block = true;
+    for (const _Ft_Thread &_Ft_t : _Ft_s._Ft_threads) {
+      if (_Ft_t._Ft_wait == _Ft_Wait::_Ft_Done) continue;
+      _Ft_live = true;
+      _Ft_all_block = _Ft_all_block && _Ft_t._Ft_wait == _Ft_Wait::_Ft_Block;
     }
-    if (!live) break;
-    if (release_warps()) continue;
-    if (!all_block) fail("deadlock: the threads of a block wait at different barriers");
-    for (Thread &t : s.threads)
-      if (t.wait == Wait::Block) t.wait = Wait::Run;
+    if (!_Ft_live) break;
+    if (_Ft_release_warps()) continue;
+    if (!_Ft_all_block) _Ft_fail("deadlock: the threads of a block wait at different barriers");
+    for (_Ft_Thread &_Ft_t : _Ft_s._Ft_threads)
+      if (_Ft_t._Ft_wait == _Ft_Wait::_Ft_Block) _Ft_t._Ft_wait = _Ft_Wait::_Ft_Run;
   }
 }
 
-template <typename K, typename... A>
-void launch(K kernel, dim3 grid, dim3 block, size_t shared_bytes, A... args) {
-  configure();
-  State &s = st();
-  if (shared_bytes != 0) fail("dynamic shared memory is not emulated");
-  if (block.x * block.y * block.z == 0 || block.x * block.y * block.z > 1024)
-    fail("a block has between 1 and 1024 threads");
-  s.grid_dim = grid;
-  s.block_dim = block;
-  s.body = [=]() { kernel(args...); };
-  for (unsigned z = 0; z < grid.z; z++)
-    for (unsigned y = 0; y < grid.y; y++)
-      for (unsigned x = 0; x < grid.x; x++) {
-        s.block_idx = uint3{x, y, z};
-        run_block();
+template <typename _Ft_K, typename... _Ft_A>
+void _Ft_launch(_Ft_K _Ft_kernel, dim3 _Ft_grid, dim3 _Ft_block, size_t _Ft_shared_bytes, _Ft_A... _Ft_args) {
+  _Ft_configure();
+  _Ft_State &_Ft_s = _Ft_st();
+  if (_Ft_shared_bytes != 0) _Ft_fail("dynamic shared memory is not emulated");
+  if (_Ft_block.x * _Ft_block.y * _Ft_block.z == 0 || _Ft_block.x * _Ft_block.y * _Ft_block.z > 1024)
+    _Ft_fail("a block has between 1 and 1024 threads");
+  _Ft_s._Ft_grid_dim = _Ft_grid;
+  _Ft_s._Ft_block_dim = _Ft_block;
+  _Ft_s._Ft_body = [=]() { _Ft_kernel(_Ft_args...); };
+  for (unsigned z = 0; z < _Ft_grid.z; z++)
+    for (unsigned y = 0; y < _Ft_grid.y; y++)
+      for (unsigned x = 0; x < _Ft_grid.x; x++) {
+        _Ft_s._Ft_block_idx = uint3{x, y, z};
+        _Ft_run_block();
       }
-  s.body = nullptr;
+  _Ft_s._Ft_body = nullptr;
 }
 
-template <typename T>
-T shuffle(Shfl kind, T v, int arg, int width) {
-  static_assert(sizeof(T) <= sizeof(uint64_t), "shuffles move at most 8 bytes");
-  Thread &t = me();
-  t.shfl = kind;
-  t.arg = arg;
-  t.width = width;
-  t.put = 0;
-  std::memcpy(&t.put, &v, sizeof(T));
-  yield(Wait::Warp);
-  Thread &back = me();
-  back.shfl = Shfl::None;
-  T r;
-  std::memcpy(&r, &back.got, sizeof(T));
-  return r;
+template <typename _Ft_T>
+_Ft_T _Ft_shuffle(_Ft_Shfl _Ft_kind, _Ft_T _Ft_v, int _Ft_arg, int _Ft_width) {
+  static_assert(sizeof(_Ft_T) <= sizeof(uint64_t), "shuffles move at most 8 bytes");
+  _Ft_Thread &_Ft_t = _Ft_me();
+  _Ft_t._Ft_shfl = _Ft_kind;
+  _Ft_t._Ft_arg = _Ft_arg;
+  _Ft_t._Ft_width = _Ft_width;
+  _Ft_t._Ft_put = 0;
+  std::memcpy(&_Ft_t._Ft_put, &_Ft_v, sizeof(_Ft_T));
+  _Ft_yield(_Ft_Wait::_Ft_Warp);
+  _Ft_Thread &_Ft_back = _Ft_me();
+  _Ft_back._Ft_shfl = _Ft_Shfl::_Ft_None;
+  _Ft_T _Ft_r;
+  std::memcpy(&_Ft_r, &_Ft_back._Ft_got, sizeof(_Ft_T));
+  return _Ft_r;
 }
 
-}  // namespace ft_emu
+}  // namespace _Ft_emu
 
-#define threadIdx (ft_emu::me().tid)
-#define blockIdx (ft_emu::st().block_idx)
-#define blockDim (ft_emu::st().block_dim)
-#define gridDim (ft_emu::st().grid_dim)
-#define warpSize 32
 
-inline void __syncthreads() { ft_emu::yield(ft_emu::Wait::Block); }
+inline void __syncthreads() { _Ft_emu::_Ft_yield(_Ft_emu::_Ft_Wait::_Ft_Block); }
 inline void __syncwarp(unsigned = 0xffffffffu) {
-  ft_emu::me().shfl = ft_emu::Shfl::None;
-  ft_emu::yield(ft_emu::Wait::Warp);
+  _Ft_emu::_Ft_me()._Ft_shfl = _Ft_emu::_Ft_Shfl::_Ft_None;
+  _Ft_emu::_Ft_yield(_Ft_emu::_Ft_Wait::_Ft_Warp);
 }
-template <typename T>
-T __shfl_sync(unsigned, T v, int src, int width = 32) {
-  return ft_emu::shuffle(ft_emu::Shfl::Idx, v, src, width);
+template <typename _Ft_T>
+_Ft_T __shfl_sync(unsigned, _Ft_T _Ft_v, int _Ft_src, int _Ft_width = 32) {
+  return _Ft_emu::_Ft_shuffle(_Ft_emu::_Ft_Shfl::_Ft_Idx, _Ft_v, _Ft_src, _Ft_width);
 }
-template <typename T>
-T __shfl_up_sync(unsigned, T v, unsigned delta, int width = 32) {
-  return ft_emu::shuffle(ft_emu::Shfl::Up, v, int(delta), width);
+template <typename _Ft_T>
+_Ft_T __shfl_up_sync(unsigned, _Ft_T _Ft_v, unsigned _Ft_delta, int _Ft_width = 32) {
+  return _Ft_emu::_Ft_shuffle(_Ft_emu::_Ft_Shfl::_Ft_Up, _Ft_v, int(_Ft_delta), _Ft_width);
 }
-template <typename T>
-T __shfl_down_sync(unsigned, T v, unsigned delta, int width = 32) {
-  return ft_emu::shuffle(ft_emu::Shfl::Down, v, int(delta), width);
+template <typename _Ft_T>
+_Ft_T __shfl_down_sync(unsigned, _Ft_T _Ft_v, unsigned _Ft_delta, int _Ft_width = 32) {
+  return _Ft_emu::_Ft_shuffle(_Ft_emu::_Ft_Shfl::_Ft_Down, _Ft_v, int(_Ft_delta), _Ft_width);
 }
-template <typename T>
-T __shfl_xor_sync(unsigned, T v, int mask, int width = 32) {
-  return ft_emu::shuffle(ft_emu::Shfl::Xor, v, mask, width);
+template <typename _Ft_T>
+_Ft_T __shfl_xor_sync(unsigned, _Ft_T _Ft_v, int _Ft_mask, int _Ft_width = 32) {
+  return _Ft_emu::_Ft_shuffle(_Ft_emu::_Ft_Shfl::_Ft_Xor, _Ft_v, _Ft_mask, _Ft_width);
 }
 
 /* The runtime API on host memory. */
@@ -297,24 +305,24 @@ enum cudaMemcpyKind {
   cudaMemcpyDeviceToDevice,
   cudaMemcpyDefault
 };
-inline cudaError_t cudaMalloc(void **p, size_t n) {
-  *p = std::malloc(n ? n : 1);
-  return *p ? cudaSuccess : 2;
+inline cudaError_t cudaMalloc(void **_Ft_p, size_t _Ft_n) {
+  *_Ft_p = std::malloc(_Ft_n ? _Ft_n : 1);
+  return *_Ft_p ? cudaSuccess : 2;
 }
-template <typename T>
-cudaError_t cudaMalloc(T **p, size_t n) {
-  return cudaMalloc(reinterpret_cast<void **>(p), n);
+template <typename _Ft_T>
+cudaError_t cudaMalloc(_Ft_T **_Ft_p, size_t _Ft_n) {
+  return cudaMalloc(reinterpret_cast<void **>(_Ft_p), _Ft_n);
 }
-inline cudaError_t cudaFree(void *p) {
-  std::free(p);
+inline cudaError_t cudaFree(void *_Ft_p) {
+  std::free(_Ft_p);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {
-  std::memmove(d, s, n);
+inline cudaError_t cudaMemcpy(void *_Ft_d, const void *_Ft_s, size_t _Ft_n, cudaMemcpyKind) {
+  std::memmove(_Ft_d, _Ft_s, _Ft_n);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemset(void *d, int v, size_t n) {
-  std::memset(d, v, n);
+inline cudaError_t cudaMemset(void *_Ft_d, int _Ft_v, size_t _Ft_n) {
+  std::memset(_Ft_d, _Ft_v, _Ft_n);
   return cudaSuccess;
 }
 inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
@@ -322,30 +330,30 @@ inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 inline const char *cudaGetErrorString(cudaError_t) { return "cuda emulation error"; }
 
 /* Events, on the host's clock (bench/cuda_timing.h times launches with them). */
-struct ft_emu_event {
-  double ms;
+struct _Ft_emu_event {
+  double _Ft_ms;
 };
-typedef ft_emu_event *cudaEvent_t;
-inline cudaError_t cudaEventCreate(cudaEvent_t *e) {
-  *e = new ft_emu_event{0.0};
+typedef _Ft_emu_event *cudaEvent_t;
+inline cudaError_t cudaEventCreate(cudaEvent_t *_Ft_e) {
+  *_Ft_e = new _Ft_emu_event{0.0};
   return cudaSuccess;
 }
-inline cudaError_t cudaEventRecord(cudaEvent_t e, void * = nullptr) {
+inline cudaError_t cudaEventRecord(cudaEvent_t _Ft_e, void * = nullptr) {
   using namespace std::chrono;
-  e->ms = duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+  _Ft_e->_Ft_ms = duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
   return cudaSuccess;
 }
 inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
-inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop) {
-  *ms = float(stop->ms - start->ms);
+inline cudaError_t cudaEventElapsedTime(float *_Ft_ms, cudaEvent_t _Ft_start, cudaEvent_t _Ft_stop) {
+  *_Ft_ms = float(_Ft_stop->_Ft_ms - _Ft_start->_Ft_ms);
   return cudaSuccess;
 }
-inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
-  delete e;
+inline cudaError_t cudaEventDestroy(cudaEvent_t _Ft_e) {
+  delete _Ft_e;
   return cudaSuccess;
 }
 
-#define FT_LAUNCH(kernel, grid, block, shared, ...) \
-  ft_emu::launch(kernel, grid, block, shared, __VA_ARGS__)
+#define FT_LAUNCH(_Ft_kernel, _Ft_grid, _Ft_block, _Ft_shared, ...) \
+  _Ft_emu::_Ft_launch(_Ft_kernel, _Ft_grid, _Ft_block, _Ft_shared, __VA_ARGS__)
 
 #endif

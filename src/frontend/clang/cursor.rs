@@ -399,6 +399,26 @@ impl<'tu> Cursor<'tu> {
         }
     }
 
+    /// clang's name of the node's kind (`StructDecl`, `InitListExpr`, ...),
+    /// for the kinds [`CursorKind`] does not list.
+    pub fn kind_name(&self) -> String {
+        // SAFETY: reading the kind of a valid cursor; the string is taken over.
+        take_string(unsafe { clang_getCursorKindSpelling(clang_getCursorKind(self.raw)) })
+    }
+
+    /// The storage class written on a declaration.
+    pub fn storage(&self) -> Storage {
+        // SAFETY: valid cursor; a plain query.
+        match unsafe { clang_Cursor_getStorageClass(self.raw) } {
+            CX_SC_None => Storage::None,
+            CX_SC_Extern => Storage::Extern,
+            CX_SC_Static => Storage::Static,
+            CX_SC_Auto => Storage::Auto,
+            CX_SC_Register => Storage::Register,
+            _ => Storage::Other,
+        }
+    }
+
     /// True for a thread-local variable (`_Thread_local`, `__thread`,
     /// `thread_local`): each thread has its own copy.
     pub fn is_thread_local(&self) -> bool {
@@ -443,6 +463,23 @@ impl<'tu> Cursor<'tu> {
         // SAFETY: valid cursor.
         unsafe { clang_Location_isFromMainFile(clang_getCursorLocation(self.raw)) != 0 }
     }
+}
+
+/// What [`Cursor::storage`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// None written.
+    None,
+    /// `extern`.
+    Extern,
+    /// `static`.
+    Static,
+    /// `auto`.
+    Auto,
+    /// `register`.
+    Register,
+    /// Anything else (private extern, OpenCL's).
+    Other,
 }
 
 /// A type of the AST, as clang spells and classifies it.
@@ -510,6 +547,19 @@ impl<'tu> Type<'tu> {
     pub fn spelling(&self) -> String {
         // SAFETY: plain query on a type value; the string is taken over.
         take_string(unsafe { clang_getTypeSpelling(self.raw) })
+    }
+
+    /// The number of elements of a constant-size array type.
+    pub fn array_len(&self) -> Option<i64> {
+        // SAFETY: plain query on a type value (-1 for other types).
+        let n = unsafe { clang_getArraySize(self.raw) };
+        (n >= 0).then_some(n)
+    }
+
+    /// True for a function type declared without a prototype (`int f()`,
+    /// a K&R definition).
+    pub fn is_unprototyped(&self) -> bool {
+        self.raw.kind == CXType_FunctionNoProto
     }
 
     /// The canonical type (typedefs and other sugar removed).

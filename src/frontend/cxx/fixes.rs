@@ -12,6 +12,13 @@ pub struct CxxFixes {
     pub fixes: Vec<CxxFix>,
     /// Constructs C++ rejects that no fix handles, located, in source order.
     pub problems: Vec<Diagnostic>,
+    /// Names CUDA's headers declare that the file renames ([`CxxFix::Rename`])
+    /// and flextile's generated code uses for CUDA's own (`dim3`,
+    /// `blockIdx`): [`CxxFixes::guard`] hides the renaming from that code.
+    pub guarded: Vec<String>,
+    /// Uses (identifier tokens) of the names flextile's generated CUDA code
+    /// uses for CUDA's own: a region that uses one is refused.
+    pub cuda_uses: Vec<(Span, String)>,
 }
 
 /// One change of the user's text.
@@ -67,6 +74,14 @@ pub enum CxxFix {
     HostDevice {
         /// Start of the declaration.
         at: usize,
+    },
+    /// A declaration respelled for C++ (see `decls`): `text` replaces
+    /// `span` (an empty span is an insertion).
+    Text {
+        /// The bytes replaced.
+        span: Span,
+        /// What replaces them.
+        text: String,
     },
     /// A C11 keyword replaced by its C++ spelling (`_Bool` -> `bool`).
     Keyword {
@@ -186,6 +201,9 @@ impl CxxFixes {
                         edits.push((expr.end, expr.end, -rank, ")".to_string()));
                     }
                 }
+                CxxFix::Text { span, text } => {
+                    edits.push((span.start, span.end, rank, text.clone()));
+                }
                 CxxFix::Keyword { span, replacement } => {
                     edits.push((span.start, span.end, rank, replacement.to_string()));
                 }
@@ -218,6 +236,24 @@ impl CxxFixes {
                 }
                 _ => out.push((Span::new(start, end), text)),
             }
+        }
+        out
+    }
+
+    /// `code`, generated CUDA code, between lines that hide the renaming
+    /// `#define`s of [`CxxFixes::guarded`] (pushed, undefined, popped).
+    pub fn guard(&self, code: &str) -> String {
+        if self.guarded.is_empty() {
+            return code.to_string();
+        }
+        let mut out = String::from("\n");
+        for n in &self.guarded {
+            out.push_str(&format!("#pragma push_macro(\"{n}\")\n#undef {n}\n"));
+        }
+        out.push_str(code);
+        out.push('\n');
+        for n in self.guarded.iter().rev() {
+            out.push_str(&format!("#pragma pop_macro(\"{n}\")\n"));
         }
         out
     }
