@@ -42,12 +42,12 @@ import run as B  # noqa: E402  (the CPU benchmarks' programs and flags)
 VARIANTS = [("default", []), ("--tile", ["--tile"]), ("--rectangle", ["--rectangle"]),
             ("--scalene", ["--scalene"]),
             # The cost model's choice (auto) beside one overlapped tile per
-            # block and one per warp (seed 004 §4) everywhere.
+            # block and one per warp (Jangda & Guha, PACT'20, §4) everywhere.
             ("--rectangle --gpu-tiling block", ["--rectangle", "--gpu-tiling", "block"]),
             ("--rectangle --gpu-tiling warp", ["--rectangle", "--gpu-tiling", "warp"]),
             ("--scalene --gpu-tiling block", ["--scalene", "--gpu-tiling", "block"]),
             ("--scalene --gpu-tiling warp", ["--scalene", "--gpu-tiling", "warp"]),
-            # Hybrid register/shared tiles (seed 004 §5), registers as the
+            # Hybrid register/shared tiles (Jangda & Guha, PACT'20, §5), registers as the
             # model sizes them and as many as fit.
             ("--rectangle --gpu-tiling hybrid", ["--rectangle", "--gpu-tiling", "hybrid"]),
             ("--scalene --gpu-tiling hybrid --reg-fraction 1",

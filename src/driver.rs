@@ -909,7 +909,7 @@ fn compile_region_as_asked(
     let split;
     let renamed = match opts.overlap {
         Some(_) => {
-            // Expression inlining (seed 002 §5.1) before the model groups
+            // Expression inlining (Jangda & Bondhugula, TOPLAS'20, §5.1) before the model groups
             // the nests: the region without the inlined nests is modelled anew.
             let mut modelled = modelled;
             if opts.inline && opts.grouping == GroupingStrategy::Dp {

@@ -47,12 +47,12 @@ struct Cli {
     block_sizes: Option<Vec<u32>>,
     /// CUDA, overlapped tiles: who computes a tile, a thread block
     /// (`block`: scratchpads per block, `__syncthreads` between stages), a
-    /// warp (`warp`: seed 004's overlapped tile per warp, scratchpads per
+    /// warp (`warp`: Jangda & Guha's (PACT'20) overlapped tile per warp, scratchpads per
     /// warp, `__syncwarp` between stages), a warp with the right part of
-    /// each stage's tile in registers (`hybrid`: seed 004 §5, values read
+    /// each stage's tile in registers (`hybrid`: Jangda & Guha, PACT'20, §5, values read
     /// across lanes by shuffles; a group that does not qualify gets `warp`
     /// with a warning), or (`auto`, the default) the cheapest per group by
-    /// the GPU cost model (seed 004 §6).
+    /// the GPU cost model (Jangda & Guha, PACT'20, §6).
     #[arg(long, value_enum, value_name = "SCHEME")]
     gpu_tiling: Option<GpuTilingArg>,
     /// CUDA, hybrid tiles: the fraction of a tile along the innermost loop
@@ -138,7 +138,7 @@ struct Cli {
     /// Overlapped tiling: how the nests of a region are grouped into
     /// overlapped tiles. dp (default without --tile-sizes,
     /// --overlap-tolerance and --overlap-dims): the dynamic-programming
-    /// grouping with the cost and tile-size model (seed 002), each group
+    /// grouping with the cost and tile-size model (Jangda & Bondhugula, TOPLAS'20), each group
     /// with its own tile sizes unless --tile-sizes gives them, a nest alone
     /// keeping its loops; greedy (default otherwise): in order, a nest joins
     /// the group before it while the group stays overlappable (and within
@@ -147,17 +147,17 @@ struct Cli {
     grouping: Option<GroupingArg>,
     /// --grouping dp: do not inline the nests that compute a temporary
     /// point-wise (or for one consumer reading it at one point) into their
-    /// consumers' expressions (seed 002 §5.1, Algorithm 3; on by default).
+    /// consumers' expressions (Jangda & Bondhugula, TOPLAS'20, §5.1, Algorithm 3; on by default).
     #[arg(long)]
     no_inline: bool,
     /// --rectangle / --scalene: do not fuse, inside a tile, the point loops
     /// of consecutive independent stages that read common inputs at the
-    /// same points (seed 002 §5.3, intra-tile fusion for register reuse; on
+    /// same points (Jangda & Bondhugula, TOPLAS'20, §5.3, intra-tile fusion for register reuse; on
     /// by default).
     #[arg(long)]
     no_intra_tile_fusion: bool,
     /// --scalene with the cost model: do not run, inside the tiles it sizes
-    /// for L2, inner tiles sized for L1 (seed 002 §5.2, multi-level tiling,
+    /// for L2, inner tiles sized for L1 (Jangda & Bondhugula, TOPLAS'20, §5.2, multi-level tiling,
     /// Algorithm 4; on by default; --rectangle's fused point loops run the
     /// stages row by row already).
     #[arg(long)]
@@ -585,7 +585,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         Some(GroupingArg::None) => GroupingStrategy::None,
         Some(GroupingArg::Dp) => GroupingStrategy::Dp,
         Some(GroupingArg::Greedy) => GroupingStrategy::Greedy,
-        // For CUDA the GPU cost model (seed 004 §6) costs the groups.
+        // For CUDA the GPU cost model (Jangda & Guha, PACT'20, §6) costs the groups.
         None if cli.tile_sizes.is_none()
             && cli.overlap_tolerance.is_none()
             && cli.overlap_dims.is_none() =>

@@ -562,7 +562,7 @@ fn target_specific_options_are_checked() {
 /// Two stages, the first a temporary read at three points by the second.
 const WARPED: &str = "#include <stdio.h>\n\nstatic float A[300], T[300], B[300];\n\nstatic void f(int N)\n{\n#pragma omplc loopchain schedule() temporary(T)\n  {\n#pragma omplc for domain(1:N-2) with (i) read A {(i-1),(i+1)}, write T {(i)}\n    for (int i = 1; i <= N - 2; i++)\n      T[i] = A[i-1] * 0.5f + A[i+1];\n#pragma omplc for domain(2:N-3) with (i) read T {(i-1),(i),(i+1)}, write B {(i)}\n    for (int i = 2; i <= N - 3; i++)\n      B[i] = T[i-1] + T[i] * 0.25f + T[i+1];\n  }\n}\n\nint main(void)\n{\n  for (int i = 0; i < 300; i++)\n    A[i] = (float)((i * 37) % 101) / 7.0f;\n  f(300);\n  for (int i = 0; i < 300; i++)\n    printf(\"%d %.9g\\n\", i, B[i]);\n  return 0;\n}\n";
 
-/// `--gpu-tiling warp` (seed 004 §4): one overlapped tile per warp, the
+/// `--gpu-tiling warp` (Jangda & Guha, PACT'20, §4): one overlapped tile per warp, the
 /// scratchpads one per warp, `__syncwarp` between stages; the output is
 /// bit-identical to the original on the emulation, and the same output
 /// with its first `__syncwarp` deleted is not (the emulation runs a warp's
@@ -633,7 +633,7 @@ fn cuda_warp_tiles_synchronise_per_warp() {
     let _ = fs::remove_dir_all(&d);
 }
 
-/// `--gpu-tiling hybrid` (seed 004 §5): the right parallelogram tiles of a
+/// `--gpu-tiling hybrid` (Jangda & Guha, PACT'20, §5): the right parallelogram tiles of a
 /// warp's tile live in registers, read across lanes by shuffles, and the
 /// scratchpads shrink to the rest; the output runs bit-identical on the
 /// emulation; a group whose tiles are too narrow for a warp of registers
@@ -740,7 +740,7 @@ fn cuda_hybrid_tiles_hold_registers() {
     let _ = fs::remove_dir_all(&d);
 }
 
-/// `--gpu-tiling auto` (the default, seed 004 §6): the GPU cost model
+/// `--gpu-tiling auto` (the default, Jangda & Guha, PACT'20, §6): the GPU cost model
 /// chooses each group's tile sizes, scheme and thread block; the banner
 /// says so, `--report` prints its figures with its shared-memory estimate
 /// beside the kernel's actual bytes (equal here), the output runs
@@ -872,7 +872,7 @@ const INLINABLE: &str = "void f(int N, float A[N], float T[N], float B[N], float
 fn the_model_inlines_point_wise_temporaries() {
     let (out, _) = compiles("inline", INLINABLE, &["--rectangle", "--explain"]);
     assert!(
-        out.contains("expression inlining (seed 002, Algorithm 3)"),
+        out.contains("expression inlining (Jangda & Bondhugula, TOPLAS'20, Algorithm 3)"),
         "{out}"
     );
     assert!(
@@ -894,7 +894,7 @@ fn the_model_inlines_point_wise_temporaries() {
 /// them at the same points; `Z` reads `X`.
 const REUSE: &str = "void f(int N, float A[N], float X[N], float Y[N], float Z[N], float O[N])\n{\n#pragma omplc loopchain schedule() temporary(X, Y, Z)\n  {\n#pragma omplc for domain(1:N-2) with (i) read A {(i-1),(i)}, write X {(i)}\n    for (int i = 1; i <= N - 2; i++)\n      X[i] = A[i-1] + A[i];\n#pragma omplc for domain(1:N-2) with (i) read A {(i-1),(i+1)}, write Y {(i)}\n    for (int i = 1; i <= N - 2; i++)\n      Y[i] = A[i-1] - A[i+1];\n#pragma omplc for domain(1:N-2) with (i) read X {(i)}, write Z {(i)}\n    for (int i = 1; i <= N - 2; i++)\n      Z[i] = X[i] * 2;\n#pragma omplc for domain(2:N-3) with (i) read X {(i-1),(i+1)}, read Y {(i-1),(i+1)}, read Z {(i-1),(i+1)}, write O {(i)}\n    for (int i = 2; i <= N - 3; i++)\n      O[i] = X[i-1] * Y[i+1] + X[i+1] * Y[i-1] + Z[i-1] * Z[i+1];\n  }\n}\n";
 
-/// Intra-tile fusion for register reuse (seed 002 §5.3): `X` and `Y` share
+/// Intra-tile fusion for register reuse (Jangda & Bondhugula, TOPLAS'20, §5.3): `X` and `Y` share
 /// one point loop in a tile (scalene tiles and rectangle chunks), `Z`,
 /// which reads `X`, keeps its own; the banner and `--explain` say so, and
 /// `--no-intra-tile-fusion` keeps every loop apart, as does a `?:` in `Y`.
@@ -949,7 +949,7 @@ fn tiles_fuse_the_point_loops_of_stages_reading_common_inputs() {
 /// Three stages reading two rows above and below (`B`, `C` temporaries).
 const MULTI: &str = "void f(int H, int W, float IN[H][W], float B[H][W], float C[H][W], float D[H][W])\n{\n#pragma omplc loopchain schedule() temporary(B, C)\n  {\n#pragma omplc for domain(1:H-2, 0:W-1) with (y, x) read IN {(y-1,x),(y,x),(y+1,x)}, write B {(y,x)}\n    for (int y = 1; y <= H - 2; y++)\n      for (int x = 0; x <= W - 1; x++)\n        B[y][x] = IN[y-1][x] + IN[y][x] + IN[y+1][x];\n#pragma omplc for domain(3:H-4, 0:W-1) with (y, x) read B {(y-2,x),(y+2,x)}, write C {(y,x)}\n    for (int y = 3; y <= H - 4; y++)\n      for (int x = 0; x <= W - 1; x++)\n        C[y][x] = B[y-2][x] - B[y+2][x];\n#pragma omplc for domain(5:H-6, 0:W-1) with (y, x) read C {(y-2,x),(y+2,x)}, write D {(y,x)}\n    for (int y = 5; y <= H - 6; y++)\n      for (int x = 0; x <= W - 1; x++)\n        D[y][x] = C[y-2][x] * C[y+2][x];\n  }\n}\n";
 
-/// Multi-level tiling (seed 002 §5.2): with a small L1, the model sizes the
+/// Multi-level tiling (Jangda & Bondhugula, TOPLAS'20, §5.2): with a small L1, the model sizes the
 /// scalene tiles for L2 and runs inner tiles for L1 inside them, each
 /// producer's rows ahead of its consumer's by the rows the consumer reads
 /// below; `--no-multi-level` and rectangle tiles have none.

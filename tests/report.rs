@@ -161,7 +161,7 @@ fn fig3_explain_says_why_groups_end() {
 }
 
 /// Without --tile-sizes, the cost model groups the nests and sizes the
-/// tiles (seed 002): `--explain` gives the search, the problem size it
+/// tiles (Jangda & Bondhugula, TOPLAS'20): `--explain` gives the search, the problem size it
 /// assumed and each group's cost terms; the machine and the estimates it
 /// reads change the sizes.
 #[test]
@@ -179,7 +179,7 @@ fn dp_explains_its_costs_and_sizes() {
     );
     for line in [
         "grouping (dp)",
-        "  DP grouping (seed 002, Algorithm 1) over 3 stages: 6 groupings costed",
+        "  DP grouping (Jangda & Bondhugula, TOPLAS'20, Algorithm 1) over 3 stages: 6 groupings costed",
         "L1 48 KiB, L2 2048 KiB, 2 core(s), innermost tile size 256",
         "  problem size: N taken to be 2048 (no --estimate)",
         "  nest 1 (line 27) .. nest 3 (line 33) (3 nests): tiled 256;",

@@ -5,8 +5,7 @@
 //! set it lists, the test runs flextile, compiles the original and the
 //! generated file with the same gcc command (no fast-math, no FMA contraction),
 //! runs both for every argument set it lists and compares stdout byte for
-//! byte. The original program is the oracle (see `shared/spec/architecture.md`,
-//! "Correctness discipline"). The generated program runs in every [`RUN_MODES`]
+//! byte. The original program is the oracle (see `docs/testing.md`). The generated program runs in every [`RUN_MODES`]
 //! entry: 1 and 2 OpenMP threads, and 2 and 3 threads under the
 //! `testsuite/omp_reverse_start.c` shim, which runs the threads' shares of
 //! each parallel region one by one, last thread first, so that a loop wrongly

@@ -2,7 +2,7 @@
 //! its own (issue 19: compile times of the deepest pipelines).
 //!
 //! Overlapped tiling groups only nests of one depth (a group's stages are
-//! aligned loop by loop, seed 001 §3), so where two consecutive top-level
+//! aligned loop by loop, Zhao & Cohen, TACO'19, §3), so where two consecutive top-level
 //! nests of a region differ in depth, no group spans them; classic tiling
 //! (`--tile`) tiles each nest on its own. At such cuts the
 //! region splits into parts that are lowered on their own, in parallel —

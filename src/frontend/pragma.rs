@@ -7,7 +7,9 @@
 //! (a block comment may even span lines, as in C). Every token keeps its byte
 //! span, so every error points at the offending token.
 //!
-//! Grammar (see `shared/spec/omplc-pragmas.md`):
+//! Grammar (the omplc loop-chain pragmas of Davis, Strout & Olschanowsky,
+//! CGO'18, as the README describes them for users; keys in
+//! `docs/bibliography.md`):
 //!
 //! ```text
 //! chain  := 'loopchain' [ 'schedule' '(' [ item { ',' item } ] ')' ] [ temps ]

@@ -214,11 +214,11 @@ pub struct GroupStorage {
     /// the inner steps of a time block, temporaries): no store writes them back.
     pub unstored: BTreeSet<String>,
     /// CUDA, one tile per warp: the part of every statement's tile kept in
-    /// the warp's registers (hybrid tiling, seed 004 §5), if any.
+    /// the warp's registers (hybrid tiling, Jangda & Guha, PACT'20, §5), if any.
     pub registers: Option<RegisterTiles>,
 }
 
-/// Hybrid register/shared tiles (seed 004 §5): along the split (innermost)
+/// Hybrid register/shared tiles (Jangda & Guha, PACT'20, §5): along the split (innermost)
 /// loop, the right `tiles` parallelogram tiles of every statement's
 /// per-tile region, each a warp's [`RegisterTiles::lanes`] wide, are
 /// computed after the rest of the tile (its shared-memory part), one

@@ -1,5 +1,5 @@
 //! The CPU cost of a group of stages and its tile sizes (Jangda & Bondhugula,
-//! seed 002 §4, Algorithm 2): COST, COSTFORCACHESIZE and COMPUTETILESIZES.
+//! Jangda & Bondhugula, TOPLAS'20, §4, Algorithm 2): COST, COSTFORCACHESIZE and COMPUTETILESIZES.
 //!
 //! What it reads is a group's geometry (`cost/geometry.rs`: scales,
 //! overlaps, extents and reuse, read from the pipeline graph by arithmetic).

@@ -1,4 +1,4 @@
-//! DP grouping (Jangda & Bondhugula, seed 002 §3, Algorithm 1) and its
+//! DP grouping (Jangda & Bondhugula, TOPLAS'20, §3, Algorithm 1) and its
 //! bounded incremental form (§6, Algorithm 5).
 //!
 //! `F(G)` is the least cost of the pre-fused groups `G` together with every

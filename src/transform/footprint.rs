@@ -1,7 +1,7 @@
 //! Per-stage footprints of overlapped tiles (what `--report` prints and
 //! what the overlap tolerance and `--explain` read): for each stage, the box
 //! a tile computes per loop and how far its faces lie outside the tile
-//! (the trapezoid of seed 001 eq. 3, measured on the fixed box of the
+//! (the trapezoid of Zhao & Cohen, TACO'19 eq. 3, measured on the fixed box of the
 //! stage's per-tile region).
 
 use crate::diag::Result;

@@ -1,10 +1,10 @@
-//! The GPU cost of a group of stages (Jangda et al., seed 004 §6,
+//! The GPU cost of a group of stages (Jangda & Guha, PACT'20, §6,
 //! Algorithm 2) and the cheapest of its candidates: who runs an overlapped
 //! tile (a thread block, or a warp: §4), the tile sizes and the thread
-//! block's shape. The DP grouping (seed 002, `overlap_groups::dp_groups`)
+//! block's shape. The DP grouping (Jangda & Bondhugula, TOPLAS'20, `overlap_groups::dp_groups`)
 //! sums it over the groups for the CUDA target as it sums [`super::cost`]
 //! for OpenMP, so grouping, tile sizes and block sizes are chosen together
-//! (seed 004 §2.4 and §6).
+//! (Jangda & Guha, PACT'20, §2.4 and §6).
 //!
 //! Per candidate, from the group's geometry ([`Geometry`]: after alignment
 //! and scaling, each statement's per-tile region and what it reads from
@@ -53,15 +53,15 @@ use std::collections::BTreeMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GpuTiling {
     /// A thread block: its scratchpads in the block's shared memory,
-    /// `__syncthreads()` between stages (seed 001's GPU mapping).
+    /// `__syncthreads()` between stages (Zhao & Cohen's (TACO'19) GPU mapping).
     Block,
-    /// A warp (seed 004 §4, overlapped tile per warp): each warp of a block
+    /// A warp (Jangda & Guha, PACT'20, §4, overlapped tile per warp): each warp of a block
     /// runs its own tiles, its scratchpads its own part of the block's
     /// shared memory, `__syncwarp()` between stages.
     Warp,
     /// A warp, the right parallelogram tiles of its statements' regions
     /// along the innermost loop in registers, read across lanes by shuffles
-    /// (seed 004 §5, hybrid tiling; `transform::hybrid`).
+    /// (Jangda & Guha, PACT'20, §5, hybrid tiling; `transform::hybrid`).
     Hybrid,
 }
 
@@ -703,7 +703,7 @@ pub fn hybrid_obstacle(geo: &Geometry, sizes: &[i64], block: Option<u32>) -> Opt
 
 /// The register parts a candidate of `scheme` with tiles `size` wide
 /// along the innermost loop tries: none but for hybrid tiles; there the
-/// `fraction` given, else a quarter to all of the tile (seed 004 §6 tries
+/// `fraction` given, else a quarter to all of the tile (Jangda & Guha, PACT'20, §6 tries
 /// fractions 0.0 to 1.0; 0.0 is the warp scheme).
 fn hybrid_tiles(scheme: GpuTiling, size: i64, fraction: Option<f64>) -> Vec<u32> {
     if scheme != GpuTiling::Hybrid {

@@ -1,13 +1,13 @@
 //! The GPUs flextile's CUDA output targets, and the occupancy a kernel's
 //! launch shape allows on them: the first terms of the GPU cost model of
-//! seed 004 §6 (Algorithm 2, lines 18-24: thread blocks per SM from shared
+//! Jangda & Guha, PACT'20, §6 (Algorithm 2, lines 18-24: thread blocks per SM from shared
 //! memory, registers and the SM's limits; theoretical occupancy) and of
-//! seed 005 §4 (`estimate_occupancy`, after NVIDIA's occupancy calculator).
+//! Sioutas et al., TACO'20, §4 (`estimate_occupancy`, after NVIDIA's occupancy calculator).
 //!
 //! The GPU cost model ([`super::gpu_cost`]) reads it with its estimate of
 //! the registers; `--report` with a printed kernel's threads and shared
 //! memory per block, whose registers per thread are `ptxas`'s choice: as
-//! seed 005 does, the occupancy is computed from the other limits, with
+//! Sioutas et al., TACO'20 does, the occupancy is computed from the other limits, with
 //! the largest register count per thread that keeps it (beyond it,
 //! registers become the limit).
 
@@ -19,7 +19,7 @@ pub const WARP_SIZE: u32 = 32;
 /// is made with this limit where flextile's C output uses the stack's).
 pub const SHARED_BYTES: u64 = 48 * 1024;
 
-/// One GPU architecture's limits (seed 004, Table 1; NVIDIA's CUDA C
+/// One GPU architecture's limits (Jangda & Guha, PACT'20, Table 1; NVIDIA's CUDA C
 /// Programming Guide, "Compute capabilities", and its occupancy
 /// calculator).
 #[derive(Clone, Copy, Debug, PartialEq)]

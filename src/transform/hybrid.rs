@@ -1,4 +1,4 @@
-//! Hybrid register/shared tiles (Jangda et al., seed 004 §5, Algorithm 1):
+//! Hybrid register/shared tiles (Jangda & Guha, PACT'20, §5, Algorithm 1):
 //! with one overlapped tile per warp, the right part of every statement's
 //! per-tile region along the split loop (the innermost) is computed in
 //! registers, the rest in the warp's scratchpads as before.

@@ -1,4 +1,4 @@
-//! Expression inlining (Jangda & Bondhugula, seed 002 §5.1, Algorithm 3).
+//! Expression inlining (Jangda & Bondhugula, TOPLAS'20, §5.1, Algorithm 3).
 //!
 //! A producer nest whose body is one assignment `D[i + c] = rhs;` is
 //! inlined into its consumers: every read of `D` in a consumer's body
@@ -699,7 +699,9 @@ fn expr_pieces(e: &Expr, iterators: &[String]) -> Vec<Piece> {
 
 /// `--explain`'s account of what was inlined in the region at `path:line`.
 pub fn explain(path: &str, line: usize, done: &[Inlined]) -> String {
-    let mut out = format!("{path}:{line}: expression inlining (seed 002, Algorithm 3)\n");
+    let mut out = format!(
+        "{path}:{line}: expression inlining (Jangda & Bondhugula, TOPLAS'20, Algorithm 3)\n"
+    );
     for d in done {
         out.push_str(&format!(
             "  '{}' of {} into {}: {}\n",

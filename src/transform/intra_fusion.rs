@@ -1,4 +1,4 @@
-//! Intra-tile loop fusion for register reuse (Jangda & Bondhugula, seed 002
+//! Intra-tile loop fusion for register reuse (Jangda & Bondhugula, TOPLAS'20
 //! §5.3): inside an overlapped tile, the point loops of stages that read
 //! the same input at the same points are fused, so a value loaded for one
 //! stage is still in a register when the next one reads it (harris: `Ix`

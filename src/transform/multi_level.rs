@@ -1,4 +1,4 @@
-//! Multi-level tiling (seed 002 §5.2, Algorithm 4): inside an overlapped
+//! Multi-level tiling (Jangda & Bondhugula, TOPLAS'20, §5.2, Algorithm 4): inside an overlapped
 //! tile sized for the L2 cache, parallelogram tiles sized for L1 that run
 //! one after another, every stage of the group inside each.
 //!

@@ -536,10 +536,10 @@ pub struct OverlapSpec {
     /// (`--stack-limit`).
     pub stack_limit: u64,
     /// Fuse the point loops of stages that read common inputs inside a tile
-    /// (seed 002 §5.3; off with `--no-intra-tile-fusion`).
+    /// (Jangda & Bondhugula, TOPLAS'20, §5.3; off with `--no-intra-tile-fusion`).
     pub intra_fusion: bool,
     /// Scalene tiles the cost model sizes for L2 run inner tiles sized for
-    /// L1 (seed 002 §5.2; off with `--no-multi-level`).
+    /// L1 (Jangda & Bondhugula, TOPLAS'20, §5.2; off with `--no-multi-level`).
     pub multi_level: bool,
     /// What the cost model reads (`--grouping dp`).
     pub model: ModelSpec,

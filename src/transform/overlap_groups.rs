@@ -51,7 +51,7 @@ pub enum GroupingStrategy {
     Greedy,
     /// Every nest is its own group.
     None,
-    /// The DP grouping of seed 002 with its cost and tile-size model.
+    /// The DP grouping of Jangda & Bondhugula, TOPLAS'20 with its cost and tile-size model.
     Dp,
     /// The copies of a time block's body (the stages with a
     /// [`time_step`](crate::model::program::Stage::time_step)) form one

@@ -1,4 +1,4 @@
-//! The pipeline graph of a region (Jangda & Bondhugula, seed 002 §3): its
+//! The pipeline graph of a region (Jangda & Bondhugula, TOPLAS'20, §3): its
 //! stages (the top-level nests, `nest_units`) as vertices, the dependences
 //! between them (flow, anti, output) as edges, and each flow dependence
 //! between two statements with its alignment and distances along every loop

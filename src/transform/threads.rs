@@ -1,5 +1,5 @@
 //! Marks the point loops of overlapped tiles that a GPU thread block may
-//! share out (the CUDA target; seed 001's GPU mapping, one tile per block).
+//! share out (the CUDA target; Zhao & Cohen's (TACO'19) GPU mapping, one tile per block).
 //!
 //! Below an expansion node a statement instance `S[i]` runs as `S[T, i]`
 //! in every tile `T` that computes it, and one block runs one tile: the

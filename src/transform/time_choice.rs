@@ -1,4 +1,4 @@
-//! The cost model's choice for a time-iterated stencil (seed 002 §4, the
+//! The cost model's choice for a time-iterated stencil (Jangda & Bondhugula, TOPLAS'20, §4, the
 //! cost of Algorithm 2, applied to the time blocks of Zhao & Cohen §3.7):
 //! how many time steps a block holds and the size of its tiles in space, or
 //! no time blocks at all (the cost of doing nothing is a candidate: the

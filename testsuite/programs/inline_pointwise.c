@@ -1,4 +1,4 @@
-/* inline_pointwise.c -- expression inlining (seed 002 §5.1, Algorithm 3)
+/* inline_pointwise.c -- expression inlining (Jangda & Bondhugula, TOPLAS'20, §5.1, Algorithm 3)
  * under the model's grouping (--rectangle / --scalene without sizes).
  *
  * chain(): temporaries produced by one-assignment nests and read by later

@@ -1,4 +1,4 @@
-/* multi_level_tiles.c -- multi-level tiling (seed 002 §5.2, Algorithm 4):
+/* multi_level_tiles.c -- multi-level tiling (Jangda & Bondhugula, TOPLAS'20, §5.2, Algorithm 4):
  * scalene tiles the cost model sizes for L2 run inner tiles sized for L1,
  * one after another, every stage in each, each producer's inner tile
  * reaching as far right as its consumers read.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Random loop chains for expression inlining (seed 002, Algorithm 3).
+"""Random loop chains for expression inlining (Jangda & Bondhugula, TOPLAS'20, Algorithm 3).
 
 The main generator (gen.py) writes chains whose nests rarely qualify for
 inlining (a user `fuse()` schedule, several writes, braces). These chains
@@ -10,7 +10,7 @@ one more) is live-out, the others are declared temporary. Each nest's
 domain is one point narrower than the one before, so every read is of an
 element an earlier nest wrote.
 
-Every other program (odd seeds) is a chain for intra-tile fusion (seed 002
+Every other program (odd seeds) is a chain for intra-tile fusion (Jangda & Bondhugula, TOPLAS'20
 §5.3) instead: two to four sibling nests over one domain, each a 3x3-stencil
 of the input at random points (sometimes under `?:`, through a call, stored
 as `int`, or live-out), and a consumer reading every sibling at the same
@@ -21,7 +21,7 @@ Each program is compiled with `flextile --verify` under `--rectangle` and
 `--scalene` (the model's grouping, inlining on; fusion chains also with
 hand-given sizes), and `--scalene` with a 2 KiB L1 (`--cache-sizes`), under
 which the model sizes most groups for L2 and runs inner tiles for L1 inside
-them (multi-level tiling, seed 002 §5.2), for three argument sets:
+them (multi-level tiling, Jangda & Bondhugula, TOPLAS'20, §5.2), for three argument sets:
 flextile builds the input and its output with the testsuite's flags, runs
 both and compares their output byte for byte. Exits 1 on any difference, or
 when no program got a nest inlined, no chain a point loop fused or no

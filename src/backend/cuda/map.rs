@@ -20,7 +20,7 @@
 //!   their kernels in each iteration; so does a guard around them.
 //! - Code with no parallel loop in it runs in a kernel of one thread (the
 //!   data stay on the device; the report says so).
-//! - Overlapped tiles (seed 001, its GPU mapping): a parallel tile loop
+//! - Overlapped tiles (Zhao & Cohen, TACO'19, its GPU mapping): a parallel tile loop
 //!   becomes a kernel whose tiles go to the grid's blocks, one tile per
 //!   block at a time (the inner tile loop too, along `x`, when it is
 //!   parallel); inside a tile, `print` spreads each stage's independent

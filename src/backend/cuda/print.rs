@@ -162,7 +162,7 @@ pub fn print_region(
         let tile_bytes = groups
             .iter()
             .try_fold(copies.bytes(), |sum, g| Some(sum + printer.tile_bytes(*g)?));
-        // Overlapped tiles per warp (seed 004 §4).
+        // Overlapped tiles per warp (Jangda & Guha, PACT'20, §4).
         let warps = match (tiling, kernel.spread) {
             (GpuTiling::Warp | GpuTiling::Hybrid, Spread::Blocks1 | Spread::Blocks2) => {
                 Some(Warps::new(shape, tile_bytes, &cuda.device.prefix))
@@ -170,7 +170,7 @@ pub fn print_region(
             _ => None,
         };
         let block = warps.as_ref().map_or(block, Warps::block);
-        // Hybrid tiles (seed 004 §5): the storage plan holds their registers.
+        // Hybrid tiles (Jangda & Guha, PACT'20, §5): the storage plan holds their registers.
         let reg_tiles = groups
             .first()
             .and_then(|g| storage?.groups.get(*g)?.registers.as_ref())

@@ -1,4 +1,4 @@
-//! The register parts of hybrid tiles (seed 004 §5, Algorithm 1's
+//! The register parts of hybrid tiles (Jangda & Guha, PACT'20, §5, Algorithm 1's
 //! GENREGTILE and Figure 7), printed from the storage plan's
 //! [`RegisterTiles`] after a warp's tile has computed its shared-memory
 //! part: one named register per lane and register-tile element

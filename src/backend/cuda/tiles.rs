@@ -1,8 +1,8 @@
-//! A kernel's overlapped tiles at block level (seed 001's GPU mapping):
+//! A kernel's overlapped tiles at block level (Zhao & Cohen's (TACO'19) GPU mapping):
 //! tile loops over the grid's blocks, a tile's scratchpads `__shared__`,
 //! its stages' independent loops over the block's threads with a barrier
 //! between stages; with `--gpu-tiling warp`, one tile per warp instead
-//! (seed 004 §4: scratchpads per warp, stages over its lanes,
+//! (Jangda & Guha, PACT'20, §4: scratchpads per warp, stages over its lanes,
 //! `__syncwarp`). A classic tile's point loops (`--tile`) print the same
 //! way, after its shared-memory copies.
 
@@ -30,7 +30,7 @@ pub(super) struct Tiles<'a> {
     pub(super) warps: Option<Warps>,
 }
 
-/// The warps of a block that run one overlapped tile each (seed 004 §4):
+/// The warps of a block that run one overlapped tile each (Jangda & Guha, PACT'20, §4):
 /// a warp's lanes lie `x` wide along a tile's innermost spread loop
 /// (`W_x = min(B_x, 32)`, rounded down to a divisor of 32) and `32 / x`
 /// along the next; a block holds as many warps as `--block-sizes` asks

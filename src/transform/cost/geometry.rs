@@ -1,4 +1,4 @@
-//! A group's geometry, what COST reads (seed 002 §4): read from the
+//! A group's geometry, what COST reads (Jangda & Bondhugula, TOPLAS'20, §4): read from the
 //! pipeline graph by arithmetic, without building anything. The scale
 //! factors that align the group's dependences, each statement's overlap
 //! (how far its per-tile region reaches past the tile, left and right,

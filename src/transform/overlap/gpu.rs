@@ -1,5 +1,5 @@
 //! The GPU cost model's last word on a group once its tree and storage plan
-//! are built (seed 004 §6 and §5): its scheme and block chosen again with
+//! are built (Jangda & Guha, PACT'20, §6 and §5): its scheme and block chosen again with
 //! the plan's exact scratchpad bytes, and, where the choice is hybrid
 //! tiles, their registers planned (`transform::hybrid`) or, for a group
 //! that does not qualify, one tile per warp instead.

@@ -1,8 +1,8 @@
 //! The model's grouping of overlapped tiles (`--grouping dp`): the DP of
-//! seed 002 (Algorithms 1 and 5, `dp_grouping.rs`) over the pipeline graph,
+//! Jangda & Bondhugula, TOPLAS'20 (Algorithms 1 and 5, `dp_grouping.rs`) over the pipeline graph,
 //! each candidate group costed by the target's model: the CPU's
-//! (`cost.rs`, seed 002 Algorithm 2) or, for CUDA, the GPU's
-//! (`gpu_cost.rs`, seed 004 §6), which also chooses the group's scheme and
+//! (`cost.rs`, Jangda & Bondhugula, TOPLAS'20 Algorithm 2) or, for CUDA, the GPU's
+//! (`gpu_cost.rs`, Jangda & Guha, PACT'20, §6), which also chooses the group's scheme and
 //! thread block.
 
 use super::{cached_graph, greedy_groups, in_words, shared_graph, Analyses, Chosen, Ctx};
@@ -15,7 +15,7 @@ use crate::transform::pipeline::PipelineGraph;
 use log::info;
 use std::collections::HashMap;
 
-/// The model's grouping (`--grouping dp`): the DP of seed 002 (Algorithms 1
+/// The model's grouping (`--grouping dp`): the DP of Jangda & Bondhugula, TOPLAS'20 (Algorithms 1
 /// and 5) over the pipeline graph, each candidate costed by Algorithm 2 with
 /// its own tile sizes (`cost.rs`); the groups it chooses are then analysed
 /// exactly, and a group the analysis refuses (the cost reads the geometry
@@ -116,7 +116,7 @@ pub(super) fn dp_groups(
         return Ok(chosen);
     };
     let mut head = vec![format!(
-        "DP grouping (seed 002, {}) over {} stages: {} groupings costed, total cost {:.3e}; {}{}",
+        "DP grouping (Jangda & Bondhugula, TOPLAS'20, {}) over {} stages: {} groupings costed, total cost {:.3e}; {}{}",
         match found.method {
             Method::Unbounded => "Algorithm 1".to_string(),
             Method::Bounded(l) => format!("Algorithm 5, groups of {l} stages first"),
@@ -223,9 +223,9 @@ pub(super) fn dp_groups(
 /// A group's cost under the target's model.
 #[derive(Clone)]
 enum Priced {
-    /// The CPU's (seed 002, [`cost`]).
+    /// The CPU's (Jangda & Bondhugula, TOPLAS'20, [`cost`]).
     Cpu(Costed),
-    /// The GPU's (seed 004 §6, [`gpu_cost`]).
+    /// The GPU's (Jangda & Guha, PACT'20, §6, [`gpu_cost`]).
     Gpu(GpuCosted),
 }
 
