@@ -75,7 +75,7 @@ pub const MAX_SIZE: i64 = 1 << 40;
 const WIDE_ABOVE: i64 = 1 << 20;
 
 /// Default tile size for every loop when `--tile` is given without sizes.
-pub const DEFAULT_TILE_SIZE: i64 = 32;
+pub use crate::transform::overlap::DEFAULT_TILE_SIZE;
 
 /// Time steps per block when overlapped tiling of a time loop is given no
 /// tile size for it ([`DEFAULT_TIME_STEPS_3D`] with three space loops or more).

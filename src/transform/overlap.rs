@@ -623,6 +623,10 @@ pub(crate) fn classic_dim(
 /// Tile size of a loop that is not tiled: one tile spans it.
 pub(crate) const WHOLE: i64 = 1 << 40;
 
+/// Default tile size for every loop when `--tile` (or overlapped tiling) is
+/// given without sizes.
+pub const DEFAULT_TILE_SIZE: i64 = 32;
+
 /// Tile sizes for a group of `depth` loops: aligned on the innermost loops
 /// (the last `depth` sizes); outer loops without a size are not tiled (one
 /// tile spans them).
@@ -634,7 +638,7 @@ pub(crate) fn aligned_sizes(sizes: &[i64], depth: usize) -> Vec<i64> {
             if from_inner <= k {
                 sizes[k - from_inner]
             } else if k == 0 {
-                crate::driver::DEFAULT_TILE_SIZE
+                DEFAULT_TILE_SIZE
             } else {
                 WHOLE
             }
