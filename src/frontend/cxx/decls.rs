@@ -293,6 +293,18 @@ fn tentative<'tu>(pass: &mut Pass<'_, 'tu>, decls: &[Cursor<'tu>]) {
 }
 
 /// Makes the tentative definition `d` of `name` an `extern` declaration.
+/// Inserts `extern ` where `span` starts.
+fn extern_before(pass: &mut Pass<'_, '_>, span: Span) {
+    let at = Span::new(span.start, span.start);
+    pass.push(
+        vec![at],
+        CxxFix::Text {
+            span: at,
+            text: "extern ".to_string(),
+        },
+    );
+}
+
 fn make_extern<'tu>(pass: &mut Pass<'_, 'tu>, d: Cursor<'tu>, decls: &[Cursor<'tu>], name: &str) {
     let Some(span) = d.span() else { return };
     let refuse = |pass: &mut Pass<'_, 'tu>, why: &str| {
@@ -324,14 +336,7 @@ fn make_extern<'tu>(pass: &mut Pass<'_, 'tu>, d: Cursor<'tu>, decls: &[Cursor<'t
             None => refuse(pass, "its 'static' is not written in it"),
         }
     } else {
-        let at = Span::new(span.start, span.start);
-        pass.push(
-            vec![at],
-            CxxFix::Text {
-                span: at,
-                text: "extern ".to_string(),
-            },
-        );
+        extern_before(pass, span);
     }
 }
 
@@ -383,14 +388,7 @@ fn const_objects<'tu>(pass: &mut Pass<'_, 'tu>, decls: &[Cursor<'tu>]) {
         if !pass.written(span) {
             continue;
         }
-        let at = Span::new(span.start, span.start);
-        pass.push(
-            vec![at],
-            CxxFix::Text {
-                span: at,
-                text: "extern ".to_string(),
-            },
-        );
+        extern_before(pass, span);
     }
 }
 
