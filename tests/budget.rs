@@ -139,10 +139,15 @@ fn tiles_of_tiles_with_wavefronts_fit_the_default_budget() {
         .output()
         .expect("run flextile");
     let _ = std::fs::remove_file(&out);
-    assert!(o.status.success());
-    assert!(
-        o.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    // The only warnings are those for the stage macros and calls whose
+    // accesses flextile trusts from their declarations.
+    for line in stderr.lines().filter(|l| l.contains("warning:")) {
+        assert!(
+            line.contains("cannot be checked against its declaration"),
+            "{stderr}"
+        );
+    }
+    assert!(!stderr.contains("budget"), "{stderr}");
 }

@@ -14,7 +14,7 @@
  * main prints E, B and the final values of i, j and k.
  *
  * flextile-test: args: 6 5 4 | 1 1 1 | 9 3 7 | 2 8 1
- * flextile-test: options: default | --no-openmp | --tile | --tile --tile-sizes 2,3,2 | --assume "K >= 1" | --rectangle --fatal-warnings | --scalene --fatal-warnings --tile-sizes 2,3,2
+ * flextile-test: options: default | --no-openmp | --tile | --tile --tile-sizes 2,3,2 | --assume "K >= 1" | --rectangle | --scalene --tile-sizes 2,3,2
  * flextile-test: cuda-refused: the CUDA target needs bodies whose accesses flextile analyses
  */
 #include <stdio.h>
