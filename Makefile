@@ -14,7 +14,7 @@ DEMO_DIR = target/demo
 # `make install` copies the release binary to $(PREFIX)/bin.
 PREFIX  ?= $(HOME)/.local
 
-.PHONY: all deps build install demo check test test-all lint bench autotune difftest fuzz clean
+.PHONY: all deps build install demo check test test-all snapshot lint bench autotune difftest fuzz clean
 
 all: build
 
@@ -83,6 +83,11 @@ fuzz: deps
 lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+
+# Snapshots of the generated code (tools/snapshot.py, tests/snapshots.rs): rewrite
+# tests/snapshots/ after reviewing what changed; the test tiers compare against it.
+snapshot: build
+	python3 tools/snapshot.py --write
 
 # Benchmarks: every program's original and flextile variants, 1 and 2 threads, one run.
 bench: build

@@ -2,7 +2,8 @@
 # The test tiers (docs/testing.md), run by `make check`, `make test` and `make test-all`.
 #
 #   tools/run-tests.sh check   unit tests, CLI tests, a fixed sample of the testsuite
-#                              (C and the CUDA emulation): minutes, before every commit
+#                              (C and the CUDA emulation), the snapshots' sample:
+#                              minutes, before every commit
 #   tools/run-tests.sh test    everything, with one share in three of the testsuite's
 #                              CUDA sets (chosen by the commit: every set runs over
 #                              three commits); CI's entry point
@@ -66,6 +67,7 @@ case "$tier" in
     cargo_tests --lib
     cargo_tests --test cli
     cargo_tests --test testsuite -- "${CHECK_PROGRAMS[@]}" errors:: harness_ every_
+    FLEXTILE_SNAPSHOT=sample cargo_tests --test snapshots
     ;;
   test | all)
     cargo_tests
