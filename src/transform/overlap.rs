@@ -477,26 +477,7 @@ pub(crate) fn build_group(
     mark: &Mark,
 ) -> Result<(Schedule, StoragePlan)> {
     let ctx = model.schedule.get_ctx();
-    let schedule = build_tree(
-        &ctx,
-        region,
-        &a.units,
-        &a.own,
-        &a.regions,
-        &a.loads,
-        &a.storage,
-        &a.shifts,
-        &a.scales,
-        spec.shape,
-        a.depth,
-        a.classic,
-        mark,
-        spec.isolate_points,
-        spec.point_chunk,
-        &a.sizes,
-        &a.reuse,
-        a.inner.as_ref(),
-    )?;
+    let schedule = build_tree(&ctx, region, a, spec, mark)?;
     let mut storage = a.storage.clone();
     crate::transform::sharing::share(&schedule, &mut storage, region)?;
     crate::transform::storage::choose_tile_allocation(&mut storage, spec.stack_limit);

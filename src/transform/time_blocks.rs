@@ -79,6 +79,114 @@ pub fn time_blocks(
     steps: i64,
     prefix: &str,
 ) -> Result<TimeBlocked> {
+    let tl = time_loop(region, steps)?;
+    let writer = writers(&tl, &region.stages)?;
+    let start = format!("{prefix}t_start");
+    let rest = format!("{prefix}t_rest");
+    let mut names = names.clone();
+    names.params.insert(isl_name(&start), start.clone());
+    names.params.insert(isl_name(&rest), rest.clone());
+    let at = |k: i64| Expr::sum(Expr::Var(start.clone()), Expr::Int(k));
+    let full: Vec<Constraint> = tl
+        .bounds
+        .iter()
+        .flat_map(|c| {
+            [
+                substitute(c, tl.time, &at(0)),
+                substitute(c, tl.time, &at(steps - 1)),
+            ]
+        })
+        .collect();
+    let v = Versions {
+        read_before: read_before(&region.stages, &writer),
+        writer,
+        steps,
+        prefix,
+    };
+    let VersionPlan {
+        data_types,
+        versions,
+        shadows,
+    } = v.plan(&tl, region)?;
+    let block = Block {
+        tl: &tl,
+        v: &v,
+        full: &full,
+        start: &start,
+    };
+    let mut copies = block.copies(&region.stages)?;
+    let m = region.stages.len();
+    let mut tree: Vec<OrigNode> = Vec::new();
+    for step in 0..steps as usize {
+        tree.extend(tl.body.iter().map(|n| renumber(n, step * m)));
+    }
+    for sh in &shadows {
+        let (stage, node) = block.copy_back(&region.stages[sh.writer], sh, copies.len())?;
+        tree.push(node);
+        copies.push(stage);
+    }
+    let blocks = Region {
+        kind: RegionKind::Chain(Default::default()),
+        stages: copies,
+        tree,
+        data_types,
+        versions,
+        // Time blocks store the last version of each array (temporaries
+        // are not supported there: their arrays are written as before).
+        temporaries: Vec::new(),
+        ..region.clone()
+    };
+    // The remainder: the original statements from step `rest` on.
+    let mut remainder = region.clone();
+    remainder.temporaries.clear();
+    for s in &mut remainder.stages {
+        s.domain.push(Constraint {
+            lhs: Expr::Var(tl.time.clone()),
+            op: CmpOp::Ge,
+            rhs: Expr::Var(rest.clone()),
+        });
+    }
+    Ok(TimeBlocked {
+        blocks,
+        remainder,
+        names,
+        steps,
+        start,
+        rest,
+        first: tl.first,
+        full,
+        shadows,
+    })
+}
+
+/// The time loop of a scop, checked for time blocks.
+struct TimeLoop<'a> {
+    /// Its iterator.
+    time: &'a String,
+    /// Its body.
+    body: &'a [OrigNode],
+    /// Its bounds: the constraints that mention the time iterator, the same
+    /// for every statement.
+    bounds: Vec<Constraint>,
+    /// Its first step.
+    first: Expr,
+    /// The region's pragma.
+    span: Span,
+}
+
+impl TimeLoop<'_> {
+    /// The refusal of time blocks for this loop, at `at`, saying `why`.
+    fn refuse(&self, at: Span, why: String) -> Error {
+        Error::inapplicable_at(
+            at,
+            format!("overlapped tiling of the time loop '{}': {why}", self.time),
+        )
+    }
+}
+
+/// The outer time loop of `region`, or why its statements cannot be run in
+/// time blocks of `steps` steps.
+fn time_loop(region: &Region, steps: i64) -> Result<TimeLoop<'_>> {
     let span = region.pragma_span;
     if !matches!(region.kind, RegionKind::Scop) {
         return Err(Error::internal("time blocks of a loop chain"));
@@ -107,77 +215,95 @@ pub fn time_blocks(
             ),
         ));
     }
-    if stages.is_empty() {
+    let Some(s0) = stages.first() else {
         return Err(Error::inapplicable_at(
             span,
             "overlapped tiling: the time loop has no statement",
         ));
-    }
-    let refuse = |at: Span, why: String| {
-        Err(Error::inapplicable_at(
-            at,
-            format!("overlapped tiling of the time loop '{time}': {why}"),
-        ))
     };
-    // The time loop's bounds: the constraints that mention the time iterator,
-    // the same for every statement.
-    let timed = |s: &Stage| -> Vec<Constraint> {
-        s.domain
-            .iter()
-            .filter(|c| mentions(&c.lhs, time) || mentions(&c.rhs, time))
-            .cloned()
-            .collect()
+    let mut tl = TimeLoop {
+        time,
+        body,
+        bounds: timed(s0, time),
+        first: Expr::Int(0),
+        span,
     };
-    let bounds = timed(&stages[0]);
-    let mut first: Option<Expr> = None;
     for s in stages {
-        if s.iterators.first() != Some(time) {
-            return refuse(s.span, format!("{} is not inside it", s.label));
-        }
-        if timed(s) != bounds {
-            return refuse(
-                s.span,
-                format!("{} runs under a condition on '{time}'", s.label),
-            );
-        }
-        if !s.analysable || s.analysed().is_none() {
-            return refuse(
+        check_stage(&tl, s)?;
+    }
+    tl.first = first_step(&tl)?;
+    Ok(tl)
+}
+
+/// The constraints of `s` that mention the time iterator.
+fn timed(s: &Stage, time: &str) -> Vec<Constraint> {
+    s.domain
+        .iter()
+        .filter(|c| mentions(&c.lhs, time) || mentions(&c.rhs, time))
+        .cloned()
+        .collect()
+}
+
+/// Refuses a statement `s` that is not inside the time loop, runs under a
+/// condition on time, is not analysable, is bounded by other than affine
+/// expressions of the parameters, or subscripts an array with time.
+fn check_stage(tl: &TimeLoop, s: &Stage) -> Result<()> {
+    let time = tl.time;
+    if s.iterators.first() != Some(time) {
+        return Err(tl.refuse(s.span, format!("{} is not inside it", s.label)));
+    }
+    if timed(s, time) != tl.bounds {
+        return Err(tl.refuse(
+            s.span,
+            format!("{} runs under a condition on '{time}'", s.label),
+        ));
+    }
+    if !s.analysable || s.analysed().is_none() {
+        return Err(tl.refuse(
+            s.span,
+            format!(
+                "the body of {} is not analysable (macros, calls or pointer arithmetic)",
+                s.label
+            ),
+        ));
+    }
+    for c in &tl.bounds {
+        let mut vars = BTreeSet::new();
+        c.lhs.collect_vars(&mut vars);
+        c.rhs.collect_vars(&mut vars);
+        if vars.iter().any(|v| v != time && s.iterators.contains(v))
+            || !c.lhs.is_plain_c()
+            || !c.rhs.is_plain_c()
+        {
+            return Err(tl.refuse(
                 s.span,
                 format!(
-                    "the body of {} is not analysable (macros, calls or pointer arithmetic)",
-                    s.label
+                    "its bound '{} {} {}' is not an affine expression of the parameters without min, max or division",
+                    c.lhs,
+                    c.op.as_str(),
+                    c.rhs
                 ),
-            );
-        }
-        for c in &bounds {
-            let mut vars = BTreeSet::new();
-            c.lhs.collect_vars(&mut vars);
-            c.rhs.collect_vars(&mut vars);
-            if vars.iter().any(|v| v != time && s.iterators.contains(v))
-                || !c.lhs.is_plain_c()
-                || !c.rhs.is_plain_c()
-            {
-                return refuse(
-                    s.span,
-                    format!(
-                        "its bound '{} {} {}' is not an affine expression of the parameters without min, max or division",
-                        c.lhs,
-                        c.op.as_str(),
-                        c.rhs
-                    ),
-                );
-            }
-        }
-        for a in &s.accesses {
-            if a.index.iter().any(|e| mentions(e, time)) {
-                return refuse(
-                    a.span,
-                    format!("{} subscripts an array with '{time}'", s.label),
-                );
-            }
+            ));
         }
     }
-    for c in &bounds {
+    if let Some(a) = s
+        .accesses
+        .iter()
+        .find(|a| a.index.iter().any(|e| mentions(e, time)))
+    {
+        return Err(tl.refuse(
+            a.span,
+            format!("{} subscripts an array with '{time}'", s.label),
+        ));
+    }
+    Ok(())
+}
+
+/// The time loop's first step: its one lower bound.
+fn first_step(tl: &TimeLoop) -> Result<Expr> {
+    let time = tl.time;
+    let mut first: Option<Expr> = None;
+    for c in &tl.bounds {
         let lower = match (&c.lhs, c.op, &c.rhs) {
             (Expr::Var(v), CmpOp::Ge, e) | (e, CmpOp::Le, Expr::Var(v)) if v == time => {
                 Some(e.clone())
@@ -189,33 +315,35 @@ pub fn time_blocks(
         };
         if let Some(l) = lower {
             if first.is_some() {
-                return refuse(span, "it has several lower bounds".to_string());
+                return Err(tl.refuse(tl.span, "it has several lower bounds".to_string()));
             }
             first = Some(l);
         }
     }
-    let Some(first) = first else {
-        return refuse(span, "it has no lower bound".to_string());
-    };
-    // One writer per array, which does not read it.
+    first.ok_or_else(|| tl.refuse(tl.span, "it has no lower bound".to_string()))
+}
+
+/// The statement that writes each array: one per array, at a place that is
+/// neither data-dependent nor conditional, and not reading what it writes.
+fn writers(tl: &TimeLoop, stages: &[Stage]) -> Result<BTreeMap<String, usize>> {
     let mut writer: BTreeMap<String, usize> = BTreeMap::new();
     for (k, s) in stages.iter().enumerate() {
         for a in s.accesses.iter().filter(|a| a.kind == AccessKind::Write) {
             if a.index.iter().any(Expr::has_any) || a.conditional {
-                return refuse(
+                return Err(tl.refuse(
                     a.span,
                     format!(
                         "{} writes '{}' at a data-dependent or conditional place",
                         s.label, a.data
                     ),
-                );
+                ));
             }
             if let Some(w) = writer.insert(a.data.clone(), k) {
                 if w != k {
-                    return refuse(
+                    return Err(tl.refuse(
                         a.span,
                         format!("'{}' is written by two statements of the body", a.data),
-                    );
+                    ));
                 }
             }
         }
@@ -226,39 +354,25 @@ pub fn time_blocks(
             .iter()
             .find(|a| a.kind == AccessKind::Read && writer.get(&a.data) == Some(&k))
         {
-            return refuse(
+            return Err(tl.refuse(
                 a.span,
                 format!(
                     "{} reads '{}', which it writes (an in-place update in time)",
                     s.label, a.data
                 ),
-            );
+            ));
         }
     }
+    Ok(writer)
+}
 
-    let start = format!("{prefix}t_start");
-    let rest = format!("{prefix}t_rest");
-    let mut names = names.clone();
-    names.params.insert(isl_name(&start), start.clone());
-    names.params.insert(isl_name(&rest), rest.clone());
-    let at = |k: i64| Expr::sum(Expr::Var(start.clone()), Expr::Int(k));
-    let full: Vec<Constraint> = bounds
-        .iter()
-        .flat_map(|c| {
-            [
-                substitute(c, time, &at(0)),
-                substitute(c, time, &at(steps - 1)),
-            ]
-        })
-        .collect();
-
-    // Versions: (array, step) -> data set name. An array read at step -1
-    // (from before the block) and written gets a shadow for its last step.
-    let read_before: BTreeSet<String> = stages
+/// The arrays some statement reads before their writer runs in the body:
+/// read at step -1 (from before the block), so written into a shadow.
+fn read_before(stages: &[Stage], writer: &BTreeMap<String, usize>) -> BTreeSet<String> {
+    stages
         .iter()
         .enumerate()
         .flat_map(|(k, s)| {
-            let writer = &writer;
             s.accesses
                 .iter()
                 .filter(move |a| {
@@ -266,13 +380,24 @@ pub fn time_blocks(
                 })
                 .map(|a| a.data.clone())
         })
-        .collect();
-    let mut shadows = Vec::new();
-    let mut versions = BTreeMap::new();
-    let mut data_types = region.data_types.clone();
-    let version = |data: &str, step: i64| -> String {
-        if step == steps - 1 {
-            if read_before.contains(data) {
+        .collect()
+}
+
+/// The versions of the arrays a block writes: (array, step) -> data set.
+struct Versions<'a> {
+    writer: BTreeMap<String, usize>,
+    read_before: BTreeSet<String>,
+    steps: i64,
+    prefix: &'a str,
+}
+
+impl Versions<'_> {
+    /// The data set that holds `data` after `step`: a scratchpad version,
+    /// the array itself at the last step, or its shadow there.
+    fn version(&self, data: &str, step: i64) -> String {
+        let prefix = self.prefix;
+        if step == self.steps - 1 {
+            if self.read_before.contains(data) {
                 format!("{prefix}next_{data}")
             } else {
                 data.to_string()
@@ -280,112 +405,168 @@ pub fn time_blocks(
         } else {
             format!("{prefix}{data}_{step}")
         }
-    };
-    for (data, w) in &writer {
-        let Some(ty) = region.data_types.get(data).cloned() else {
-            return refuse(span, format!("the element type of '{data}' is unknown"));
-        };
-        for step in 0..steps {
-            let v = version(data, step);
-            if v == *data {
-                continue;
-            }
-            data_types.insert(v.clone(), ty.clone());
-            versions.insert(
-                v,
-                DataVersion {
-                    array: data.clone(),
-                    stored: step == steps - 1,
-                },
-            );
-        }
-        if read_before.contains(data) {
-            let rank = stages[*w]
-                .accesses
-                .iter()
-                .find(|a| &a.data == data)
-                .map_or(0, |a| a.index.len());
-            shadows.push(Shadow {
-                name: version(data, steps - 1),
-                array: data.clone(),
-                rank,
-                writer: *w,
-            });
+    }
+
+    /// The data set that access `a` of stage `k` touches at `step`.
+    fn renamed(&self, a: &Access, k: usize, step: i64) -> String {
+        match (a.kind, self.writer.get(&a.data)) {
+            (AccessKind::Write, _) => self.version(&a.data, step),
+            (AccessKind::Read, Some(w)) if *w < k => self.version(&a.data, step),
+            (AccessKind::Read, Some(_)) if step > 0 => self.version(&a.data, step - 1),
+            _ => a.data.clone(),
         }
     }
 
-    // The block: `steps` copies of the body, then the copy-back stages.
-    let m = stages.len();
-    let mut copies = Vec::new();
-    for step in 0..steps {
-        for (k, s) in stages.iter().enumerate() {
-            let rename = |a: &Access| -> String {
-                match (a.kind, writer.get(&a.data)) {
-                    (AccessKind::Write, _) => version(&a.data, step),
-                    (AccessKind::Read, Some(w)) if *w < k => version(&a.data, step),
-                    (AccessKind::Read, Some(_)) if step > 0 => version(&a.data, step - 1),
-                    _ => a.data.clone(),
+    /// The versions of the block's arrays and its shadows.
+    fn plan(&self, tl: &TimeLoop, region: &Region) -> Result<VersionPlan> {
+        let (steps, stages) = (self.steps, &region.stages);
+        let mut shadows = Vec::new();
+        let mut versions = BTreeMap::new();
+        let mut data_types = region.data_types.clone();
+        for (data, w) in &self.writer {
+            let Some(ty) = region.data_types.get(data).cloned() else {
+                return Err(tl.refuse(tl.span, format!("the element type of '{data}' is unknown")));
+            };
+            for step in 0..steps {
+                let v = self.version(data, step);
+                if v == *data {
+                    continue;
                 }
-            };
-            let accesses: Vec<Access> = s
-                .accesses
-                .iter()
-                .map(|a| Access {
-                    data: rename(a),
-                    ..a.clone()
-                })
-                .collect();
-            let when = format!("({})", at(step));
-            let pieces: Option<Vec<Piece>> = s
-                .body
-                .pieces
-                .iter()
-                .map(|p| {
-                    shift_piece(p, &when, &|k| {
-                        s.accesses.get(k).map(|a| (a.data.clone(), rename(a)))
-                    })
-                })
-                .collect();
-            let Some(pieces) = pieces else {
-                return refuse(
-                    s.span,
-                    format!(
-                        "an array access of {} is not written as 'NAME[...]' (parentheses or a macro around the name), so it cannot be redirected to a time step's copy",
-                        s.label
-                    ),
+                data_types.insert(v.clone(), ty.clone());
+                versions.insert(
+                    v,
+                    DataVersion {
+                        array: data.clone(),
+                        stored: step == steps - 1,
+                    },
                 );
-            };
-            let body = BodyTemplate { pieces };
-            let mut domain: Vec<Constraint> = s
-                .domain
-                .iter()
-                .filter(|c| !bounds.contains(c))
-                .cloned()
-                .collect();
-            domain.extend(full.iter().cloned());
-            copies.push(Stage {
-                name: format!("{}_b{step}", s.name),
-                label: format!("{} at step {step} of a time block", s.label),
-                span: s.span,
-                iterators: s.iterators[1..].to_vec(),
-                iterator_types: s.iterator_types.get(1..).unwrap_or_default().to_vec(),
-                domain,
-                accesses,
-                body,
-                analysable: true,
-                observed: None,
-                gathered: None,
-                time_step: Some(step as usize),
-                loop_bounds: None,
-            });
+            }
+            if self.read_before.contains(data) {
+                let rank = stages[*w]
+                    .accesses
+                    .iter()
+                    .find(|a| &a.data == data)
+                    .map_or(0, |a| a.index.len());
+                shadows.push(Shadow {
+                    name: self.version(data, steps - 1),
+                    array: data.clone(),
+                    rank,
+                    writer: *w,
+                });
+            }
         }
+        Ok(VersionPlan {
+            data_types,
+            versions,
+            shadows,
+        })
     }
-    let mut tree: Vec<OrigNode> = Vec::new();
-    for step in 0..steps as usize {
-        tree.extend(body.iter().map(|n| renumber(n, step * m)));
+}
+
+/// The data sets of a block: the versions of its arrays, with their element
+/// types, and the shadows.
+struct VersionPlan {
+    /// Element types of every data set, the versions included.
+    data_types: BTreeMap<String, String>,
+    /// Each version's array.
+    versions: BTreeMap<String, DataVersion>,
+    /// Shadow copies of arrays read from before the block and written in it.
+    shadows: Vec<Shadow>,
+}
+
+/// What the stages of one block are built from.
+struct Block<'a> {
+    tl: &'a TimeLoop<'a>,
+    v: &'a Versions<'a>,
+    /// The block's constraints on its first and last step.
+    full: &'a [Constraint],
+    /// The C name of the block's first step.
+    start: &'a str,
+}
+
+impl Block<'_> {
+    /// A stage's domain in the block: the time loop's bounds replaced by
+    /// the block's.
+    fn domain(&self, s: &Stage) -> Vec<Constraint> {
+        let mut domain: Vec<Constraint> = s
+            .domain
+            .iter()
+            .filter(|c| !self.tl.bounds.contains(c))
+            .cloned()
+            .collect();
+        domain.extend(self.full.iter().cloned());
+        domain
     }
-    for sh in &shadows {
-        let w = &stages[sh.writer];
+
+    /// The block's stages: `steps` copies of the body's, step after step.
+    fn copies(&self, stages: &[Stage]) -> Result<Vec<Stage>> {
+        let mut copies = Vec::new();
+        for step in 0..self.v.steps {
+            for (k, s) in stages.iter().enumerate() {
+                copies.push(self.copy(s, k, step)?);
+            }
+        }
+        Ok(copies)
+    }
+
+    /// Stage `s` (the `k`th of the body) at `step` of the block: its
+    /// accesses redirected to the versions, its time iterator replaced by
+    /// the step.
+    fn copy(&self, s: &Stage, k: usize, step: i64) -> Result<Stage> {
+        let accesses: Vec<Access> = s
+            .accesses
+            .iter()
+            .map(|a| Access {
+                data: self.v.renamed(a, k, step),
+                ..a.clone()
+            })
+            .collect();
+        let when = format!(
+            "({})",
+            Expr::sum(Expr::Var(self.start.to_string()), Expr::Int(step))
+        );
+        let pieces: Option<Vec<Piece>> = s
+            .body
+            .pieces
+            .iter()
+            .map(|p| {
+                shift_piece(p, &when, &|i| {
+                    s.accesses
+                        .get(i)
+                        .map(|a| (a.data.clone(), self.v.renamed(a, k, step)))
+                })
+            })
+            .collect();
+        let Some(pieces) = pieces else {
+            return Err(self.tl.refuse(
+                s.span,
+                format!(
+                    "an array access of {} is not written as 'NAME[...]' (parentheses or a macro around the name), so it cannot be redirected to a time step's copy",
+                    s.label
+                ),
+            ));
+        };
+        Ok(Stage {
+            name: format!("{}_b{step}", s.name),
+            label: format!("{} at step {step} of a time block", s.label),
+            span: s.span,
+            iterators: s.iterators[1..].to_vec(),
+            iterator_types: s.iterator_types.get(1..).unwrap_or_default().to_vec(),
+            domain: self.domain(s),
+            accesses,
+            body: BodyTemplate { pieces },
+            analysable: true,
+            observed: None,
+            gathered: None,
+            time_step: Some(step as usize),
+            loop_bounds: None,
+        })
+    }
+
+    /// The stage (number `at` of the block) that copies shadow `sh` back to
+    /// its array after the block, and its node in the block's tree; `w` is
+    /// the shadowed array's writer.
+    fn copy_back(&self, w: &Stage, sh: &Shadow, at: usize) -> Result<(Stage, OrigNode)> {
         let Some(write) = w
             .accesses
             .iter()
@@ -394,54 +575,13 @@ pub fn time_blocks(
             return Err(Error::internal("shadow without a write"));
         };
         if write.index.iter().any(|e| !e.is_plain_c()) {
-            return refuse(
+            return Err(self.tl.refuse(
                 write.span,
                 format!("{} writes '{}' through a division", w.label, sh.array),
-            );
+            ));
         }
-        let mut domain: Vec<Constraint> = w
-            .domain
-            .iter()
-            .filter(|c| !bounds.contains(c))
-            .cloned()
-            .collect();
-        domain.extend(full.iter().cloned());
-        let (stage, node) = copy_back_stage(w, write, &sh.name, 1, domain, copies.len());
-        tree.push(node);
-        copies.push(stage);
+        Ok(copy_back_stage(w, write, &sh.name, 1, self.domain(w), at))
     }
-    let blocks = Region {
-        kind: RegionKind::Chain(Default::default()),
-        stages: copies,
-        tree,
-        data_types,
-        versions,
-        // Time blocks store the last version of each array (temporaries
-        // are not supported there: their arrays are written as before).
-        temporaries: Vec::new(),
-        ..region.clone()
-    };
-    // The remainder: the original statements from step `rest` on.
-    let mut remainder = region.clone();
-    remainder.temporaries.clear();
-    for s in &mut remainder.stages {
-        s.domain.push(Constraint {
-            lhs: Expr::Var(time.clone()),
-            op: CmpOp::Ge,
-            rhs: Expr::Var(rest.clone()),
-        });
-    }
-    Ok(TimeBlocked {
-        blocks,
-        remainder,
-        names,
-        steps,
-        start,
-        rest,
-        first,
-        full,
-        shadows,
-    })
 }
 
 /// [`time_blocks`], refused ([`Error::Inapplicable`], at the region's
