@@ -81,7 +81,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::marks::Mark;
 use crate::model::storage::StoragePlan;
-use crate::transform::storage::plan_storage;
+use crate::transform::storage::{plan_storage, StorageInput};
 
 mod gpu;
 pub(crate) mod memo;
@@ -392,18 +392,18 @@ pub(crate) fn analyse_group(
     let regions: Vec<Map> = regions.into_iter().flatten().collect();
 
     let footprints = footprints(region, &regions, &shifts, &scales, &sizes)?;
-    let (storage, loads) = plan_storage(
+    let (storage, loads) = plan_storage(&StorageInput {
         region,
         names,
         model,
         units,
-        &consumers,
-        &regions,
+        consumers: &consumers,
+        regions: &regions,
         live_in,
         depth,
-        classic.map(|c| (c, sizes[c])),
+        classic: classic.map(|c| (c, sizes[c])),
         span,
-    )?;
+    })?;
     Ok(GroupAnalysis {
         units: units.to_vec(),
         sizes,

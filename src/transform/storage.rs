@@ -62,275 +62,63 @@ pub(crate) fn choose_tile_allocation(plan: &mut StoragePlan, stack_limit: u64) {
     }
 }
 
+/// What the storage of one group is planned from.
+pub(crate) struct StorageInput<'a> {
+    pub region: &'a Region,
+    pub names: &'a Names,
+    pub model: &'a RegionModel,
+    /// The group's multi-statement stages (statement indices).
+    pub units: &'a [Vec<usize>],
+    /// The stages of the group that read each stage's values.
+    pub consumers: &'a [BTreeSet<usize>],
+    /// Each stage's per-tile region `{ Sk[i] -> [T] }`.
+    pub regions: &'a [Map],
+    /// The reads of values from before the chain.
+    pub live_in: &'a UnionMap,
+    /// The tiled loops.
+    pub depth: usize,
+    /// The loop tiled classically under partial overlapped tiling and its
+    /// tile size; scratchpads then also hold what a tile reads from the tile
+    /// before it along that loop, and slide (see [`Slide`]).
+    pub classic: Option<(usize, i64)>,
+    /// Where refusals are located.
+    pub span: Span,
+}
+
 /// Chooses the data sets that live in scratchpads and sizes them; returns the
-/// storage plan (one group, numbered 0) and the per-tile loads (`[T] -> D[x]`) of data read from before the chain.
-/// `units`: the group's multi-statement stages (statement indices).
-/// `classic`: the loop tiled classically under partial overlapped tiling and
-/// its tile size; scratchpads then also hold what a tile reads from the tile
-/// before it along that loop, and slide (see [`Slide`]).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn plan_storage(
-    region: &Region,
-    names: &Names,
-    model: &RegionModel,
-    units: &[Vec<usize>],
-    consumers: &[BTreeSet<usize>],
-    regions: &[Map],
-    live_in: &UnionMap,
-    depth: usize,
-    classic: Option<(usize, i64)>,
-    span: Span,
-) -> Result<(StoragePlan, Vec<(String, Map)>)> {
-    // Data produced by stages that other stages consume (their regions overlap).
-    // Values a statement passes only to the statements of its own
-    // multi-statement stage (§3.6), computing each iteration in one tile,
-    // stay in their array: every tile reads what it wrote itself.
-    let mut scratch: BTreeSet<String> = BTreeSet::new();
-    for (k, stage) in region.stages.iter().enumerate() {
-        let own_unit = units.iter().find(|u| u.contains(&k));
-        let internal = own_unit.is_some_and(|u| consumers[k].iter().all(|c| u.contains(c)));
-        if consumers[k].is_empty()
-            || (internal && regions[k].is_single_valued().map_err(isl_err)?)
-        {
-            continue;
-        }
-        for a in stage
-            .accesses
-            .iter()
-            .filter(|a| a.kind == AccessKind::Write)
-        {
-            scratch.insert(a.data.clone());
-        }
-    }
-    // Versions of an array at the inner steps of a time block exist only in
-    // scratchpads, whether or not a stage of the group reads what is written.
-    for stage in &region.stages {
-        for a in stage
-            .accesses
-            .iter()
-            .filter(|a| a.kind == AccessKind::Write)
-        {
-            if region.versions.get(&a.data).is_some_and(|v| !v.stored) {
-                scratch.insert(a.data.clone());
-            }
-        }
-    }
+/// storage plan (one group, numbered 0) and the per-tile loads (`[T] -> D[x]`)
+/// of data read from before the chain.
+pub(crate) fn plan_storage(inp: &StorageInput) -> Result<(StoragePlan, Vec<(String, Map)>)> {
+    let region = inp.region;
+    let mut scratch = scratch_data(inp)?;
+    keep_opaque_in_arrays(inp, &mut scratch)?;
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut storage = GroupStorage {
-        tile_dims: depth,
+        tile_dims: inp.depth,
         stages: region.stages.iter().map(|s| s.name.clone()).collect(),
         ..Default::default()
     };
-    // A body that is not analysable (macros, calls) cannot be redirected to a
-    // scratchpad. Its data keeps its original storage when that is race-free:
-    // when no writer of it computes an iteration in two tiles (§3.7: the
-    // group is then tiled without scratchpads for it).
-    for data in scratch.clone() {
-        let Some(opaque) = region
-            .stages
-            .iter()
-            .find(|s| !s.analysable && s.accesses.iter().any(|a| a.data == data))
-        else {
-            continue;
-        };
-        if let Some(k) = redundant_writer(region, regions, &data)? {
-            return Err(Error::inapplicable(
-                Diagnostic::error(
-                    span,
-                    format!(
-                        "overlapped tiling needs tile-local storage for '{data}' (overlapping tiles compute parts of {} twice), but the body of {} is not analysable (macros, calls or pointer arithmetic), so its accesses to '{data}' cannot be redirected to it",
-                        region.stages[k].label, opaque.label
-                    ),
-                )
-                .with_note(opaque.span, "this nest"),
-            ));
-        }
-        info!(
-            "overlap: '{data}' stays in its array ({} is not analysable; no tile computes what another computes)",
-            opaque.label
-        );
-        scratch.remove(&data);
-    }
     let mut loads: Vec<(String, Map)> = Vec::new();
-    // Each stage's writes over its per-tile region's instances (found once,
-    // from its own relations).
-    let by_stage = ByStatement::new(&model.may_writes)?;
-    let mut stage_writes: Vec<Option<UnionMap>> = (0..region.stages.len()).map(|_| None).collect();
+    let mut writes = StageWrites {
+        by_stage: ByStatement::new(&inp.model.may_writes)?,
+        found: (0..region.stages.len()).map(|_| None).collect(),
+    };
     for data in &scratch {
-        // A scratchpad element a body may leave unwritten would hold garbage
-        // where the original array keeps its old value.
-        for stage in &region.stages {
-            if let Some(a) = stage
-                .analysed()
-                .unwrap_or_default()
-                .iter()
-                .find(|a| &a.data == data && a.kind == AccessKind::Write && a.conditional)
-            {
-                return Err(Error::inapplicable(
-                    Diagnostic::error(
-                        span,
-                        format!(
-                            "overlapped tiling cannot give '{data}' tile-local storage: {} writes it only under a condition",
-                            stage.label
-                        ),
-                    )
-                    .with_note(a.span, "conditional write"),
-                ));
-            }
-        }
+        check_unconditional(inp, data)?;
         let elem_type = region.data_types.get(data).cloned().ok_or_else(|| {
             Error::inapplicable_at(
-                span,
+                inp.span,
                 format!(
                     "overlapped tiling: the element type of '{data}' is unknown (not a C array?)"
                 ),
             )
         })?;
-        // Region of the data set per tile: images of the stages' regions under their writes.
-        let mut per_tile: Option<Map> = None;
-        for (k, stage) in region.stages.iter().enumerate() {
-            if !stage
-                .accesses
-                .iter()
-                .any(|a| &a.data == data && a.kind == AccessKind::Write)
-            {
-                continue;
-            }
-            let writes = match &stage_writes[k] {
-                Some(w) => w,
-                None => stage_writes[k].insert(
-                    by_stage.intersect_domain(
-                        &stage.name,
-                        &regions[k]
-                            .copy()
-                            .and_then(|r| r.domain())
-                            .map_err(isl_err)?,
-                    )?,
-                ),
-            }
-            .copy()
-            .map_err(isl_err)?;
-            let image = UnionMap::from_map(regions[k].copy().map_err(isl_err)?)
-                .and_then(|r| r.reverse())
-                .and_then(|r| r.apply_range(writes))
-                .map_err(isl_err)?;
-            let image = image
-                .intersect_range(
-                    UnionSet::read_from_str(
-                        &model.schedule.get_ctx(),
-                        &format!(
-                            "{{ {}[{}] }}",
-                            crate::model::polyhedral::isl_name(data),
-                            dims_list(stage, data)
-                        ),
-                    )
-                    .map_err(isl_err)?,
-                )
-                .and_then(Map::from_union_map)
-                .map_err(isl_err)?;
-            per_tile = Some(match per_tile {
-                None => image,
-                Some(p) => p.union(image).map_err(isl_err)?,
-            });
-        }
-        let Some(mut per_tile) = per_tile else {
+        let Some(written) = written_per_tile(inp, data, &mut writes)? else {
             continue;
         };
-        // Elements of the data set the tile reads but the chain never writes:
-        // loaded from the original array when the tile starts.
-        let data_space = UnionSet::read_from_str(
-            &model.schedule.get_ctx(),
-            &format!(
-                "{{ {}[{}] }}",
-                crate::model::polyhedral::isl_name(data),
-                dims_of(region, data)
-            ),
-        )
-        .map_err(isl_err)?;
-        let exact_load = tile_images(regions, live_in, &data_space)?;
-        if classic.is_some() {
-            // What the tile's stages read, including the halo computed by the
-            // tile before along the classically tiled loop.
-            if let Some(m) = tile_images(regions, &model.reads, &data_space)? {
-                per_tile = per_tile.union(m).map_err(isl_err)?;
-            }
-        }
-        if let Some(l) = &exact_load {
-            info!("overlap: tiles load {} from '{data}'", l.text()?);
-            per_tile = per_tile
-                .union(l.copy().map_err(isl_err)?)
-                .map_err(isl_err)?;
-        }
-        // Under the parameters' context (`--assume`; macro values where the
-        // driver fixed them): a constant size may hold only there.
-        let per_tile = per_tile
-            .intersect_params(model.context.copy().map_err(isl_err)?)
-            .map_err(isl_err)?;
-        let bx = per_tile
-            .get_range_simple_fixed_box_hull()
-            .map_err(isl_err)?;
-        if !bx.is_valid().map_err(isl_err)? {
-            return Err(Error::at(
-                span,
-                format!("overlapped tiling: the tile-local copy of '{data}' has no constant size per tile (does every loop it spans have a tile size? see --tile-sizes)"),
-            ));
-        }
-        let off = bx.get_offset().map_err(isl_err)?;
-        let size = bx.get_size().map_err(isl_err)?;
-        let loads_of_data = match exact_load {
-            Some(l) => boxed_loads(l, &off, &size, live_in, &data_space, names)?,
-            None => Vec::new(),
-        };
-        let n = size.size().map_err(isl_err)?;
-        let mut sizes = Vec::new();
-        let mut offsets = Vec::new();
-        let mut slide_dim: Option<usize> = None;
-        for d in 0..n {
-            sizes.push(
-                size.get_at(d)
-                    .and_then(|v| v.get_num_si())
-                    .map_err(isl_err)?,
-            );
-            let aff = off.get_at(d).map_err(isl_err)?;
-            if let Some((c, step)) = classic {
-                let moves = aff
-                    .get_coefficient_val(DimType::In, c as i32)
-                    .and_then(|v| v.get_num_si())
-                    .map_err(isl_err)?;
-                if moves != 0 && (moves != step || slide_dim.is_some()) {
-                    return Err(Error::at(
-                        span,
-                        format!(
-                            "partial overlapped tiling: the tile-local copy of '{data}' does not move by one tile along loop {c} (its index is not that loop's iterator plus a constant)"
-                        ),
-                    ));
-                }
-                if moves != 0 {
-                    slide_dim = Some(d as usize);
-                }
-            }
-            offsets.push(aff_to_affine(&aff, names)?);
-        }
-        let elements = sizes.iter().try_fold(1i64, |acc, s| acc.checked_mul(*s));
-        if sizes.iter().any(|s| *s > MAX_SCRATCHPAD_ELEMENTS) {
-            return Err(Error::at(
-                span,
-                format!(
-                    "overlapped tiling: the tile-local copy of '{data}' would span the whole range of a loop that has no tile size; give every loop a tile size (--tile-sizes)"
-                ),
-            ));
-        }
-        if elements.is_none_or(|e| e > MAX_SCRATCHPAD_ELEMENTS) {
-            return Err(Error::at(
-                span,
-                format!(
-                    "overlapped tiling: the tile-local copy of '{data}' would hold {} elements per tile; give every loop a tile size (--tile-sizes) small enough for a tile's copy to hold at most 2^18 elements",
-                    sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" x ")
-                ),
-            ));
-        }
-        if let (Some(dim), Some((_, step))) = (slide_dim, classic) {
-            if sizes[dim] > step {
+        let pad = scratchpad(inp, data, written)?;
+        if let (Some(dim), Some((_, step))) = (pad.slide_dim, inp.classic) {
+            if pad.sizes[dim] > step {
                 let name = format!("ft_slide_{}", crate::model::polyhedral::isl_name(data));
                 storage.statements.insert(
                     name,
@@ -347,16 +135,16 @@ pub(crate) fn plan_storage(
             data: vec![data.clone()],
             elem_type,
             index: IndexFn {
-                moduli: vec![None; sizes.len()],
-                offsets,
+                moduli: vec![None; pad.sizes.len()],
+                offsets: pad.offsets,
             },
-            extents: sizes.into_iter().map(Affine::constant).collect(),
+            extents: pad.sizes.into_iter().map(Affine::constant).collect(),
             placement: Placement::Tile { group: 0 },
             alloc: Alloc::Stack,
             pool: None,
         });
-        let several = loads_of_data.len() > 1;
-        for (k, (l, guard)) in loads_of_data.into_iter().enumerate() {
+        let several = pad.loads.len() > 1;
+        for (k, (l, guard)) in pad.loads.into_iter().enumerate() {
             let mut name = format!("ft_load_{}", crate::model::polyhedral::isl_name(data));
             if several {
                 name.push_str(&format!("_{k}"));
@@ -375,8 +163,311 @@ pub(crate) fn plan_storage(
             loads.push((name, l));
         }
     }
-    // Inner versions of a time block, and temporaries (declared, and read
-    // by no stage outside the group): their values never leave the tile.
+    add_stores(region, &scratch, &mut storage);
+    let plan = StoragePlan {
+        groups: vec![storage],
+        buffers,
+    };
+    Ok((plan, loads))
+}
+
+/// The data sets that need scratchpads: those produced by stages that other
+/// stages of the group consume (their regions overlap), and the versions of
+/// an array at the inner steps of a time block.
+fn scratch_data(inp: &StorageInput) -> Result<BTreeSet<String>> {
+    let region = inp.region;
+    let writes = |stage: &crate::model::program::Stage| -> Vec<String> {
+        stage
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Write)
+            .map(|a| a.data.clone())
+            .collect()
+    };
+    // Values a statement passes only to the statements of its own
+    // multi-statement stage (§3.6), computing each iteration in one tile,
+    // stay in their array: every tile reads what it wrote itself.
+    let mut scratch: BTreeSet<String> = BTreeSet::new();
+    for (k, stage) in region.stages.iter().enumerate() {
+        let own_unit = inp.units.iter().find(|u| u.contains(&k));
+        let internal = own_unit.is_some_and(|u| inp.consumers[k].iter().all(|c| u.contains(c)));
+        if inp.consumers[k].is_empty()
+            || (internal && inp.regions[k].is_single_valued().map_err(isl_err)?)
+        {
+            continue;
+        }
+        scratch.extend(writes(stage));
+    }
+    // Versions of an array at the inner steps of a time block exist only in
+    // scratchpads, whether or not a stage of the group reads what is written.
+    for stage in &region.stages {
+        for data in writes(stage) {
+            if region.versions.get(&data).is_some_and(|v| !v.stored) {
+                scratch.insert(data);
+            }
+        }
+    }
+    Ok(scratch)
+}
+
+/// A body that is not analysable (macros, calls) cannot be redirected to a
+/// scratchpad. Its data keeps its original storage when that is race-free:
+/// when no writer of it computes an iteration in two tiles (§3.7: the group
+/// is then tiled without scratchpads for it); else overlapped tiling is
+/// refused.
+fn keep_opaque_in_arrays(inp: &StorageInput, scratch: &mut BTreeSet<String>) -> Result<()> {
+    let region = inp.region;
+    for data in scratch.clone() {
+        let Some(opaque) = region
+            .stages
+            .iter()
+            .find(|s| !s.analysable && s.accesses.iter().any(|a| a.data == data))
+        else {
+            continue;
+        };
+        if let Some(k) = redundant_writer(region, inp.regions, &data)? {
+            return Err(Error::inapplicable(
+                Diagnostic::error(
+                    inp.span,
+                    format!(
+                        "overlapped tiling needs tile-local storage for '{data}' (overlapping tiles compute parts of {} twice), but the body of {} is not analysable (macros, calls or pointer arithmetic), so its accesses to '{data}' cannot be redirected to it",
+                        region.stages[k].label, opaque.label
+                    ),
+                )
+                .with_note(opaque.span, "this nest"),
+            ));
+        }
+        info!(
+            "overlap: '{data}' stays in its array ({} is not analysable; no tile computes what another computes)",
+            opaque.label
+        );
+        scratch.remove(&data);
+    }
+    Ok(())
+}
+
+/// A scratchpad element a body may leave unwritten would hold garbage where
+/// the original array keeps its old value: refuses a conditional write of
+/// `data`.
+fn check_unconditional(inp: &StorageInput, data: &str) -> Result<()> {
+    for stage in &inp.region.stages {
+        if let Some(a) = stage
+            .analysed()
+            .unwrap_or_default()
+            .iter()
+            .find(|a| a.data == data && a.kind == AccessKind::Write && a.conditional)
+        {
+            return Err(Error::inapplicable(
+                Diagnostic::error(
+                    inp.span,
+                    format!(
+                        "overlapped tiling cannot give '{data}' tile-local storage: {} writes it only under a condition",
+                        stage.label
+                    ),
+                )
+                .with_note(a.span, "conditional write"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Each stage's writes over its per-tile region's instances, found once,
+/// from its own relations.
+struct StageWrites {
+    by_stage: ByStatement,
+    found: Vec<Option<UnionMap>>,
+}
+
+/// The region of `data` a tile writes, `[T] -> D[x]`: the images of the
+/// writers' per-tile regions under their writes; `None` where no stage
+/// writes it.
+fn written_per_tile(
+    inp: &StorageInput,
+    data: &str,
+    writes: &mut StageWrites,
+) -> Result<Option<Map>> {
+    let (region, regions) = (inp.region, inp.regions);
+    let mut per_tile: Option<Map> = None;
+    for (k, stage) in region.stages.iter().enumerate() {
+        if !stage
+            .accesses
+            .iter()
+            .any(|a| a.data == data && a.kind == AccessKind::Write)
+        {
+            continue;
+        }
+        let w = match &writes.found[k] {
+            Some(w) => w,
+            None => writes.found[k].insert(
+                writes.by_stage.intersect_domain(
+                    &stage.name,
+                    &regions[k]
+                        .copy()
+                        .and_then(|r| r.domain())
+                        .map_err(isl_err)?,
+                )?,
+            ),
+        }
+        .copy()
+        .map_err(isl_err)?;
+        let image = UnionMap::from_map(regions[k].copy().map_err(isl_err)?)
+            .and_then(|r| r.reverse())
+            .and_then(|r| r.apply_range(w))
+            .map_err(isl_err)?;
+        let image = image
+            .intersect_range(
+                UnionSet::read_from_str(
+                    &inp.model.schedule.get_ctx(),
+                    &format!(
+                        "{{ {}[{}] }}",
+                        crate::model::polyhedral::isl_name(data),
+                        dims_list(stage, data)
+                    ),
+                )
+                .map_err(isl_err)?,
+            )
+            .and_then(Map::from_union_map)
+            .map_err(isl_err)?;
+        per_tile = Some(match per_tile {
+            None => image,
+            Some(p) => p.union(image).map_err(isl_err)?,
+        });
+    }
+    Ok(per_tile)
+}
+
+/// The scratchpad of one data set: its box per tile, where it starts, the
+/// loop along which it slides, and its loads.
+struct Scratchpad {
+    sizes: Vec<i64>,
+    offsets: Vec<Affine>,
+    slide_dim: Option<usize>,
+    loads: Vec<(Map, Option<Condition>)>,
+}
+
+/// The scratchpad of `data`, whose stages write `written` per tile: the box
+/// of what a tile writes, reads from the tile before along the classically
+/// tiled loop, and loads (elements of the data set the tile reads but the
+/// chain never writes: loaded from the original array when the tile starts).
+fn scratchpad(inp: &StorageInput, data: &str, written: Map) -> Result<Scratchpad> {
+    let (model, span) = (inp.model, inp.span);
+    let mut per_tile = written;
+    let data_space = UnionSet::read_from_str(
+        &model.schedule.get_ctx(),
+        &format!(
+            "{{ {}[{}] }}",
+            crate::model::polyhedral::isl_name(data),
+            dims_of(inp.region, data)
+        ),
+    )
+    .map_err(isl_err)?;
+    let exact_load = tile_images(inp.regions, inp.live_in, &data_space)?;
+    if inp.classic.is_some() {
+        // What the tile's stages read, including the halo computed by the
+        // tile before along the classically tiled loop.
+        if let Some(m) = tile_images(inp.regions, &model.reads, &data_space)? {
+            per_tile = per_tile.union(m).map_err(isl_err)?;
+        }
+    }
+    if let Some(l) = &exact_load {
+        info!("overlap: tiles load {} from '{data}'", l.text()?);
+        per_tile = per_tile
+            .union(l.copy().map_err(isl_err)?)
+            .map_err(isl_err)?;
+    }
+    // Under the parameters' context (`--assume`; macro values where the
+    // driver fixed them): a constant size may hold only there.
+    let per_tile = per_tile
+        .intersect_params(model.context.copy().map_err(isl_err)?)
+        .map_err(isl_err)?;
+    let bx = per_tile
+        .get_range_simple_fixed_box_hull()
+        .map_err(isl_err)?;
+    if !bx.is_valid().map_err(isl_err)? {
+        return Err(Error::at(
+            span,
+            format!("overlapped tiling: the tile-local copy of '{data}' has no constant size per tile (does every loop it spans have a tile size? see --tile-sizes)"),
+        ));
+    }
+    let off = bx.get_offset().map_err(isl_err)?;
+    let size = bx.get_size().map_err(isl_err)?;
+    let loads = match exact_load {
+        Some(l) => boxed_loads(l, &off, &size, inp.live_in, &data_space, inp.names)?,
+        None => Vec::new(),
+    };
+    let mut pad = Scratchpad {
+        sizes: Vec::new(),
+        offsets: Vec::new(),
+        slide_dim: None,
+        loads,
+    };
+    for d in 0..size.size().map_err(isl_err)? {
+        pad.sizes.push(
+            size.get_at(d)
+                .and_then(|v| v.get_num_si())
+                .map_err(isl_err)?,
+        );
+        let aff = off.get_at(d).map_err(isl_err)?;
+        if sliding(inp, data, &aff, pad.slide_dim.is_some())? {
+            pad.slide_dim = Some(d as usize);
+        }
+        pad.offsets.push(aff_to_affine(&aff, inp.names)?);
+    }
+    check_scratchpad_size(data, &pad.sizes, span)?;
+    Ok(pad)
+}
+
+/// Whether the scratchpad dimension that starts at `aff` slides along the
+/// classically tiled loop (by one tile per tile); an error where it moves
+/// otherwise, or where another dimension (`slides_already`) slides.
+fn sliding(inp: &StorageInput, data: &str, aff: &Aff, slides_already: bool) -> Result<bool> {
+    let Some((c, step)) = inp.classic else {
+        return Ok(false);
+    };
+    let moves = aff
+        .get_coefficient_val(DimType::In, c as i32)
+        .and_then(|v| v.get_num_si())
+        .map_err(isl_err)?;
+    if moves != 0 && (moves != step || slides_already) {
+        return Err(Error::at(
+            inp.span,
+            format!(
+                "partial overlapped tiling: the tile-local copy of '{data}' does not move by one tile along loop {c} (its index is not that loop's iterator plus a constant)"
+            ),
+        ));
+    }
+    Ok(moves != 0)
+}
+
+/// Refuses a scratchpad of `data` with `sizes` past [`MAX_SCRATCHPAD_ELEMENTS`].
+fn check_scratchpad_size(data: &str, sizes: &[i64], span: Span) -> Result<()> {
+    let elements = sizes.iter().try_fold(1i64, |acc, s| acc.checked_mul(*s));
+    if sizes.iter().any(|s| *s > MAX_SCRATCHPAD_ELEMENTS) {
+        return Err(Error::at(
+            span,
+            format!(
+                "overlapped tiling: the tile-local copy of '{data}' would span the whole range of a loop that has no tile size; give every loop a tile size (--tile-sizes)"
+            ),
+        ));
+    }
+    if elements.is_none_or(|e| e > MAX_SCRATCHPAD_ELEMENTS) {
+        return Err(Error::at(
+            span,
+            format!(
+                "overlapped tiling: the tile-local copy of '{data}' would hold {} elements per tile; give every loop a tile size (--tile-sizes) small enough for a tile's copy to hold at most 2^18 elements",
+                sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" x ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The data whose values never leave the tile (inner versions of a time
+/// block, and temporaries: declared, and read by no stage outside the
+/// group), and a store statement for each stage that writes other
+/// scratchpad data.
+fn add_stores(region: &Region, scratch: &BTreeSet<String>, storage: &mut GroupStorage) {
     storage.unstored = scratch
         .iter()
         .filter(|d| {
@@ -397,11 +488,6 @@ pub(crate) fn plan_storage(
             );
         }
     }
-    let plan = StoragePlan {
-        groups: vec![storage],
-        buffers,
-    };
-    Ok((plan, loads))
 }
 
 /// A stage of the group that writes `data` and computes some iteration in
