@@ -103,8 +103,12 @@ impl Invocations {
                     let (m, args) = &self.list[j];
                     // clang cannot find the end of a token that comes from a
                     // macro and ends such a node at the invocation's start
-                    // (`(DATA_TYPE)_PB_N`): an end there is inside it too
-                    let ends_at_start = pos == span.end && pos == m.start && span.start < pos;
+                    // (`(DATA_TYPE)_PB_N`): an end there is inside it too;
+                    // so is an empty span there, a node all of whose tokens
+                    // a macro nested in another's argument supplies
+                    // (`min(...)` in `max(A[min(...)], b)`: clang places both
+                    // its ends at the nested invocation's start)
+                    let ends_at_start = pos == span.end && pos == m.start;
                     if !(ends_at_start || (m.start < pos && pos < m.end)) {
                         continue;
                     }
