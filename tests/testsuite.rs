@@ -1709,6 +1709,7 @@ mod programs {
         fenv_flags,
         fig3_pipeline,
         gather_lut,
+        gather_clamp_macros,
         grid_blur4d,
         helper_name_clash,
         heat1d_scop,

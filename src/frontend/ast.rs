@@ -825,7 +825,12 @@ impl<'tu> Unit<'tu> {
 
     /// The function whose definition holds all of `span`, if any.
     pub fn function_around(&self, span: Span) -> Option<Cursor<'tu>> {
-        self.functions.iter().copied().find(|f| {
+        self.function_index(span).map(|k| self.functions[k])
+    }
+
+    /// The index in `functions` of [`Unit::function_around`]'s function.
+    pub fn function_index(&self, span: Span) -> Option<usize> {
+        self.functions.iter().position(|f| {
             f.span()
                 .is_some_and(|s| s.start <= span.start && span.end <= s.end)
         })

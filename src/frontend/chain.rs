@@ -17,6 +17,7 @@ use crate::frontend::cexpr::referenced_vars;
 use crate::frontend::cexpr::{freeze, push_wraps};
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
+use crate::frontend::function::Functions;
 use crate::frontend::loops::{loop_variable, read_header, var_type};
 use crate::frontend::pragma::{NestPragma, PragmaKind, PragmaLine};
 use crate::frontend::scalars::{serial_warning, verdict, written_outside, Verdict, Written};
@@ -34,6 +35,7 @@ use crate::model::program::{
 /// should know without refusing goes to `warnings`.
 pub fn build<'tu>(
     unit: &Unit<'tu>,
+    walks: &Functions<'tu>,
     pragma: &PragmaLine,
     schedule: &ChainSchedule,
     compound: Cursor<'tu>,
@@ -152,6 +154,7 @@ pub fn build<'tu>(
     let span = Span::new(pragma.line_start, cspan.end);
     let final_values = final_values(
         unit,
+        walks,
         &RegionLoops {
             span,
             stmts: &loops,
@@ -183,7 +186,7 @@ pub fn build<'tu>(
         thread_state: Vec::new(),
     };
     let nests: Vec<Span> = loops.iter().filter_map(|(c, _)| c.span()).collect();
-    thread_state::serialize(unit, &mut region, &nests, warnings);
+    thread_state::serialize(unit, walks, &mut region, &nests, warnings);
     Ok(region)
 }
 

@@ -24,7 +24,8 @@
 
 #![allow(non_upper_case_globals)]
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int, c_uint, c_ulong, c_void};
@@ -71,8 +72,16 @@ pub struct TranslationUnit<'i> {
     file: CXFile,
     /// The main file's macro invocations, built on first use.
     invocations: OnceCell<Invocations>,
+    /// [`Cursor::span`] of each cursor asked, by its raw value: the region
+    /// builders ask the spans of a block's statements once per region in
+    /// it (issue 54: a function of 800 regions).
+    spans: RefCell<HashMap<CursorKey, Option<Span>>>,
     _index: PhantomData<&'i Index>,
 }
+
+/// A cursor's raw value (kind, extra data, data pointers): two cursors with
+/// the same key are the same node.
+type CursorKey = (i64, i64, [usize; 3]);
 
 /// The macro invocations of the main file, by start, with the argument
 /// ranges of each, for widening node extents ([`Cursor::span`]).
@@ -103,8 +112,12 @@ impl Invocations {
                     let (m, args) = &self.list[j];
                     // clang cannot find the end of a token that comes from a
                     // macro and ends such a node at the invocation's start
-                    // (`(DATA_TYPE)_PB_N`): an end there is inside it too
-                    let ends_at_start = pos == span.end && pos == m.start && span.start < pos;
+                    // (`(DATA_TYPE)_PB_N`): an end there is inside it too;
+                    // so is an empty span there, a node all of whose tokens
+                    // a macro nested in another's argument supplies
+                    // (`min(...)` in `max(A[min(...)], b)`: clang places both
+                    // its ends at the nested invocation's start)
+                    let ends_at_start = pos == span.end && pos == m.start;
                     if !(ends_at_start || (m.start < pos && pos < m.end)) {
                         continue;
                     }
@@ -538,6 +551,7 @@ impl<'i> TranslationUnit<'i> {
             raw,
             file,
             invocations: OnceCell::new(),
+            spans: RefCell::default(),
             _index: PhantomData,
         })
     }

@@ -21,6 +21,7 @@ use std::collections::BTreeSet;
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::{strip, Unit};
 use crate::frontend::clang::{Cursor, CursorKind};
+use crate::frontend::function::{Functions, Walk};
 use crate::frontend::loops::{loop_variable, read_header};
 use crate::model::program::FinalValues;
 
@@ -41,20 +42,24 @@ pub struct RegionLoops<'a, 'tu> {
 /// The statement-free copy of the region's loops that gives the loop
 /// variables read after the region their final values, when there are such
 /// variables; errors when a loop chain's header cannot be copied.
-pub fn final_values(
-    unit: &Unit<'_>,
-    region: &RegionLoops<'_, '_>,
+pub fn final_values<'tu>(
+    unit: &Unit<'tu>,
+    walks: &Functions<'tu>,
+    region: &RegionLoops<'_, 'tu>,
 ) -> Result<Option<FinalValues>, Vec<Diagnostic>> {
     let mut vars = Vec::new();
     for &(s, depth) in region.stmts {
         assigned_loop_vars(unit, s, depth, &mut vars);
     }
-    let Some(function) = unit.function_around(region.span) else {
+    if vars.is_empty() {
+        return Ok(None);
+    }
+    let Some(walk) = walks.walk(unit, region.span) else {
         return Ok(None);
     };
     let mut live = BTreeSet::new();
     for (name, decl) in &vars {
-        if !live.contains(name) && is_live_after(unit, function, region.span, *decl) {
+        if !live.contains(name) && is_live_after(unit, &walk, region.span, *decl) {
             live.insert(name.clone());
         }
     }
@@ -198,16 +203,17 @@ pub(crate) fn descendants(c: Cursor<'_>) -> Vec<Cursor<'_>> {
 /// live: a mention, a `break` or `continue` on the way (they skip
 /// statements), or a loop around the region that mentions it elsewhere
 /// (its next iteration runs that code after the region).
-fn is_live_after(unit: &Unit<'_>, function: Cursor<'_>, region: Span, decl: Cursor<'_>) -> bool {
+fn is_live_after<'tu>(unit: &Unit<'tu>, walk: &Walk<'tu>, region: Span, decl: Cursor<'tu>) -> bool {
     if !decl.is_automatic() || unit.escaping_attribute(decl).is_some() {
         return true;
     }
     let name = decl.spelling();
-    let all = descendants(function);
-    let jumps = all
-        .iter()
-        .any(|n| matches!(n.kind(), CursorKind::GotoStmt | CursorKind::LabelStmt));
-    if jumps || address_taken(unit, function, &all, decl, &name) {
+    let function = walk.cursor();
+    if walk.jumps()
+        || walk.address_taken(&name, decl, || {
+            address_taken(unit, function, walk.cursors(), decl, &name)
+        })
+    {
         return true;
     }
     // The statements from the function body down to the one holding the region.
@@ -258,11 +264,11 @@ fn is_live_after(unit: &Unit<'_>, function: Cursor<'_>, region: Span, decl: Curs
 
 /// Whether `&name` occurs in `function` (as tokens, or as an address-of
 /// operator clang shows on the variable, a macro's included).
-fn address_taken(
-    unit: &Unit<'_>,
-    function: Cursor<'_>,
-    all: &[Cursor<'_>],
-    decl: Cursor<'_>,
+fn address_taken<'tu>(
+    unit: &Unit<'tu>,
+    function: Cursor<'tu>,
+    mut all: impl Iterator<Item = Cursor<'tu>>,
+    decl: Cursor<'tu>,
     name: &str,
 ) -> bool {
     let toks = unit.tokens_in(function.span().unwrap_or_default());
@@ -272,12 +278,12 @@ fn address_taken(
     {
         return true;
     }
-    all.iter().any(|n| {
+    all.any(|n| {
         n.kind() == CursorKind::UnaryOperator
             && n.children()
                 .first()
                 .is_some_and(|k| refers_to(strip(*k), decl))
-            && !matches!(unit.unary_op(*n), Some((op, _)) if op != "&")
+            && !matches!(unit.unary_op(n), Some((op, _)) if op != "&")
     })
 }
 

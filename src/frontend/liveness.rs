@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use crate::diag::Span;
 use crate::frontend::ast::{strip, Unit};
 use crate::frontend::clang::{Cursor, CursorKind, TypeClass};
+use crate::frontend::function::Walk;
 
 /// A node of a function's AST and the index of its parent among the nodes.
 #[derive(Clone, Copy)]
@@ -107,35 +108,58 @@ impl<'tu> Function<'tu> {
 }
 
 /// Whether the data set `name`, written by the region at `region` of the
-/// function `function`, is proved temporary: how the function owns it, or
+/// function `walk`, is proved temporary: how the function owns it, or
 /// why not (with the line of the first use that disproves it). `reads` are
-/// the element reads that may run after the region.
-pub fn prove(
-    unit: &Unit<'_>,
-    function: &Function<'_>,
+/// the element reads that may run after the region. What does not depend
+/// on the region ([`owned`]) is computed once per function.
+pub fn prove<'tu>(
+    unit: &Unit<'tu>,
+    walk: &Walk<'tu>,
     region: Span,
     name: &str,
     reads: &[(String, Span)],
 ) -> Result<Owner, String> {
-    let at = |span: Option<Span>, why: &str| match span {
-        Some(s) => format!("line {}: {why}", unit.line_of(s.start)),
-        None => why.to_string(),
-    };
+    let function = &walk.liveness;
     if let Some((c, why)) = function.jump {
-        return Err(at(c.span(), why));
+        return Err(at(unit, c.span(), why));
     }
-    let nodes = function.nodes.as_slice();
     let refs: &[usize] = function.refs.get(name).map_or(&[], |r| r.as_slice());
     let inside = |s: Span| region.start <= s.start && s.end <= region.end;
+    if refs.is_empty() {
+        return Err("the function's code does not name it".to_string());
+    }
+    if !refs.iter().any(|k| walk.span(*k).is_some_and(inside)) {
+        return Err("the region's code does not name it".to_string());
+    }
+    let owner = walk.owned(unit, name)?;
+    if let Some((_, s)) = reads.iter().find(|(n, _)| n == name) {
+        return Err(at(
+            unit,
+            Some(*s),
+            "read after the region (or in a loop around it)",
+        ));
+    }
+    Ok(owner)
+}
+
+/// `why`, with the line of `span` where there is one.
+fn at(unit: &Unit<'_>, span: Option<Span>, why: &str) -> String {
+    match span {
+        Some(s) => format!("line {}: {why}", unit.line_of(s.start)),
+        None => why.to_string(),
+    }
+}
+
+/// The part of [`prove`] that does not depend on the region: how the
+/// function `function`, which names `name` and has no jump, owns the data
+/// set, or why it does not (a use that disproves it anywhere).
+pub fn owned(unit: &Unit<'_>, function: &Function<'_>, name: &str) -> Result<Owner, String> {
+    let at = |span: Option<Span>, why: &str| at(unit, span, why);
+    let nodes = function.nodes.as_slice();
+    let refs: &[usize] = function.refs.get(name).map_or(&[], |r| r.as_slice());
     let Some(first) = refs.first().map(|k| nodes[*k].cursor) else {
         return Err("the function's code does not name it".to_string());
     };
-    if !refs
-        .iter()
-        .any(|k| nodes[*k].cursor.span().is_some_and(inside))
-    {
-        return Err("the region's code does not name it".to_string());
-    }
     let Some(decl) = first.referenced() else {
         return Err(at(first.span(), "its declaration is unknown"));
     };
@@ -206,12 +230,6 @@ pub fn prove(
     }
     if owner == Owner::Allocated && !allocated {
         return Err(at(declared, "never assigned an allocation"));
-    }
-    if let Some((_, s)) = reads.iter().find(|(n, _)| n == name) {
-        return Err(at(
-            Some(*s),
-            "read after the region (or in a loop around it)",
-        ));
     }
     Ok(owner)
 }
@@ -371,7 +389,6 @@ fn from_library(call: Cursor<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::temporaries::{loops_around, reads_after};
     use crate::frontend::testutil::with_unit;
 
     /// [`prove`] on `name` in the first function of `src`, whose region is
@@ -381,12 +398,11 @@ mod tests {
         let end = src.find("#pragma endscop").expect("endscop") + "#pragma endscop".len();
         let region = Span::new(start, end);
         with_unit(src, |unit| {
-            let f = unit.function_around(region).expect("function");
-            let function = Function::new(f);
-            let all: Vec<Cursor<'_>> = function.nodes.iter().map(|n| n.cursor).collect();
-            let around = loops_around(&all, region);
-            let reads = reads_after(unit, &all, &around, region);
-            prove(unit, &function, region, name, &reads)
+            let walks = crate::frontend::function::Functions::new();
+            let walk = walks.walk(unit, region).expect("function");
+            let around = walk.loops_around(region);
+            let reads = walk.reads_after(unit, &around, region);
+            prove(unit, &walk, region, name, &reads)
         })
     }
 

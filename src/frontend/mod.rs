@@ -14,7 +14,8 @@
 //! alias), [`chain`] (loop chains), [`scop`]
 //! (`#pragma scop` regions), [`temporaries`] and [`liveness`] (temporaries
 //! declared and proved), [`thread_state`] (thread-local variables and
-//! errno, which keep loops serial).
+//! errno, which keep loops serial), [`function`] (one walk of each function
+//! that holds regions, shared by its regions).
 
 pub mod ast;
 pub mod body;
@@ -24,6 +25,7 @@ pub mod clang;
 pub mod cxx;
 pub mod depth;
 pub mod final_values;
+pub mod function;
 pub mod liveness;
 pub mod loops;
 pub mod params;
@@ -585,16 +587,19 @@ fn token_end(text: &str, start: usize) -> usize {
 
 /// Pairs the pragmas with statements and builds every region; problems go
 /// to `errors`, what the user should know without refusing to `warnings`.
-fn build_regions(
-    unit: &Unit<'_>,
+fn build_regions<'tu>(
+    unit: &Unit<'tu>,
     pragmas: &[PragmaLine],
     (cli_temporaries, infer_temporaries): (&[String], bool),
     errors: &mut Vec<Diagnostic>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Vec<Region> {
+    // One walk per function, shared by its regions.
+    let walks = function::Functions::new();
     let with_temporaries =
         |r: Region, declared: &[Temporary], errors: &mut Vec<Diagnostic>| match temporaries::check(
             unit,
+            &walks,
             &r,
             declared,
             cli_temporaries,
@@ -650,7 +655,7 @@ fn build_regions(
             PragmaKind::Scop(t) => t.as_slice(),
             _ => &[],
         };
-        match scop::build(unit, s, e, warnings) {
+        match scop::build(unit, &walks, s, e, warnings) {
             Ok(Some(r)) => regions.extend(with_temporaries(r, declared, errors)),
             Ok(None) => {}
             Err(mut d) => errors.append(&mut d),
@@ -740,7 +745,7 @@ fn build_regions(
                 )
             })
             .collect();
-        match chain::build(unit, p, schedule, compound, &nests, warnings) {
+        match chain::build(unit, &walks, p, schedule, compound, &nests, warnings) {
             Ok(r) => regions.extend(with_temporaries(r, declared, errors)),
             Err(mut d) => errors.append(&mut d),
         }

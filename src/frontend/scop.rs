@@ -17,6 +17,7 @@ use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, Body
 use crate::frontend::cexpr::{push_wraps, wrap_nodes, WrapNode};
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
+use crate::frontend::function::Functions;
 use crate::frontend::loops::{affine, conjuncts, read_header};
 use crate::frontend::pragma::PragmaLine;
 use crate::frontend::storage::Declared;
@@ -27,8 +28,9 @@ use crate::model::program::{CmpOp, Constraint, OrigNode, Region, RegionKind, Sta
 /// Builds the region between `scop` and `endscop`. `Ok(None)` when it holds
 /// no statement. What the user should know without refusing goes to
 /// `warnings`.
-pub fn build(
-    unit: &Unit<'_>,
+pub fn build<'tu>(
+    unit: &Unit<'tu>,
+    walks: &Functions<'tu>,
     scop: &PragmaLine,
     endscop: &PragmaLine,
     warnings: &mut Vec<Diagnostic>,
@@ -94,6 +96,7 @@ pub fn build(
     let span = Span::new(scop.line_start, endscop.line_end);
     let final_values = final_values(
         unit,
+        walks,
         &RegionLoops {
             span,
             stmts: &loops,
@@ -128,7 +131,7 @@ pub fn build(
         thread_state: Vec::new(),
     };
     let bodies: Vec<Span> = region.stages.iter().map(|s| s.span).collect();
-    thread_state::serialize(unit, &mut region, &bodies, warnings);
+    thread_state::serialize(unit, walks, &mut region, &bodies, warnings);
     Ok(Some(region))
 }
 

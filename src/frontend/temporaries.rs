@@ -17,8 +17,8 @@
 use std::collections::BTreeSet;
 
 use crate::diag::{Diagnostic, Span};
-use crate::frontend::ast::{strip, Unit};
-use crate::frontend::clang::{Cursor, CursorKind};
+use crate::frontend::ast::Unit;
+use crate::frontend::function::Functions;
 use crate::frontend::liveness;
 use crate::model::program::{AccessKind, Region, Temporary};
 use log::info;
@@ -29,8 +29,9 @@ use log::info;
 /// data sets it writes that [`liveness::prove`] proves temporary. Errors: a
 /// pragma name the region does not write, and a read after the region of a
 /// declared one.
-pub fn check(
-    unit: &Unit<'_>,
+pub fn check<'tu>(
+    unit: &Unit<'tu>,
+    walks: &Functions<'tu>,
     region: &Region,
     declared: &[Temporary],
     cli: &[String],
@@ -68,11 +69,10 @@ pub fn check(
             });
         }
     }
-    if let Some(function) = unit.function_around(region.span) {
-        let function = liveness::Function::new(function);
-        let all: Vec<Cursor<'_>> = function.nodes.iter().map(|n| n.cursor).collect();
-        let around = loops_around(&all, region.span);
-        let reads = reads_after(unit, &all, &around, region.span);
+    if let Some(walk) = walks.walk(unit, region.span) {
+        let function = &walk.liveness;
+        let around = walk.loops_around(region.span);
+        let reads = walk.reads_after(unit, &around, region.span);
         // In a loop, the next iteration runs the region again: a statement
         // of it that reads the data set may read values this iteration wrote
         // (where the writes depend on the loop), so they must reach memory.
@@ -102,7 +102,7 @@ pub fn check(
             }
             let proof = match read_again.contains(name) {
                 true => Err(again.to_string()),
-                false => liveness::prove(unit, &function, region.span, name, &reads),
+                false => liveness::prove(unit, &walk, region.span, name, &reads),
             };
             match proof {
                 Ok(owner) => {
@@ -155,78 +155,4 @@ fn declared_but(t: &Temporary, at: Span, why: &str) -> Diagnostic {
         Some(span) => d.with_note(span, "declared temporary here"),
         None => d,
     }
-}
-
-/// The spans of the loops among `all` (a function's nodes) that enclose
-/// the region `region`.
-pub(crate) fn loops_around(all: &[Cursor<'_>], region: Span) -> Vec<Span> {
-    all.iter()
-        .filter(|n| {
-            matches!(
-                n.kind(),
-                CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt
-            )
-        })
-        .filter_map(|n| n.span())
-        .filter(|s| s.start <= region.start && region.end <= s.end && *s != region)
-        .collect()
-}
-
-/// The element reads `(array, span)` among `all` (a function's nodes) that
-/// may run after the region `region`: those after it, and those in one of
-/// the loops `around` it.
-pub(crate) fn reads_after(
-    unit: &Unit<'_>,
-    all: &[Cursor<'_>],
-    around: &[Span],
-    region: Span,
-) -> Vec<(String, Span)> {
-    let inside = |s: Span, outer: Span| outer.start <= s.start && s.end <= outer.end;
-    let may_run_after = |s: Span| {
-        !inside(s, region) && (s.start >= region.end || around.iter().any(|l| inside(s, *l)))
-    };
-    // The targets of plain assignments, and subscripts that are the base of
-    // another (the inner part of `A[i][j]`).
-    let mut targets = BTreeSet::new();
-    let mut inner = BTreeSet::new();
-    for n in all {
-        match n.kind() {
-            CursorKind::BinaryOperator if unit.binary_op(*n).as_deref() == Some("=") => {
-                if let Some(lhs) = n.children().first() {
-                    targets.extend(strip(*lhs).span().map(|s| (s.start, s.end)));
-                }
-            }
-            CursorKind::ArraySubscriptExpr => {
-                if let Some(base) = n.children().first() {
-                    let b = strip(*base);
-                    if b.kind() == CursorKind::ArraySubscriptExpr {
-                        inner.extend(b.span().map(|s| (s.start, s.end)));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut reads = Vec::new();
-    for n in all {
-        if n.kind() != CursorKind::ArraySubscriptExpr {
-            continue;
-        }
-        let Some(span) = n.span() else { continue };
-        let key = (span.start, span.end);
-        if inner.contains(&key) || targets.contains(&key) || !may_run_after(span) {
-            continue;
-        }
-        let mut root = *n;
-        while root.kind() == CursorKind::ArraySubscriptExpr {
-            match root.children().first() {
-                Some(b) => root = strip(*b),
-                None => break,
-            }
-        }
-        if root.kind() == CursorKind::DeclRefExpr {
-            reads.push((root.spelling(), span));
-        }
-    }
-    reads
 }

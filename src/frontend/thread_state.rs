@@ -33,11 +33,12 @@ use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::Unit;
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::descendants;
+use crate::frontend::function::{Functions, Walk};
 use crate::model::program::{Access, AccessKind, Region, Storage, StorageKind};
 
 /// The functions the macro `errno` calls for the thread's errno (glibc and
 /// musl, the BSDs and macOS, newlib, Solaris, Windows).
-const ERRNO_LOCATIONS: &[&str] = &[
+pub(crate) const ERRNO_LOCATIONS: &[&str] = &[
     "__errno_location",
     "__error",
     "__errno",
@@ -170,42 +171,18 @@ enum Object<'tu> {
     FloatEnv,
 }
 
-/// The uses of per-thread state in `region`'s bytes of `function`, with
-/// what each touches, in order: where `errno_read`, every call but those
-/// of [`ERRNO_FREE`] sets errno.
-fn uses<'tu>(
-    function: Cursor<'tu>,
-    region: Span,
-    errno_read: bool,
-) -> Vec<(Object<'tu>, Span, String)> {
-    let mut out = Vec::new();
-    for n in descendants(function) {
-        let Some(at) = n
-            .span()
-            .filter(|s| region.start <= s.start && s.end <= region.end)
-        else {
-            continue;
-        };
-        match n.kind() {
-            CursorKind::DeclRefExpr => {
-                if let Some(d) = n.referenced().filter(|d| d.is_thread_local()) {
-                    out.push((Object::ThreadLocal(d), at, d.spelling()));
-                }
-            }
-            CursorKind::CallExpr => {
-                let name = n.spelling();
-                let plain = name.strip_prefix("__builtin_").unwrap_or(&name);
-                if ERRNO_LOCATIONS.contains(&plain) {
-                    out.push((Object::Errno, at, "errno".to_string()));
-                } else if errno_read && !ERRNO_FREE.contains(&plain) {
-                    out.push((Object::Errno, at, name));
-                }
-            }
-            _ => {}
-        }
-    }
-    out.sort_by_key(|(_, at, _)| at.start);
-    out
+/// The uses of per-thread state in `region`'s bytes of the function
+/// `walk`, with what each touches, in order: where `errno_read`, every call
+/// but those of [`ERRNO_FREE`] sets errno.
+fn uses<'tu>(walk: &Walk<'tu>, region: Span, errno_read: bool) -> Vec<(Object<'tu>, Span, String)> {
+    walk.state_uses(region)
+        .into_iter()
+        .filter(|u| errno_read || !u.if_errno_read)
+        .map(|u| match u.thread_local {
+            Some(d) => (Object::ThreadLocal(d), u.at, u.what),
+            None => (Object::Errno, u.at, u.what),
+        })
+        .collect()
 }
 
 /// A name for the data set of `object` (first used as `what`) that is no
@@ -237,17 +214,18 @@ fn data_set_name(unit: &Unit<'_>, region: &Region, object: Object<'_>, what: &st
 /// (see the module comment), and a warning per object to `warnings`.
 /// `bodies[k]`: the bytes of stage `k`'s code (its statement, or its nest
 /// with its loops).
-pub fn serialize(
-    unit: &Unit<'_>,
+pub fn serialize<'tu>(
+    unit: &Unit<'tu>,
+    walks: &Functions<'tu>,
     region: &mut Region,
     bodies: &[Span],
     warnings: &mut Vec<Diagnostic>,
 ) {
-    let Some(function) = unit.function_around(region.span) else {
+    let Some(walk) = walks.walk(unit, region.span) else {
         return;
     };
     let reads = unit.state_reads();
-    let mut found = uses(function, region.span, reads.errno.is_some());
+    let mut found = uses(&walk, region.span, reads.errno.is_some());
     if reads.fenv.is_some() {
         found.extend(bodies.iter().map(|b| (Object::FloatEnv, *b, String::new())));
         if bodies.len() != region.stages.len() {

@@ -593,3 +593,27 @@ void f(int n, unsigned U, int *H, double *A, double *B) {
     assert!(!h.analysable && h.spelled);
     assert_eq!(h.split, "{ B[c0] = A[H[((int)c0)] + ((int)c0)]; }");
 }
+
+#[test]
+fn clamp_macros_in_gather_subscripts_keep_their_text() {
+    // A function-like macro in a subscript inside another's argument: the
+    // subscript's text is the inner invocation (it was empty).
+    let src = "\
+#define max(a, b) ((a) > (b) ? (a) : (b))
+#define min(a, b) ((a) < (b) ? (a) : (b))
+void f(int h, int w, double (*in)[8], double (*out)[8]) {
+  for (int j = 0; j < h; j++) for (int i = 0; i < w; i++) { BODY }
+}
+";
+    let h = holes_in(
+        &src.replace(
+            "BODY",
+            "out[j][i] = max(in[j][min(max(i - 1, 0), w - 1)], in[j][i]);",
+        ),
+        &["j", "i"],
+        Mode::Omplc,
+    );
+    assert!(h.spelled, "{}", h.shown);
+    assert_eq!(h.respelled, "{ @0 = max(@1, @2); }", "{:?}", h.accesses);
+    assert_eq!(h.instantiated, h.original);
+}

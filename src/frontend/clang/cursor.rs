@@ -98,6 +98,27 @@ impl<'tu> Cursor<'tu> {
     /// widened over the macro invocations it starts or ends inside (see the
     /// module comment).
     pub fn span(&self) -> Option<Span> {
+        let key = self.key();
+        if let Some(s) = self.tu.spans.borrow().get(&key) {
+            return *s;
+        }
+        let s = self.compute_span();
+        self.tu.spans.borrow_mut().insert(key, s);
+        s
+    }
+
+    /// The raw value of the cursor, as a key: equal keys are the same node.
+    fn key(&self) -> CursorKey {
+        let r = &self.raw;
+        (
+            r.kind as i64,
+            r.xdata as i64,
+            [r.data[0] as usize, r.data[1] as usize, r.data[2] as usize],
+        )
+    }
+
+    /// [`Cursor::span`], computed.
+    fn compute_span(&self) -> Option<Span> {
         let sp = self.raw_span()?;
         if self.kind() == CursorKind::MacroExpansion {
             return Some(sp);
