@@ -53,6 +53,7 @@ use banner::Done;
 use budget::{dependence_budget, inexact_dependences, isl_budget, Simpler};
 use grouping::{add_unstored, nest_groups, overlap_grouping};
 use lower::{ignored_sizes, lower, max_depth, Built, Modelled, Transformed};
+use passes::{transform, Passes};
 use tiling::{has_wavefront, tiled_summary, tiling_warning, without_wavefronts};
 
 /// The code flextile generates.
@@ -1209,6 +1210,7 @@ mod counters;
 mod grouping;
 mod lower;
 mod parts;
+mod passes;
 #[cfg(test)]
 mod pipeline_tests;
 mod tiling;
