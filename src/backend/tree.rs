@@ -292,7 +292,7 @@ pub fn hoist_tile_storage(body: Vec<Node>) -> Result<Vec<Node>> {
             }
             return Ok(vec![Node::Buffers {
                 at: ranges[0].0,
-                body: strip_marks(body),
+                body: strip_marks(body, ranges[0].0),
             }]);
         }
         _ => {}
@@ -331,7 +331,7 @@ pub fn hoist_tile_storage(body: Vec<Node>) -> Result<Vec<Node>> {
                 [Node::Buffers { .. }] => out.extend(nodes),
                 _ => out.push(Node::Buffers {
                     at: ranges[k].0,
-                    body: strip_marks(nodes),
+                    body: strip_marks(nodes, ranges[k].0),
                 }),
             }
         }
@@ -389,16 +389,17 @@ fn collect_marks(nodes: &[Node], out: &mut Vec<Placement>) {
     }
 }
 
-/// Replaces storage marks (outside loops) by their contents.
-fn strip_marks(nodes: Vec<Node>) -> Vec<Node> {
+/// Replaces the storage marks of `at` (outside loops) by their contents;
+/// other marks, and what they hold, stay.
+fn strip_marks(nodes: Vec<Node>, at: Placement) -> Vec<Node> {
     let mut out = Vec::new();
     for n in nodes {
         match n {
-            Node::Buffers { body, .. } => out.extend(strip_marks(body)),
+            Node::Buffers { at: a, body } if a == at => out.extend(strip_marks(body, at)),
             Node::If { cond, then, els } => out.push(Node::If {
                 cond,
-                then: strip_marks(then),
-                els: els.map(strip_marks),
+                then: strip_marks(then, at),
+                els: els.map(|e| strip_marks(e, at)),
             }),
             other => out.push(other),
         }

@@ -17,6 +17,7 @@ use crate::diag::Span;
 use crate::frontend::clang::{
     invocation_args, Cursor, CursorKind, MacroExpansion, Token, TokenKind, TranslationUnit,
 };
+use crate::frontend::macro_ops;
 use crate::frontend::thread_state::{find_state_reads, StateReads};
 
 /// The main file's AST, tokens and macro invocations.
@@ -50,6 +51,10 @@ pub struct Unit<'tu> {
     /// (`i * N`, not affine with `N` as a parameter), since the last
     /// [`Unit::take_frozen`].
     frozen: RefCell<BTreeSet<String>>,
+    /// The operators of each macro invocation's expansion (by the
+    /// invocation's start), read once when first asked for
+    /// ([`Unit::expanded_op`]); `None` where they cannot be read.
+    macro_ops: RefCell<std::collections::HashMap<usize, Option<macro_ops::Ops>>>,
 }
 
 /// A macro invocation and the byte ranges of its arguments.
@@ -90,7 +95,7 @@ fn own_body(def: &[(TokenKind, String)], function_like: bool) -> Vec<(TokenKind,
 
 /// Every macro definition of the translation unit, by name: `(tokens,
 /// function-like)` for each definition of the name.
-type MacroTable = std::collections::HashMap<String, Vec<(Vec<(TokenKind, String)>, bool)>>;
+type MacroTable = macro_ops::Table;
 
 /// The non-parameter body tokens of `body` and of every macro named in it,
 /// transitively ([`MacroUse::expanded`]).
@@ -309,6 +314,7 @@ impl<'tu> Unit<'tu> {
             state_reads: std::cell::OnceCell::new(),
             root: tu.root(),
             macro_table: MacroTable::new(),
+            macro_ops: RefCell::default(),
         };
         let mut table = MacroTable::new();
         let expansions = tu.macro_expansions();
@@ -766,7 +772,7 @@ impl<'tu> Unit<'tu> {
     pub fn binary_op(&self, c: Cursor<'tu>) -> Option<String> {
         let span = c.span()?;
         if !self.is_clean(span) {
-            return None;
+            return self.expanded_op(c).map(|(op, _)| op);
         }
         let kids = c.children();
         let [l, r] = kids.as_slice() else {
@@ -784,6 +790,63 @@ impl<'tu> Unit<'tu> {
         match gap.as_slice() {
             [t] if t.kind == TokenKind::Punctuation => Some(t.text.clone()),
             _ => None,
+        }
+    }
+
+    /// The operator of node `c`, written in the body of the macro invocation
+    /// whose bytes are the node's, read through the invocation's expansion
+    /// (see [`crate::frontend::macro_ops`]): its spelling, and for a unary
+    /// operator whether it is prefix.
+    fn expanded_op(&self, c: Cursor<'tu>) -> Option<(String, bool)> {
+        let span = c.span()?;
+        let m = self.macro_exactly(span)?;
+        if !self.macro_ops.borrow().contains_key(&span.start) {
+            let ops = self.expansion_ops(m);
+            self.macro_ops.borrow_mut().insert(span.start, ops);
+        }
+        let ops = self.macro_ops.borrow();
+        ops.get(&span.start)?.as_ref()?.get(&c.key()).cloned()
+    }
+
+    /// The operators of invocation `m`'s expansion, if it lines up with the
+    /// subtree it produced.
+    fn expansion_ops(&self, m: &MacroUse) -> Option<macro_ops::Ops> {
+        let span = m.expansion.span;
+        let raw: Vec<macro_ops::Tok> = self
+            .tokens_in(span)
+            .iter()
+            .map(|t| (t.kind, t.text.clone()))
+            .collect();
+        let first = (m.expansion.definition.clone(), m.expansion.function_like);
+        let toks = macro_ops::expand_invocation(&raw, &first, &self.macro_table)?;
+        let root = self.expansion_root(span)?;
+        macro_ops::align(root, &toks)
+    }
+
+    /// True when node `c` comes from inside a macro invocation's expansion
+    /// but is not all of it (`4` in `FULL` defined as `(n + 4)`), so that
+    /// it must not stand for the macro.
+    pub fn inside_expansion(&self, c: Cursor<'tu>) -> bool {
+        let Some(span) = c.span() else { return false };
+        if self.macro_exactly(span).is_none() {
+            return false;
+        }
+        self.expansion_root(span)
+            .is_some_and(|root| strip(root) != strip(c))
+    }
+
+    /// The outermost expression whose bytes are exactly `span` (an
+    /// invocation), inside a function body.
+    fn expansion_root(&self, span: Span) -> Option<Cursor<'tu>> {
+        let mut cur = self.statement_containing(span.start + 1)?;
+        loop {
+            if cur.kind().is_expression() && cur.span() == Some(span) {
+                return Some(cur);
+            }
+            cur = cur.children().into_iter().find(|k| {
+                k.span()
+                    .is_some_and(|s| s.start <= span.start && span.end <= s.end)
+            })?;
         }
     }
 
@@ -807,7 +870,7 @@ impl<'tu> Unit<'tu> {
         const PREFIX: &[&str] = &["-", "+", "!", "~", "*", "&", "++", "--"];
         let span = c.span()?;
         if !self.is_clean(span) {
-            return None;
+            return self.expanded_op(c);
         }
         let toks = self.tokens_in(span);
         let own = |t: &&Token| t.kind == TokenKind::Punctuation && !self.in_sub_macro(span, t.span);
@@ -1037,8 +1100,9 @@ void f(int n, int *p, double *A) {
             let bin: Vec<&str> = bin.iter().map(|o| o.as_deref().unwrap_or("?")).collect();
             // i = 0; i < MIN(..) - 1; MIN(..) - 1; (a) < (b) in MIN's body;
             // A[i] = ...; -A[i] + j--; k < n in LT's body; *p = ...; 2 * (x) in
-            // TWICE's body; k - 1 in TWICE's argument.
-            assert_eq!(bin, ["=", "<", "-", "?", "=", "+", "?", "=", "?", "-"]);
+            // TWICE's body; k - 1 in TWICE's argument. Those of macro bodies
+            // are read through the expansion (`frontend::macro_ops`).
+            assert_eq!(bin, ["=", "<", "-", "<", "=", "+", "<", "=", "*", "-"]);
             let comp: Vec<Option<String>> = find_all(u, CursorKind::CompoundAssignOperator)
                 .into_iter()
                 .map(|c| u.binary_op(c))

@@ -140,7 +140,7 @@ pub fn constant_value(unit: &Unit<'_>, c: Cursor<'_>) -> Option<i64> {
 /// parameter named after it.
 fn macro_param(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
     let m = unit.macro_exactly(c.span()?)?;
-    if m.expansion.function_like || !m.expansion.user_defined {
+    if m.expansion.function_like || !m.expansion.user_defined || unit.inside_expansion(c) {
         return None;
     }
     if c.type_class() != TypeClass::Integer {
@@ -187,7 +187,8 @@ fn fallback(unit: &Unit<'_>, c: Cursor<'_>) -> Option<Expr> {
         return None;
     }
     let m = unit.macro_exactly(c.span()?)?;
-    (!m.expansion.function_like).then(|| Expr::Var(m.expansion.name.clone()))
+    (!m.expansion.function_like && !unit.inside_expansion(c))
+        .then(|| Expr::Var(m.expansion.name.clone()))
 }
 
 /// `x < y ? x : y` and its variants (any of `< <= > >=`, either branch order)
@@ -448,7 +449,7 @@ int r12(int n) { return n * N + INT_MAX - 2147483600; }
                 "max(n, m)",
                 "max(n, m)",
                 "min(n, 7)",
-                "(FULL - 1)",
+                "((n + 4) - 1)",
                 "none",
                 "none",
                 "none",

@@ -81,7 +81,7 @@ pub struct TranslationUnit<'i> {
 
 /// A cursor's raw value (kind, extra data, data pointers): two cursors with
 /// the same key are the same node.
-type CursorKey = (i64, i64, [usize; 3]);
+pub type CursorKey = (i64, i64, [usize; 3]);
 
 /// The macro invocations of the main file, by start, with the argument
 /// ranges of each, for widening node extents ([`Cursor::span`]).

@@ -28,6 +28,7 @@ pub mod final_values;
 pub mod function;
 pub mod liveness;
 pub mod loops;
+pub mod macro_ops;
 pub mod params;
 pub mod pragma;
 pub mod scalars;

@@ -635,7 +635,7 @@ void kernel(int n, int tsteps, double A[N][N], double B[N][N], double alpha) {
                 "i >= 1",
                 "i < (n - 1)",
                 "j >= 1",
-                "j < (FULL - 3)",
+                "j < ((n + 4) - 3)",
                 "((j - 1) % 3) = 0"
             ]
         );

@@ -638,13 +638,26 @@ pub fn check_declared_accesses(ctx: &Context, region: &Region, names: &Names) ->
             continue;
         };
         let t = StageText { stage, names };
+        // Macros read as parameters have one value in the file: a body's
+        // `W[ONE - 1 + i]` is the declared `W{(i)}`.
+        let valued = |index: &[Expr]| -> Vec<Expr> {
+            index
+                .iter()
+                .map(|e| {
+                    region
+                        .macro_params
+                        .iter()
+                        .fold(e.clone(), |e, (m, v)| e.substitute(m, &Expr::Int(*v)))
+                })
+                .collect()
+        };
         let declared = |kinds: &[AccessKind]| -> Vec<String> {
             let mut seen = HashSet::new();
             stage
                 .accesses
                 .iter()
                 .filter(|a| kinds.contains(&a.kind))
-                .map(|a| t.access(&a.data, &a.index))
+                .map(|a| t.access(&a.data, &valued(&a.index)))
                 .filter(|text| seen.insert(text.clone()))
                 .collect()
         };
@@ -664,7 +677,7 @@ pub fn check_declared_accesses(ctx: &Context, region: &Region, names: &Names) ->
         let mut covers: [Option<UnionMap>; 2] = [None, None];
         for a in observed {
             let which = usize::from(a.kind != AccessKind::Write);
-            let text = t.access(&a.data, &a.index);
+            let text = t.access(&a.data, &valued(&a.index));
             if texts[which].contains(&text) {
                 continue;
             }

@@ -108,7 +108,7 @@ impl<'tu> Cursor<'tu> {
     }
 
     /// The raw value of the cursor, as a key: equal keys are the same node.
-    fn key(&self) -> CursorKey {
+    pub fn key(&self) -> CursorKey {
         let r = &self.raw;
         (
             r.kind as i64,
