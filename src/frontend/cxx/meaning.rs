@@ -89,8 +89,8 @@ fn char_literal<'tu>(pass: &mut Pass<'_, 'tu>, c: Cursor<'tu>) {
             span,
             format!(
                 "this character literal comes from a macro's body (or an argument the macro \
-                 stringifies); it has type '{ty}' in C and 'char' in C++, which {WHY} \
-                 would change ('sizeof', overloads): write '(({ty})'x')' in the macro"
+                 stringifies or pastes): it has type '{ty}' in C, and {WHY} gives it type \
+                 'char' ('sizeof', overloads); write '(({ty})'x')' in the macro"
             ),
         ));
         return;
@@ -210,9 +210,9 @@ fn refuse_call(pass: &mut Pass<'_, '_>, span: Span, name: &str, target: Option<&
     pass.problems.push(Diagnostic::error(
         span,
         format!(
-            "this call of '{name}' passes an argument of another type than its C parameter's, \
-             inside a macro's body; {WHY} may call another overload of it (C++'s <cmath> and \
-             <cstdlib>): cast the argument to the parameter's type{how} in the macro"
+            "this call of '{name}', in a macro's body, passes an argument of another type than \
+             its C parameter's: {WHY} may call another overload of it (<cmath>, <cstdlib>); \
+             cast the argument to the parameter's type{how} in the macro"
         ),
     ));
 }
@@ -270,8 +270,8 @@ fn size_of<'tu>(pass: &mut Pass<'_, 'tu>, c: Cursor<'tu>) -> bool {
         pass.problems.push(Diagnostic::error(
             span,
             format!(
-                "'sizeof' of an expression inside a macro's body: its type may differ in C++, \
-                 as {WHY} compiles it: write 'sizeof({})' in the macro",
+                "'sizeof' of an expression inside a macro's body: {WHY} may give the \
+                 expression another type; write 'sizeof({})' in the macro",
                 ty.canonical().spelling()
             ),
         ));

@@ -36,8 +36,8 @@ pub(super) fn analyse<'tu>(pass: &mut Pass<'_, 'tu>, root: Cursor<'tu>, skipped:
         pass.problems.push(Diagnostic::error(
             span,
             format!(
-                "this has a '_Complex' type, which {WHY} does not have (C++'s <complex.h> \
-                 declares the class std::complex instead): compute with the real and \
+                "this has a '_Complex' type: {WHY} has no '_Complex' types (its <complex.h> \
+                 declares the class std::complex instead); compute with the real and \
                  imaginary parts as separate values"
             ),
         ));
@@ -51,8 +51,8 @@ pub(super) fn analyse<'tu>(pass: &mut Pass<'_, 'tu>, root: Cursor<'tu>, skipped:
         pass.problems.push(Diagnostic::error(
             m.expansion.span,
             format!(
-                "'I' is <complex.h>'s imaginary unit, which {WHY} does not have: compute \
-                 with the real and imaginary parts as separate values"
+                "'I' is <complex.h>'s imaginary unit: {WHY} has no '_Complex' types; \
+                 compute with the real and imaginary parts as separate values"
             ),
         ));
     }
@@ -120,8 +120,8 @@ fn bool_increment<'tu>(pass: &mut Pass<'_, 'tu>, c: Cursor<'tu>) {
     pass.problems.push(Diagnostic::error(
         span,
         format!(
-            "'{op}' of a '_Bool', which {WHY} rejects (C++17 removed increments of 'bool'): \
-             assign the value ('b = 1' for '++')"
+            "'{op}' of a '_Bool': {WHY} rejects it (C++17 removed increments of 'bool'); \
+             assign the value instead ('b = 1' for '++')"
         ),
     ));
 }
@@ -146,8 +146,8 @@ fn tgmath(pass: &mut Pass<'_, '_>, skipped: &[Span]) {
                 pass.problems.push(Diagnostic::error(
                     Span::new(at, at + t.trim_end().len()),
                     format!(
-                        "this includes {}, whose type-generic macros {WHY} replaces by its \
-                         own overloads (<cmath>, <complex>): include <math.h> and call the \
+                        "this includes {}, C's type-generic math: {WHY} replaces it by its own \
+                         overloads (<cmath>, <complex>); include <math.h> and call the \
                          function of each type ('sqrtf', 'sqrt')",
                         &h[..10]
                     ),
@@ -189,9 +189,9 @@ fn language_macros(pass: &mut Pass<'_, '_>, skipped: &[Span]) {
         pass.problems.push(Diagnostic::error(
             t.span,
             format!(
-                "'{}' has another value in the C++ compilation ({WHY} defines \
-                 '__cplusplus', and its '__STDC_VERSION__' and '__STDC__' are not C's): the \
-                 CUDA output would take another branch; remove the test{more}",
+                "'{}' has another value in the CUDA output: {WHY} defines '__cplusplus' \
+                 and gives '__STDC_VERSION__' and '__STDC__' other values than C's, so the \
+                 output would take another branch; remove the test{more}",
                 t.text
             ),
         ));
