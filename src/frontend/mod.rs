@@ -165,12 +165,6 @@ pub fn parse_input(
         return Err(Error::User(all));
     }
     let mut unit = Unit::new(&tu, &file.text);
-    let meaning = cxx::meaning(&unit, tu.root());
-    if cuda {
-        // The regions' bodies keep their C meaning in the CUDA output.
-        unit.cxx_edits = meaning.rendered();
-    }
-    let unit = unit;
     let skipped = tu.skipped_ranges();
     let pragmas: Vec<PragmaLine> = pragmas
         .into_iter()
@@ -193,6 +187,13 @@ pub fn parse_input(
         errors.append(&mut too_deep);
         return Err(Error::User(errors));
     }
+    // After the depth check: its walks recurse.
+    let meaning = cxx::meaning(&unit, tu.root());
+    if cuda {
+        // The regions' bodies keep their C meaning in the CUDA output.
+        unit.cxx_edits = meaning.rendered();
+    }
+    let unit = unit;
     let wide_vars = params::wide_variables(&unit, tu.root(), &region_pragmas);
     let mut region_warnings = Vec::new();
     let mut regions = build_regions(

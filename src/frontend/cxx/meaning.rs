@@ -8,7 +8,9 @@
 //!   each arithmetic argument whose type differs from the C parameter's cast
 //!   to it, `exp((double)(x))`, `abs((int)(l))`: C++'s `<cmath>` and
 //!   `<cstdlib>` overloads (`exp(float)`, `abs(long)`) would take the
-//!   argument's own type. The C library functions C++ overloads on the
+//!   argument's own type. (An integer passed for an integer parameter of
+//!   another type than `int` converts as in C: no C++ overload differs
+//!   there, `malloc(n)` is left.) The C library functions C++ overloads on the
 //!   constness of a pointer (`strchr`, ...) get their result cast to the C
 //!   return type;
 //! * `sizeof` of an expression becomes `sizeof` of its C type (the
@@ -144,7 +146,15 @@ fn call<'tu>(pass: &mut Pass<'_, 'tu>, c: Cursor<'tu>) {
     for (a, p) in args.iter().zip(&params) {
         let from = unconverted(*a);
         let (ft, pt) = (from.ty().canonical(), p.canonical());
-        if ft.is_arithmetic() && pt.is_arithmetic() && ft.spelling() != pt.spelling() {
+        // Integer conversions are C's in C++ too, but for `abs` and `div`
+        // (parameters of type `int`; C++ adds `long` and `long long` ones).
+        let floating = !(ft.is_integer() && pt.is_integer());
+        let to_int = pt.spelling() == "int";
+        if ft.is_arithmetic()
+            && pt.is_arithmetic()
+            && ft.spelling() != pt.spelling()
+            && (floating || to_int)
+        {
             casts.push((from, p.spelling()));
         }
     }
