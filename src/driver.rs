@@ -310,6 +310,7 @@ fn compile_input(opts: &Options, input: &Input) -> Result<(Compiled, Vec<String>
         &opts.clang_args,
         &opts.temporaries,
         opts.infer_temporaries,
+        opts.target == Target::Cuda,
     )?;
     log::debug!("time: front end {} ms", started.elapsed().as_millis());
     info!("front end: {} region(s)", parsed.program.regions.len());
@@ -392,6 +393,9 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
                      '{name}' (its kernels and launches would mix the two): rename it"
                 ),
             ));
+        }
+        if let Some((at, msg)) = program.cxx.device_only.iter().find(|(s, _)| inside(*s)) {
+            return Err(Error::at(*at, msg.clone()));
         }
         // Generated code sees CUDA's names, not the file's renamed ones.
         for (_, code) in generated.iter_mut() {
@@ -544,7 +548,12 @@ fn left_as_written(opts: &Options, shared: &Shared, region: &Region, why: &str) 
 /// The region's code as written, without flextile's pragma lines.
 fn original_code(program: &Program, region: &Region) -> String {
     let directives: Vec<Span> = program.directives.iter().map(|(d, _)| *d).collect();
-    alias::original_code(&program.file.text, region, &directives)
+    alias::original_code(
+        &program.file.text,
+        region,
+        &directives,
+        &program.cxx.region_edits,
+    )
 }
 
 /// Compiles one region as the options ask. When overlapped tiling does not

@@ -1780,6 +1780,9 @@ mod programs {
         two_chains,
         parts_two_depths,
         cuda_c_declarations,
+        cxx_char_literals,
+        cxx_math_overloads,
+        cxx_sizeof_operands,
     );
 }
 
@@ -1855,6 +1858,11 @@ mod errors {
         cuda_region_uses_cuda_name,
         cuda_designator_side_effects,
         cuda_const_without_initialiser,
+        cuda_complex,
+        cuda_tgmath,
+        cuda_stdc_version,
+        cuda_bool_increment,
+        cuda_long_double_kernel,
     );
 }
 

@@ -446,27 +446,40 @@ pub fn print(
 /// The region's code as the user wrote it: the text of its span without
 /// the flextile pragma lines and the `#define`/`#undef` lines `directives`
 /// (which the output keeps around the whole region), each removed with its
-/// newline.
-pub fn original_code(text: &str, region: &Region, directives: &[crate::diag::Span]) -> String {
-    let mut cuts: Vec<(usize, usize)> = region
+/// newline, and with `edits` (sorted, non-overlapping replacements: the
+/// CUDA target's C++ edits, empty for C) applied inside it.
+pub fn original_code(
+    text: &str,
+    region: &Region,
+    directives: &[crate::diag::Span],
+    edits: &[(crate::diag::Span, String)],
+) -> String {
+    let mut cuts: Vec<(usize, usize, &str)> = region
         .pragma_lines
         .iter()
         .chain(directives)
         .filter(|l| region.span.start <= l.start && l.end <= region.span.end)
-        .map(|l| (l.start, l.end))
+        .map(|l| {
+            let nl = usize::from(text.get(l.end..l.end + 1) == Some("\n"));
+            (l.start, l.end + nl, "")
+        })
         .collect();
-    cuts.sort_unstable();
+    cuts.extend(
+        edits
+            .iter()
+            .filter(|(e, _)| region.span.start <= e.start && e.end <= region.span.end)
+            .map(|(e, t)| (e.start, e.end, t.as_str())),
+    );
+    cuts.sort_by_key(|c| (c.0, c.1));
     let mut out = String::new();
     let mut pos = region.span.start;
-    for (start, end) in cuts {
+    for (start, end, rep) in cuts {
         if start < pos {
             continue;
         }
         out.push_str(text.get(pos..start).unwrap_or(""));
+        out.push_str(rep);
         pos = end;
-        if text.get(pos..pos + 1) == Some("\n") {
-            pos += 1;
-        }
     }
     out.push_str(text.get(pos..region.span.end.max(pos)).unwrap_or(""));
     let trimmed = out.trim_end_matches([' ', '\t', '\r', '\n']);

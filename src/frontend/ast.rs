@@ -30,6 +30,11 @@ pub struct Unit<'tu> {
     pub macros: Vec<MacroUse>,
     /// Function definitions of the main file, in order.
     pub functions: Vec<Cursor<'tu>>,
+    /// For the CUDA target: the edits that keep the C meaning of
+    /// expressions in C++ (`frontend::cxx::Meaning::rendered`: sorted,
+    /// non-overlapping; empty for C), which body templates apply
+    /// ([`Unit::edited`]).
+    pub cxx_edits: Vec<(Span, String)>,
     /// The user's object-like macros with a constant value that bounds or
     /// subscripts use, read as parameters named after the macro (see
     /// [`crate::frontend::cexpr`]): name -> value.
@@ -307,6 +312,7 @@ impl<'tu> Unit<'tu> {
             tokens,
             macros: Vec::new(),
             functions,
+            cxx_edits: Vec::new(),
             macro_params: RefCell::default(),
             frozen: RefCell::default(),
             declared: std::cell::OnceCell::new(),
@@ -353,6 +359,43 @@ impl<'tu> Unit<'tu> {
     /// The text under `span` ("" when out of range).
     pub fn slice(&self, span: Span) -> &'tu str {
         self.text.get(span.start..span.end).unwrap_or("")
+    }
+
+    /// The text under `span` with the [`Unit::cxx_edits`] inside it applied;
+    /// an insertion at either end counts where `ends` says so (start, end).
+    pub fn edited(&self, span: Span, ends: (bool, bool)) -> String {
+        let mut out = String::new();
+        let mut pos = span.start;
+        let first = self
+            .cxx_edits
+            .partition_point(|(e, _)| e.start < span.start);
+        for (e, text) in self.cxx_edits.get(first..).unwrap_or(&[]) {
+            if e.start > span.end {
+                break;
+            }
+            let inside = if e.start == e.end {
+                (span.start < e.start || ends.0 && e.start == span.start)
+                    && (e.start < span.end || ends.1 && e.start == span.end)
+            } else {
+                span.start <= e.start && e.end <= span.end
+            };
+            if inside && pos <= e.start {
+                out.push_str(self.slice(Span::new(pos, e.start)));
+                out.push_str(text);
+                pos = e.end;
+            }
+        }
+        out.push_str(self.slice(Span::new(pos, span.end.max(pos))));
+        out
+    }
+
+    /// True when a replacement of [`Unit::cxx_edits`] overlaps `span`
+    /// without lying inside it (`span`'s text is replaced, in part or whole).
+    pub fn replaced(&self, span: Span) -> bool {
+        self.cxx_edits.iter().any(|(e, _)| {
+            let inside = span.start <= e.start && e.end <= span.end;
+            e.start < e.end && e.start < span.end && span.start < e.end && !inside
+        })
     }
 
     /// The tokens that start inside `span`.

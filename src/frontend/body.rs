@@ -186,7 +186,9 @@ pub struct AccessHole {
 
 /// The template of the bytes `span` with iterator holes (as [`template`])
 /// and a [`Piece::Access`] for each of `holes` inside `span` (holes
-/// overlapping an earlier one are left as text).
+/// overlapping an earlier one, or a replacement of the C++ edits, are left
+/// as text). The C++ edits (for the CUDA target, [`Unit::cxx_edits`]) are
+/// applied, those at a hole's ends outside it.
 pub fn template_with_accesses(
     unit: &Unit<'_>,
     span: Span,
@@ -197,6 +199,7 @@ pub fn template_with_accesses(
     let mut holes: Vec<&AccessHole> = holes
         .iter()
         .filter(|h| span.start <= h.span.start && h.span.end <= span.end)
+        .filter(|h| !unit.replaced(h.span))
         .collect();
     holes.sort_by_key(|h| (h.span.start, std::cmp::Reverse(h.span.end)));
     let mut pieces = Vec::new();
@@ -213,7 +216,7 @@ pub fn template_with_accesses(
         if h.span.start < pos {
             continue;
         }
-        let before = template(unit, Span::new(pos, h.span.start), iterators);
+        let before = template_in(unit, Span::new(pos, h.span.start), iterators, (true, true));
         append(&mut pieces, before.pieces);
         let gather = (!h.subscripts.is_empty()).then(|| {
             h.subscripts
@@ -224,12 +227,17 @@ pub fn template_with_accesses(
         pieces.push(Piece::Access {
             access: h.access,
             reads_too: h.reads_too,
-            text: template(unit, h.span, iterators).pieces,
+            text: template_in(unit, h.span, iterators, (false, false)).pieces,
             gather,
         });
         pos = h.span.end;
     }
-    let rest = template(unit, Span::new(pos, span.end.max(pos)), iterators);
+    let rest = template_in(
+        unit,
+        Span::new(pos, span.end.max(pos)),
+        iterators,
+        (true, true),
+    );
     append(&mut pieces, rest.pieces);
     BodyTemplate { pieces }
 }
@@ -253,18 +261,36 @@ fn unqualified(ty: &str) -> String {
 /// The template of the bytes `span`: identifier tokens naming an iterator
 /// (not after `.` or `->`) become [`Piece::Iter`].
 pub fn template(unit: &Unit<'_>, span: Span, iterators: &[String]) -> BodyTemplate {
+    template_in(unit, span, iterators, (true, true))
+}
+
+/// [`template`] with the C++ edits ([`Unit::cxx_edits`]) applied: those
+/// inside `span`, and an insertion at its start or end where `ends` says
+/// so. An iterator inside a replaced span is no hole.
+fn template_in(
+    unit: &Unit<'_>,
+    span: Span,
+    iterators: &[String],
+    ends: (bool, bool),
+) -> BodyTemplate {
     let mut pieces = Vec::new();
     let mut text = String::new();
     let mut pos = span.start;
     let mut prev: Option<&str> = None;
+    let edited = !unit.cxx_edits.is_empty();
     for t in unit.tokens_in(span) {
         let hole = if t.kind == TokenKind::Identifier && !matches!(prev, Some("." | "->")) {
             iterators.iter().position(|i| *i == t.text)
         } else {
             None
         };
-        if let Some(k) = hole {
-            text.push_str(unit.slice(Span::new(pos, t.span.start)));
+        if let Some(k) = hole.filter(|_| !edited || !unit.replaced(t.span)) {
+            let before = Span::new(pos, t.span.start);
+            if edited {
+                text.push_str(&unit.edited(before, (pos != span.start || ends.0, true)));
+            } else {
+                text.push_str(unit.slice(before));
+            }
             if !text.is_empty() {
                 pieces.push(Piece::Text(std::mem::take(&mut text)));
             }
@@ -273,7 +299,12 @@ pub fn template(unit: &Unit<'_>, span: Span, iterators: &[String]) -> BodyTempla
         }
         prev = Some(t.text.as_str());
     }
-    text.push_str(unit.slice(Span::new(pos, span.end.max(pos))));
+    let rest = Span::new(pos, span.end.max(pos));
+    if edited {
+        text.push_str(&unit.edited(rest, (pos != span.start || ends.0, ends.1)));
+    } else {
+        text.push_str(unit.slice(rest));
+    }
     if !text.is_empty() {
         pieces.push(Piece::Text(text));
     }

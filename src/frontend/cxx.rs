@@ -48,6 +48,8 @@ use crate::frontend::clang::{Cursor, CursorKind, TokenKind, Type, TypeKind};
 
 mod decls;
 mod fixes;
+mod meaning;
+mod refusals;
 pub use fixes::{CxxFix, CxxFixes, PointerDecl, VoidParam};
 
 /// Identifiers of C that g++ (`-std=gnu++17`) reserves as keywords or
@@ -158,17 +160,56 @@ const CUDA_NAMES: &[&str] = &[
     "rnorm4df",
 ];
 
+/// The edits of [`meaning`] (character literals, C library calls,
+/// `sizeof`), found before the regions are built: for the CUDA target the
+/// regions' body templates take them ([`Meaning::rendered`]).
+#[derive(Debug, Default)]
+pub struct Meaning {
+    /// Fixes with the spans their edits touch.
+    fixes: Vec<(Vec<Span>, CxxFix)>,
+    problems: Vec<Diagnostic>,
+    device_only: Vec<(Span, String)>,
+}
+
+impl Meaning {
+    /// The text replacements of the fixes, as [`CxxFixes::render`] gives
+    /// them (sorted, non-overlapping).
+    pub fn rendered(&self) -> Vec<(Span, String)> {
+        let mut fixes: Vec<&(Vec<Span>, CxxFix)> = self.fixes.iter().collect();
+        fixes.sort_by_key(|(s, _)| s.first().map_or(0, |s| s.start));
+        CxxFixes {
+            fixes: fixes.into_iter().map(|(_, f)| f.clone()).collect(),
+            ..Default::default()
+        }
+        .render("")
+    }
+}
+
+/// Finds the expressions of the main file of `unit` whose meaning C++
+/// changes (see [`meaning`]).
+pub fn meaning(unit: &Unit<'_>, root: Cursor<'_>) -> Meaning {
+    let mut pass = Pass::new(unit);
+    meaning::analyse(&mut pass, root);
+    Meaning {
+        fixes: pass.fixes,
+        problems: pass.problems,
+        device_only: pass.device_only,
+    }
+}
+
 /// Finds what the main file of `unit` must change to compile as C++ (see
-/// the module comment). `skipped`: the ranges `#if` removed.
-pub fn analyse(unit: &Unit<'_>, root: Cursor<'_>, skipped: &[Span]) -> CxxFixes {
-    let mut pass = Pass {
-        unit,
-        fixes: Vec::new(),
-        problems: Vec::new(),
-    };
+/// the module comment), with the edits of [`meaning`] already found.
+/// `skipped`: the ranges `#if` removed.
+pub fn analyse(unit: &Unit<'_>, root: Cursor<'_>, skipped: &[Span], found: Meaning) -> CxxFixes {
+    let mut pass = Pass::new(unit);
+    pass.fixes = found.fixes;
+    pass.problems = found.problems;
+    pass.device_only = found.device_only;
+    refusals::analyse(&mut pass, root, skipped);
     // First: its renaming `#define`s come before other insertions at a line's start.
     let (guarded, cuda_uses) = decls::analyse(&mut pass, root, skipped);
     let defined: Vec<String> = unit.functions.iter().map(|f| f.spelling()).collect();
+    let mut device_functions = Vec::new();
     for c in root.children() {
         if c.is_in_main_file() && c.kind() != CursorKind::MacroExpansion {
             pass.walk(c, None);
@@ -182,15 +223,28 @@ pub fn analyse(unit: &Unit<'_>, root: Cursor<'_>, skipped: &[Span]) -> CxxFixes 
                     && PURE_FUNCTIONS.contains(&name.as_str())
                 {
                     pass.host_device(c);
+                    device_functions.extend(c.span());
                 }
             }
         }
     }
+    // What the device cannot compute, in functions kernels call.
+    for (at, msg) in &pass.device_only {
+        if device_functions
+            .iter()
+            .any(|f| f.start <= at.start && at.end <= f.end)
+        {
+            pass.problems.push(Diagnostic::error(*at, msg.clone()));
+            break;
+        }
+    }
     pass.keywords(skipped);
     pass.user_includes(skipped);
+    let device_only = std::mem::take(&mut pass.device_only);
     CxxFixes {
         guarded,
         cuda_uses,
+        device_only,
         ..pass.finish()
     }
 }
@@ -201,6 +255,8 @@ struct Pass<'a, 'tu> {
     /// Fixes with the spans their edits touch.
     fixes: Vec<(Vec<Span>, CxxFix)>,
     problems: Vec<Diagnostic>,
+    /// Constructs the device cannot run (see [`CxxFixes::device_only`]).
+    device_only: Vec<(Span, String)>,
 }
 
 /// The one expression below the implicit conversion `c`, if it has one.
@@ -220,6 +276,16 @@ fn only_operand<'tu>(c: Cursor<'tu>) -> Option<Cursor<'tu>> {
 const WHY: &str = "the CUDA output is compiled as C++ (nvcc), which";
 
 impl<'a, 'tu> Pass<'a, 'tu> {
+    /// A pass over `unit` that has found nothing yet.
+    fn new(unit: &'a Unit<'tu>) -> Self {
+        Pass {
+            unit,
+            fixes: Vec::new(),
+            problems: Vec::new(),
+            device_only: Vec::new(),
+        }
+    }
+
     /// Visits `c` and its descendants (`parent`: the node above it).
     fn walk(&mut self, c: Cursor<'tu>, parent: Option<Cursor<'tu>>) {
         match c.kind() {

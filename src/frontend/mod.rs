@@ -116,18 +116,20 @@ pub struct Parsed {
 /// `S1`, ... across the whole file.
 /// Temporaries are inferred ([`liveness`]).
 pub fn parse_file(path: &Path, clang_args: &[String]) -> Result<Program> {
-    Ok(parse_input(&Input::read(path)?, clang_args, &[], true)?.program)
+    Ok(parse_input(&Input::read(path)?, clang_args, &[], true, false)?.program)
 }
 
 /// [`parse_file`] on an input already read: clang parses its bytes from
 /// memory (the file is not read again). `temporaries`: the data sets of
 /// `--temporary`; `infer_temporaries`: prove the others that can be (see
-/// [`temporaries::check`]).
+/// [`temporaries::check`]); `cuda`: the output is CUDA (C++), whose
+/// regions' bodies get the edits that keep their C meaning ([`cxx::meaning`]).
 pub fn parse_input(
     input: &Input,
     clang_args: &[String],
     temporaries: &[String],
     infer_temporaries: bool,
+    cuda: bool,
 ) -> Result<Parsed> {
     let path = input.path.as_path();
     let file = SourceFile::new(path.display().to_string(), input.text.clone());
@@ -163,7 +165,7 @@ pub fn parse_input(
         all.append(&mut errors);
         return Err(Error::User(all));
     }
-    let unit = Unit::new(&tu, &file.text);
+    let mut unit = Unit::new(&tu, &file.text);
     let skipped = tu.skipped_ranges();
     let pragmas: Vec<PragmaLine> = pragmas
         .into_iter()
@@ -186,6 +188,13 @@ pub fn parse_input(
         errors.append(&mut too_deep);
         return Err(Error::User(errors));
     }
+    // After the depth check: its walks recurse.
+    let meaning = cxx::meaning(&unit, tu.root());
+    if cuda {
+        // The regions' bodies keep their C meaning in the CUDA output.
+        unit.cxx_edits = meaning.rendered();
+    }
+    let unit = unit;
     let wide_vars = params::wide_variables(&unit, tu.root(), &region_pragmas);
     let mut region_warnings = Vec::new();
     let mut regions = build_regions(
@@ -228,7 +237,8 @@ pub fn parse_input(
         }
     }
     let reserved = reserved_names(&tu);
-    let cxx = cxx::analyse(&unit, tu.root(), &skipped);
+    let mut cxx = cxx::analyse(&unit, tu.root(), &skipped, meaning);
+    cxx.region_edits = unit.cxx_edits.clone();
     let mut warnings = header_regions(&includes);
     warnings.append(&mut region_warnings);
     Ok(Parsed {

@@ -626,6 +626,69 @@ impl<'tu> Type<'tu> {
         unsafe { clang_isVolatileQualifiedType(self.raw) != 0 }
     }
 
+    /// The parameter types of a prototyped function type (`None` for
+    /// other types).
+    pub fn arg_types(&self) -> Option<Vec<Type<'tu>>> {
+        // SAFETY: plain query on a type value (-1 for non-function types).
+        let n = unsafe { clang_getNumArgTypes(self.raw) };
+        let n = u32::try_from(n).ok()?;
+        // SAFETY: `k` is below the number of parameters.
+        (0..n)
+            .map(|k| Self::wrap(unsafe { clang_getArgType(self.raw, k) }))
+            .collect()
+    }
+
+    /// The result type of a function type (`None` for other types).
+    pub fn result(&self) -> Option<Type<'tu>> {
+        // SAFETY: plain query on a type value (invalid for other types).
+        Self::wrap(unsafe { clang_getResultType(self.raw) })
+    }
+
+    /// True for an arithmetic type (integer, enumeration or real floating),
+    /// after desugaring.
+    pub fn is_arithmetic(&self) -> bool {
+        self.is_integer()
+            || matches!(
+                self.canonical().raw.kind,
+                CXType_Float
+                    | CXType_Double
+                    | CXType_LongDouble
+                    | CXType_Half
+                    | CXType_Float16
+                    | CXType_Float128
+            )
+    }
+
+    /// True for `_Bool`, after desugaring.
+    pub fn is_bool(&self) -> bool {
+        self.canonical().raw.kind == CXType_Bool
+    }
+
+    /// True for a `_Complex` type, after desugaring.
+    pub fn is_complex(&self) -> bool {
+        self.canonical().raw.kind == CXType_Complex
+    }
+
+    /// The spelling of a floating type the device has no arithmetic for
+    /// (`long double`, `__float128`), reached through pointers, arrays and
+    /// `_Complex`; `None` for other types.
+    pub fn host_only_float(&self) -> Option<&'static str> {
+        let t = self.canonical();
+        match t.raw.kind {
+            CXType_LongDouble => Some("long double"),
+            CXType_Float128 => Some("__float128"),
+            CXType_Pointer => t.pointee()?.host_only_float(),
+            CXType_ConstantArray | CXType_IncompleteArray | CXType_VariableArray => {
+                t.element()?.host_only_float()
+            }
+            CXType_Complex => {
+                // SAFETY: plain query on a complex type value.
+                Self::wrap(unsafe { clang_getElementType(t.raw) })?.host_only_float()
+            }
+            _ => None,
+        }
+    }
+
     /// True for an integer type (`char`, `_Bool` and enums included),
     /// after desugaring.
     pub fn is_integer(&self) -> bool {

@@ -19,6 +19,14 @@ pub struct CxxFixes {
     /// Uses (identifier tokens) of the names flextile's generated CUDA code
     /// uses for CUDA's own: a region that uses one is refused.
     pub cuda_uses: Vec<(Span, String)>,
+    /// Constructs the device cannot run as C means them (`long double`, a
+    /// `sizeof` of a variably modified expression), with the error's
+    /// message: a region that holds one is refused.
+    pub device_only: Vec<(Span, String)>,
+    /// For the CUDA target, the edits of `cxx::meaning` rendered (empty for
+    /// C): the regions' bodies and their original code, kept in the output
+    /// as a fallback, take them.
+    pub region_edits: Vec<(Span, String)>,
 }
 
 /// One change of the user's text.

@@ -318,3 +318,127 @@ fn user_headers_are_included_with_c_linkage() {
         "#include <stdio.h>\nextern \"C\" {\n#include \"stddef.h\"\n}\n#if 0\n#include \"nothing.h\"\n#endif\nint x;\n"
     );
 }
+
+/// Character literals get their C type (`int`), `sizeof` of an expression
+/// its operand's C type; `sizeof` of a type is left.
+#[test]
+fn char_literals_and_sizeof_keep_their_c_types() {
+    let src = "int f(double x, int a, int b) {\n\
+               \x20 int k = 'b' + L'c';\n\
+               \x20 return sizeof('a') + sizeof x + sizeof(a == b) + sizeof(double) + k;\n\
+               }\n";
+    let (fixes, out) = fixed(src);
+    assert!(fixes.problems.is_empty(), "{:?}", fixes.problems);
+    assert!(out.contains("int k = ((int)'b') + ((int)L'c');"), "{out}");
+    assert!(
+        out.contains("return sizeof(int) + sizeof (double) + sizeof(int) + sizeof(double) + k;"),
+        "{out}"
+    );
+}
+
+/// Arguments of C library calls get the C parameters' types where they
+/// differ (C++'s overloads would take theirs); `strchr` gets its C result.
+#[test]
+fn library_calls_get_their_c_parameter_types() {
+    let src = "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n\
+               double g(float x, long l, const char *s) {\n\
+               \x20 char *p = strchr(s, 'a');\n\
+               \x20 return exp(x) + pow(x, 2) + abs(l) + sqrt(x * 2.0) + fabsf(x) + (p != 0);\n\
+               }\n";
+    let (fixes, out) = fixed(src);
+    assert!(fixes.problems.is_empty(), "{:?}", fixes.problems);
+    assert!(
+        out.contains("char *p = (char *)(strchr(s, ((int)'a')));"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "return exp((double)(x)) + pow((double)(x), (double)(2)) + abs((int)(l)) + \
+             sqrt(x * 2.0) + fabsf(x) + (p != 0);"
+        ),
+        "{out}"
+    );
+}
+
+/// What a macro's body spells cannot be edited: refused; a system macro's
+/// calls (`assert`) are the library's, left alone.
+#[test]
+fn macro_bodies_are_refused_or_left_to_the_library() {
+    let src = "#include <assert.h>\n#include <math.h>\n#include <stdio.h>\n\
+               #define SEP ','\n\
+               #define ROOT(v) sqrt(v)\n\
+               #define SHOW(v) printf(#v \" %d\\n\", v)\n\
+               #define SIZE(v) sizeof(v)\n\
+               double f(float y, int n) {\n\
+               \x20 assert(n > 0);\n\
+               \x20 SHOW('q');\n\
+               \x20 return SEP + ROOT(y) + ROOT(1.0) + SIZE(n);\n\
+               }\n";
+    let msgs = problems(src);
+    assert_eq!(msgs.len(), 4, "{msgs:?}");
+    let count = |s: &str| msgs.iter().filter(|m| m.contains(s)).count();
+    assert_eq!(count("character literal"), 2, "{msgs:?}");
+    assert_eq!(count("call of 'sqrt'"), 1, "{msgs:?}");
+    assert_eq!(
+        count("'sizeof' of an expression inside a macro"),
+        1,
+        "{msgs:?}"
+    );
+}
+
+/// `_Complex`, `I`, `<tgmath.h>`, the language macros and `++` of a
+/// `_Bool` are refused, each with a located error naming it.
+#[test]
+fn constructs_cxx_means_otherwise_are_refused() {
+    let src = "#include <complex.h>\n\
+               #ifdef __cplusplus\n#endif\n\
+               #if 0\n#if __STDC_VERSION__\n#endif\n#endif\n\
+               double f(double x) {\n\
+               \x20 _Bool b = 0;\n\
+               \x20 b++;\n\
+               \x20 --b;\n\
+               \x20 b += 1;\n\
+               \x20 double _Complex z = x * I;\n\
+               \x20 return creal(z) + b;\n\
+               }\n";
+    let msgs = problems(src);
+    let count = |s: &str| msgs.iter().filter(|m| m.contains(s)).count();
+    assert_eq!(count("this has a '_Complex' type"), 1, "{msgs:?}");
+    assert_eq!(count("imaginary unit"), 1, "{msgs:?}");
+    // The test that `#if 0` removes does not count.
+    assert_eq!(count("'__cplusplus' has another value"), 1, "{msgs:?}");
+    assert_eq!(count("__STDC_VERSION__' has"), 0, "{msgs:?}");
+    assert_eq!(count("of a '_Bool'"), 2, "{msgs:?}");
+    let tg = problems("#include <tgmath.h>\ndouble f(double x) { return sqrt(x); }\n");
+    assert!(tg.len() == 1 && tg[0].contains("<tgmath.h>"), "{tg:?}");
+}
+
+/// `long double` and variably modified `sizeof` operands are the device's
+/// problem only: recorded for regions, refused in functions kernels call.
+#[test]
+fn host_only_types_are_recorded_for_the_device() {
+    let src = "long double g(long double a) { return a * 2; }\n\
+               long double max(long double a, long double b) { return a > b ? a : b; }\n\
+               unsigned long h(int n, double (*A)[n]) { return sizeof(A[0]); }\n";
+    let (fixes, out) = fixed(src);
+    assert!(out.contains("return sizeof(A[0]);"), "{out}");
+    assert!(
+        fixes
+            .device_only
+            .iter()
+            .any(|(_, m)| m.contains("'long double'")),
+        "{:?}",
+        fixes.device_only
+    );
+    assert!(
+        fixes
+            .device_only
+            .iter()
+            .any(|(_, m)| m.contains("variably modified")),
+        "{:?}",
+        fixes.device_only
+    );
+    // `max` is marked for the device: its `long double` is refused.
+    assert_eq!(fixes.problems.len(), 1, "{:?}", fixes.problems);
+    assert!(fixes.problems[0].message.contains("long double"));
+}

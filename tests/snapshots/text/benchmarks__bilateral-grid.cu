@@ -457,9 +457,9 @@ int main(int argc, char **argv)
   bench_header(&o, "bilateral-grid",
                "gray(x,y) = u8(0,x,y)/255, clamp-to-edge padded 24 (top/left) / 32");
   char shape[64];
-  snprintf(shape, sizeof shape, "[%d][%d]", rows, cols);
+  snprintf(shape, sizeof (char[64]), "[%d][%d]", rows, cols);
   if (rows > 100 && cols > 50) printf("sample out[100][50]: %.9g\n", out[100 * cols + 50]);
-  bench_output(&o, "filtered", 'f', out, (size_t)rows * cols, shape);
+  bench_output(&o, "filtered", ((int)'f'), out, (size_t)rows * cols, shape);
   bench_report_time(&o, t);
   free(input); free(grid); free(blurz); free(blurx); free(blury); free(interp); free(out);
   return 0;

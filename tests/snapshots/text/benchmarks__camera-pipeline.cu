@@ -1248,8 +1248,8 @@ int main(int argc, char **argv)
     for (int c = 0; c < 3; c++)
       printf("sample out[%d][50][60]: %d\n", c, process[c * plane + 50 * (size_t)(C - 64) + 60]);
   char shape[64];
-  snprintf(shape, sizeof shape, "[3][%d][%d]", R - 48, C - 64);
-  bench_output(&o, "process", 'b', process, nout, shape);
+  snprintf(shape, sizeof (char[64]), "[3][%d][%d]", R - 48, C - 64);
+  bench_output(&o, "process", ((int)'b'), process, nout, shape);
   bench_report_time(&o, t);
   free(img); free(b.denoised); free(b.deint);
   for (int i = 0; i < 12; i++) free(*halves[i]);

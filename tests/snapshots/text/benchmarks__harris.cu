@@ -438,9 +438,9 @@ int main(int argc, char **argv)
 
   bench_header(&o, "harris", "img[x][y] = u8(0,x,y)/255 on the (R+2)x(C+2) array");
   char shape[64];
-  snprintf(shape, sizeof shape, "[%d][%d] (harris[2..R-1][2..C-1])", R - 2, C - 2);
+  snprintf(shape, sizeof (char[64]), "[%d][%d] (harris[2..R-1][2..C-1])", R - 2, C - 2);
   if (R > 12 && C > 22) printf("sample harris[12][22]: %.9g\n", harris[10 * (C - 2) + 20]);
-  bench_output(&o, "harris", 'f', harris, (size_t)(R - 2) * (C - 2), shape);
+  bench_output(&o, "harris", ((int)'f'), harris, (size_t)(R - 2) * (C - 2), shape);
   bench_report_time(&o, t);
   free(img);
   for (int i = 0; i < 10; i++) free(a[i]);

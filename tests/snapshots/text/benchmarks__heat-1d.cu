@@ -155,9 +155,9 @@ int main(int argc, char **argv)
 
   bench_header(&o, "heat-1d", stress ? "A = B = ((7i) mod 31)/31" : "A = B = (n-i)*10/n");
   char shape[64];
-  snprintf(shape, sizeof shape, "[%d]", n);
+  snprintf(shape, sizeof (char[64]), "[%d]", n);
   printf("sample A[%d]: %.17g\n", n / 2, A[n / 2]);
-  bench_output(&o, "A", 'd', A, (size_t)n, shape);
+  bench_output(&o, "A", ((int)'d'), A, (size_t)n, shape);
   bench_report_time(&o, t);
   free(A);
   free(B);

@@ -173,9 +173,9 @@ int main(int argc, char **argv)
   bench_header(&o, "heat-2d",
                stress ? "A = B = ((7i + 11j) mod 31)/31" : "A = B = (i + (n-j))*10/n");
   char shape[64];
-  snprintf(shape, sizeof shape, "[%d][%d]", n, n);
+  snprintf(shape, sizeof (char[64]), "[%d][%d]", n, n);
   printf("sample A[%d][%d]: %.17g\n", n / 2, n / 2, A[n / 2][n / 2]);
-  bench_output(&o, "A", 'd', A, (size_t)n * n, shape);
+  bench_output(&o, "A", ((int)'d'), A, (size_t)n * n, shape);
   bench_report_time(&o, t);
   free(A);
   free(B);

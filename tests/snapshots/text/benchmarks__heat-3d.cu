@@ -189,9 +189,9 @@ int main(int argc, char **argv)
   bench_header(&o, "heat-3d",
                stress ? "A = B = ((7i + 11j + 13k) mod 31)/31" : "A = B = (i + j + (n-k))*10/n");
   char shape[64];
-  snprintf(shape, sizeof shape, "[%d][%d][%d]", n, n, n);
+  snprintf(shape, sizeof (char[64]), "[%d][%d][%d]", n, n, n);
   printf("sample A[%d][%d][%d]: %.17g\n", n / 2, n / 2, n / 2, A[n / 2][n / 2][n / 2]);
-  bench_output(&o, "A", 'd', A, (size_t)n * n * n, shape);
+  bench_output(&o, "A", ((int)'d'), A, (size_t)n * n * n, shape);
   bench_report_time(&o, t);
   free(A);
   free(B);

@@ -3655,10 +3655,10 @@ int main(int argc, char **argv)
   bench_header(&o, "local-laplacian",
                "img_colour = 256*u8(c,x,y); alpha = 1/7, beta = 1; clean boundaries");
   char shape[64];
-  snprintf(shape, sizeof shape, "[3][%d][%d]", R, C);
+  snprintf(shape, sizeof (char[64]), "[3][%d][%d]", R, C);
   if (R > 100 && C > 200)
     printf("sample out[1][100][200]: %d\n", out[((size_t)1 * R + 100) * C + 200]);
-  bench_output(&o, "laplacian", 'h', out, (size_t)3 * R * C, shape);
+  bench_output(&o, "laplacian", ((int)'h'), out, (size_t)3 * R * C, shape);
   bench_report_time(&o, t);
   for (int k = 0; k < NBUF; k++) free(p[k]);
   free(img_colour);

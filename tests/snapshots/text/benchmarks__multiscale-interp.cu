@@ -1905,9 +1905,9 @@ int main(int argc, char **argv)
   bench_header(&o, "multiscale-interp",
                "img[c][x][y] = u8(c,x,y)/255 (c<3), alpha = (128 + u8(3,x,y) mod 128)/255");
   char shape[64];
-  snprintf(shape, sizeof shape, "[3][%d][%d]", R, C);
+  snprintf(shape, sizeof (char[64]), "[3][%d][%d]", R, C);
   if (R > 500 && C > 200) printf("sample out[0][500][200]: %.9g\n", out[500 * C + 200]);
-  bench_output(&o, "interpolate", 'f', out, (size_t)3 * R * C, shape);
+  bench_output(&o, "interpolate", ((int)'f'), out, (size_t)3 * R * C, shape);
   bench_report_time(&o, t);
   for (k = 0; k < NBUF; k++) free(p[k]);
   free(img);

@@ -251,9 +251,9 @@ int main(int argc, char **argv)
 
   bench_header(&o, "unsharp-mask", "img[c][x+2][y+2] = u8(c,x,y)/255, ghost 0");
   char shape[64];
-  snprintf(shape, sizeof shape, "[3][%d][%d]", R, C);
+  snprintf(shape, sizeof (char[64]), "[3][%d][%d]", R, C);
   if (R > 10 && C > 20) printf("sample out[1][10][20]: %.9g\n", mask[(1 * R + 10) * C + 20]);
-  bench_output(&o, "mask", 'f', mask, (size_t)3 * R * C, shape);
+  bench_output(&o, "mask", ((int)'f'), mask, (size_t)3 * R * C, shape);
   bench_report_time(&o, t);
   free(img); free(blurx); free(blury); free(sharpen); free(mask);
   return 0;

@@ -226,7 +226,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < 6; k++)
         printf("order[%d] = %d\n", k, order[k]);
     printf("nested %g %g %d\n", nested.f.x, nested.f.y, nested.k);
-    printf("tag %c%c%c%c size %d\n", tag[0], tag[1], tag[2], tag[3], (int)sizeof tag);
+    printf("tag %c%c%c%c size %d\n", tag[0], tag[1], tag[2], tag[3], (int)sizeof (char[4]));
     printf("mix %g count %d\n", mix(1.0, 3.0), count(2, 5));
     printf("names %g %g %d %d %d %d\n", f.x + f.w, make_double2(1.5), warpSize, two, dim3(2),
            blockDim());

@@ -269,9 +269,9 @@ int main(int argc, char **argv)
     int lo = argc > 1 ? atoi(argv[1]) : 0;
     int hi = argc > 2 ? atoi(argv[2]) : 100;
     int n = hi - lo;
-    double *in = (double *)calloc(n + 1, sizeof *in), *mid = (double *)calloc(n + 1, sizeof *mid);
-    double *out = (double *)calloc(n + 1, sizeof *out), *t = (double *)calloc(n + 1, sizeof *t);
-    double (*g)[8] = (double (*)[8])calloc(n + 1, sizeof *g), (*h)[8] = (double (*)[8])calloc(n + 1, sizeof *h);
+    double *in = (double *)calloc(n + 1, sizeof (double)), *mid = (double *)calloc(n + 1, sizeof (double));
+    double *out = (double *)calloc(n + 1, sizeof (double)), *t = (double *)calloc(n + 1, sizeof (double));
+    double (*g)[8] = (double (*)[8])calloc(n + 1, sizeof (double[8])), (*h)[8] = (double (*)[8])calloc(n + 1, sizeof (double[8]));
     if (!in || !mid || !out || !t || !g || !h)
         return 1;
     for (int k = 0; k < n; k++) {

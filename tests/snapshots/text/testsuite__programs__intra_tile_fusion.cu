@@ -73,8 +73,8 @@ static inline void dump_hashed(const char *name, const double *x, long total)
         long end = k + 64 < total ? k + 64 : total;
         for (long m = k; m < end; m++) {
             unsigned char bytes[sizeof(double)];
-            memcpy(bytes, &x[m], sizeof bytes);
-            for (size_t b = 0; b < sizeof bytes; b++) {
+            memcpy(bytes, &x[m], sizeof (unsigned char[8]));
+            for (size_t b = 0; b < sizeof (unsigned char[8]); b++) {
                 h ^= bytes[b];
                 h *= 1099511628211ULL;
             }

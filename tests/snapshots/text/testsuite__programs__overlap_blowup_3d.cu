@@ -83,7 +83,7 @@ static void fill(double *x, long n)
 static int bucket(double v)
 {
     unsigned long long b;
-    memcpy(&b, &v, sizeof b);
+    memcpy(&b, &v, sizeof (unsigned long long));
     return (int)((b >> 44) & 15u);
 }
 
@@ -101,8 +101,8 @@ static void dump(const char *name, const double *x, long total)
         long end = k + 64 < total ? k + 64 : total;
         for (long m = k; m < end; m++) {
             unsigned char bytes[sizeof(double)];
-            memcpy(bytes, &x[m], sizeof bytes);
-            for (size_t q = 0; q < sizeof bytes; q++) {
+            memcpy(bytes, &x[m], sizeof (unsigned char[8]));
+            for (size_t q = 0; q < sizeof (unsigned char[8]); q++) {
                 h ^= bytes[q];
                 h *= 1099511628211ULL;
             }

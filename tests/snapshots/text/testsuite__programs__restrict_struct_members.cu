@@ -151,8 +151,8 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 64;
     if (n < 1)
         return 1;
-    double *buf = (double *)calloc(n + 2, sizeof *buf);
-    double *u = (double *)calloc(n, sizeof *u), *v = (double *)calloc(n, sizeof *v);
+    double *buf = (double *)calloc(n + 2, sizeof (double));
+    double *u = (double *)calloc(n, sizeof (double)), *v = (double *)calloc(n, sizeof (double));
     if (!buf || !u || !v)
         return 1;
     for (int k = 0; k < n + 2; k++)

@@ -71,8 +71,8 @@ static inline void dump_hashed(const char *name, const double *x, long total)
         long end = k + 64 < total ? k + 64 : total;
         for (long m = k; m < end; m++) {
             unsigned char bytes[sizeof(double)];
-            memcpy(bytes, &x[m], sizeof bytes);
-            for (size_t b = 0; b < sizeof bytes; b++) {
+            memcpy(bytes, &x[m], sizeof (unsigned char[8]));
+            for (size_t b = 0; b < sizeof (unsigned char[8]); b++) {
                 h ^= bytes[b];
                 h *= 1099511628211ULL;
             }
@@ -146,7 +146,7 @@ __global__ void ft_kernel102_0(int c0, long long N, double *__restrict__ ft_ft_d
 __global__ void ft_kernel102_1(int c0, long long N, double *__restrict__ ft_ft_d0, long long ft_ft_lo0, double *__restrict__ ft_ft_d1, long long ft_ft_lo1) {
   for (int c1 = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x); c1 < N - 1; c1 += (int)(gridDim.x * blockDim.x)) {
     /* S1: statement 'A[i] = 0.125 * (B[i+1] - 2.0 *...' (line 108) */
-    ft_ft_d1[(long long)(c1) - ft_ft_lo1] = 0.125 * (ft_ft_d0[(long long)(c1 + 1) - ft_ft_lo0] - 2.0 * ft_ft_d0[(long long)(c1) - ft_ft_lo0] + ft_ft_d0[(long long)(c1 - 1) - ft_ft_lo0]) + ft_ft_d0[(long long)(c1) - ft_ft_lo0] + (double)(sizeof("*/") - 3);
+    ft_ft_d1[(long long)(c1) - ft_ft_lo1] = 0.125 * (ft_ft_d0[(long long)(c1 + 1) - ft_ft_lo0] - 2.0 * ft_ft_d0[(long long)(c1) - ft_ft_lo0] + ft_ft_d0[(long long)(c1 - 1) - ft_ft_lo0]) + ft_ft_d0[(long long)(c1) - ft_ft_lo0] + (double)(sizeof(char[3]) - 3);
   }
 }
 
@@ -198,7 +198,7 @@ static void kernel(int TSTEPS, int N, void *ft_p_A, void *ft_p_B)
             B[i] = 0.125 * (A[i+1] - /* centre */ 2.0 * A[i] + A[i-1]) + A[i] // the west and east
               ;
         for (i = 1; i < N - 1; i++)
-            A[i] = 0.125 * (B[i+1] - 2.0 * B[i] + B[i-1]) + B[i] + (double)(sizeof("*/") - 3);
+            A[i] = 0.125 * (B[i+1] - 2.0 * B[i] + B[i-1]) + B[i] + (double)(sizeof(char[3]) - 3);
     }
   }
 }

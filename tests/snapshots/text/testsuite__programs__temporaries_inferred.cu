@@ -76,8 +76,8 @@ static inline void dump_hashed(const char *name, const double *x, long total)
         long end = k + 64 < total ? k + 64 : total;
         for (long m = k; m < end; m++) {
             unsigned char bytes[sizeof(double)];
-            memcpy(bytes, &x[m], sizeof bytes);
-            for (size_t b = 0; b < sizeof bytes; b++) {
+            memcpy(bytes, &x[m], sizeof (unsigned char[8]));
+            for (size_t b = 0; b < sizeof (unsigned char[8]); b++) {
                 h ^= bytes[b];
                 h *= 1099511628211ULL;
             }
@@ -299,7 +299,7 @@ static double pipeline(int H, int W, void *ft_p_IN, void *ft_p_OUT)
 }
     BY[0][0] = 0.0f;
     free(BZ);
-    return before + (double)(sizeof BX / sizeof(float));
+    return before + (double)(sizeof (float[64][64]) / sizeof(float));
 }
 
 /* flextile: kernel 0 of the region at testsuite/programs/temporaries_inferred.c:154: two loops without dependences over the grid's y and x */
