@@ -101,28 +101,49 @@ fn unknown_storage(region: &Region, data: &str, rank: usize) -> Option<String> {
     }
 }
 
-/// Whether the pair may share memory, judging by declarations alone.
-/// `all_restrict`: every pointer the region's code names is `restrict`;
-/// then a data set whose storage is unknown (a loop chain's logical name),
-/// which the code can only reach through the variables it names, counts as
-/// a `restrict` pointer; otherwise it may share anything.
-fn may_overlap(a: Option<Storage>, b: Option<Storage>, all_restrict: bool) -> bool {
-    use StorageKind::*;
-    let kind = |s: Option<Storage>| match s {
-        Some(s) => Some(s.kind),
-        None if all_restrict => Some(Pointer { restrict: true }),
-        None => None,
-    };
+/// What a variable's declaration says of the memory it may share.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Kind {
+    /// Its own (a local scalar whose address is not taken).
+    Private,
+    /// An array or scalar object.
+    Object,
+    /// A `restrict` pointer.
+    Restrict,
+    /// Any other pointer, or a data set whose storage is unknown.
+    Any,
+}
+
+/// `s`'s [`Kind`]. `all_restrict`: every pointer the region's code names is
+/// `restrict`; then a data set whose storage is unknown (a loop chain's
+/// logical name), which the code can only reach through the variables it
+/// names, counts as a `restrict` pointer; otherwise it may share anything.
+fn kind(s: Option<Storage>, all_restrict: bool) -> Kind {
+    match s.map(|s| s.kind) {
+        Some(StorageKind::Private) => Kind::Private,
+        Some(StorageKind::Object) => Kind::Object,
+        Some(StorageKind::Pointer { restrict: true }) => Kind::Restrict,
+        None if all_restrict => Kind::Restrict,
+        _ => Kind::Any,
+    }
+}
+
+/// Whether variables of kinds `a` and `b` may share memory.
+fn overlap_kinds(a: Kind, b: Kind) -> bool {
     !matches!(
-        (kind(a), kind(b)),
-        (Some(Private), _)
-            | (_, Some(Private))
-            | (Some(Object), Some(Object))
-            | (
-                Some(Pointer { restrict: true }),
-                Some(Pointer { restrict: true })
-            )
+        (a, b),
+        (Kind::Private, _)
+            | (_, Kind::Private)
+            | (Kind::Object, Kind::Object)
+            | (Kind::Restrict, Kind::Restrict)
     )
+}
+
+/// Whether the pair may share memory, judging by declarations alone (see
+/// [`kind`] for `all_restrict`).
+#[cfg(test)]
+fn may_overlap(a: Option<Storage>, b: Option<Storage>, all_restrict: bool) -> bool {
+    overlap_kinds(kind(a, all_restrict), kind(b, all_restrict))
 }
 
 /// Most pairs of variables a run-time guard compares. Each pair is a term
@@ -166,20 +187,42 @@ fn pairs_by_declaration(
             }
         }
     }
-    let storage = |d: &str| region.storage.get(d).copied().flatten();
     let all_restrict = region
         .storage
         .values()
         .all(|s| s.is_some_and(|s| !matches!(s.kind, StorageKind::Pointer { restrict: false })));
-    let kept: Vec<bool> = order.iter().map(|(d, _)| keep(d)).collect();
+    let storage: Vec<Option<Storage>> = order
+        .iter()
+        .map(|(d, _)| region.storage.get(d).copied().flatten())
+        .collect();
+    // The variables by kind (kept ones only): a written variable is paired
+    // with those of the kinds it may overlap, not compared with every
+    // other (4 000 written `restrict` pointers make no pair, and need not
+    // be compared 16 million times).
+    let mut by_kind: BTreeMap<Kind, Vec<usize>> = BTreeMap::new();
+    for (k, (d, _)) in order.iter().enumerate() {
+        if keep(d) {
+            by_kind
+                .entry(kind(storage[k], all_restrict))
+                .or_default()
+                .push(k);
+        }
+    }
     let mut pairs = Vec::new();
-    // A pair has a written member: the written ones, each with every other.
     for &i in &written {
-        for j in 0..order.len() {
-            if j == i || !kept[i] || !kept[j] || (written.contains(&j) && j < i) {
-                continue;
-            }
-            if may_overlap(storage(&order[i].0), storage(&order[j].0), all_restrict) {
+        let ki = kind(storage[i], all_restrict);
+        // Only a kept variable is paired.
+        if by_kind
+            .get(&ki)
+            .is_none_or(|v| v.binary_search(&i).is_err())
+        {
+            continue;
+        }
+        for (_, members) in by_kind.iter().filter(|(kj, _)| overlap_kinds(ki, **kj)) {
+            for &j in members {
+                if j == i || (written.contains(&j) && j < i) {
+                    continue;
+                }
                 pairs.push((i.min(j), i.max(j)));
                 if pairs.len() > limit {
                     pairs.sort_unstable();
