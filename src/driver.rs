@@ -647,6 +647,44 @@ fn macro_params_used(region: &Region) -> Vec<(String, i64)> {
         .collect()
 }
 
+/// The run-time alias guard of `region` ([`alias::plan`], printed), or the
+/// warning that leaves the region as written (and why, for its
+/// output): two variables that may
+/// overlap where the region's addresses cannot be bounded, or more pairs
+/// than a guard compares.
+fn guard_parts(
+    shared: &Shared,
+    region: &Region,
+    modelled: Option<&Modelled>,
+    reorders: bool,
+    helpers: &mut BTreeSet<Helper>,
+) -> Result<std::result::Result<Option<GuardParts>, (Diagnostic, String)>> {
+    let Some(Modelled { model, ctx }) = modelled else {
+        return Ok(Ok(None));
+    };
+    let why = match alias::plan(region, model, reorders)? {
+        Guard::Unneeded => return Ok(Ok(None)),
+        Guard::Check(check) => {
+            let original = original_code(shared.program, region);
+            let parts = alias::print(check, &model.context, shared.names, shared.naming, helpers, original)?;
+            return Ok(Ok(Some(parts)));
+        }
+        Guard::Unbounded { data, other, why } => format!(
+            "'{data}' and '{other}' may overlap in memory, and the addresses the region touches through '{data}' cannot be bounded for a run-time check ({why})"
+        ),
+        Guard::TooMany => format!(
+            "more than {} pairs of the region's variables may overlap in memory, more than a run-time check compares (declare its pointers 'restrict')",
+            alias::MAX_PAIRS
+        ),
+    };
+    polyhedral::check_declared_accesses(ctx, region, shared.names)?;
+    let warning = Diagnostic::warning(
+        region.pragma_span,
+        format!("{why}: the region is left as written, without any transformation"),
+    );
+    Ok(Err((warning, why)))
+}
+
 /// [`compile_region`] with the options and the region as given.
 fn compile_region_once(
     opts: &Options,
@@ -707,30 +745,12 @@ fn compile_region_once(
         true => Some(Modelled::new(opts, region, shared.names)?),
         false => None,
     };
-    let parts = match &modelled {
-        None => None,
-        Some(Modelled { model, ctx }) => match alias::plan(region, model, reorders)? {
-            Guard::Unneeded => None,
-            Guard::Check(check) => Some(alias::print(
-                check,
-                &model.context,
-                shared.names,
-                shared.naming,
-                helpers,
-                original(),
-            )?),
-            Guard::Unbounded { data, other, why } => {
-                polyhedral::check_declared_accesses(ctx, region, shared.names)?;
-                let why = format!(
-                    "'{data}' and '{other}' may overlap in memory, and the addresses the region touches through '{data}' cannot be bounded for a run-time check ({why})"
-                );
-                warnings.push(Diagnostic::warning(
-                    region.pragma_span,
-                    format!("{why}: the region is left as written, without any transformation"),
-                ));
-                return left_as_written(opts, shared, region, &why);
-            }
-        },
+    let parts = match guard_parts(shared, region, modelled.as_ref(), reorders, helpers)? {
+        Ok(parts) => parts,
+        Err((w, why)) => {
+            warnings.push(w);
+            return left_as_written(opts, shared, region, &why);
+        }
     };
     let parts = match wraps {
         Some((term, what)) => Some(alias::with_wraps(parts, term, what, original())),

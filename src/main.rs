@@ -321,7 +321,35 @@ fn version_text() -> String {
     )
 }
 
+/// Stack of the thread that compiles (virtual memory: only the pages used
+/// are backed). libclang's parser and the recursive walkers need about
+/// 300 bytes per level of nested expression; this holds several million
+/// levels, (measured below).
+const STACK_SIZE: usize = 1 << 30;
+
 fn main() -> ExitCode {
+    // libclang parses on a thread of its own with an 8 MiB stack (where a
+    // long statement overflowed it) unless this is set before its first
+    // call: with it, clang parses on the calling thread, the big one below.
+    // Set here, before any thread exists.
+    std::env::set_var("LIBCLANG_NOTHREADS", "1");
+    let worker = std::thread::Builder::new()
+        .name("flextile".to_string())
+        .stack_size(STACK_SIZE)
+        .spawn(compile_main);
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => {
+            eprintln!("flextile: internal error: the compiler crashed (please report this input)");
+            ExitCode::from(2)
+        }
+        // No thread with that stack (a tight `ulimit -v`): compile here.
+        Err(_) => compile_main(),
+    }
+}
+
+/// `main`'s work, on the thread with the large stack.
+fn compile_main() -> ExitCode {
     let args = clap_args();
     let before_rest = args.iter().take_while(|a| *a != "--");
     if before_rest.skip(1).any(|a| a == "--version" || a == "-V") {

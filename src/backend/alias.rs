@@ -47,6 +47,9 @@ pub enum Guard {
         /// Why its range cannot be bounded.
         why: String,
     },
+    /// More than [`MAX_PAIRS`] pairs of its variables may share memory:
+    /// the region always runs its original code.
+    TooMany,
 }
 
 /// The ranges a guard compares.
@@ -98,36 +101,63 @@ fn unknown_storage(region: &Region, data: &str, rank: usize) -> Option<String> {
     }
 }
 
-/// Whether the pair may share memory, judging by declarations alone.
-/// `all_restrict`: every pointer the region's code names is `restrict`;
-/// then a data set whose storage is unknown (a loop chain's logical name),
-/// which the code can only reach through the variables it names, counts as
-/// a `restrict` pointer; otherwise it may share anything.
-fn may_overlap(a: Option<Storage>, b: Option<Storage>, all_restrict: bool) -> bool {
-    use StorageKind::*;
-    let kind = |s: Option<Storage>| match s {
-        Some(s) => Some(s.kind),
-        None if all_restrict => Some(Pointer { restrict: true }),
-        None => None,
-    };
+/// What a variable's declaration says of the memory it may share.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Kind {
+    /// Its own (a local scalar whose address is not taken).
+    Private,
+    /// An array or scalar object.
+    Object,
+    /// A `restrict` pointer.
+    Restrict,
+    /// Any other pointer, or a data set whose storage is unknown.
+    Any,
+}
+
+/// `s`'s [`Kind`]. `all_restrict`: every pointer the region's code names is
+/// `restrict`; then a data set whose storage is unknown (a loop chain's
+/// logical name), which the code can only reach through the variables it
+/// names, counts as a `restrict` pointer; otherwise it may share anything.
+fn kind(s: Option<Storage>, all_restrict: bool) -> Kind {
+    match s.map(|s| s.kind) {
+        Some(StorageKind::Private) => Kind::Private,
+        Some(StorageKind::Object) => Kind::Object,
+        Some(StorageKind::Pointer { restrict: true }) => Kind::Restrict,
+        None if all_restrict => Kind::Restrict,
+        _ => Kind::Any,
+    }
+}
+
+/// Whether variables of kinds `a` and `b` may share memory.
+fn overlap_kinds(a: Kind, b: Kind) -> bool {
     !matches!(
-        (kind(a), kind(b)),
-        (Some(Private), _)
-            | (_, Some(Private))
-            | (Some(Object), Some(Object))
-            | (
-                Some(Pointer { restrict: true }),
-                Some(Pointer { restrict: true })
-            )
+        (a, b),
+        (Kind::Private, _)
+            | (_, Kind::Private)
+            | (Kind::Object, Kind::Object)
+            | (Kind::Restrict, Kind::Restrict)
     )
 }
+
+/// Whether the pair may share memory, judging by declarations alone (see
+/// [`kind`] for `all_restrict`).
+#[cfg(test)]
+fn may_overlap(a: Option<Storage>, b: Option<Storage>, all_restrict: bool) -> bool {
+    overlap_kinds(kind(a, all_restrict), kind(b, all_restrict))
+}
+
+/// Most pairs of variables a run-time guard compares. Each pair is a term
+/// of the guard's condition: a region of 4 000 pointers, all written, has
+/// eight million pairs (a guard of hundreds of megabytes, which took minutes
+/// to build). A region past it is left as written ([`Guard::TooMany`]).
+pub const MAX_PAIRS: usize = 10_000;
 
 /// Whether [`plan`] needs the region's model: the region's statement
 /// instances may run in another order (`reorders`) and the declarations of
 /// two of its data sets, one of them written, let them share memory (the
 /// model then tells what the region touches of each).
 pub fn needs_model(region: &Region, reorders: bool) -> bool {
-    reorders && !pairs_by_declaration(region).1.is_empty()
+    reorders && !pairs_by_declaration(region, |_| true, 1).1.is_empty()
 }
 
 /// A region's data sets in the order of their first access, with their
@@ -136,35 +166,72 @@ type Accessed = Vec<(String, usize)>;
 
 /// The data sets of `region` (see [`Accessed`]), and the pairs of them
 /// (indices) that may share memory by their declarations, one of the two
-/// written.
-fn pairs_by_declaration(region: &Region) -> (Accessed, Vec<(usize, usize)>) {
+/// written, both kept by `keep`: at most `limit + 1` pairs (the first
+/// ones), so that a caller sees when there are more than `limit`.
+fn pairs_by_declaration(
+    region: &Region,
+    keep: impl Fn(&str) -> bool,
+    limit: usize,
+) -> (Accessed, Vec<(usize, usize)>) {
     let mut order: Accessed = Vec::new();
+    let mut position: BTreeMap<&str, usize> = BTreeMap::new();
     let mut written = BTreeSet::new();
     for s in &region.stages {
         for a in &s.accesses {
-            if !order.iter().any(|(d, _)| d == &a.data) {
+            let k = *position.entry(a.data.as_str()).or_insert_with(|| {
                 order.push((a.data.clone(), a.index.len()));
-            }
+                order.len() - 1
+            });
             if a.kind == AccessKind::Write {
-                written.insert(a.data.clone());
+                written.insert(k);
             }
         }
     }
-    let storage = |d: &str| region.storage.get(d).copied().flatten();
     let all_restrict = region
         .storage
         .values()
         .all(|s| s.is_some_and(|s| !matches!(s.kind, StorageKind::Pointer { restrict: false })));
+    let storage: Vec<Option<Storage>> = order
+        .iter()
+        .map(|(d, _)| region.storage.get(d).copied().flatten())
+        .collect();
+    // The variables by kind (kept ones only): a written variable is paired
+    // with those of the kinds it may overlap, not compared with every
+    // other (4 000 written `restrict` pointers make no pair, and need not
+    // be compared 16 million times).
+    let mut by_kind: BTreeMap<Kind, Vec<usize>> = BTreeMap::new();
+    for (k, (d, _)) in order.iter().enumerate() {
+        if keep(d) {
+            by_kind
+                .entry(kind(storage[k], all_restrict))
+                .or_default()
+                .push(k);
+        }
+    }
     let mut pairs = Vec::new();
-    for (i, (a, _)) in order.iter().enumerate() {
-        for (j, (b, _)) in order.iter().enumerate().skip(i + 1) {
-            if (written.contains(a) || written.contains(b))
-                && may_overlap(storage(a), storage(b), all_restrict)
-            {
-                pairs.push((i, j));
+    for &i in &written {
+        let ki = kind(storage[i], all_restrict);
+        // Only a kept variable is paired.
+        if by_kind
+            .get(&ki)
+            .is_none_or(|v| v.binary_search(&i).is_err())
+        {
+            continue;
+        }
+        for (_, members) in by_kind.iter().filter(|(kj, _)| overlap_kinds(ki, **kj)) {
+            for &j in members {
+                if j == i || (written.contains(&j) && j < i) {
+                    continue;
+                }
+                pairs.push((i.min(j), i.max(j)));
+                if pairs.len() > limit {
+                    pairs.sort_unstable();
+                    return (order, pairs);
+                }
             }
         }
     }
+    pairs.sort_unstable();
     (order, pairs)
 }
 
@@ -176,27 +243,25 @@ pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guar
     if !reorders {
         return Ok(Guard::Unneeded);
     }
-    let (order, declared) = pairs_by_declaration(region);
-    if declared.is_empty() {
-        return Ok(Guard::Unneeded);
-    }
-    let storage = |d: &str| region.storage.get(d).copied().flatten();
     let touched = model.touched_sets()?;
-    let is_touched = |d: &str| -> Result<bool> {
-        match touched.get(&isl_name(d)) {
-            Some(set) => Ok(!set.is_empty().map_err(isl_err)?),
-            None => Ok(false),
-        }
-    };
-    let mut pairs = Vec::new();
-    for (i, j) in declared {
-        if is_touched(&order[i].0)? && is_touched(&order[j].0)? {
-            pairs.push((i, j));
+    let mut empty = BTreeSet::new();
+    for (name, set) in &touched {
+        if set.is_empty().map_err(isl_err)? {
+            empty.insert(name.clone());
         }
     }
+    let is_touched = |d: &str| {
+        let name = isl_name(d);
+        touched.contains_key(&name) && !empty.contains(&name)
+    };
+    let (order, pairs) = pairs_by_declaration(region, is_touched, MAX_PAIRS);
     if pairs.is_empty() {
         return Ok(Guard::Unneeded);
     }
+    if pairs.len() > MAX_PAIRS {
+        return Ok(Guard::TooMany);
+    }
+    let storage = |d: &str| region.storage.get(d).copied().flatten();
     let mut index: BTreeMap<usize, usize> = BTreeMap::new();
     let mut ranges = Vec::new();
     for &(i, j) in &pairs {

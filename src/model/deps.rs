@@ -25,7 +25,7 @@
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::{isl_err, with_operation_budget};
 use crate::model::polyhedral::{RegionModel, SchedulePart};
-use crate::model::relations::{map_list, pad_ranges, set_list};
+use crate::model::relations::{grow, map_list, pad_ranges, set_list};
 use isl_rs::{Context, DimType, Map, Schedule, Set, UnionAccessInfo, UnionFlow, UnionMap};
 use log::info;
 use std::cell::RefCell;
@@ -417,9 +417,7 @@ fn by_parts(
         });
         if let (Some(memo), Some(key)) = (memo, &key) {
             if let Some(found) = memo.found.borrow().get(key) {
-                no_source = no_source
-                    .union(found.copy().map_err(isl_err)?)
-                    .map_err(isl_err)?;
+                no_source = grow(no_source, found.copy().map_err(isl_err)?)?;
                 continue;
             }
         }
@@ -428,7 +426,7 @@ fn by_parts(
         let mut direct_left = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
         direct.resolve(direct_sink, &mut direct_deps, &mut direct_left)?;
         if memo.is_none() {
-            deps = deps.union(direct_deps).map_err(isl_err)?;
+            deps = grow(deps, direct_deps)?;
         }
         // Parts at `next` and before are not searched yet.
         let mut next = Some(p);
@@ -448,9 +446,7 @@ fn by_parts(
             }
             let flow = batch_flow(model, &sources, &batch, p, sink)?;
             if memo.is_none() {
-                deps = deps
-                    .union(flow.get_may_dependence().map_err(isl_err)?)
-                    .map_err(isl_err)?;
+                deps = grow(deps, flow.get_may_dependence().map_err(isl_err)?)?;
             }
             sink = flow
                 .get_must_no_source()
@@ -459,13 +455,13 @@ fn by_parts(
                 .map_err(isl_err)?;
             batch_len *= 2;
         }
-        let sink = sink.union(direct_left).map_err(isl_err)?;
+        let sink = grow(sink, direct_left)?;
         if let (Some(memo), Some(key)) = (memo, key) {
             memo.found
                 .borrow_mut()
                 .insert(key, sink.copy().map_err(isl_err)?);
         }
-        no_source = no_source.union(sink).map_err(isl_err)?;
+        no_source = grow(no_source, sink)?;
     }
     Ok((deps, no_source))
 }

@@ -163,6 +163,18 @@ pub fn select_by_name(umap: &UnionMap, keep: impl Fn(&str, &str) -> bool) -> Res
     Ok(out)
 }
 
+/// `acc ∪ add`, for an `acc` that grows by many small `add`s. isl aligns
+/// the parameters of both operands of a union to each other's: an `add`
+/// with fewer parameters (an empty `{ }` has none) would rebuild all of
+/// `acc` each time (quadratic in a region of 4 000 nests). `add` is aligned
+/// to `acc` first, so `acc` is rebuilt only for a parameter it lacks.
+pub fn grow(acc: UnionMap, add: UnionMap) -> Result<UnionMap> {
+    let add = add
+        .align_params(acc.get_space().map_err(isl_err)?)
+        .map_err(isl_err)?;
+    acc.union(add).map_err(isl_err)
+}
+
 /// The relations of `umap`, in isl's order.
 pub fn map_list(umap: &UnionMap) -> Result<Vec<Map>> {
     let list = umap.get_map_list().map_err(isl_err)?;

@@ -4,7 +4,7 @@
 use crate::diag::Result;
 use crate::model::isl_ext::isl_err;
 use crate::model::marks::Mark;
-use crate::model::relations::{map_list, ByStatement};
+use crate::model::relations::{map_list, set_list, ByStatement};
 use isl_rs::{Id, ScheduleNode, ScheduleNodeType, UnionMap};
 
 /// What a visitor wants after handling a band.
@@ -111,23 +111,34 @@ pub struct BandDeps {
 impl BandDeps {
     /// The dependences of `deps` that the band at `node` must respect.
     pub fn new(node: &ScheduleNode, deps: &UnionMap) -> Result<BandDeps> {
+        BandDeps::indexed(node, &ByStatement::new(deps)?)
+    }
+
+    /// [`BandDeps::new`], with the dependences indexed by their source
+    /// statement (`deps`): a pass that visits every band of a region of
+    /// 4 000 nests then looks up the band's own statements, where isl's
+    /// intersection with the band's domain went through all the
+    /// dependences at each band.
+    pub fn indexed(node: &ScheduleNode, deps: &ByStatement) -> Result<BandDeps> {
         let dom = node.get_domain().map_err(isl_err)?;
         let prefix = node.get_prefix_schedule_union_map().map_err(isl_err)?;
         let prefix = ByStatement::new(&prefix)?;
-        let local = deps
-            .copy()
-            .map_err(isl_err)?
-            .intersect_domain(dom.copy().map_err(isl_err)?)
-            .map_err(isl_err)?
-            .intersect_range(dom)
-            .map_err(isl_err)?;
+        let mut local = Vec::new();
+        for set in set_list(&dom)? {
+            let name = set.get_tuple_name().map_err(isl_err)?.to_string();
+            let from = deps
+                .intersect_domain(&name, &set)?
+                .intersect_range(dom.copy().map_err(isl_err)?)
+                .map_err(isl_err)?;
+            local.extend(map_list(&from)?);
+        }
         let band = node
             .band_get_partial_schedule_union_map()
             .map_err(isl_err)?;
         let band = ByStatement::new(&band)?;
         let n = node.band_n_member().map_err(isl_err)? as usize;
         let mut pairs = UnionMap::read_from_str(&node.get_ctx(), "{ }").map_err(isl_err)?;
-        for m in map_list(&local)? {
+        for m in local {
             if let Some(m) = prefix.same_image(m)? {
                 for d in band.apply_both(&m)? {
                     pairs = pairs.add_map(d).map_err(isl_err)?;

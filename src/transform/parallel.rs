@@ -9,6 +9,7 @@
 use crate::diag::{Error, Result, Span};
 use crate::model::isl_ext::isl_err;
 use crate::model::marks::Mark;
+use crate::model::relations::ByStatement;
 use crate::transform::band::{insert_mark, map_children, mark_of, BandDeps};
 use isl_rs::{Schedule, ScheduleNode, ScheduleNodeType, UnionMap};
 use log::info;
@@ -21,11 +22,11 @@ pub fn mark_parallel_loops(
     request_span: Span,
 ) -> Result<Schedule> {
     let root = schedule.get_root().map_err(isl_err)?;
-    let root = visit(root, deps, request_span)?;
+    let root = visit(root, &ByStatement::new(deps)?, request_span)?;
     root.get_schedule().map_err(isl_err)
 }
 
-fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {
+fn visit(node: ScheduleNode, deps: &ByStatement, span: Span) -> Result<ScheduleNode> {
     match node.get_type().map_err(isl_err)? {
         ScheduleNodeType::Mark => {
             let mark = mark_of(&node)?;
@@ -60,7 +61,7 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
                         "parallel request above a node that is not a loop band",
                     ));
                 }
-                if !BandDeps::new(&band, deps)?.member_is_parallel(0)? {
+                if !BandDeps::indexed(&band, deps)?.member_is_parallel(0)? {
                     return Err(Error::at(
                         span,
                         "the schedule asks for a parallel loop, but a dependence is carried by that loop",
@@ -74,7 +75,7 @@ fn visit(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode
         }
         ScheduleNodeType::Band => {
             let n = node.band_n_member().map_err(isl_err)? as usize;
-            let band_deps = BandDeps::new(&node, deps)?;
+            let band_deps = BandDeps::indexed(&node, deps)?;
             for m in 0..n {
                 if band_deps.member_is_parallel(m)? {
                     info!("parallel: band member {m} of {n} is parallel");
@@ -114,6 +115,6 @@ fn mark_parallel(node: ScheduleNode, run: usize) -> Result<ScheduleNode> {
     insert_mark(node, &Mark::Parallel { depths })
 }
 
-fn visit_children(node: ScheduleNode, deps: &UnionMap, span: Span) -> Result<ScheduleNode> {
+fn visit_children(node: ScheduleNode, deps: &ByStatement, span: Span) -> Result<ScheduleNode> {
     map_children(node, |c| visit(c, deps, span))
 }
