@@ -95,7 +95,7 @@ __global__ void ft_kernel27_1(int H, int W, double *__restrict__ ft_ft_d0, long 
   for (int c0 = 0 + (int)(blockIdx.y * blockDim.y + threadIdx.y); c0 < H; c0 += (int)(gridDim.y * blockDim.y)) {
     for (int c1 = 0 + (int)(blockIdx.x * blockDim.x + threadIdx.x); c1 < W; c1 += (int)(gridDim.x * blockDim.x)) {
       /* S1: statement 'C[j][i] = A[min(j + 1, H - 1)]...' (line 33) */
-      ft_ft_d2[(long long)(c0) * ft_ft_s2_0 + (long long)(c1) - ft_ft_lo2] = ft_ft_d1[ft_gather((long long)(min(c0 + 1, H - 1)) * ft_ft_s1_0 + (long long)(CLAMP(c1 + 1, 0, W - 1)) - ft_ft_lo1, ft_ft_n1, ft_ft_fault)];
+      ft_ft_d2[(long long)(c0) * ft_ft_s2_0 + (long long)(c1) - ft_ft_lo2] = ft_ft_d1[(long long)(((c0 + 1) < (H - 1) ? (c0 + 1) : (H - 1))) * ft_ft_s1_0 + (long long)(((((c1 + 1) > (0) ? (c1 + 1) : (0))) < (W - 1) ? (((c1 + 1) > (0) ? (c1 + 1) : (0))) : (W - 1))) - ft_ft_lo1];
     }
   }
 }
