@@ -854,28 +854,33 @@ impl<'tu> Unit<'tu> {
     /// The operators of invocation `m`'s expansion, if it lines up with the
     /// subtree it produced.
     fn expansion_ops(&self, m: &MacroUse) -> Option<macro_ops::Ops> {
-        let span = m.expansion.span;
-        let raw: Vec<macro_ops::Tok> = self
-            .tokens_in(span)
-            .iter()
-            .map(|t| (t.kind, t.text.clone()))
-            .collect();
-        let first = (m.expansion.definition.clone(), m.expansion.function_like);
-        let toks = macro_ops::expand_invocation(&raw, &first, &self.macro_table)?;
-        let root = self.expansion_root(span)?;
+        let toks = self.expansion_tokens(m)?;
+        let root = self.expansion_root(m.expansion.span)?;
         macro_ops::align(root, &toks)
     }
 
     /// True when node `c` comes from inside a macro invocation's expansion
     /// but is not all of it (`4` in `FULL` defined as `(n + 4)`), so that
     /// it must not stand for the macro.
+    /// A macro argument used twice gives two such nodes, each all of the
+    /// argument's expansion. Where the expansion cannot be read, `false`.
     pub fn inside_expansion(&self, c: Cursor<'tu>) -> bool {
-        let Some(span) = c.span() else { return false };
-        if self.macro_exactly(span).is_none() {
+        let Some(m) = c.span().and_then(|span| self.macro_exactly(span)) else {
             return false;
-        }
-        self.expansion_root(span)
-            .is_some_and(|root| strip(root) != strip(c))
+        };
+        self.expansion_tokens(m)
+            .is_some_and(|toks| macro_ops::align(c, &toks).is_none())
+    }
+
+    /// The tokens of invocation `m`, fully expanded, if they can be read.
+    fn expansion_tokens(&self, m: &MacroUse) -> Option<Vec<macro_ops::Tok>> {
+        let raw: Vec<macro_ops::Tok> = self
+            .tokens_in(m.expansion.span)
+            .iter()
+            .map(|t| (t.kind, t.text.clone()))
+            .collect();
+        let first = (m.expansion.definition.clone(), m.expansion.function_like);
+        macro_ops::expand_invocation(&raw, &first, &self.macro_table)
     }
 
     /// The outermost expression whose bytes are exactly `span` (an

@@ -437,6 +437,7 @@ int r9(int n) { return g(n); }
 int r10(double x) { return x; }
 int r11(int n) { return 'a' + (3 << 2); }
 int r12(int n) { return n * N + INT_MAX - 2147483600; }
+int r13(int x) { return MAX(N - 2, x - 1); }
 ";
         // N is a parameter (its value used where `n * N` needs it), INT_MAX
         // (a system header's) its value.
@@ -455,6 +456,8 @@ int r12(int n) { return n * N + INT_MAX - 2147483600; }
                 "none",
                 "(97 + 12)",
                 "(((n * 100) + 2147483647) - 2147483600)",
+                // Both copies of a macro argument stand for the macro.
+                "max((N - 2), (x - 1))",
             ]
         );
     }
