@@ -28,6 +28,7 @@ use crate::frontend;
 use crate::model::deps::{self, Dependences};
 use crate::model::expr::Expr;
 use crate::model::isl_ext::{new_context, schedule_to_yaml};
+use crate::model::limits;
 use crate::model::mdg::{self, Grouping, Mdg};
 use crate::model::polyhedral::{self, Names, RegionModel};
 use crate::model::program::{
@@ -695,6 +696,10 @@ fn compile_region_once(
 ) -> Result<String> {
     let program = shared.program;
     let assume = opts.assume.as_deref();
+    if let Some((span, why)) = limits::beyond(region) {
+        warnings.push(Diagnostic::warning(span, why.clone()));
+        return left_as_written(opts, shared, region, &why);
+    }
     let wrap_ctx = new_context();
     let wraps = match wrap::verdict(&wrap_ctx, region, shared.names, assume)? {
         Verdict::Exact => None,

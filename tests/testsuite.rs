@@ -1758,6 +1758,7 @@ mod programs {
         polybench_macro_statements,
         polybench_seidel2d,
         pragma_continuation,
+        regress_202800063_1,
         regress_296_1,
         scop_imperfect,
         scop_minmax_guard,

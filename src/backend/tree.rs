@@ -284,6 +284,7 @@ pub fn hoist_tile_storage(body: Vec<Node>) -> Result<Vec<Node>> {
             }
         }
     }
+    log::debug!("storage marks per node: {sets:?}; runs: {ranges:?}");
     match ranges.len() {
         0 => return Ok(body),
         1 => {
@@ -297,18 +298,14 @@ pub fn hoist_tile_storage(body: Vec<Node>) -> Result<Vec<Node>> {
         }
         _ => {}
     }
-    // several marks: each run of nodes must hold one mark only, except a
-    // single node holding every copy of its marks, which is gathered inside
+    // several marks: the copies of a mark found in several nodes are
+    // gathered over the run of nodes holding them (runs of two such marks
+    // must not overlap), and the marks inside that run are then gathered
+    // within it; the marks of a node that no run covers are gathered inside
+    // that node's branches
     let mut owner: Vec<Option<usize>> = vec![None; body.len()];
     for (k, (mark, a, b)) in ranges.iter().enumerate() {
         if a == b && sets[*a].len() > 1 {
-            if ranges
-                .iter()
-                .filter(|r| sets[*a].contains(&r.0))
-                .any(|r| r.1 != *a || r.2 != *a)
-            {
-                return Err(interleaved(*mark));
-            }
             continue;
         }
         for slot in owner.iter_mut().take(b + 1).skip(*a) {
@@ -317,28 +314,26 @@ pub fn hoist_tile_storage(body: Vec<Node>) -> Result<Vec<Node>> {
             }
             *slot = Some(k);
         }
-        if (*a..=*b).any(|i| sets[i].len() > 1) {
-            return Err(interleaved(*mark));
-        }
     }
     let mut out = Vec::new();
     let mut run: Vec<Node> = Vec::new();
     let mut run_owner: Option<usize> = None;
-    let flush = |run: &mut Vec<Node>, k: Option<usize>, out: &mut Vec<Node>| {
+    let flush = |run: &mut Vec<Node>, k: Option<usize>, out: &mut Vec<Node>| -> Result<()> {
         if let Some(k) = k {
             let nodes = std::mem::take(run);
             match nodes.as_slice() {
-                [Node::Buffers { .. }] => out.extend(nodes),
+                [Node::Buffers { at, .. }] if *at == ranges[k].0 => out.extend(nodes),
                 _ => out.push(Node::Buffers {
                     at: ranges[k].0,
-                    body: strip_marks(nodes, ranges[k].0),
+                    body: hoist_tile_storage(strip_marks(nodes, ranges[k].0))?,
                 }),
             }
         }
+        Ok(())
     };
     for (i, node) in body.into_iter().enumerate() {
         if owner[i] != run_owner {
-            flush(&mut run, run_owner, &mut out);
+            flush(&mut run, run_owner, &mut out)?;
             run_owner = owner[i];
         }
         match owner[i] {
@@ -347,7 +342,7 @@ pub fn hoist_tile_storage(body: Vec<Node>) -> Result<Vec<Node>> {
             None => out.push(node),
         }
     }
-    flush(&mut run, run_owner, &mut out);
+    flush(&mut run, run_owner, &mut out)?;
     Ok(out)
 }
 
@@ -641,6 +636,32 @@ mod tests {
     fn interleaved_copies_are_an_internal_error() {
         let body = vec![copy(0, "S0"), copy(1, "S1"), copy(0, "S2")];
         assert!(hoist_tile_storage(body).is_err());
+    }
+
+    /// Seed 2028, program 202800063 (--tile): a mark confined to one branch
+    /// of a conditional whose other branch, and the next node, hold copies
+    /// of a second mark. The second is gathered over both nodes, the first
+    /// inside it.
+    #[test]
+    fn a_mark_inside_another_marks_run_is_gathered_within_it() {
+        let branch = Node::If {
+            cond: LoopExpr::Name("c".into()),
+            then: vec![copy(0, "S0")],
+            els: Some(vec![copy(1, "S1")]),
+        };
+        let out = hoist_tile_storage(vec![branch, copy(1, "S2")]).unwrap();
+        let tile = |group| Placement::Tile { group };
+        assert_eq!(marks_of(&out), vec![(tile(1), 1)]);
+        let [Node::Buffers { body, .. }] = out.as_slice() else {
+            panic!("{out:?}")
+        };
+        // the one mark left is gathered over the whole run (its scope may
+        // hold more than its copies)
+        assert_eq!(marks_of(body), vec![(tile(0), 2)]);
+        let [Node::Buffers { body, .. }] = body.as_slice() else {
+            panic!("{body:?}")
+        };
+        assert!(matches!(body.as_slice(), [Node::If { .. }, Node::Stmt { .. }]));
     }
 
     fn for_loop(depth: u32, body: Vec<Node>) -> Node {

@@ -3,6 +3,7 @@
 pub mod deps;
 pub mod expr;
 pub mod isl_ext;
+pub mod limits;
 pub mod marks;
 pub mod mdg;
 pub mod polyhedral;
