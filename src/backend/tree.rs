@@ -661,7 +661,10 @@ mod tests {
         let [Node::Buffers { body, .. }] = body.as_slice() else {
             panic!("{body:?}")
         };
-        assert!(matches!(body.as_slice(), [Node::If { .. }, Node::Stmt { .. }]));
+        assert!(matches!(
+            body.as_slice(),
+            [Node::If { .. }, Node::Stmt { .. }]
+        ));
     }
 
     fn for_loop(depth: u32, body: Vec<Node>) -> Node {
