@@ -22,7 +22,7 @@ use crate::backend::{
     generate_loops, loop_tree, FileParts, Naming, OriginalParts, Prepared, RegionParts,
     ShadowParts, Templates, Unreadable,
 };
-use crate::diag::{Diagnostic, Error, Result, Severity, SourceFile, Span};
+use crate::diag::{Diagnostic, Error, Location, Result, Severity, SourceFile, Span};
 use crate::files::{self, Input};
 use crate::frontend;
 use crate::model::deps::{self, Dependences};
@@ -848,10 +848,12 @@ fn compile_region_once(
     } else {
         format!("; the region is compiled without overlapped tiling, as without {flag}")
     };
-    warnings.extend(
-        why.into_iter()
-            .map(|d| d.restated(Severity::Warning, &suffix)),
-    );
+    warnings.extend(why.into_iter().map(|mut d| {
+        if d.location == Location::None {
+            d.location = Location::Span(region.pragma_span);
+        }
+        d.restated(Severity::Warning, &suffix)
+    }));
     if opts.report {
         let (line, _) = program.file.line_col(region.pragma_span.start);
         println!(

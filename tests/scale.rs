@@ -170,6 +170,36 @@ fn chain_of_1000_nests_passing_arrays_on_compiles_in_seconds() {
     assert!(took < Duration::from_secs(45), "took {took:?}");
 }
 
+/// `nests` nests in one scop region, nest k writing row k + 1 of one array
+/// from row k.
+fn rows_of_one_array(nests: usize) -> String {
+    let mut s = format!(
+        "double A[{}][64];\nvoid f(void) {{\n#pragma scop\n",
+        nests + 1
+    );
+    for k in 0..nests {
+        s.push_str(&format!(
+            "  for (int i = 0; i < 64; i++) A[{}][i] = A[{k}][i] * 0.5 + 1.0;\n",
+            k + 1
+        ));
+    }
+    s.push_str("#pragma endscop\n}\n");
+    s
+}
+
+/// 1000 nests, each writing the row of one array that the next one reads,
+/// took 92 s (500: 37 s): the anti and output sources of each nest's write,
+/// which has none, were searched in every nest before it, since all touch
+/// the same array. Parts whose box of elements misses the sink's are now
+/// left out of the search (1000: about 2 s; 10,000: 28-34 s).
+#[test]
+fn chain_of_1000_nests_writing_rows_of_one_array_compiles_in_seconds() {
+    let (o, text, took) = run("rows1000", &rows_of_one_array(1000), &[]);
+    assert!(o.status.success(), "{}", stderr_head(&o));
+    assert!(text.is_some_and(|t| t.contains("A[1000][")));
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+}
+
 /// Twenty nested loops with a twenty-term subscript: `B[i0 + ... + i19] =
 /// A[i0 + ... + i19]` (the output dependences of `B` need a lexicographic
 /// maximum over twenty loops).

@@ -1759,6 +1759,8 @@ mod programs {
         polybench_seidel2d,
         pragma_continuation,
         regress_202800063_1,
+        long_sequence,
+        overlap_groups_load_one_array,
         regress_296_1,
         scop_imperfect,
         scop_minmax_guard,

@@ -21,8 +21,9 @@ use crate::diag::{Error, Result};
 use crate::model::isl_ext::{ast_from_schedule, isl_err};
 use crate::model::polyhedral::Names;
 use crate::model::program::Stage;
+use crate::model::sequence::{cut_root_sequence, held_children, Part};
 use crate::model::storage::StoragePlan;
-use isl_rs::{Schedule, ScheduleNodeType, Set, UnionSet};
+use isl_rs::{Schedule, Set, UnionSet};
 use std::collections::BTreeSet;
 use tera::{Context, Tera};
 
@@ -457,6 +458,9 @@ impl Prepared {
         let Ok((schedule, context)) = self.read(&ctx) else {
             return Ok(Err(Unreadable));
         };
+        if let Some(parts) = cut_root_sequence(&schedule)? {
+            return self.in_parts(parts, &context, max_operations);
+        }
         let Some(halves) = root_halves(&schedule)? else {
             return Ok(Ok(self.half(&schedule, &context, None, max_operations)?));
         };
@@ -490,6 +494,80 @@ impl Prepared {
             return Ok(Ok(None));
         };
         nodes.extend(rest);
+        Ok(Ok(Some(tree::hoist_tile_storage(nodes)?)))
+    }
+
+    /// [`Prepared::loop_tree`] of a long root sequence cut into `parts`
+    /// (see [`cut_root_sequence`]): each part generated on its own, the
+    /// parts after the cut nearest to half of the statements in a thread
+    /// and isl context of their own, and the loop trees concatenated in
+    /// the sequence's order. Each part has the share of `max_operations`
+    /// of its statements. As with [`root_halves`], only a guard that
+    /// neighbouring children share may be split at a part's end.
+    fn in_parts(
+        &self,
+        parts: Vec<Part>,
+        context: &Set,
+        max_operations: u64,
+    ) -> Result<std::result::Result<Option<Vec<tree::Node>>, Unreadable>> {
+        let total: usize = parts.iter().map(|p| p.statements).sum::<usize>().max(1);
+        let budget = |share: usize| match max_operations {
+            0 => 0,
+            n => (n as u128 * share as u128 / total as u128).max(1) as u64,
+        };
+        let mut before = 0;
+        let cut = parts
+            .iter()
+            .position(|p| {
+                before += p.statements;
+                2 * before >= total
+            })
+            .map_or(parts.len(), |k| k + 1);
+        let second: Vec<(&str, usize)> = parts[cut..]
+            .iter()
+            .map(|p| (p.text.as_str(), p.statements))
+            .collect();
+        let generate = |schedule: &Schedule, context: &Set, statements: usize| {
+            nodes_of(
+                schedule,
+                context,
+                &self.names,
+                &self.bodies,
+                budget(statements),
+            )
+        };
+        let (first, second) = std::thread::scope(|scope| {
+            let second = scope.spawn(|| -> std::result::Result<_, Unreadable> {
+                let ctx = crate::model::isl_ext::new_context();
+                let context = Set::read_from_str(&ctx, &self.context).map_err(|_| Unreadable)?;
+                let mut all = Vec::new();
+                for (text, statements) in &second {
+                    let s = Schedule::read_from_str(&ctx, text).map_err(|_| Unreadable)?;
+                    all.push(generate(&s, &context, *statements));
+                }
+                Ok(all)
+            });
+            let first: Vec<_> = parts[..cut]
+                .iter()
+                .map(|p| generate(&p.schedule, context, p.statements))
+                .collect();
+            let second = second.join().unwrap_or_else(|_| {
+                Ok(vec![Err(Error::internal(
+                    "the code generator's thread panicked",
+                ))])
+            });
+            (first, second)
+        });
+        let Ok(second) = second else {
+            return Ok(Err(Unreadable));
+        };
+        let mut nodes = Vec::new();
+        for generated in first.into_iter().chain(second) {
+            match generated? {
+                Some(part) => nodes.extend(part),
+                None => return Ok(Ok(None)),
+            }
+        }
         Ok(Ok(Some(tree::hoist_tile_storage(nodes)?)))
     }
 
@@ -532,42 +610,31 @@ const MIN_SPLIT_CHILDREN: usize = 24;
 /// instances as a set, the second's as text (for another isl context).
 /// `None` where the schedule has no such sequence.
 fn root_halves(schedule: &Schedule) -> Result<Option<Halves>> {
-    let domain = schedule.get_domain().map_err(isl_err)?;
-    let seq = schedule
-        .get_root()
-        .and_then(|r| r.child(0))
-        .map_err(isl_err)?;
-    if !matches!(seq.get_type().map_err(isl_err)?, ScheduleNodeType::Sequence) {
+    let Some(held) = held_children(schedule)? else {
         return Ok(None);
-    }
-    let mut children = Vec::new();
-    for i in 0..seq.n_children().map_err(isl_err)? {
-        let here = seq
-            .get_child(i)
-            .and_then(|c| c.filter_get_filter())
-            .and_then(|f| f.intersect(domain.copy()?))
-            .map_err(isl_err)?;
-        let statements = here.n_set().map_err(isl_err)? as usize;
-        children.push((here, statements));
-    }
-    let held: Vec<usize> = (0..children.len()).filter(|i| children[*i].1 > 0).collect();
+    };
     if held.len() < MIN_SPLIT_CHILDREN {
         return Ok(None);
     }
+    let mut children = Vec::with_capacity(held.len());
+    for (_, here) in held {
+        let statements = here.n_set().map_err(isl_err)? as usize;
+        children.push((here, statements));
+    }
     let total: usize = children.iter().map(|c| c.1).sum();
-    // The second half starts at held[p], 2 <= p <= len - 2.
-    let before = |p: usize| -> usize { held[..p].iter().map(|i| children[*i].1).sum() };
-    let p = (2..=held.len() - 2)
+    // The second half starts at child p, 2 <= p <= len - 2.
+    let before = |p: usize| -> usize { children[..p].iter().map(|c| c.1).sum() };
+    let p = (2..=children.len() - 2)
         .min_by_key(|p| (2 * before(*p)).abs_diff(total))
         .unwrap_or(2);
-    let (cut, n_first) = (held[p], before(p));
-    let ctx = domain.get_ctx();
+    let n_first = before(p);
+    let ctx = schedule.get_ctx();
     let (mut first, mut second) = (
         UnionSet::read_from_str(&ctx, "{ }").map_err(isl_err)?,
         UnionSet::read_from_str(&ctx, "{ }").map_err(isl_err)?,
     );
-    for (i, (here, _)) in children.into_iter().enumerate() {
-        match i < cut {
+    for (k, (here, _)) in children.into_iter().enumerate() {
+        match k < p {
             true => first = first.union(here).map_err(isl_err)?,
             false => second = second.union(here).map_err(isl_err)?,
         }

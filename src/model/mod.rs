@@ -9,5 +9,6 @@ pub mod mdg;
 pub mod polyhedral;
 pub mod program;
 pub mod relations;
+pub mod sequence;
 pub mod storage;
 pub mod wrap;

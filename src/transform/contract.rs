@@ -103,7 +103,7 @@ pub fn contract(
         if let Some(t) = cell.get() {
             return t.copy().map_err(isl_err);
         }
-        let t = pad_ranges(&first.get_map().map_err(isl_err)?)?;
+        let t = pad_ranges(&crate::model::sequence::schedule_map(&first)?)?;
         let copy = t.copy().map_err(isl_err)?;
         let _ = cell.set(t);
         Ok(copy)

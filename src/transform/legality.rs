@@ -35,7 +35,7 @@ pub fn check_schedule(
         (&deps.anti, "reads", "overwrite"),
         (&deps.output, "writes", "write"),
     ];
-    let smap = schedule.get_map().map_err(isl_err)?;
+    let smap = crate::model::sequence::schedule_map(schedule)?;
     let smap = ByStatement::new(&smap)?;
     for (umap, source_verb, sink_verb) in kinds {
         if let Err(v) = check_kind(schedule, &smap, umap, region, source_verb, sink_verb)? {

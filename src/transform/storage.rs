@@ -119,7 +119,7 @@ pub(crate) fn plan_storage(inp: &StorageInput) -> Result<(StoragePlan, Vec<(Stri
         let pad = scratchpad(inp, data, written)?;
         if let (Some(dim), Some((_, step))) = (pad.slide_dim, inp.classic) {
             if pad.sizes[dim] > step {
-                let name = format!("ft_slide_{}", crate::model::polyhedral::isl_name(data));
+                let name = group_statement("slide", region, data);
                 storage.statements.insert(
                     name,
                     StmtRole::Slide(Slide {
@@ -145,7 +145,7 @@ pub(crate) fn plan_storage(inp: &StorageInput) -> Result<(StoragePlan, Vec<(Stri
         });
         let several = pad.loads.len() > 1;
         for (k, (l, guard)) in pad.loads.into_iter().enumerate() {
-            let mut name = format!("ft_load_{}", crate::model::polyhedral::isl_name(data));
+            let mut name = group_statement("load", region, data);
             if several {
                 name.push_str(&format!("_{k}"));
             }
@@ -169,6 +169,21 @@ pub(crate) fn plan_storage(inp: &StorageInput) -> Result<(StoragePlan, Vec<(Stri
         buffers,
     };
     Ok((plan, loads))
+}
+
+/// The name of a statement the storage of a group adds for `data`
+/// (`ft_load_S3_A`): named after the group's first stage, since the
+/// groups' trees are joined in one schedule and a statement's role is
+/// found by its name. Two groups that both loaded 'R' once shared one
+/// name, and the second group's loads were printed with the first
+/// group's scratchpad offsets: they filled rows that its statements did
+/// not read.
+fn group_statement(kind: &str, region: &Region, data: &str) -> String {
+    let first = region.stages.first().map_or("", |s| s.name.as_str());
+    format!(
+        "ft_{kind}_{first}_{}",
+        crate::model::polyhedral::isl_name(data)
+    )
 }
 
 /// The data sets that need scratchpads: those produced by stages that other

@@ -43,6 +43,7 @@ use crate::model::marks::Mark;
 use crate::model::relations::{
     apply_both, apply_range, apply_set, map_list, pad_ranges, set_list, ByStatement,
 };
+use crate::model::sequence::schedule_map;
 use crate::transform::band::{band_statements, mark_of, vector_pairs};
 use isl_rs::{DimType, Map, Schedule, ScheduleNode, ScheduleNodeType, Set, UnionMap, UnionSet};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -107,9 +108,8 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
         .coalesce()
         .map_err(isl_err)?;
     let dims = stage_dims(s.domain)?;
-    let exec = originals_only(s.schedule, &dims)?
-        .get_map()
-        .and_then(|m| m.intersect_domain(executed.copy()?))
+    let exec = schedule_map(&originals_only(s.schedule, &dims)?)?
+        .intersect_domain(executed.copy().map_err(isl_err)?)
         .map_err(isl_err)?;
     let proj = match projection(&exec, &dims)? {
         Ok(p) => p,

@@ -27,7 +27,7 @@
 //!   point loops over the block's threads, with a barrier between stages.
 
 use crate::backend::tree::{any_node, LoopExpr, Node};
-use crate::diag::{Error, Result};
+use crate::diag::{Diagnostic, Error, Result};
 use crate::model::storage::Placement;
 
 /// A node of a region's host code.
@@ -117,9 +117,13 @@ fn sequence(nodes: Vec<Node>, kernels: &mut Vec<Kernel>) -> Result<Vec<Host>> {
     for n in nodes {
         if !has_parallel(&n) {
             if holds_tiles(&n) {
-                return Err(Error::internal(
-                    "overlapped tiles whose tile loops are not parallel have no CUDA mapping yet",
-                ));
+                // A group whose tile loop has a single iteration (a nest
+                // narrower than one tile) keeps no loop to spread over
+                // blocks; the driver compiles the region without
+                // overlapped tiling and says so.
+                return Err(Error::inapplicable(Diagnostic::error_global(
+                    "the CUDA target has no mapping for an overlapped group whose tiles leave no parallel loop (a nest narrower than one tile)",
+                )));
             }
             single.push(n);
             continue;
