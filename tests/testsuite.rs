@@ -1761,6 +1761,7 @@ mod programs {
         regress_202800063_1,
         long_sequence,
         overlap_groups_load_one_array,
+        overlap_groups_load_2d,
         regress_296_1,
         scop_imperfect,
         scop_minmax_guard,

@@ -9,6 +9,7 @@
 //! overlapped tiles); the back ends read it. Nothing here is encoded in a
 //! statement or array name.
 
+use crate::diag::{Error, Result};
 use crate::model::expr::Expr;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -371,8 +372,19 @@ impl StoragePlan {
     }
 
     /// Appends `other`'s groups and buffers, renumbering its groups after
-    /// ours; `stages[k]` is our index of `other`'s stage `k`.
-    pub fn append(&mut self, mut other: StoragePlan, stages: &[usize]) {
+    /// ours; `stages[k]` is our index of `other`'s stage `k`. A statement
+    /// role is found by its name in the joined schedule, so a name that
+    /// both plans give a statement is an internal error: two groups' loads
+    /// once shared one, and the second's were printed with the first's
+    /// offsets.
+    pub fn append(&mut self, mut other: StoragePlan, stages: &[usize]) -> Result<()> {
+        for name in other.groups.iter().flat_map(|g| g.statements.keys()) {
+            if self.group_of(name).is_some() {
+                return Err(Error::internal(format!(
+                    "two overlapped groups add a statement named '{name}'"
+                )));
+            }
+        }
         let base = self.groups.len();
         for role in other
             .groups
@@ -392,6 +404,7 @@ impl StoragePlan {
             }
             b
         }));
+        Ok(())
     }
 }
 
@@ -472,7 +485,8 @@ mod tests {
                 buffers: vec![buf(0, "B")],
             },
             &[4],
-        );
+        )
+        .expect("distinct names");
         assert_eq!(
             plan.groups[1].stores().collect::<Vec<_>>(),
             [("S0_store", 4)]
@@ -485,5 +499,10 @@ mod tests {
             plan.tile_buffer(1, "B").and_then(Buffer::elements),
             Some(32)
         );
+        let again = StoragePlan {
+            groups: vec![plan.groups[1].clone()],
+            buffers: vec![],
+        };
+        assert!(plan.append(again, &[4]).is_err());
     }
 }

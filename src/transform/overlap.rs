@@ -186,7 +186,7 @@ pub fn overlapped_tiling(
                 if let (Some(why), Some(k)) = (refused, a.stages.first()) {
                     hybrid_refused.push((*k, why));
                 }
-                storage.append(st, &a.stages);
+                storage.append(st, &a.stages)?;
                 footprints.extend(a.analysis.footprints.iter().cloned());
                 gpu.push(choice);
                 sched
