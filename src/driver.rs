@@ -648,44 +648,6 @@ fn macro_params_used(region: &Region) -> Vec<(String, i64)> {
         .collect()
 }
 
-/// The run-time alias guard of `region` ([`alias::plan`], printed), or the
-/// warning that leaves the region as written (and why, for its
-/// output): two variables that may
-/// overlap where the region's addresses cannot be bounded, or more pairs
-/// than a guard compares.
-fn guard_parts(
-    shared: &Shared,
-    region: &Region,
-    modelled: Option<&Modelled>,
-    reorders: bool,
-    helpers: &mut BTreeSet<Helper>,
-) -> Result<std::result::Result<Option<GuardParts>, (Diagnostic, String)>> {
-    let Some(Modelled { model, ctx }) = modelled else {
-        return Ok(Ok(None));
-    };
-    let why = match alias::plan(region, model, reorders)? {
-        Guard::Unneeded => return Ok(Ok(None)),
-        Guard::Check(check) => {
-            let original = original_code(shared.program, region);
-            let parts = alias::print(check, &model.context, shared.names, shared.naming, helpers, original)?;
-            return Ok(Ok(Some(parts)));
-        }
-        Guard::Unbounded { data, other, why } => format!(
-            "'{data}' and '{other}' may overlap in memory, and the addresses the region touches through '{data}' cannot be bounded for a run-time check ({why})"
-        ),
-        Guard::TooMany => format!(
-            "more than {} pairs of the region's variables may overlap in memory, more than a run-time check compares (declare its pointers 'restrict')",
-            alias::MAX_PAIRS
-        ),
-    };
-    polyhedral::check_declared_accesses(ctx, region, shared.names)?;
-    let warning = Diagnostic::warning(
-        region.pragma_span,
-        format!("{why}: the region is left as written, without any transformation"),
-    );
-    Ok(Err((warning, why)))
-}
-
 /// [`compile_region`] with the options and the region as given.
 fn compile_region_once(
     opts: &Options,
@@ -1099,73 +1061,6 @@ fn region_kind(region: &Region) -> &'static str {
     }
 }
 
-/// The region's run-time guard, with a first term that checks the
-/// parameters where the generated loops' integer arithmetic fits its type
-/// only for parameters within `[-B, B]` ([`int_range`]); the guard as
-/// decided otherwise.
-fn with_int_bound(
-    shared: &Shared,
-    region: &Region,
-    bound: &int_range::Bound,
-) -> Option<GuardParts> {
-    let int_range::Bound::Within(b, read) = bound else {
-        if *bound == int_range::Bound::Unknown {
-            info!("the generated loops read an expression whose range is not checked");
-        }
-        return shared.guard.cloned();
-    };
-    let ranges = counters::param_ranges(shared.program, region);
-    let mut tests = Vec::new();
-    // Names of flextile's own (a time block's first step) are set inside
-    // the region: its parameters are checked.
-    let user: BTreeSet<&String> = shared.names.params.values().collect();
-    for p in read.iter().filter(|p| user.contains(p)) {
-        let (lo, hi) = ranges.get(p).copied().unwrap_or(int_range::INT);
-        if lo < -b {
-            tests.push(format!("{p} >= -{b}LL"));
-        }
-        if hi > *b {
-            tests.push(format!("{p} <= {b}LL"));
-        }
-    }
-    if tests.is_empty() {
-        return shared.guard.cloned();
-    }
-    let original = original_code(shared.program, region);
-    let what = format!(
-        "the generated loops' {} arithmetic (for a parameter beyond ±{b})",
-        shared.naming.counter_type()
-    );
-    Some(alias::with_wraps(
-        shared.guard.cloned(),
-        format!("({})", tests.join(" && ")),
-        vec![what],
-        original,
-    ))
-}
-
-/// What the banner says about the run-time guard, if the region has one.
-fn guard_note(guard: Option<&GuardParts>) -> Option<String> {
-    guard.map(|g| {
-        let mut why = Vec::new();
-        if !g.wraps.is_empty() {
-            why.push(format!("the parameters let {} wrap", g.wraps.join(", ")));
-        }
-        if !g.pairs.is_empty() {
-            why.push(format!("{} overlap in memory", g.pairs.join(", ")));
-        }
-        let kind = if g.pairs.is_empty() {
-            "run-time guard"
-        } else {
-            "alias guard"
-        };
-        format!(
-            "{kind}: the original code runs where {} (checked at run time)",
-            why.join(", or where ")
-        )
-    })
-}
-
 /// The shadows' template parts: each sized by the largest first subscript
 /// its writer writes (`model` is the region's before renaming).
 fn shadow_parts(
@@ -1244,6 +1139,8 @@ mod banner;
 mod budget;
 mod counters;
 mod grouping;
+mod guard;
+use guard::{guard_note, guard_parts, with_int_bound};
 mod lower;
 mod parts;
 mod passes;
