@@ -308,8 +308,15 @@ struct PartSources {
     must: UnionMap,
     may: UnionMap,
     kill: UnionMap,
-    footprint: Footprint,
+    /// `None` where the region has too few parts for pruning to pay.
+    footprint: Option<Footprint>,
 }
+
+/// Parts of a region from which the search prunes parts by their
+/// [`Footprint`]: with fewer, every earlier part is searched within a few
+/// batches anyway, and the boxes' linear programs would cost more isl
+/// operations (counted in the analysis's budget) than they save.
+const PRUNE_FROM_PARTS: usize = 16;
 
 /// The elements some accesses touch, per array, as a box: the constant
 /// bounds of each dimension over all values of the parameters (`None`
@@ -455,12 +462,19 @@ fn by_parts(
         by_part(Some(acc.may))?,
         by_part(acc.kill)?,
     );
+    let prune = model.parts.len() >= PRUNE_FROM_PARTS;
     let mut sources = Vec::with_capacity(model.parts.len());
     for ((must, may), kill) in must.into_iter().zip(may).zip(kill) {
-        let mut footprint = Footprint::default();
-        for m in [&must, &may, &kill] {
-            footprint.add(m)?;
-        }
+        let footprint = match prune {
+            true => {
+                let mut footprint = Footprint::default();
+                for m in [&must, &may, &kill] {
+                    footprint.add(m)?;
+                }
+                Some(footprint)
+            }
+            false => None,
+        };
         sources.push(PartSources {
             must,
             may,
@@ -492,13 +506,23 @@ fn by_parts(
         let mut next = Some(p);
         let mut batch_len = 2;
         while !sink.is_empty().map_err(isl_err)? {
-            let mut wanted = Footprint::default();
-            wanted.add(&sink)?;
+            let wanted = match prune {
+                true => {
+                    let mut wanted = Footprint::default();
+                    wanted.add(&sink)?;
+                    Some(wanted)
+                }
+                false => None,
+            };
             let mut batch = Vec::new();
             while batch.len() < batch_len {
                 let Some(q) = next else { break };
                 next = q.checked_sub(1);
-                if sources[q].footprint.may_meet(&wanted) {
+                let meets = match (&sources[q].footprint, &wanted) {
+                    (Some(have), Some(wanted)) => have.may_meet(wanted),
+                    _ => true,
+                };
+                if meets {
                     batch.push(q);
                 }
             }
