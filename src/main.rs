@@ -572,6 +572,84 @@ fn emit_mdg(emit: &[String], input: &Path, output: &Path) -> Result<Option<PathB
 
 /// Checks the arguments clap cannot and builds the driver's options.
 fn options(cli: &Cli) -> Result<Options, String> {
+    check_overlap_options(cli)?;
+    let grouping = grouping(cli);
+    let weights = weights(cli, grouping)?;
+    let machine = machine(cli)?;
+    let estimates = estimates(&cli.estimate)?;
+    check_tiling_options(cli)?;
+    let emit_mdg = emit_mdg(&cli.emit, &cli.input, &cli.output)?;
+    check_tile_sizes(cli)?;
+    let dep_file = dep_file(cli)?;
+    let target = target(cli);
+    let GpuOptions {
+        block_sizes,
+        gpu_tiling,
+        reg_fraction,
+        gpu,
+    } = gpu_options(cli, target)?;
+    let clang_args = clang_args(cli);
+    let assume = assume(cli)?;
+    let summary = banner_options();
+    Ok(Options {
+        input: cli.input.clone(),
+        output: cli.output.clone(),
+        target,
+        block_sizes,
+        gpu_tiling,
+        reg_fraction,
+        gpu,
+        openmp: !cli.no_openmp,
+        tile: cli.tile,
+        tile_sizes: cli.tile_sizes.clone(),
+        clang_args,
+        temporaries: cli.temporary.clone(),
+        infer_temporaries: !cli.no_infer_temporaries,
+        assume,
+        dump_schedule: cli.dump_schedule,
+        overlap: if cli.rectangle {
+            Some(Shape::Rectangle)
+        } else if cli.scalene {
+            Some(Shape::Scalene)
+        } else {
+            None
+        },
+        overlap_dims: cli.overlap_dims.clone(),
+        overlap_tolerance: cli.overlap_tolerance,
+        grouping,
+        inline: !cli.no_inline,
+        // Fused point loops and L1 tiles inside tiles are for CPU caches; a
+        // CUDA tile's stages run one after another over the block's threads.
+        intra_fusion: !cli.no_intra_tile_fusion && target == Target::C,
+        multi_level: !cli.no_multi_level && target == Target::C,
+        machine,
+        weights,
+        estimates,
+        explain: cli.explain,
+        point_chunk: cli
+            .point_chunk
+            .unwrap_or(flextile::driver::DEFAULT_POINT_CHUNK),
+        stack_limit: match target {
+            Target::Cuda => flextile::backend::cuda::SHARED_BYTES,
+            Target::C => cli
+                .stack_limit
+                .unwrap_or(flextile::driver::DEFAULT_STACK_LIMIT),
+        },
+        max_isl_operations: cli.max_isl_operations,
+        max_dependence_operations: cli
+            .max_dependence_operations
+            .unwrap_or(cli.max_isl_operations),
+        report: cli.report,
+        emit_mdg,
+        fatal_warnings: cli.fatal_warnings,
+        summary,
+        dep_file,
+    })
+}
+
+/// Checks the overlapped-tiling options that need another option or
+/// exclude one.
+fn check_overlap_options(cli: &Cli) -> Result<(), String> {
     if cli.tile_sizes.is_some() && !(cli.tile || cli.rectangle || cli.scalene) {
         return Err("--tile-sizes needs --tile, --rectangle or --scalene".into());
     }
@@ -607,9 +685,15 @@ fn options(cli: &Cli) -> Result<Options, String> {
     if matches!(cli.grouping, Some(GroupingArg::Dp)) && cli.overlap_tolerance.is_some() {
         return Err("--overlap-tolerance bounds the groups of --grouping greedy; --grouping dp weighs the overlap in its cost model".into());
     }
+    Ok(())
+}
+
+/// The grouping of overlapped tiles: the user's, or the cost model's
+/// unless the user chose greedy's parameters.
+fn grouping(cli: &Cli) -> GroupingStrategy {
     // The model groups and sizes overlapped tiles unless the user chose
     // sizes, a tolerance or partial overlap (greedy's parameters).
-    let grouping = match cli.grouping {
+    match cli.grouping {
         Some(GroupingArg::None) => GroupingStrategy::None,
         Some(GroupingArg::Dp) => GroupingStrategy::Dp,
         Some(GroupingArg::Greedy) => GroupingStrategy::Greedy,
@@ -621,7 +705,12 @@ fn options(cli: &Cli) -> Result<Options, String> {
             GroupingStrategy::Dp
         }
         None => GroupingStrategy::Greedy,
-    };
+    }
+}
+
+/// Checks the cost model's options against the grouping and target, and
+/// reads its weights.
+fn weights(cli: &Cli, grouping: GroupingStrategy) -> Result<Weights, String> {
     let model_options = !cli.estimate.is_empty()
         || cli.no_inline
         || cli.cores.is_some()
@@ -635,7 +724,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
     {
         return Err("--cores, --cache-sizes and --cost-weights are read by the CPU's cost model; for CUDA the GPU cost model reads --gpu".into());
     }
-    let weights = match cli.cost_weights.as_deref() {
+    Ok(match cli.cost_weights.as_deref() {
         None => flextile::transform::cost::CALIBRATED,
         Some(&[w1, w2, w3, w4]) if [w1, w2, w3, w4].iter().all(|w| w.is_finite() && *w >= 0.0) => {
             Weights { w1, w2, w3, w4 }
@@ -645,9 +734,11 @@ fn options(cli: &Cli) -> Result<Options, String> {
                 "invalid --cost-weights {w:?}: it takes four non-negative numbers W1,W2,W3,W4"
             ))
         }
-    };
-    let machine = machine(cli)?;
-    let estimates = estimates(&cli.estimate)?;
+    })
+}
+
+/// Checks the tiling options' values and what they apply to.
+fn check_tiling_options(cli: &Cli) -> Result<(), String> {
     if let Some(t) = cli.overlap_tolerance {
         if !(t >= 0.0 && t.is_finite()) {
             return Err(format!(
@@ -682,7 +773,11 @@ fn options(cli: &Cli) -> Result<Options, String> {
             "point chunk {c} is too large: at most {MAX_SIZE} (2^40), so that the generated loop counters cannot overflow"
         ));
     }
-    let emit_mdg = emit_mdg(&cli.emit, &cli.input, &cli.output)?;
+    Ok(())
+}
+
+/// Checks `--tile-sizes`' values.
+fn check_tile_sizes(cli: &Cli) -> Result<(), String> {
     if let Some(sizes) = &cli.tile_sizes {
         if let Some(bad) = sizes.iter().find(|s| **s < 1) {
             return Err(format!(
@@ -698,6 +793,11 @@ fn options(cli: &Cli) -> Result<Options, String> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Checks `--verify`'s arguments and names the dependency file of `-MD`/`-MF`.
+fn dep_file(cli: &Cli) -> Result<Option<PathBuf>, String> {
     let stdout = cli.output == Path::new("-");
     if cli.verify && stdout {
         return Err("--verify needs an output file to build (not -o -)".into());
@@ -708,21 +808,36 @@ fn options(cli: &Cli) -> Result<Options, String> {
             cli.run_args.join(" ")
         ));
     }
-    let dep_file = match (&cli.mf, cli.md) {
+    Ok(match (&cli.mf, cli.md) {
         (Some(f), _) => Some(f.clone()),
         (None, true) if stdout => {
             return Err("-MD with -o - needs -MF FILE to name the dependency file".into())
         }
         (None, true) => Some(flextile::files::default_dependency_file(&cli.output)),
         (None, false) => None,
-    };
-    let target = match cli.target {
+    })
+}
+
+/// The target: the user's, or the output file's extension.
+fn target(cli: &Cli) -> Target {
+    match cli.target {
         Some(TargetArg::C) => Target::C,
         Some(TargetArg::Cuda) => Target::Cuda,
         None if cli.output.extension().is_some_and(|e| e == "cu") => Target::Cuda,
-        None if stdout => Target::C,
         None => Target::C,
-    };
+    }
+}
+
+/// The CUDA back end's options, checked against the target and the tiling.
+struct GpuOptions {
+    block_sizes: Option<[u32; 2]>,
+    gpu_tiling: Option<GpuTiling>,
+    reg_fraction: Option<f64>,
+    gpu: &'static occupancy::Gpu,
+}
+
+/// Checks the options that are for one target only and reads the CUDA ones.
+fn gpu_options(cli: &Cli, target: Target) -> Result<GpuOptions, String> {
     if cli.stack_limit.is_some() && target == Target::Cuda {
         return Err(format!(
             "--stack-limit is for C output: a CUDA tile's scratchpads live in the block's shared memory ({} bytes)",
@@ -796,17 +911,32 @@ fn options(cli: &Cli) -> Result<Options, String> {
             occupancy::gpu(name).ok_or_else(|| format!("no limits known for {name}"))?
         }
     };
+    Ok(GpuOptions {
+        block_sizes,
+        gpu_tiling,
+        reg_fraction,
+        gpu,
+    })
+}
+
+/// The arguments for libclang: `-I`, `-D` and `-std`.
+fn clang_args(cli: &Cli) -> Vec<String> {
     let mut clang_args: Vec<String> = cli.include.iter().map(|i| format!("-I{i}")).collect();
     clang_args.extend(cli.define.iter().map(|d| format!("-D{d}")));
     if let Some(std) = &cli.std {
         clang_args.push(format!("-std={std}"));
     }
+    clang_args
+}
+
+/// Checks `--assume`'s constraints and joins them into one.
+fn assume(cli: &Cli) -> Result<Option<String>, String> {
     for a in &cli.assume {
         if let Some(why) = flextile::model::polyhedral::assume_syntax_error(a) {
             return Err(format!("cannot read --assume '{a}': {why}"));
         }
     }
-    let assume = if cli.assume.is_empty() {
+    Ok(if cli.assume.is_empty() {
         None
     } else {
         Some(
@@ -816,8 +946,11 @@ fn options(cli: &Cli) -> Result<Options, String> {
                 .collect::<Vec<_>>()
                 .join(" and "),
         )
-    };
-    // The options that shape the output, for its banner (not paths or logging).
+    })
+}
+
+/// The options that shape the output, for its banner (not paths or logging).
+fn banner_options() -> String {
     let mut summary = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -859,58 +992,5 @@ fn options(cli: &Cli) -> Result<Options, String> {
             _ => {}
         }
     }
-    Ok(Options {
-        input: cli.input.clone(),
-        output: cli.output.clone(),
-        target,
-        block_sizes,
-        gpu_tiling,
-        reg_fraction,
-        gpu,
-        openmp: !cli.no_openmp,
-        tile: cli.tile,
-        tile_sizes: cli.tile_sizes.clone(),
-        clang_args,
-        temporaries: cli.temporary.clone(),
-        infer_temporaries: !cli.no_infer_temporaries,
-        assume,
-        dump_schedule: cli.dump_schedule,
-        overlap: if cli.rectangle {
-            Some(Shape::Rectangle)
-        } else if cli.scalene {
-            Some(Shape::Scalene)
-        } else {
-            None
-        },
-        overlap_dims: cli.overlap_dims.clone(),
-        overlap_tolerance: cli.overlap_tolerance,
-        grouping,
-        inline: !cli.no_inline,
-        // Fused point loops and L1 tiles inside tiles are for CPU caches; a
-        // CUDA tile's stages run one after another over the block's threads.
-        intra_fusion: !cli.no_intra_tile_fusion && target == Target::C,
-        multi_level: !cli.no_multi_level && target == Target::C,
-        machine,
-        weights,
-        estimates,
-        explain: cli.explain,
-        point_chunk: cli
-            .point_chunk
-            .unwrap_or(flextile::driver::DEFAULT_POINT_CHUNK),
-        stack_limit: match target {
-            Target::Cuda => flextile::backend::cuda::SHARED_BYTES,
-            Target::C => cli
-                .stack_limit
-                .unwrap_or(flextile::driver::DEFAULT_STACK_LIMIT),
-        },
-        max_isl_operations: cli.max_isl_operations,
-        max_dependence_operations: cli
-            .max_dependence_operations
-            .unwrap_or(cli.max_isl_operations),
-        report: cli.report,
-        emit_mdg,
-        fatal_warnings: cli.fatal_warnings,
-        summary: summary.join(" "),
-        dep_file,
-    })
+    summary.join(" ")
 }
