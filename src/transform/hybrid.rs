@@ -40,13 +40,40 @@ use crate::model::storage::{
 use crate::transform::overlap::{GroupAnalysis, WHOLE};
 use crate::transform::storage::map_condition;
 use isl_rs::Map;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Lanes of a parallelogram tile: a warp.
 pub const LANES: usize = 32;
 
 /// The most registers one statement's register part may take per lane.
 pub const MAX_REGISTERS_PER_STAGE: i64 = 64;
+
+/// What the steps of [`plan`] share.
+struct Split<'a> {
+    region: &'a Region,
+    a: &'a GroupAnalysis,
+    /// Parallelogram tiles kept in registers.
+    tiles: usize,
+    /// The split loop (the innermost).
+    dim: usize,
+    /// Points of the split loop in registers: `tiles` warps.
+    span: i64,
+}
+
+/// Each statement's register part, per loop: its first point (from the
+/// tile's origin) and its width.
+struct Extents {
+    firsts: Vec<Vec<Affine>>,
+    widths: Vec<Vec<i64>>,
+}
+
+/// The data held in registers, each data set's writer (stage and write
+/// offsets), and the new extent of each shrunk buffer along the split loop.
+struct Held {
+    held: BTreeSet<String>,
+    writer_of: BTreeMap<String, (usize, Vec<i64>)>,
+    shrink: Vec<(usize, i64)>,
+}
 
 /// Plans `tiles` register-held parallelogram tiles for the group analysed
 /// as `a` whose storage plan (its only group) is `plan`: on success the
@@ -60,8 +87,7 @@ pub(crate) fn plan(
     plan: &mut StoragePlan,
     tiles: usize,
 ) -> std::result::Result<bool, String> {
-    let depth = a.depth;
-    let dim = depth.checked_sub(1).ok_or("the group has no loops")?;
+    let dim = a.depth.checked_sub(1).ok_or("the group has no loops")?;
     let span = (tiles * LANES) as i64;
     let has_buffers = plan
         .buffers
@@ -70,6 +96,48 @@ pub(crate) fn plan(
     if !has_buffers {
         return Ok(false);
     }
+    let c = Split {
+        region,
+        a,
+        tiles,
+        dim,
+        span,
+    };
+    check_group(&c, plan)?;
+    let extents = register_extents(&c)?;
+    let Held {
+        held,
+        writer_of,
+        shrink,
+    } = held_data(&c, plan, &extents.firsts)?;
+    let group = plan
+        .groups
+        .first()
+        .ok_or("a storage plan without its group")?;
+    let parts = register_parts(&c, names, group, &extents, &writer_of)?;
+    for (b, extent) in shrink {
+        plan.buffers[b].extents[dim] = Affine::constant(extent);
+        // The register parts run after the whole shared-memory part and
+        // read its scratchpads (Type 2): every scratchpad lives to the end
+        // of the tile, so none shares its allocation with another.
+        plan.buffers[b].pool = None;
+    }
+    if let Some(g) = plan.groups.first_mut() {
+        g.registers = Some(RegisterTiles {
+            tiles,
+            lanes: LANES,
+            dim,
+            held,
+            parts,
+        });
+    }
+    Ok(true)
+}
+
+/// Why the group analysed as `c.a` with storage plan `plan` does not
+/// qualify for register tiles, before its statements are looked at.
+fn check_group(c: &Split, plan: &StoragePlan) -> std::result::Result<(), String> {
+    let (a, tiles, dim, span) = (c.a, c.tiles, c.dim, c.span);
     if tiles == 0 {
         return Err("no parallelogram tile is kept in registers".into());
     }
@@ -102,7 +170,14 @@ pub(crate) fn plan(
     if a.scales.iter().flatten().any(|s| *s != 1) {
         return Err("a stage is scaled to align its dependences".into());
     }
-    // Each statement's register part.
+    Ok(())
+}
+
+/// Each statement's register part: where it starts and how wide it is,
+/// per loop.
+fn register_extents(c: &Split) -> std::result::Result<Extents, String> {
+    let (region, a, tiles, dim, span) = (c.region, c.a, c.tiles, c.dim, c.span);
+    let depth = a.depth;
     let mut firsts = Vec::new();
     let mut widths = Vec::new();
     for (k, stage) in region.stages.iter().enumerate() {
@@ -142,9 +217,19 @@ pub(crate) fn plan(
         firsts.push(first);
         widths.push(width);
     }
-    // The held data: every tile buffer's, each with one writer.
+    Ok(Extents { firsts, widths })
+}
+
+/// The held data: every tile buffer's, each with one writer, and how far
+/// each buffer shrinks.
+fn held_data(
+    c: &Split,
+    plan: &StoragePlan,
+    firsts: &[Vec<Affine>],
+) -> std::result::Result<Held, String> {
+    let (region, dim, span) = (c.region, c.dim, c.span);
     let mut held = BTreeSet::new();
-    let mut writer_of = std::collections::BTreeMap::new();
+    let mut writer_of = BTreeMap::new();
     let mut shrink = Vec::new();
     for (b, buf) in plan.buffers.iter().enumerate() {
         if buf.placement != (Placement::Tile { group: 0 }) {
@@ -222,7 +307,25 @@ pub(crate) fn plan(
         // instance of the writer lies left of its register part).
         shrink.push((b, (extent - span).max(1)));
     }
-    // The reads of held data, and the parts in order.
+    Ok(Held {
+        held,
+        writer_of,
+        shrink,
+    })
+}
+
+/// The register parts in order, each statement's followed by its stores,
+/// with the reads of held data.
+fn register_parts(
+    c: &Split,
+    names: &Names,
+    group: &crate::model::storage::GroupStorage,
+    extents: &Extents,
+    writer_of: &BTreeMap<String, (usize, Vec<i64>)>,
+) -> std::result::Result<Vec<RegisterPart>, String> {
+    let (region, a, dim) = (c.region, c.a, c.dim);
+    let depth = a.depth;
+    let (firsts, widths) = (&extents.firsts, &extents.widths);
     let stores: Vec<(String, usize)> = group.stores().map(|(n, s)| (n.to_string(), s)).collect();
     let mut parts = Vec::new();
     for (k, stage) in region.stages.iter().enumerate() {
@@ -295,23 +398,7 @@ pub(crate) fn plan(
             });
         }
     }
-    for (b, extent) in shrink {
-        plan.buffers[b].extents[dim] = Affine::constant(extent);
-        // The register parts run after the whole shared-memory part and
-        // read its scratchpads (Type 2): every scratchpad lives to the end
-        // of the tile, so none shares its allocation with another.
-        plan.buffers[b].pool = None;
-    }
-    if let Some(g) = plan.groups.first_mut() {
-        g.registers = Some(RegisterTiles {
-            tiles,
-            lanes: LANES,
-            dim,
-            held,
-            parts,
-        });
-    }
-    Ok(true)
+    Ok(parts)
 }
 
 /// The least and greatest offset, per loop, of the iterations of `stage`'s
