@@ -108,15 +108,25 @@ pub fn contract(
         let _ = cell.set(t);
         Ok(copy)
     };
+    let subject = Subject {
+        region,
+        names,
+        model,
+        times: &times,
+        live_in: &live_in,
+    };
     let mut lifetimes = BTreeMap::new();
     for t in &region.temporaries {
         if skip.contains(&t.name) {
             continue;
         }
-        match plan_one(
-            region, names, model, &schedule, &times, &live_in, &t.name, plan,
-        )? {
-            Ok((sched, buffer, shape, lifetime)) => {
+        match plan_one(&subject, &schedule, &t.name, plan)? {
+            Ok(Planned {
+                schedule: sched,
+                buffer,
+                shape,
+                lifetime,
+            }) => {
                 info!("contract: '{}' lives in a {shape} buffer", t.name);
                 schedule = sched;
                 lifetimes.insert(plan.buffers.len(), lifetime);
@@ -235,42 +245,38 @@ fn overlap(a: &Lifetime, b: &Lifetime, model: &RegionModel) -> Result<bool> {
     Ok(!both)
 }
 
+/// What every temporary's contraction reads of its region.
+struct Subject<'a> {
+    region: &'a Region,
+    names: &'a Names,
+    model: &'a RegionModel,
+    /// The region's padded schedule, built on demand.
+    times: &'a dyn Fn() -> Result<UnionMap>,
+    /// The reads without a source in the region.
+    live_in: &'a UnionMap,
+}
+
+/// One temporary contracted: the schedule with its scope mark, its buffer,
+/// the buffer's shape in words and its elements' lifetimes.
+struct Planned {
+    schedule: Schedule,
+    buffer: Buffer,
+    shape: String,
+    lifetime: Lifetime,
+}
+
 /// The new schedule, buffer, shape and element lifetimes for temporary
-/// `data` (`times`: the region's padded schedule, built on demand), or why
-/// it keeps its array.
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+/// `data`, or why it keeps its array.
 fn plan_one(
-    region: &Region,
-    names: &Names,
-    model: &RegionModel,
+    c: &Subject,
     schedule: &Schedule,
-    times: &dyn Fn() -> Result<UnionMap>,
-    live_in: &UnionMap,
     data: &str,
     plan: &StoragePlan,
-) -> Result<std::result::Result<(Schedule, Buffer, String, Lifetime), String>> {
-    let mut rank = None;
-    for s in &region.stages {
-        if !s.accesses.iter().any(|a| a.data == data) {
-            continue;
-        }
-        let Some(accs) = s.analysed() else {
-            return Ok(Err(format!("{} is not analysable", s.label)));
-        };
-        for a in accs.iter().filter(|a| a.data == data) {
-            if a.index.iter().any(|e| !e.is_affine() || e.has_any()) {
-                return Ok(Err(format!(
-                    "{} accesses it at a data-dependent index",
-                    s.label
-                )));
-            }
-            if *rank.get_or_insert(a.index.len()) != a.index.len() {
-                return Ok(Err("it is accessed with different ranks".to_string()));
-            }
-        }
-    }
-    let Some(rank) = rank.filter(|r| *r > 0) else {
-        return Ok(Err("it is not an array the region accesses".to_string()));
+) -> Result<std::result::Result<Planned, String>> {
+    let (region, model) = (c.region, c.model);
+    let rank = match rank_of(region, data) {
+        Ok(rank) => rank,
+        Err(why) => return Ok(Err(why)),
     };
     if region.versions.contains_key(data) || region.versions.values().any(|v| v.array == data) {
         return Ok(Err("it has versions in a time block".to_string()));
@@ -289,7 +295,7 @@ fn plan_one(
             .and_then(|m| m.intersect_range(space.copy()?))
             .map_err(isl_err)
     };
-    if !reads_of(live_in)?.is_empty().map_err(isl_err)? {
+    if !reads_of(c.live_in)?.is_empty().map_err(isl_err)? {
         return Ok(Err(
             "the region reads elements of it that it did not write first".to_string(),
         ));
@@ -311,7 +317,7 @@ fn plan_one(
             "a parallel loop runs between its writes and its reads (no scope holds an element's lifetime in one thread)".to_string(),
         ));
     };
-    let (first, last) = lifetime(model, &times()?, &accesses)?;
+    let (first, last) = lifetime(model, &(c.times)()?, &accesses)?;
     // Pairs of elements alive at once within one execution of the scope.
     let before = first
         .copy()
@@ -330,12 +336,83 @@ fn plan_one(
         .deltas()
         .and_then(|d| d.subtract(zero(&ctx, data, rank)?))
         .map_err(isl_err)?;
-    // Successive modulo.
     let accessed = accesses
         .range()
         .and_then(Set::from_union_set)
         .and_then(|s| s.intersect_params(model.context.copy()?))
         .map_err(isl_err)?;
+    let (index, extents) = match successive_modulo(deltas, &accessed, rank, c.names)? {
+        Ok(found) => found,
+        Err(why) => return Ok(Err(why)),
+    };
+    let shape = shape_text(&index, &extents);
+    let (schedule, alloc, scope) = allocation(schedule, node, &extents, plan)?;
+    Ok(Ok(Planned {
+        schedule,
+        buffer: Buffer {
+            name: data.to_string(),
+            data: vec![data.to_string()],
+            elem_type,
+            extents,
+            index,
+            placement: Placement::Scope { scope },
+            alloc,
+            pool: None,
+        },
+        shape,
+        lifetime: (first, last),
+    }))
+}
+
+/// The rank at which the region's statements access temporary `data`, or
+/// why it keeps its array.
+fn rank_of(region: &Region, data: &str) -> std::result::Result<usize, String> {
+    let mut rank = None;
+    for s in &region.stages {
+        if !s.accesses.iter().any(|a| a.data == data) {
+            continue;
+        }
+        let Some(accs) = s.analysed() else {
+            return Err(format!("{} is not analysable", s.label));
+        };
+        for a in accs.iter().filter(|a| a.data == data) {
+            if a.index.iter().any(|e| !e.is_affine() || e.has_any()) {
+                return Err(format!("{} accesses it at a data-dependent index", s.label));
+            }
+            if *rank.get_or_insert(a.index.len()) != a.index.len() {
+                return Err("it is accessed with different ranks".to_string());
+            }
+        }
+    }
+    rank.filter(|r| *r > 0)
+        .ok_or_else(|| "it is not an array the region accesses".to_string())
+}
+
+/// The least and greatest index of dimension `d` of `accessed`, as affine
+/// functions of the parameters where they are.
+fn dim_bounds(accessed: &Set, d: usize, names: &Names) -> Result<(Option<Affine>, Option<Affine>)> {
+    let lo = accessed
+        .copy()
+        .and_then(|s| s.dim_min(d as i32))
+        .map_err(isl_err)?;
+    let hi = accessed
+        .copy()
+        .and_then(|s| s.dim_max(d as i32))
+        .map_err(isl_err)?;
+    Ok((affine(lo, names)?, affine(hi, names)?))
+}
+
+/// The buffer's index function and extents by successive modulo: per
+/// dimension, outermost first, the largest distance in `deltas` between
+/// two elements alive at once, plus one, is the modulus where it is a
+/// constant, and the accessed range (`accessed`) elsewhere. Why the
+/// temporary keeps its array where no dimension shrinks.
+fn successive_modulo(
+    deltas: Set,
+    accessed: &Set,
+    rank: usize,
+    names: &Names,
+) -> Result<std::result::Result<(IndexFn, Vec<Affine>), String>> {
     let mut moduli = Vec::new();
     let mut offsets = Vec::new();
     let mut extents = Vec::new();
@@ -366,15 +443,7 @@ fn plan_one(
                         "it may be accessed at a negative index in dimension {d}"
                     )));
                 }
-                let lo = accessed
-                    .copy()
-                    .and_then(|s| s.dim_min(d as i32))
-                    .map_err(isl_err)?;
-                let hi = accessed
-                    .copy()
-                    .and_then(|s| s.dim_max(d as i32))
-                    .map_err(isl_err)?;
-                let range = match (affine(lo, names)?, affine(hi, names)?) {
+                let range = match dim_bounds(accessed, d, names)? {
                     (Some(lo), Some(hi)) => extent(&lo, &hi).constant_value(),
                     _ => None,
                 };
@@ -384,15 +453,7 @@ fn plan_one(
                 extents.push(Affine::constant(m));
             }
             None => {
-                let lo = accessed
-                    .copy()
-                    .and_then(|s| s.dim_min(d as i32))
-                    .map_err(isl_err)?;
-                let hi = accessed
-                    .copy()
-                    .and_then(|s| s.dim_max(d as i32))
-                    .map_err(isl_err)?;
-                let (Some(lo), Some(hi)) = (affine(lo, names)?, affine(hi, names)?) else {
+                let (Some(lo), Some(hi)) = dim_bounds(accessed, d, names)? else {
                     return Ok(Err(format!(
                         "the range of its dimension {d} has no affine bounds"
                     )));
@@ -409,30 +470,45 @@ fn plan_one(
                 .to_string(),
         ));
     }
+    Ok(Ok((IndexFn { offsets, moduli }, extents)))
+}
+
+/// A buffer's shape in words: `scalar`, `3 x N`.
+fn shape_text(index: &IndexFn, extents: &[Affine]) -> String {
+    if index.moduli.iter().all(|m| *m == Some(1)) {
+        return "scalar".to_string();
+    }
+    extents
+        .iter()
+        .zip(&index.moduli)
+        .filter(|(_, m)| **m != Some(1))
+        .map(|(e, _)| text(e))
+        .collect::<Vec<_>>()
+        .join(" x ")
+}
+
+/// How a buffer of `extents` whose scope is `node` is allocated, and the
+/// schedule with the mark of its scope.
+///
+/// A heap buffer is allocated once per region call where no parallel loop
+/// runs around its scope: the scope's executions run one after another
+/// and each starts afresh (no element lives across two), so they can reuse
+/// one allocation. Inside a parallel loop, once per thread of the nearest
+/// one: a thread runs its executions one after another too.
+fn allocation(
+    schedule: &Schedule,
+    node: ScheduleNode,
+    extents: &[Affine],
+    plan: &StoragePlan,
+) -> Result<(Schedule, Alloc, usize)> {
     let constant_size = extents
         .iter()
         .try_fold(1i64, |n, e| n.checked_mul(e.constant_value()?));
-    // A heap buffer is allocated once per region call where no parallel
-    // loop runs around its scope: the scope's executions run one after
-    // another and each starts afresh (no element lives across two), so they
-    // can reuse one allocation. Inside a parallel loop, once per thread of
-    // the nearest one: a thread runs its executions one after another too.
     let parallel = nearest_parallel_mark(&node)?;
     let alloc = match (constant_size, &parallel) {
         (Some(n), _) if n <= MAX_STACK_ELEMENTS => Alloc::Stack,
         (_, None) => Alloc::Heap,
         (_, Some(_)) => Alloc::PerThread,
-    };
-    let shape = if moduli.iter().all(|m| *m == Some(1)) {
-        "scalar".to_string()
-    } else {
-        extents
-            .iter()
-            .zip(&moduli)
-            .filter(|(_, m)| **m != Some(1))
-            .map(|(e, _)| text(e))
-            .collect::<Vec<_>>()
-            .join(" x ")
     };
     let node = match (alloc, parallel) {
         (Alloc::Heap, _) => schedule
@@ -443,31 +519,16 @@ fn plan_one(
         _ => node,
     };
     // Heap buffers allocated at one site share its mark.
-    let (schedule, scope) = match site_scope(&node, alloc, plan)? {
-        Some(scope) => (schedule.copy().map_err(isl_err)?, scope),
+    Ok(match site_scope(&node, alloc, plan)? {
+        Some(scope) => (schedule.copy().map_err(isl_err)?, alloc, scope),
         None => {
             let scope = plan.scopes();
             let edited = insert_mark(node, &Mark::BufferScope { scope })?
                 .get_schedule()
                 .map_err(isl_err)?;
-            (edited, scope)
+            (edited, alloc, scope)
         }
-    };
-    Ok(Ok((
-        schedule,
-        Buffer {
-            name: data.to_string(),
-            data: vec![data.to_string()],
-            elem_type,
-            extents,
-            index: IndexFn { offsets, moduli },
-            placement: Placement::Scope { scope },
-            alloc,
-            pool: None,
-        },
-        shape,
-        (first, last),
-    )))
+    })
 }
 
 /// An affine function of the parameters as text: `N - 2`.
