@@ -109,194 +109,21 @@ pub fn print_region(
     helpers: &mut BTreeSet<Helper>,
 ) -> Result<CudaCode> {
     let omp = OmpLines::none();
-    let printer = CPrinter::new(stages, omp, storage, naming).with_data(cuda.device);
+    let c = Printing {
+        stages,
+        storage,
+        naming,
+        cuda,
+        printer: CPrinter::new(stages, omp, storage, naming).with_data(cuda.device),
+    };
     let mut reports = Vec::new();
     let mut defs = String::new();
     let mut launches = Vec::new();
     for (k, kernel) in kernels.iter().enumerate() {
-        let name = format!("{kernel_prefix}{k}");
-        // A classic tile's reused inputs in shared memory.
-        let copies = match kernel.spread {
-            Spread::Tiles2 => TileCopies::plan(&kernel.body, stages, cuda.device, naming),
-            _ => TileCopies::plan(&[], stages, cuda.device, naming),
-        };
-        let params = parameters(kernel, cuda, naming, &copies.counts());
-        // The scalars the region writes live in device buffers; the
-        // statements' text names them, so each is a reference there.
-        let mut body: String = cuda
-            .device
-            .arrays
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| a.rank == 0)
-            .map(|(k, a)| {
-                format!(
-                    "{INDENT}{} &{} = {}[0];\n",
-                    a.element,
-                    a.data,
-                    cuda.device.pointer(k)
-                )
-            })
-            .collect();
-        let mut groups = Vec::new();
-        tile_groups(&kernel.body, &mut groups);
-        // The GPU cost model's scheme and block for an overlapped group's
-        // kernel (its first group's), else the options'.
-        let choice = match kernel.spread {
-            Spread::Blocks1 | Spread::Blocks2 => groups
-                .first()
-                .and_then(|g| cuda.choices.get(*g))
-                .and_then(Option::as_ref),
-            _ => None,
-        };
-        let (tiling, shape) = choice.map_or((cuda.tiling, cuda.block), |c| (c.scheme, c.block));
-        let block = match kernel.spread {
-            Spread::Single => [1, 1],
-            Spread::Threads1 => [shape[0] * shape[1], 1],
-            Spread::Threads2
-            | Spread::Inner2
-            | Spread::Blocks1
-            | Spread::Blocks2
-            | Spread::Tiles2 => shape,
-        };
-        let tile_bytes = groups
-            .iter()
-            .try_fold(copies.bytes(), |sum, g| Some(sum + printer.tile_bytes(*g)?));
-        // Overlapped tiles per warp (Jangda & Guha, PACT'20, §4).
-        let warps = match (tiling, kernel.spread) {
-            (GpuTiling::Warp | GpuTiling::Hybrid, Spread::Blocks1 | Spread::Blocks2) => {
-                Some(Warps::new(shape, tile_bytes, &cuda.device.prefix))
-            }
-            _ => None,
-        };
-        let block = warps.as_ref().map_or(block, Warps::block);
-        // Hybrid tiles (Jangda & Guha, PACT'20, §5): the storage plan holds their registers.
-        let reg_tiles = groups
-            .first()
-            .and_then(|g| storage?.groups.get(*g)?.registers.as_ref())
-            .map(|r| r.tiles)
-            .filter(|_| warps.is_some());
-        if let Some(w) = &warps {
-            body.push_str(&w.ids(INDENT));
-        }
-        match (kernel.spread, kernel.body.as_slice()) {
-            (Spread::Inner2, [l @ Node::For { body: inner, .. }]) => {
-                let Node::For {
-                    iter,
-                    init,
-                    cond,
-                    inc,
-                    ..
-                } = l
-                else {
-                    return Err(Error::internal("a kernel loop that is not one"));
-                };
-                let header = expr::for_header(iter, init, cond, inc, naming);
-                body.push_str(&format!("{INDENT}{header}\n"));
-                let indent = format!("{INDENT}{INDENT}");
-                for m in inner {
-                    spread_loop(m, Spread::Threads2, &printer, naming, &indent, &mut body)?;
-                }
-                body.push_str(&format!("{INDENT}}}\n"));
-            }
-            (Spread::Threads1 | Spread::Threads2, [Node::For { .. }]) => spread_loop(
-                &kernel.body[0],
-                kernel.spread,
-                &printer,
-                naming,
-                INDENT,
-                &mut body,
-            )?,
-            (Spread::Tiles2, [Node::For { .. }]) if !copies.copies.is_empty() => {
-                let omp = OmpLines::none();
-                let tile_printer = CPrinter::new(stages, omp, storage, naming).with_data(&copies);
-                body.push_str(&copies.declarations(INDENT));
-                let tiles = Tiles {
-                    printer: &tile_printer,
-                    naming,
-                    cuda,
-                    prologue: &copies,
-                    warps: None,
-                };
-                tiles.blocks(&kernel.body[0], Spread::Blocks2, INDENT, &mut body)?
-            }
-            (Spread::Blocks1 | Spread::Blocks2 | Spread::Tiles2, [Node::For { .. }]) => {
-                let tiles = Tiles {
-                    printer: &printer,
-                    naming,
-                    cuda,
-                    prologue: &copies,
-                    warps: warps.clone(),
-                };
-                // A classic tile's point loops are its only stage: they go
-                // to the block's threads as an overlapped tile's do.
-                let spread = match kernel.spread {
-                    Spread::Tiles2 => Spread::Blocks2,
-                    s => s,
-                };
-                tiles.blocks(&kernel.body[0], spread, INDENT, &mut body)?
-            }
-            _ => printer.print(&kernel.body, INDENT, &mut body)?,
-        }
-        let what = match kernel.spread {
-            Spread::Single => "one thread (no parallel loop)",
-            Spread::Threads1 => "a parallel loop over the grid's threads",
-            Spread::Threads2 => "two loops without dependences over the grid's y and x",
-            Spread::Inner2 => "the innermost two of three loops without dependences over the grid's y and x, the outer one in each thread",
-            Spread::Blocks1 => "overlapped tiles over the grid's blocks, a tile's stages over the block's threads",
-            Spread::Blocks2 => "overlapped tiles over the grid's blocks (y and x), a tile's stages over the block's threads",
-            Spread::Tiles2 => "a classic tile's tile loops over the grid's blocks (y and x), its point loops over the block's threads (y and x)",
-        };
-        let what = match &warps {
-            Some(w) => format!(
-                "{what}; one tile per warp ({} warps per block, a tile's stages over its lanes, __syncwarp between them)",
-                w.count
-            ),
-            None => what.to_string(),
-        };
-        let what = match reg_tiles {
-            Some(k) => format!(
-                "{what}; hybrid tiles: the right {k} parallelogram tile(s) of {} lanes of every statement in registers, read across lanes by __shfl_sync",
-                super::WARP_SIZE
-            ),
-            None => what,
-        };
-        let what = match choice {
-            Some(c) => format!(
-                "{what}; tiles {}, scheme and block from the GPU cost model",
-                sizes_text(&c.sizes)
-            ),
-            None => what,
-        };
-        defs.push_str(&format!(
-            "/* flextile: kernel {k} of the region at {}: {what} */\n__global__ void {name}({}) {{\n{body}}}\n\n",
-            crate::backend::comment_text(&cuda.place),
-            params
-                .iter()
-                .map(|(decl, _)| decl.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-        let tiles_per_block = warps.as_ref().map_or(1, |w| w.count);
-        let grid = grid(kernel, block, tiles_per_block, naming, &cuda.device.prefix);
-        let args: Vec<String> = params.into_iter().map(|(_, a)| a).collect();
-        launches.push(Launch {
-            name: name.clone(),
-            grid: grid.clone(),
-            block,
-            args,
-        });
-        let shared = tile_bytes.map(|b| b * u64::from(tiles_per_block));
-        reports.push(KernelReport {
-            name,
-            block,
-            grid,
-            spread: kernel.spread,
-            shared,
-            warps: warps.map(|w| w.count),
-            reg_tiles,
-            choice: choice.cloned(),
-        });
+        let printed = print_kernel(&c, k, kernel, kernel_prefix)?;
+        defs.push_str(&printed.def);
+        launches.push(printed.launch);
+        reports.push(printed.report);
     }
     crate::backend::tree::helpers(
         &kernels
@@ -321,6 +148,246 @@ pub fn print_region(
         kernels: defs,
         reports,
     })
+}
+
+/// What the kernels of one region are printed with.
+struct Printing<'a> {
+    stages: &'a [Stage],
+    storage: Option<&'a StoragePlan>,
+    naming: &'a Naming,
+    cuda: &'a CudaRegion<'a>,
+    /// The statements' printer over the device buffers.
+    printer: CPrinter<'a>,
+}
+
+/// One kernel printed: its definition, its launch and its report.
+struct PrintedKernel {
+    def: String,
+    launch: Launch,
+    report: KernelReport,
+}
+
+/// Prints kernel `k` of a region (named `{kernel_prefix}{k}`).
+fn print_kernel(
+    c: &Printing,
+    k: usize,
+    kernel: &Kernel,
+    kernel_prefix: &str,
+) -> Result<PrintedKernel> {
+    let (stages, storage, naming, cuda, printer) =
+        (c.stages, c.storage, c.naming, c.cuda, &c.printer);
+    let name = format!("{kernel_prefix}{k}");
+    // A classic tile's reused inputs in shared memory.
+    let copies = match kernel.spread {
+        Spread::Tiles2 => TileCopies::plan(&kernel.body, stages, cuda.device, naming),
+        _ => TileCopies::plan(&[], stages, cuda.device, naming),
+    };
+    let params = parameters(kernel, cuda, naming, &copies.counts());
+    // The scalars the region writes live in device buffers; the
+    // statements' text names them, so each is a reference there.
+    let mut body: String = cuda
+        .device
+        .arrays
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.rank == 0)
+        .map(|(k, a)| {
+            format!(
+                "{INDENT}{} &{} = {}[0];\n",
+                a.element,
+                a.data,
+                cuda.device.pointer(k)
+            )
+        })
+        .collect();
+    let mut groups = Vec::new();
+    tile_groups(&kernel.body, &mut groups);
+    // The GPU cost model's scheme and block for an overlapped group's
+    // kernel (its first group's), else the options'.
+    let choice = match kernel.spread {
+        Spread::Blocks1 | Spread::Blocks2 => groups
+            .first()
+            .and_then(|g| cuda.choices.get(*g))
+            .and_then(Option::as_ref),
+        _ => None,
+    };
+    let (tiling, shape) = choice.map_or((cuda.tiling, cuda.block), |c| (c.scheme, c.block));
+    let block = match kernel.spread {
+        Spread::Single => [1, 1],
+        Spread::Threads1 => [shape[0] * shape[1], 1],
+        Spread::Threads2 | Spread::Inner2 | Spread::Blocks1 | Spread::Blocks2 | Spread::Tiles2 => {
+            shape
+        }
+    };
+    let tile_bytes = groups
+        .iter()
+        .try_fold(copies.bytes(), |sum, g| Some(sum + printer.tile_bytes(*g)?));
+    // Overlapped tiles per warp (Jangda & Guha, PACT'20, §4).
+    let warps = match (tiling, kernel.spread) {
+        (GpuTiling::Warp | GpuTiling::Hybrid, Spread::Blocks1 | Spread::Blocks2) => {
+            Some(Warps::new(shape, tile_bytes, &cuda.device.prefix))
+        }
+        _ => None,
+    };
+    let block = warps.as_ref().map_or(block, Warps::block);
+    // Hybrid tiles (Jangda & Guha, PACT'20, §5): the storage plan holds their registers.
+    let reg_tiles = groups
+        .first()
+        .and_then(|g| storage?.groups.get(*g)?.registers.as_ref())
+        .map(|r| r.tiles)
+        .filter(|_| warps.is_some());
+    if let Some(w) = &warps {
+        body.push_str(&w.ids(INDENT));
+    }
+    kernel_body(c, kernel, &copies, warps.as_ref(), &mut body)?;
+    let what = spread_words(kernel.spread, warps.as_ref(), reg_tiles, choice);
+    let def = format!(
+        "/* flextile: kernel {k} of the region at {}: {what} */\n__global__ void {name}({}) {{\n{body}}}\n\n",
+        crate::backend::comment_text(&cuda.place),
+        params
+            .iter()
+            .map(|(decl, _)| decl.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let tiles_per_block = warps.as_ref().map_or(1, |w| w.count);
+    let grid = grid(kernel, block, tiles_per_block, naming, &cuda.device.prefix);
+    let args: Vec<String> = params.into_iter().map(|(_, a)| a).collect();
+    let launch = Launch {
+        name: name.clone(),
+        grid: grid.clone(),
+        block,
+        args,
+    };
+    let shared = tile_bytes.map(|b| b * u64::from(tiles_per_block));
+    let report = KernelReport {
+        name,
+        block,
+        grid,
+        spread: kernel.spread,
+        shared,
+        warps: warps.map(|w| w.count),
+        reg_tiles,
+        choice: choice.cloned(),
+    };
+    Ok(PrintedKernel {
+        def,
+        launch,
+        report,
+    })
+}
+
+/// Prints a kernel's body after its set-up into `body`: its loops spread
+/// over the grid as `kernel.spread` says.
+fn kernel_body(
+    c: &Printing,
+    kernel: &Kernel,
+    copies: &TileCopies,
+    warps: Option<&Warps>,
+    body: &mut String,
+) -> Result<()> {
+    let (stages, storage, naming, cuda, printer) =
+        (c.stages, c.storage, c.naming, c.cuda, &c.printer);
+    match (kernel.spread, kernel.body.as_slice()) {
+        (Spread::Inner2, [l @ Node::For { body: inner, .. }]) => {
+            let Node::For {
+                iter,
+                init,
+                cond,
+                inc,
+                ..
+            } = l
+            else {
+                return Err(Error::internal("a kernel loop that is not one"));
+            };
+            let header = expr::for_header(iter, init, cond, inc, naming);
+            body.push_str(&format!("{INDENT}{header}\n"));
+            let indent = format!("{INDENT}{INDENT}");
+            for m in inner {
+                spread_loop(m, Spread::Threads2, printer, naming, &indent, body)?;
+            }
+            body.push_str(&format!("{INDENT}}}\n"));
+        }
+        (Spread::Threads1 | Spread::Threads2, [Node::For { .. }]) => spread_loop(
+            &kernel.body[0],
+            kernel.spread,
+            printer,
+            naming,
+            INDENT,
+            body,
+        )?,
+        (Spread::Tiles2, [Node::For { .. }]) if !copies.copies.is_empty() => {
+            let omp = OmpLines::none();
+            let tile_printer = CPrinter::new(stages, omp, storage, naming).with_data(copies);
+            body.push_str(&copies.declarations(INDENT));
+            let tiles = Tiles {
+                printer: &tile_printer,
+                naming,
+                cuda,
+                prologue: copies,
+                warps: None,
+            };
+            tiles.blocks(&kernel.body[0], Spread::Blocks2, INDENT, body)?
+        }
+        (Spread::Blocks1 | Spread::Blocks2 | Spread::Tiles2, [Node::For { .. }]) => {
+            let tiles = Tiles {
+                printer,
+                naming,
+                cuda,
+                prologue: copies,
+                warps: warps.cloned(),
+            };
+            // A classic tile's point loops are its only stage: they go
+            // to the block's threads as an overlapped tile's do.
+            let spread = match kernel.spread {
+                Spread::Tiles2 => Spread::Blocks2,
+                s => s,
+            };
+            tiles.blocks(&kernel.body[0], spread, INDENT, body)?
+        }
+        _ => printer.print(&kernel.body, INDENT, body)?,
+    }
+    Ok(())
+}
+
+/// How a kernel's work is spread, in words, for its comment.
+fn spread_words(
+    spread: Spread,
+    warps: Option<&Warps>,
+    reg_tiles: Option<usize>,
+    choice: Option<&GpuCosted>,
+) -> String {
+    let what = match spread {
+        Spread::Single => "one thread (no parallel loop)",
+        Spread::Threads1 => "a parallel loop over the grid's threads",
+        Spread::Threads2 => "two loops without dependences over the grid's y and x",
+        Spread::Inner2 => "the innermost two of three loops without dependences over the grid's y and x, the outer one in each thread",
+        Spread::Blocks1 => "overlapped tiles over the grid's blocks, a tile's stages over the block's threads",
+        Spread::Blocks2 => "overlapped tiles over the grid's blocks (y and x), a tile's stages over the block's threads",
+        Spread::Tiles2 => "a classic tile's tile loops over the grid's blocks (y and x), its point loops over the block's threads (y and x)",
+    };
+    let what = match warps {
+        Some(w) => format!(
+            "{what}; one tile per warp ({} warps per block, a tile's stages over its lanes, __syncwarp between them)",
+            w.count
+        ),
+        None => what.to_string(),
+    };
+    let what = match reg_tiles {
+        Some(k) => format!(
+            "{what}; hybrid tiles: the right {k} parallelogram tile(s) of {} lanes of every statement in registers, read across lanes by __shfl_sync",
+            super::WARP_SIZE
+        ),
+        None => what,
+    };
+    let what = match choice {
+        Some(c) => format!(
+            "{what}; tiles {}, scheme and block from the GPU cost model",
+            sizes_text(&c.sizes)
+        ),
+        None => what,
+    };
+    what
 }
 
 /// The kernel's parameters as (declaration, argument): the host's loop
