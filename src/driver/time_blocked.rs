@@ -42,63 +42,15 @@ pub(super) fn compile_time_blocked(
         naming,
         ..
     } = *shared;
-    let depth = max_depth(region);
-    let default_steps = if depth >= 4 {
-        DEFAULT_TIME_STEPS_3D
-    } else {
-        DEFAULT_TIME_STEPS
-    };
-    if let Some(w) = ignored_sizes(opts, depth, region, " (time loop included)") {
-        warnings.push(w);
-    }
-    let mut chosen = None;
-    // (The time-block model costs CPU tiles: CUDA's time blocks take the
-    // default sizes, the GPU cost model choosing each group's mapping.)
-    if opts.model_chooses_sizes() && opts.target == Target::C {
-        let choice = time_choice::choose(
-            region,
-            names,
-            opts.assume.as_deref(),
-            opts.max_dependence_operations,
-            &opts.model_spec(),
-            &naming.helper,
-        )?;
-        let (line, _) = program.file.line_col(region.pragma_span.start);
-        if opts.explain {
-            println!("{}:{line}: time blocks (cost model)", program.file.path);
-            for l in &choice.explained {
-                println!("  {l}");
-            }
-        }
-        match choice.decision {
-            Decision::Original => {
-                let banner = ["the cost model keeps the original loops of the time loop: no time block costs less per step (--explain)".to_string()];
-                return compile_region_as_asked(
-                    &opts.without_overlap(),
-                    shared,
-                    region,
-                    helpers,
-                    warnings,
-                    &banner,
-                    None,
-                );
-            }
-            Decision::Blocks(steps, sizes) => chosen = Some((steps, sizes)),
-            Decision::Defaults => {}
-        }
-    }
-    let from_model = chosen.is_some();
-    let (steps, space_sizes) = match (&opts.tile_sizes, chosen) {
-        (_, Some(c)) => c,
-        (Some(s), None) if s.len() >= depth && depth >= 1 => {
-            (s[s.len() - depth], s[s.len() - depth + 1..].to_vec())
-        }
-        (Some(s), None) => (default_steps, s.clone()),
-        (None, None) => (
-            default_steps,
-            vec![DEFAULT_TILE_SIZE; depth.saturating_sub(1)],
-        ),
-    };
+    let (steps, space_sizes, from_model) =
+        match time_block_sizes(opts, shared, region, helpers, warnings)? {
+            Sizes::Original(code) => return Ok(code),
+            Sizes::Blocks {
+                steps,
+                space_sizes,
+                from_model,
+            } => (steps, space_sizes, from_model),
+        };
     let tb = running_time_blocks(region, names, steps, &naming.helper, opts.assume.as_deref())?;
     // Before any block is lowered (and its --report printed): a shadow that
     // cannot be sized makes overlapped tiling inapplicable.
@@ -109,33 +61,7 @@ pub(super) fn compile_time_blocked(
         "time blocks: {steps} steps per block, {} stages in a block",
         tb.blocks.stages.len()
     );
-    // Loops are numbered from the time loop (0); in a block, from the first space loop.
-    let overlap_dims: Option<Vec<usize>> = opts
-        .overlap_dims
-        .as_ref()
-        .map(|d| d.iter().filter(|d| **d > 0).map(|d| d - 1).collect());
-    if overlap_dims.as_ref().is_some_and(Vec::is_empty) {
-        return Err(Error::at(
-            region.pragma_span,
-            "--overlap-dims names only the time loop (0), which overlapped tiling of a time loop always overlaps; name one of its space loops too (1, ...)",
-        ));
-    }
-    // The steps of a block form one group: the cost model does not choose
-    // here (time-block depth and sizes are the options' or the defaults).
-    // The model costed the block's steps as one group: they are one.
-    // CUDA's default sizes (none given, none from the model) are the
-    // lowering's own, which shrinks them to fit shared memory.
-    let cuda_defaults = opts.target == Target::Cuda && opts.tile_sizes.is_none() && !from_model;
-    let block_opts = Options {
-        tile_sizes: (!cuda_defaults).then(|| space_sizes.clone()),
-        overlap_dims,
-        grouping: match opts.grouping {
-            GroupingStrategy::Dp if from_model => GroupingStrategy::TimeBlock,
-            GroupingStrategy::Dp => GroupingStrategy::Greedy,
-            g => g,
-        },
-        ..opts.clone()
-    };
+    let block_opts = block_options(opts, region, &space_sizes, from_model)?;
     let indent = format!("{}    ", region.indent);
     // CUDA: the last step's copies live on the device only.
     let cuda = opts.target == Target::Cuda;
@@ -236,6 +162,138 @@ pub(super) fn compile_time_blocked(
         around,
         remainder: remainder.code,
         guard: guard.as_ref(),
+    })
+}
+
+/// A time-iterated scop's steps per block and space tile sizes.
+enum Sizes {
+    /// The cost model keeps the original loops: the region's code.
+    Original(String),
+    /// Steps per block and the space loops' tile sizes; `from_model`: the
+    /// cost model chose them.
+    Blocks {
+        steps: i64,
+        space_sizes: Vec<i64>,
+        from_model: bool,
+    },
+}
+
+/// The steps per block and space tile sizes: the cost model's (without
+/// `--tile-sizes` under `--grouping dp`, C only), the options', or the
+/// defaults; or the region compiled with its original loops where the
+/// model keeps them.
+fn time_block_sizes(
+    opts: &Options,
+    shared: &Shared,
+    region: &Region,
+    helpers: &mut BTreeSet<Helper>,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Sizes> {
+    let Shared {
+        program,
+        names,
+        naming,
+        ..
+    } = *shared;
+    let depth = max_depth(region);
+    let default_steps = if depth >= 4 {
+        DEFAULT_TIME_STEPS_3D
+    } else {
+        DEFAULT_TIME_STEPS
+    };
+    if let Some(w) = ignored_sizes(opts, depth, region, " (time loop included)") {
+        warnings.push(w);
+    }
+    let mut chosen = None;
+    // (The time-block model costs CPU tiles: CUDA's time blocks take the
+    // default sizes, the GPU cost model choosing each group's mapping.)
+    if opts.model_chooses_sizes() && opts.target == Target::C {
+        let choice = time_choice::choose(
+            region,
+            names,
+            opts.assume.as_deref(),
+            opts.max_dependence_operations,
+            &opts.model_spec(),
+            &naming.helper,
+        )?;
+        let (line, _) = program.file.line_col(region.pragma_span.start);
+        if opts.explain {
+            println!("{}:{line}: time blocks (cost model)", program.file.path);
+            for l in &choice.explained {
+                println!("  {l}");
+            }
+        }
+        match choice.decision {
+            Decision::Original => {
+                let banner = ["the cost model keeps the original loops of the time loop: no time block costs less per step (--explain)".to_string()];
+                return compile_region_as_asked(
+                    &opts.without_overlap(),
+                    shared,
+                    region,
+                    helpers,
+                    warnings,
+                    &banner,
+                    None,
+                )
+                .map(Sizes::Original);
+            }
+            Decision::Blocks(steps, sizes) => chosen = Some((steps, sizes)),
+            Decision::Defaults => {}
+        }
+    }
+    let from_model = chosen.is_some();
+    let (steps, space_sizes) = match (&opts.tile_sizes, chosen) {
+        (_, Some(c)) => c,
+        (Some(s), None) if s.len() >= depth && depth >= 1 => {
+            (s[s.len() - depth], s[s.len() - depth + 1..].to_vec())
+        }
+        (Some(s), None) => (default_steps, s.clone()),
+        (None, None) => (
+            default_steps,
+            vec![DEFAULT_TILE_SIZE; depth.saturating_sub(1)],
+        ),
+    };
+    Ok(Sizes::Blocks {
+        steps,
+        space_sizes,
+        from_model,
+    })
+}
+
+/// The options of a time block's chain: its space loops' sizes and
+/// overlapped loops, and the grouping of its steps.
+fn block_options(
+    opts: &Options,
+    region: &Region,
+    space_sizes: &[i64],
+    from_model: bool,
+) -> Result<Options> {
+    // Loops are numbered from the time loop (0); in a block, from the first space loop.
+    let overlap_dims: Option<Vec<usize>> = opts
+        .overlap_dims
+        .as_ref()
+        .map(|d| d.iter().filter(|d| **d > 0).map(|d| d - 1).collect());
+    if overlap_dims.as_ref().is_some_and(Vec::is_empty) {
+        return Err(Error::at(
+            region.pragma_span,
+            "--overlap-dims names only the time loop (0), which overlapped tiling of a time loop always overlaps; name one of its space loops too (1, ...)",
+        ));
+    }
+    // The steps of a block form one group: the cost model does not choose
+    // here (time-block depth and sizes are the options' or the defaults).
+    // The model costed the block's steps as one group: they are one.
+    // CUDA's default sizes (none given, none from the model) are the
+    // lowering's own, which shrinks them to fit shared memory.
+    let cuda_defaults = opts.target == Target::Cuda && opts.tile_sizes.is_none() && !from_model;
+    Ok(Options {
+        tile_sizes: (!cuda_defaults).then(|| space_sizes.to_vec()),
+        overlap_dims,
+        grouping: match opts.grouping {
+            GroupingStrategy::Dp if from_model => GroupingStrategy::TimeBlock,
+            GroupingStrategy::Dp => GroupingStrategy::Greedy,
+            g => g,
+        },
+        ..opts.clone()
     })
 }
 
