@@ -638,33 +638,7 @@ fn build_regions<'tu>(
     // their nest pragmas are not reported again.
     let mut quiet: Vec<Span> = Vec::new();
 
-    // Scops: pair each '#pragma scop' with the next '#pragma endscop'.
-    let mut open: Option<&PragmaLine> = None;
-    let mut scops = Vec::new();
-    for p in pragmas {
-        match (&p.kind, open) {
-            (PragmaKind::Scop(_), None) => open = Some(p),
-            (PragmaKind::Scop(_), Some(o)) => errors.push(
-                Diagnostic::error(p.span, "'#pragma scop' inside another scop")
-                    .with_note(o.span, "the enclosing scop starts here"),
-            ),
-            (PragmaKind::Endscop, Some(o)) => {
-                scops.push((o, p));
-                open = None;
-            }
-            (PragmaKind::Endscop, None) => errors.push(Diagnostic::error(
-                p.span,
-                "'#pragma endscop' without a matching '#pragma scop'",
-            )),
-            _ => {}
-        }
-    }
-    if let Some(o) = open {
-        errors.push(Diagnostic::error(
-            o.span,
-            "'#pragma scop' without a matching '#pragma endscop'",
-        ));
-    }
+    let scops = pair_scops(pragmas, errors);
     for (s, e) in scops {
         claimed.push((Span::new(s.span.start, e.span.end), s.span, false));
         let declared = match &s.kind {
@@ -767,7 +741,54 @@ fn build_regions<'tu>(
         }
     }
 
-    // Nested regions and stray nest pragmas.
+    check_claims(pragmas, &claimed, &quiet, errors);
+    regions
+}
+
+/// Pairs each '#pragma scop' with the next '#pragma endscop'; unpaired or
+/// nested ones go to `errors`.
+fn pair_scops<'p>(
+    pragmas: &'p [PragmaLine],
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<(&'p PragmaLine, &'p PragmaLine)> {
+    let mut open: Option<&PragmaLine> = None;
+    let mut scops = Vec::new();
+    for p in pragmas {
+        match (&p.kind, open) {
+            (PragmaKind::Scop(_), None) => open = Some(p),
+            (PragmaKind::Scop(_), Some(o)) => errors.push(
+                Diagnostic::error(p.span, "'#pragma scop' inside another scop")
+                    .with_note(o.span, "the enclosing scop starts here"),
+            ),
+            (PragmaKind::Endscop, Some(o)) => {
+                scops.push((o, p));
+                open = None;
+            }
+            (PragmaKind::Endscop, None) => errors.push(Diagnostic::error(
+                p.span,
+                "'#pragma endscop' without a matching '#pragma scop'",
+            )),
+            _ => {}
+        }
+    }
+    if let Some(o) = open {
+        errors.push(Diagnostic::error(
+            o.span,
+            "'#pragma scop' without a matching '#pragma endscop'",
+        ));
+    }
+    scops
+}
+
+/// Nested regions and stray nest pragmas: `claimed` holds each region's
+/// bytes, its opening pragma and whether it is a chain; nest pragmas in the
+/// blocks of `quiet` were reported with their chain.
+fn check_claims(
+    pragmas: &[PragmaLine],
+    claimed: &[(Span, Span, bool)],
+    quiet: &[Span],
+    errors: &mut Vec<Diagnostic>,
+) {
     for (i, (a, ap, _)) in claimed.iter().enumerate() {
         for (b, bp, _) in claimed.iter().skip(i + 1) {
             if a.start < b.end && b.start < a.end {
@@ -802,7 +823,6 @@ fn build_regions<'tu>(
             }
         }
     }
-    regions
 }
 
 /// Helpers for the front end's tests: parse C text through a temporary file.
