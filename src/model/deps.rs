@@ -308,19 +308,20 @@ struct PartSources {
     must: UnionMap,
     may: UnionMap,
     kill: UnionMap,
-    /// `None` where the region has too few parts for pruning to pay.
-    footprint: Option<Footprint>,
+    footprint: Footprint,
 }
 
-/// Parts of a region from which the search prunes parts by their
-/// [`Footprint`]: with fewer, every earlier part is searched within a few
-/// batches anyway, and the boxes' linear programs would cost more isl
-/// operations (counted in the analysis's budget) than they save.
-const PRUNE_FROM_PARTS: usize = 16;
+/// Parts of a region from which [`Footprint`]s hold the boxes of the
+/// arrays, not only their names: with fewer, every earlier part is
+/// searched within a few batches anyway, and the boxes' linear programs
+/// would cost more isl operations (counted in the analysis's budget) than
+/// they save.
+const BOXES_FROM_PARTS: usize = 16;
 
 /// The elements some accesses touch, per array, as a box: the constant
 /// bounds of each dimension over all values of the parameters (`None`
-/// where a dimension has none). A part whose box does not meet a sink's
+/// where a dimension has none; no dimension at all where only the array's
+/// name is kept). A part whose box does not meet a sink's
 /// touches none of the sink's elements, so it holds no source of them and
 /// kills none: leaving it out of the search changes no dependence (a
 /// chain of 500 nests, each writing a row the next one reads, searched
@@ -331,12 +332,16 @@ struct Footprint {
 }
 
 impl Footprint {
-    /// Adds the elements `m` accesses.
-    fn add(&mut self, m: &UnionMap) -> Result<()> {
+    /// Adds the elements `m` accesses: their arrays' names, and with
+    /// `bounds` their boxes.
+    fn add(&mut self, m: &UnionMap, bounds: bool) -> Result<()> {
         let range = m.copy().and_then(|m| m.range()).map_err(isl_err)?;
         for set in crate::model::relations::set_list(&range)? {
             let name = set.get_tuple_name().map_err(isl_err)?.to_string();
-            let n = set.dim(DimType::Set).map_err(isl_err)? as usize;
+            let n = match bounds {
+                true => set.dim(DimType::Set).map_err(isl_err)? as usize,
+                false => 0,
+            };
             let mut bounds = Vec::with_capacity(n);
             for d in 0..n {
                 // Two rational LPs rule out most unbounded dimensions
@@ -462,19 +467,13 @@ fn by_parts(
         by_part(Some(acc.may))?,
         by_part(acc.kill)?,
     );
-    let prune = model.parts.len() >= PRUNE_FROM_PARTS;
+    let bounds = model.parts.len() >= BOXES_FROM_PARTS;
     let mut sources = Vec::with_capacity(model.parts.len());
     for ((must, may), kill) in must.into_iter().zip(may).zip(kill) {
-        let footprint = match prune {
-            true => {
-                let mut footprint = Footprint::default();
-                for m in [&must, &may, &kill] {
-                    footprint.add(m)?;
-                }
-                Some(footprint)
-            }
-            false => None,
-        };
+        let mut footprint = Footprint::default();
+        for m in [&must, &may, &kill] {
+            footprint.add(m, bounds)?;
+        }
         sources.push(PartSources {
             must,
             may,
@@ -506,23 +505,13 @@ fn by_parts(
         let mut next = Some(p);
         let mut batch_len = 2;
         while !sink.is_empty().map_err(isl_err)? {
-            let wanted = match prune {
-                true => {
-                    let mut wanted = Footprint::default();
-                    wanted.add(&sink)?;
-                    Some(wanted)
-                }
-                false => None,
-            };
+            let mut wanted = Footprint::default();
+            wanted.add(&sink, bounds)?;
             let mut batch = Vec::new();
             while batch.len() < batch_len {
                 let Some(q) = next else { break };
                 next = q.checked_sub(1);
-                let meets = match (&sources[q].footprint, &wanted) {
-                    (Some(have), Some(wanted)) => have.may_meet(wanted),
-                    _ => true,
-                };
-                if meets {
+                if sources[q].footprint.may_meet(&wanted) {
                     batch.push(q);
                 }
             }
