@@ -47,10 +47,9 @@ use crate::frontend::body::PURE_FUNCTIONS;
 use crate::frontend::clang::{Cursor, CursorKind, TokenKind, Type, TypeKind};
 
 mod decls;
-mod fixes;
 mod meaning;
 mod refusals;
-pub use fixes::{CxxFix, CxxFixes, PointerDecl, VoidParam};
+pub use crate::model::cxx_fixes::{CxxFix, CxxFixes, PointerDecl, VoidParam};
 
 /// Identifiers of C that g++ (`-std=gnu++17`) reserves as keywords or
 /// alternative operator names. `wchar_t`, `char16_t` and `char32_t` are left

@@ -1,5 +1,6 @@
 //! The program model: what the front end found, and its polyhedral (isl) form.
 
+pub mod cxx_fixes;
 pub mod deps;
 pub mod expr;
 pub mod isl_ext;

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, SourceFile, Span};
-use crate::frontend::cxx::CxxFixes;
+use crate::model::cxx_fixes::CxxFixes;
 use crate::model::expr::Expr;
 
 /// A parsed input file: its text and the regions flextile rewrites.

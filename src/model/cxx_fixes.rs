@@ -1,7 +1,9 @@
-//! The fixes of [`super`] as data, and their rendering into text edits of
-//! the original file: the analysis finds them before the driver has chosen
-//! the prefix of generated names, so they are structured (spans, names,
-//! type spellings) and [`CxxFixes::render`] spells them with the prefix.
+//! The edits that make a C file C++ (found by the front end's C++ analysis,
+//! `frontend::cxx`), as data, and their rendering into text edits of the
+//! original file: the analysis finds them before the driver has chosen the
+//! prefix of generated names, so they are structured (spans, names, type
+//! spellings) and [`CxxFixes::render`] spells them with the prefix. They live
+//! in the model because the program model carries them to the back end.
 
 use crate::diag::{Diagnostic, Span};
 
