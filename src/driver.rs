@@ -195,6 +195,9 @@ pub struct Options {
     pub summary: String,
     /// `-MD`/`-MF`: where to write the Make dependency file.
     pub dep_file: Option<PathBuf>,
+    /// `--templates DIR`: the user's templates, replacing the built-in
+    /// ones of the same paths.
+    pub templates: Option<PathBuf>,
 }
 
 impl Options {
@@ -280,6 +283,9 @@ pub fn run(opts: &Options) -> std::result::Result<Input, Failure> {
         mdg_dot::render_svg(path);
     }
     if let Some(dep) = &opts.dep_file {
+        let mut includes = includes;
+        let own = crate::backend::templates::user_files(opts.templates.as_deref());
+        includes.extend(own.iter().map(|f| f.display().to_string()));
         let rule = files::dependency_rule(&opts.output, &opts.input, &includes);
         files::write_output(dep, rule.as_bytes()).map_err(fail)?;
     }
@@ -321,7 +327,7 @@ fn compile_input(opts: &Options, input: &Input) -> Result<(Compiled, Vec<String>
 /// Runs every pass after the front end on `program` and returns the output text.
 pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
     let names = polyhedral::collect_names(&program.regions);
-    let templates = Templates::load()?;
+    let templates = Templates::load(opts.templates.as_deref())?;
     let naming = Naming {
         counter: counter_prefix(&program.file.text, &program.reserved),
         helper: helper_prefix(&program.file.text, &program.reserved),

@@ -233,6 +233,11 @@ struct Cli {
     /// Print each region's final schedule tree (YAML) on stderr.
     #[arg(long)]
     dump_schedule: bool,
+    /// Output templates: a file under DIR with the path of one of
+    /// flextile's templates (`cuda/launch.cu.tera`, as in the repository's
+    /// `templates/`) replaces it; the others stay built in.
+    #[arg(long, value_name = "DIR")]
+    templates: Option<PathBuf>,
     /// Log what the passes do (-v: info, -vv: debug).
     #[arg(short = 'v', action = ArgAction::Count)]
     verbose: u8,
@@ -579,6 +584,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
     let estimates = estimates(&cli.estimate)?;
     check_tiling_options(cli)?;
     let emit_mdg = emit_mdg(&cli.emit, &cli.input, &cli.output)?;
+    let templates = templates_dir(cli)?;
     check_tile_sizes(cli)?;
     let dep_file = dep_file(cli)?;
     let target = target(cli);
@@ -641,6 +647,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
             .unwrap_or(cli.max_isl_operations),
         report: cli.report,
         emit_mdg,
+        templates,
         fatal_warnings: cli.fatal_warnings,
         summary,
         dep_file,
@@ -816,6 +823,51 @@ fn dep_file(cli: &Cli) -> Result<Option<PathBuf>, String> {
         (None, true) => Some(flextile::files::default_dependency_file(&cli.output)),
         (None, false) => None,
     })
+}
+
+/// `--templates DIR`: a directory whose every `.tera` file has the path of
+/// one of flextile's templates (a misspelt one would be ignored).
+fn templates_dir(cli: &Cli) -> Result<Option<PathBuf>, String> {
+    let Some(dir) = &cli.templates else {
+        return Ok(None);
+    };
+    if !dir.is_dir() {
+        return Err(format!("--templates {}: no such directory", dir.display()));
+    }
+    let known: Vec<&str> = flextile::backend::templates::template_paths().collect();
+    for file in tera_files(dir, dir)? {
+        if !known.contains(&file.as_str()) {
+            return Err(format!(
+                "--templates {}: {file} is not one of flextile's templates ({})",
+                dir.display(),
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(Some(dir.clone()))
+}
+
+/// The `.tera` files under `at`, by their paths from `root` (`/`-separated).
+fn tera_files(root: &Path, at: &Path) -> Result<Vec<String>, String> {
+    let entries =
+        std::fs::read_dir(at).map_err(|e| format!("--templates {}: {e}", at.display()))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("--templates {}: {e}", at.display()))?
+            .path();
+        if path.is_dir() {
+            files.extend(tera_files(root, &path)?);
+        } else if path.extension().is_some_and(|e| e == "tera") {
+            let rel = path.strip_prefix(root).unwrap_or(&path);
+            let parts: Vec<String> = rel
+                .iter()
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect();
+            files.push(parts.join("/"));
+        }
+    }
+    Ok(files)
 }
 
 /// The target: the user's, or the output file's extension.

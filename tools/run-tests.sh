@@ -67,6 +67,7 @@ case "$tier" in
     cargo_tests --lib
     cargo_tests --test cli
     cargo_tests --test budget
+    cargo_tests --test templates
     cargo_tests --test testsuite -- "${CHECK_PROGRAMS[@]}" errors:: harness_ every_
     FLEXTILE_SNAPSHOT=sample cargo_tests --test snapshots
     ;;

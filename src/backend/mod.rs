@@ -9,12 +9,15 @@ pub mod cuda;
 pub mod int_range;
 pub mod mdg_dot;
 pub mod output;
+pub mod templates;
 pub mod tile_body;
 pub mod tree;
 
-use crate::backend::alias::GuardParts;
 use crate::backend::ast::AstReader;
-use crate::backend::c::{CPrinter, OmpLines};
+use crate::backend::c::CPrinter;
+pub use crate::backend::templates::{
+    comment_text, FileParts, OriginalParts, RegionParts, ShadowParts, Templates, TimeBlockParts,
+};
 use crate::backend::tile_body::TileBodies;
 use crate::backend::tree::Helper;
 use crate::diag::{Error, Result};
@@ -25,7 +28,6 @@ use crate::model::sequence::{cut_root_sequence, held_children, Part};
 use crate::model::storage::StoragePlan;
 use isl_rs::{Schedule, Set, UnionSet};
 use std::collections::BTreeSet;
-use tera::{Context, Tera};
 
 /// Names flextile adds to the user's code, chosen so that no identifier of
 /// the input is shadowed or called by mistake.
@@ -51,352 +53,6 @@ impl Naming {
             "int"
         }
     }
-}
-
-/// The output templates, compiled into the binary from `templates/c/`.
-pub struct Templates {
-    tera: Tera,
-}
-
-const TEMPLATES: &[(&str, &str)] = &[
-    ("file", include_str!("../../templates/c/file.c.tera")),
-    (
-        "cuda_file",
-        include_str!("../../templates/cuda/file.cu.tera"),
-    ),
-    ("region", include_str!("../../templates/c/region.c.tera")),
-    (
-        "parallel_for",
-        include_str!("../../templates/c/parallel_for.c.tera"),
-    ),
-    ("team", include_str!("../../templates/c/team.c.tera")),
-    (
-        "simd_for",
-        include_str!("../../templates/c/simd_for.c.tera"),
-    ),
-    (
-        "team_for",
-        include_str!("../../templates/c/team_for.c.tera"),
-    ),
-    ("helpers", include_str!("../../templates/c/helpers.c.tera")),
-    (
-        "cuda_gather",
-        include_str!("../../templates/cuda/gather.cu.tera"),
-    ),
-    ("shadows", include_str!("../../templates/c/shadows.c.tera")),
-    (
-        "time_blocks",
-        include_str!("../../templates/c/time_blocks.c.tera"),
-    ),
-    ("alias", include_str!("../../templates/c/alias.c.tera")),
-    (
-        "original",
-        include_str!("../../templates/c/original.c.tera"),
-    ),
-];
-
-fn tera_err(e: tera::Error) -> Error {
-    use std::error::Error as _;
-    let mut msg = e.to_string();
-    let mut src = e.source();
-    while let Some(s) = src {
-        msg.push_str(&format!(": {s}"));
-        src = s.source();
-    }
-    Error::internal(format!("template: {msg}"))
-}
-
-/// What the file template needs.
-pub struct FileParts<'a> {
-    /// Input path as given.
-    pub input: &'a str,
-    /// Options that shaped the output, as the user wrote them.
-    pub options: &'a str,
-    /// Number of rewritten regions.
-    pub regions: usize,
-    /// Helpers used by the generated code.
-    pub helpers: &'a BTreeSet<Helper>,
-    /// Prefix of the helpers' names.
-    pub helper_prefix: &'a str,
-    /// The file's text with every region replaced.
-    pub body: &'a str,
-    /// A CUDA file (else C).
-    pub cuda: bool,
-    /// The command line's macros (`-D`: name, value), which a CUDA file
-    /// defines itself (see `templates/cuda/file.cu.tera`).
-    pub defines: &'a [(String, String)],
-}
-
-/// What the region template needs.
-pub struct RegionParts<'a> {
-    /// "loop chain" or "scop".
-    pub kind: &'a str,
-    /// Input path.
-    pub input: &'a str,
-    /// Line of the region's pragma.
-    pub line: usize,
-    /// One line per stage.
-    pub stages: Vec<String>,
-    /// A summary of the transformations applied.
-    pub schedule: String,
-    /// Indentation of the region.
-    pub indent: &'a str,
-    /// The generated loops, already indented one level below `indent`.
-    pub code: String,
-    /// Shadow copies of arrays the region updates in place, declared around the loops.
-    pub shadows: Vec<ShadowParts>,
-    /// The run-time alias guard around the loops, if the region needs one.
-    pub guard: Option<&'a GuardParts>,
-}
-
-/// What the template of a time-blocked scop needs.
-pub struct TimeBlockParts<'a> {
-    /// Input path.
-    pub input: &'a str,
-    /// Line of the region's pragma.
-    pub line: usize,
-    /// One line per statement of the original scop.
-    pub stages: Vec<String>,
-    /// A summary of the transformations applied.
-    pub schedule: String,
-    /// Indentation of the region.
-    pub indent: &'a str,
-    /// C name of the variable holding a block's first time step.
-    pub start: &'a str,
-    /// C type of the block's start and remainder variables (`int`, `long long`).
-    pub counter_type: &'a str,
-    /// The time loop's first step (C).
-    pub first: &'a str,
-    /// The condition (C) under which a block of `steps` steps from `start` runs.
-    pub full: &'a str,
-    /// Time steps per block.
-    pub steps: i64,
-    /// C name of the remainder's first time step.
-    pub rest: &'a str,
-    /// Shadow copies declared around the blocks.
-    pub shadows: Vec<ShadowParts>,
-    /// The loops of one block, indented two levels below `indent`.
-    pub blocks: String,
-    /// Code before and after the loop over blocks, one level below
-    /// `indent` (CUDA: the blocks' device buffers, set up once).
-    pub around: [String; 2],
-    /// The loops of the remainder, indented two levels below `indent`.
-    pub remainder: String,
-    /// The run-time alias guard around the blocks, if the region needs one.
-    pub guard: Option<&'a GuardParts>,
-}
-
-/// What the template of a region left as written needs.
-pub struct OriginalParts<'a> {
-    /// "loop chain" or "scop".
-    pub kind: &'a str,
-    /// Input path.
-    pub input: &'a str,
-    /// Line of the region's pragma.
-    pub line: usize,
-    /// Indentation of the region.
-    pub indent: &'a str,
-    /// Why it is left as written.
-    pub why: &'a str,
-    /// The region's code as written (see [`alias::original_code`]).
-    pub original: &'a str,
-}
-
-/// One shadow copy of an array, for the region and time-blocks templates.
-pub struct ShadowParts {
-    /// C name of the copy.
-    pub name: String,
-    /// The array.
-    pub array: String,
-    /// Its number of rows (C expression).
-    pub rows: String,
-    /// Whether the array has more than one dimension (its rows are arrays).
-    pub nested: bool,
-}
-
-impl Templates {
-    /// Compiles the embedded templates.
-    pub fn load() -> Result<Templates> {
-        let mut tera = Tera::default();
-        tera.autoescape_on(vec![]);
-        tera.add_raw_templates(TEMPLATES.to_vec())
-            .map_err(tera_err)?;
-        Ok(Templates { tera })
-    }
-
-    /// The OpenMP lines of parallel loops.
-    pub fn omp_lines(&self) -> Result<OmpLines> {
-        let line = |name: &str| {
-            self.tera
-                .render(name, &Context::new())
-                .map(|s| s.trim_end().to_string())
-                .map_err(tera_err)
-        };
-        Ok(OmpLines {
-            parallel_for: line("parallel_for")?,
-            team: line("team")?,
-            team_for: line("team_for")?,
-            simd_for: line("simd_for")?,
-        })
-    }
-
-    /// A whole output file.
-    pub fn file(&self, p: &FileParts) -> Result<String> {
-        let mut helpers = Vec::new();
-        for h in p.helpers {
-            let mut c = Context::new();
-            c.insert("prefix", p.helper_prefix);
-            c.insert(
-                "qualifiers",
-                if p.cuda { "__host__ __device__ " } else { "" },
-            );
-            c.insert(
-                "name",
-                match h {
-                    Helper::Min => "min",
-                    Helper::Max => "max",
-                    Helper::Floord => "floord",
-                    Helper::MinLL => "min_ll",
-                    Helper::MaxLL => "max_ll",
-                    Helper::FloordLL => "floord_ll",
-                    Helper::Gather => "gather",
-                },
-            );
-            let template = match h {
-                Helper::Gather => "cuda_gather",
-                _ => "helpers",
-            };
-            helpers.push(
-                self.tera
-                    .render(template, &c)
-                    .map_err(tera_err)?
-                    .trim_end()
-                    .to_string(),
-            );
-        }
-        let mut c = Context::new();
-        c.insert("version", env!("CARGO_PKG_VERSION"));
-        c.insert("input", &comment_text(p.input));
-        c.insert("options", &comment_text(p.options));
-        c.insert("regions", &p.regions);
-        c.insert("helpers", &helpers);
-        c.insert("body", p.body);
-        c.insert("prefix", p.helper_prefix);
-        let defines: String = p
-            .defines
-            .iter()
-            .map(|(n, v)| format!("#ifndef {n}\n#define {n} {v}\n#endif\n"))
-            .collect();
-        c.insert("defines", &defines);
-        let name = if p.cuda { "cuda_file" } else { "file" };
-        self.tera.render(name, &c).map_err(tera_err)
-    }
-
-    /// A time-blocked scop (without a trailing newline).
-    pub fn time_blocks(&self, p: &TimeBlockParts) -> Result<String> {
-        let mut c = Context::new();
-        c.insert("input", &comment_text(p.input));
-        c.insert("line", &p.line);
-        c.insert("stages", &comment_texts(&p.stages));
-        c.insert("schedule", &comment_text(&p.schedule));
-        c.insert("indent", p.indent);
-        c.insert("start", p.start);
-        c.insert("counter_type", p.counter_type);
-        c.insert("first", p.first);
-        c.insert("full", p.full);
-        c.insert("steps", &p.steps);
-        c.insert("rest", p.rest);
-        c.insert("shadows", &shadow_values(&p.shadows));
-        c.insert("blocks", &p.blocks);
-        c.insert("before", &p.around[0]);
-        c.insert("after", &p.around[1]);
-        c.insert("remainder", &p.remainder);
-        guard_values(&mut c, p.guard);
-        let s = self.tera.render("time_blocks", &c).map_err(tera_err)?;
-        Ok(s.trim_end_matches('\n').to_string())
-    }
-
-    /// One rewritten region (without a trailing newline: the file's own follows).
-    pub fn region(&self, p: &RegionParts) -> Result<String> {
-        let mut c = Context::new();
-        c.insert("kind", &comment_text(p.kind));
-        c.insert("input", &comment_text(p.input));
-        c.insert("line", &p.line);
-        c.insert("stages", &comment_texts(&p.stages));
-        c.insert("schedule", &comment_text(&p.schedule));
-        c.insert("indent", p.indent);
-        c.insert("code", &p.code);
-        c.insert("shadows", &shadow_values(&p.shadows));
-        guard_values(&mut c, p.guard);
-        let s = self.tera.render("region", &c).map_err(tera_err)?;
-        Ok(s.trim_end_matches('\n').to_string())
-    }
-
-    /// A region left as written, under a banner that says why (without a
-    /// trailing newline).
-    pub fn original(&self, p: &OriginalParts) -> Result<String> {
-        let mut c = Context::new();
-        c.insert("kind", &comment_text(p.kind));
-        c.insert("input", &comment_text(p.input));
-        c.insert("line", &p.line);
-        c.insert("indent", p.indent);
-        c.insert("why", &comment_text(p.why));
-        c.insert("original", p.original);
-        let s = self.tera.render("original", &c).map_err(tera_err)?;
-        Ok(s.trim_end_matches('\n').to_string())
-    }
-}
-
-/// The alias guard's template values (`guarded` is false without one).
-fn guard_values(c: &mut Context, guard: Option<&GuardParts>) {
-    c.insert("guarded", &guard.is_some());
-    let empty = Vec::new();
-    c.insert("guard_decls", guard.map_or(&empty, |g| &g.decls));
-    c.insert("guard_terms", guard.map_or(&empty, |g| &g.terms));
-    c.insert("guard_original", guard.map_or("", |g| g.original.as_str()));
-    c.insert("guard_wraps", guard.map_or(&empty, |g| &g.wraps));
-    c.insert("guard_alias", &guard.is_some_and(|g| !g.pairs.is_empty()));
-}
-
-/// `s` made safe to print inside a `/* ... */` comment on one line: no
-/// `*/` (which would end it: `* /`), no `/*` (`/ *`, which gcc warns
-/// about), no line breaks or other control characters (a space), and no
-/// backslash or trigraph `??/` at its end (a line continuation when a line
-/// break follows).
-pub fn comment_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        let c = if c.is_control() { ' ' } else { c };
-        let prev = out.chars().last();
-        if (prev == Some('*') && c == '/') || (prev == Some('/') && c == '*') {
-            out.push(' ');
-        }
-        out.push(c);
-    }
-    if out.ends_with('\\') || out.ends_with("??/") {
-        out.push(' ');
-    }
-    out
-}
-
-/// [`comment_text`] of each string.
-fn comment_texts(v: &[String]) -> Vec<String> {
-    v.iter().map(|s| comment_text(s)).collect()
-}
-
-/// The shadows as template values.
-fn shadow_values(shadows: &[ShadowParts]) -> Vec<std::collections::BTreeMap<&str, String>> {
-    shadows
-        .iter()
-        .map(|s| {
-            std::collections::BTreeMap::from([
-                ("name", s.name.clone()),
-                ("array", s.array.clone()),
-                ("rows", s.rows.clone()),
-                ("nested", if s.nested { "yes" } else { "" }.to_string()),
-            ])
-        })
-        .collect()
 }
 
 /// A region's generated code.
@@ -722,9 +378,18 @@ pub fn generate_loops(
         let (path, line) = (&cu.place, cu.line);
         let prefix = format!("{}kernel{line}{}_", naming.helper, cu.part);
         let (host, kernels) = cuda::map::map(tree)?;
-        let g = cuda::print::print_region(
-            &host, &kernels, stages, storage, naming, cu, &prefix, indent, helpers,
-        )?;
+        let mapped = cuda::print::Mapped {
+            host: &host,
+            kernels: &kernels,
+            stages,
+            storage,
+            naming,
+            cuda: cu,
+            kernel_prefix: &prefix,
+            indent,
+            templates,
+        };
+        let g = cuda::print::print_region(&mapped, helpers)?;
         return Ok(Generated {
             code: g.host,
             kernels: g.kernels,

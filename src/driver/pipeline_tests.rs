@@ -165,6 +165,7 @@ pub(super) fn opts() -> Options {
         max_dependence_operations: DEFAULT_MAX_ISL_OPERATIONS,
         summary: String::new(),
         dep_file: None,
+        templates: None,
     }
 }
 

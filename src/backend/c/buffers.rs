@@ -4,6 +4,7 @@
 //! tile loop). The storage plan decides where and how; this prints it.
 
 use super::*;
+use crate::backend::templates::SharedDecl;
 use crate::backend::tree::tile_groups;
 
 impl CPrinter<'_> {
@@ -138,7 +139,7 @@ impl CPrinter<'_> {
         Ok(())
     }
 
-    /// The declarations (one per line at `indent`) of `group`'s tile
+    /// The declarations (for `cuda/shared.cu.tera`) of `group`'s tile
     /// buffers in a CUDA kernel: `__shared__` arrays (a pool as a union),
     /// one copy per thread block, or with `per_warp` (the warps of a
     /// block and the C name of the thread's warp), one per warp, each
@@ -148,9 +149,8 @@ impl CPrinter<'_> {
     pub fn shared_tile_declarations(
         &self,
         group: usize,
-        indent: &str,
         per_warp: Option<(u32, &str)>,
-    ) -> Result<String> {
+    ) -> Result<Vec<SharedDecl>> {
         let buffers: Vec<&Buffer> = self
             .storage
             .iter()
@@ -161,28 +161,26 @@ impl CPrinter<'_> {
                 "tile buffers on the heap in a CUDA kernel (the driver sizes them for shared memory)",
             ));
         }
-        let mut out = String::new();
+        let mut out = Vec::new();
         let mut pools_done = Vec::new();
         let prefix = &self.prefix;
         // `T name[..]` (a block's), or `T all[warps][..]` and `name` the
         // thread's warp's part of it.
-        let declare = |ty: &str, name: &str, dims: &str, what: &str| match per_warp {
-            None => format!("{indent}__shared__ {ty} {name}{dims}; /* {what} */\n"),
-            Some((warps, warp)) => {
-                let all = format!("{prefix}{prefix}w{name}");
-                format!(
-                    "{indent}__shared__ {ty} {all}[{warps}]{dims}; /* {what}, one per warp */\n\
-                     {indent}auto &{name} = {all}[{warp}];\n"
-                )
-            }
+        let declare = |ty: String, name: String, dims: String, what: String| SharedDecl {
+            per_warp: per_warp
+                .map(|(warps, warp)| (format!("{prefix}{prefix}w{name}"), warps, warp.to_string())),
+            ty,
+            name,
+            dims,
+            what,
         };
         for sp in &buffers {
             match sp.pool {
-                None => out.push_str(&declare(
-                    &sp.elem_type,
-                    &format!("{prefix}{}", sp.name),
-                    &tile_dims(sp, 0),
-                    &format!("tile-local '{}'", sp.data.join("', '")),
+                None => out.push(declare(
+                    sp.elem_type.clone(),
+                    format!("{prefix}{}", sp.name),
+                    tile_dims(sp, 0),
+                    format!("tile-local '{}'", sp.data.join("', '")),
                 )),
                 Some(p) if !pools_done.contains(&p) => {
                     pools_done.push(p);
@@ -193,11 +191,11 @@ impl CPrinter<'_> {
                         .map(|b| format!(" {};", tile_array(&self.prefix, b, false)))
                         .collect();
                     let data: Vec<String> = members.iter().map(|b| b.data.join("', '")).collect();
-                    out.push_str(&declare(
-                        &format!("union {{{fields} }}"),
-                        &format!("{prefix}shared{p}"),
-                        "",
-                        &format!("tile-local '{}', lifetimes apart", data.join("', '")),
+                    out.push(declare(
+                        format!("union {{{fields} }}"),
+                        format!("{prefix}shared{p}"),
+                        String::new(),
+                        format!("tile-local '{}', lifetimes apart", data.join("', '")),
                     ));
                 }
                 Some(_) => {}

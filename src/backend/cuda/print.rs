@@ -2,18 +2,21 @@
 //! definitions, placed before the function that holds the region) and its
 //! host code (device buffers, copies, launches through `FT_LAUNCH`, an error
 //! check after every CUDA call naming the region's `file:line`, and the
-//! buffers freed). Statement bodies and the loops inside a kernel are
+//! buffers freed), the host code and the kernels' skeletons through the
+//! templates `cuda/setup`, `launch`, `teardown`, `kernel`, `shared` and
+//! `barrier` (`backend::templates`). Statement bodies and the loops inside a kernel are
 //! printed by the C printer, with the user's data spelled as device
 //! buffers ([`DeviceData`]).
 
 use super::device::{DeviceData, Extent};
 use super::map::{Host, Kernel, Spread};
 use super::shared::TileCopies;
-use super::tiles::{Tiles, Warps};
+use super::tiles::{Tiles, Warps, FLAT_THREAD};
 use super::GpuTiling;
 use crate::backend::c::{expr, CPrinter, OmpLines};
+use crate::backend::templates::{BufferParts, HostBuffers, KernelParts, LaunchParts};
 use crate::backend::tree::{own_exprs, tile_groups, uses, visit, Helper, LoopExpr, Node};
-use crate::backend::Naming;
+use crate::backend::{Naming, Templates};
 use crate::diag::{Error, Result};
 use crate::model::program::{Region, Stage};
 use crate::model::storage::StoragePlan;
@@ -94,33 +97,40 @@ pub struct CudaCode {
     pub reports: Vec<KernelReport>,
 }
 
-/// Prints the host code (at `indent`) and kernels of a region mapped by
-/// `map::map`.
-#[allow(clippy::too_many_arguments)]
-pub fn print_region(
-    host: &[Host],
-    kernels: &[Kernel],
-    stages: &[Stage],
-    storage: Option<&StoragePlan>,
-    naming: &Naming,
-    cuda: &CudaRegion,
-    kernel_prefix: &str,
-    indent: &str,
-    helpers: &mut BTreeSet<Helper>,
-) -> Result<CudaCode> {
+/// A region mapped by `map::map`, to print.
+pub struct Mapped<'a> {
+    /// Its host code and kernels.
+    pub host: &'a [Host],
+    pub kernels: &'a [Kernel],
+    pub stages: &'a [Stage],
+    pub storage: Option<&'a StoragePlan>,
+    pub naming: &'a Naming,
+    pub cuda: &'a CudaRegion<'a>,
+    /// Prefix of its kernels' names (then their number).
+    pub kernel_prefix: &'a str,
+    /// Indentation of its host code.
+    pub indent: &'a str,
+    pub templates: &'a Templates,
+}
+
+/// Prints the host code (at `m.indent`) and kernels of a mapped region.
+pub fn print_region(m: &Mapped, helpers: &mut BTreeSet<Helper>) -> Result<CudaCode> {
+    let (kernels, naming, cuda, indent) = (m.kernels, m.naming, m.cuda, m.indent);
     let omp = OmpLines::none();
     let c = Printing {
-        stages,
-        storage,
+        stages: m.stages,
+        storage: m.storage,
         naming,
         cuda,
-        printer: CPrinter::new(stages, omp, storage, naming).with_data(cuda.device),
+        printer: CPrinter::new(m.stages, omp, m.storage, naming).with_data(cuda.device),
+        templates: m.templates,
+        barriers: [m.templates.barrier(false)?, m.templates.barrier(true)?],
     };
     let mut reports = Vec::new();
     let mut defs = String::new();
     let mut launches = Vec::new();
     for (k, kernel) in kernels.iter().enumerate() {
-        let printed = print_kernel(&c, k, kernel, kernel_prefix)?;
+        let printed = print_kernel(&c, k, kernel, m.kernel_prefix)?;
         defs.push_str(&printed.def);
         launches.push(printed.launch);
         reports.push(printed.report);
@@ -135,13 +145,16 @@ pub fn print_region(
     );
     let check = format!("{}check", cuda.device.prefix);
     let place = c_string(&cuda.place);
-    let (setup, teardown) = buffers(cuda, naming, &check, &place, helpers);
-    let setup: String = setup.iter().map(|l| format!("{indent}{l}\n")).collect();
+    let (setup, teardown) = buffers(&c, &check, &place, indent, helpers)?;
     let mut loops = String::new();
-    host_code(
-        host, &launches, naming, &check, &place, indent, helpers, &mut loops,
-    );
-    let teardown: String = teardown.iter().map(|l| format!("{indent}{l}\n")).collect();
+    let h = HostPrinting {
+        launches: &launches,
+        naming,
+        check: &check,
+        place: &place,
+        templates: m.templates,
+    };
+    host_code(&h, m.host, indent, helpers, &mut loops)?;
     Ok(CudaCode {
         host: format!("{setup}{loops}{teardown}"),
         parts: [setup, loops, teardown],
@@ -158,6 +171,9 @@ struct Printing<'a> {
     cuda: &'a CudaRegion<'a>,
     /// The statements' printer over the device buffers.
     printer: CPrinter<'a>,
+    templates: &'a Templates,
+    /// The barriers of a block's threads and of a warp's.
+    barriers: [String; 2],
 }
 
 /// One kernel printed: its definition, its launch and its report.
@@ -185,20 +201,13 @@ fn print_kernel(
     let params = parameters(kernel, cuda, naming, &copies.counts());
     // The scalars the region writes live in device buffers; the
     // statements' text names them, so each is a reference there.
-    let mut body: String = cuda
+    let scalars: Vec<[String; 3]> = cuda
         .device
         .arrays
         .iter()
         .enumerate()
         .filter(|(_, a)| a.rank == 0)
-        .map(|(k, a)| {
-            format!(
-                "{INDENT}{} &{} = {}[0];\n",
-                a.element,
-                a.data,
-                cuda.device.pointer(k)
-            )
-        })
+        .map(|(k, a)| [a.element.clone(), a.data.clone(), cuda.device.pointer(k)])
         .collect();
     let mut groups = Vec::new();
     tile_groups(&kernel.body, &mut groups);
@@ -236,20 +245,20 @@ fn print_kernel(
         .and_then(|g| storage?.groups.get(*g)?.registers.as_ref())
         .map(|r| r.tiles)
         .filter(|_| warps.is_some());
-    if let Some(w) = &warps {
-        body.push_str(&w.ids(INDENT));
-    }
+    let mut body = String::new();
     kernel_body(c, kernel, &copies, warps.as_ref(), &mut body)?;
     let what = spread_words(kernel.spread, warps.as_ref(), reg_tiles, choice);
-    let def = format!(
-        "/* flextile: kernel {k} of the region at {}: {what} */\n__global__ void {name}({}) {{\n{body}}}\n\n",
-        crate::backend::comment_text(&cuda.place),
-        params
-            .iter()
-            .map(|(decl, _)| decl.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let def = c.templates.kernel(&KernelParts {
+        k,
+        place: &cuda.place,
+        what: &what,
+        name: &name,
+        params: params.iter().map(|(decl, _)| decl.as_str()).collect(),
+        scalars,
+        warps: warps.as_ref().map(Warps::ids),
+        thread: FLAT_THREAD.0,
+        body: &body,
+    })?;
     let tiles_per_block = warps.as_ref().map_or(1, |w| w.count);
     let grid = grid(kernel, block, tiles_per_block, naming, &cuda.device.prefix);
     let args: Vec<String> = params.into_iter().map(|(_, a)| a).collect();
@@ -319,13 +328,17 @@ fn kernel_body(
         (Spread::Tiles2, [Node::For { .. }]) if !copies.copies.is_empty() => {
             let omp = OmpLines::none();
             let tile_printer = CPrinter::new(stages, omp, storage, naming).with_data(copies);
-            body.push_str(&copies.declarations(INDENT));
+            for d in copies.declarations() {
+                body.push_str(&c.templates.shared(INDENT, &d)?);
+            }
             let tiles = Tiles {
                 printer: &tile_printer,
                 naming,
                 cuda,
                 prologue: copies,
                 warps: None,
+                templates: c.templates,
+                barriers: &c.barriers,
             };
             tiles.blocks(&kernel.body[0], Spread::Blocks2, INDENT, body)?
         }
@@ -336,6 +349,8 @@ fn kernel_body(
                 cuda,
                 prologue: copies,
                 warps: warps.cloned(),
+                templates: c.templates,
+                barriers: &c.barriers,
             };
             // A classic tile's point loops are its only stage: they go
             // to the block's threads as an overlapped tile's do.
@@ -652,18 +667,25 @@ struct Launch {
     args: Vec<String>,
 }
 
+/// What the host code of a region is printed with.
+struct HostPrinting<'a> {
+    launches: &'a [Launch],
+    naming: &'a Naming,
+    /// The file's CUDA error check, and the region's place for it.
+    check: &'a str,
+    place: &'a str,
+    templates: &'a Templates,
+}
+
 /// The host code: loops and guards, and the launches.
-#[allow(clippy::too_many_arguments)]
 fn host_code(
+    h: &HostPrinting,
     nodes: &[Host],
-    launches: &[Launch],
-    naming: &Naming,
-    check: &str,
-    place: &str,
     indent: &str,
     helpers: &mut BTreeSet<Helper>,
     out: &mut String,
-) {
+) -> Result<()> {
+    let naming = h.naming;
     let inner = format!("{indent}{INDENT}");
     for n in nodes {
         match n {
@@ -679,91 +701,68 @@ fn host_code(
                 }
                 let header = expr::for_header(iter, init, cond, inc, naming);
                 out.push_str(&format!("{indent}{header}\n"));
-                host_code(body, launches, naming, check, place, &inner, helpers, out);
+                host_code(h, body, &inner, helpers, out)?;
                 out.push_str(&format!("{indent}}}\n"));
             }
             Host::If { cond, then, els } => {
                 cond.helpers(naming.wide, helpers);
                 out.push_str(&format!("{indent}if ({}) {{\n", expr::text(cond, naming)));
-                host_code(then, launches, naming, check, place, &inner, helpers, out);
+                host_code(h, then, &inner, helpers, out)?;
                 if let Some(e) = els {
                     out.push_str(&format!("{indent}}} else {{\n"));
-                    host_code(e, launches, naming, check, place, &inner, helpers, out);
+                    host_code(h, e, &inner, helpers, out)?;
                 }
                 out.push_str(&format!("{indent}}}\n"));
             }
             Host::Launch(k) => {
-                let Some(Launch {
-                    name,
-                    grid,
-                    block,
-                    args,
-                }) = launches.get(*k)
-                else {
+                let Some(launch) = h.launches.get(*k) else {
                     continue;
                 };
-                out.push_str(&format!(
-                    "{indent}FT_LAUNCH({name}, dim3({}, {}), dim3({}, {}), 0, {});\n{indent}{check}(cudaGetLastError(), \"{place}\");\n",
-                    grid[0],
-                    grid[1],
-                    block[0],
-                    block[1],
-                    args.join(", ")
-                ));
+                out.push_str(&h.templates.launch(&LaunchParts {
+                    indent,
+                    kernel: &launch.name,
+                    grid: &launch.grid,
+                    block: launch.block,
+                    args: &launch.args,
+                    check: h.check,
+                    place: h.place,
+                })?);
             }
         }
     }
+    Ok(())
 }
 
 /// The device buffers' setup (sizes, allocation, copies in) and teardown
-/// (copies out, freeing), one C line each.
+/// (copies out, freeing), at `indent`.
 fn buffers(
-    cuda: &CudaRegion,
-    naming: &Naming,
+    c: &Printing,
     check: &str,
     place: &str,
+    indent: &str,
     helpers: &mut BTreeSet<Helper>,
-) -> (Vec<String>, Vec<String>) {
-    let d = cuda.device;
-    let (mut setup, mut teardown) = (Vec::new(), Vec::new());
+) -> Result<(String, String)> {
+    let (d, naming) = (c.cuda.device, c.naming);
+    // The flag the kernels set when a data-dependent subscript falls
+    // outside its buffer, checked before anything is copied back.
     if d.gathers() {
-        // The flag the kernels set when a data-dependent subscript falls
-        // outside its buffer, checked before anything is copied back.
         helpers.insert(Helper::Gather);
-        let (f, p) = (d.fault(), &d.prefix);
-        setup.push(format!("unsigned *{f} = 0;"));
-        setup.push(format!(
-            "{check}(cudaMalloc((void **)&{f}, sizeof(unsigned)), \"{place}\");"
-        ));
-        setup.push(format!(
-            "{check}(cudaMemset({f}, 0, sizeof(unsigned)), \"{place}\");"
-        ));
-        teardown.push(format!("{p}gathered({f}, \"{place}\");"));
-        teardown.push(format!("{check}(cudaFree({f}), \"{place}\");"));
     }
+    let mut arrays = Vec::new();
     for (k, a) in d.arrays.iter().enumerate() {
-        let (ptr, lo, n, t) = (d.pointer(k), d.first(k), d.count(k), &a.element);
         // Sizes come from the host variable (a shadow's array).
         let data = &a.host;
-        let base = match a.rank {
-            0 => format!("&{data}"),
-            _ => data.clone(),
-        };
         let sub = |times: usize| format!("{data}{}", "[0]".repeat(times));
-        setup.push(format!(
-            "/* '{}' on the device: the elements the region touches{}{} */",
-            a.data,
-            if a.copy_in { ", copied in" } else { "" },
-            if a.copy_out { ", copied out" } else { "" },
-        ));
-        for s in 0..a.rank.saturating_sub(1) {
-            setup.push(format!(
-                "const long long {} = (long long)(sizeof({}) / sizeof({}));",
-                d.stride(k, s),
-                sub(s + 1),
-                sub(a.rank)
-            ));
-        }
+        let strides = (0..a.rank.saturating_sub(1))
+            .map(|s| {
+                let value = format!(
+                    "(long long)(sizeof({}) / sizeof({}))",
+                    sub(s + 1),
+                    sub(a.rank)
+                );
+                (d.stride(k, s), value)
+            })
+            .collect();
         let mut linear = |which: usize| -> String {
             let terms: Vec<String> = a
                 .bounds
@@ -793,31 +792,35 @@ fn buffers(
                 false => terms.join(" + "),
             }
         };
-        let (first, last) = match a.touched {
+        let (low, high) = match a.touched {
             true => (linear(0), linear(1)),
             false => ("0".to_string(), "-1".to_string()),
         };
-        setup.push(format!("const long long {lo} = {first};"));
-        setup.push(format!("const long long {n} = {last} - {lo} + 1;"));
-        setup.push(format!("{t} *{ptr} = 0;"));
-        setup.push(format!("if ({n} > 0) {{"));
-        setup.push(format!(
-            "{INDENT}{check}(cudaMalloc((void **)&{ptr}, (size_t){n} * sizeof({t})), \"{place}\");"
-        ));
-        if a.copy_in {
-            setup.push(format!(
-                "{INDENT}{check}(cudaMemcpy({ptr}, (const {t} *)({base}) + {lo}, (size_t){n} * sizeof({t}), cudaMemcpyHostToDevice), \"{place}\");"
-            ));
-        }
-        setup.push("}".to_string());
-        if a.copy_out {
-            teardown.push(format!(
-                "if ({n} > 0) {check}(cudaMemcpy(({t} *)({base}) + {lo}, {ptr}, (size_t){n} * sizeof({t}), cudaMemcpyDeviceToHost), \"{place}\");"
-            ));
-        }
-        teardown.push(format!("{check}(cudaFree({ptr}), \"{place}\");"));
+        arrays.push(BufferParts {
+            data: a.data.clone(),
+            element: a.element.clone(),
+            pointer: d.pointer(k),
+            first: d.first(k),
+            count: d.count(k),
+            base: match a.rank {
+                0 => format!("&{data}"),
+                _ => data.clone(),
+            },
+            copy_in: a.copy_in,
+            copy_out: a.copy_out,
+            strides,
+            low,
+            high,
+        });
     }
-    (setup, teardown)
+    c.templates.buffers(&HostBuffers {
+        indent,
+        check,
+        place,
+        prefix: &d.prefix,
+        fault: d.gathers().then(|| d.fault()),
+        arrays: &arrays,
+    })
 }
 
 /// `s` as the contents of a C string literal.

@@ -23,6 +23,7 @@
 use super::device::DeviceData;
 use super::tiles::FLAT_THREAD;
 use crate::backend::c::{c_expr, expr, DataAccess};
+use crate::backend::templates::SharedDecl;
 use crate::backend::tree::{uses, visit, BinOp, LoopExpr, Node};
 use crate::backend::Naming;
 use crate::model::expr::Expr;
@@ -380,20 +381,16 @@ impl<'a> TileCopies<'a> {
         }
     }
 
-    /// The buffers' `__shared__` declarations, one line each.
-    pub fn declarations(&self, indent: &str) -> String {
+    /// The buffers' `__shared__` declarations (`cuda/shared.cu.tera`).
+    pub fn declarations(&self) -> Vec<SharedDecl> {
         self.copies
             .iter()
-            .map(|c| {
-                let a = &self.device.arrays[c.buffer];
-                let extents: String = c.dims.iter().map(|d| format!("[{}]", d.extent)).collect();
-                format!(
-                    "{indent}__shared__ {} {}{extents}; /* '{}' of the tile, {} bytes */\n",
-                    a.element,
-                    self.name(c),
-                    c.data,
-                    c.bytes
-                )
+            .map(|c| SharedDecl {
+                ty: self.device.arrays[c.buffer].element.clone(),
+                name: self.name(c),
+                dims: c.dims.iter().map(|d| format!("[{}]", d.extent)).collect(),
+                what: format!("'{}' of the tile, {} bytes", c.data, c.bytes),
+                per_warp: None,
             })
             .collect()
     }
@@ -402,7 +399,7 @@ impl<'a> TileCopies<'a> {
     /// `indent` (inside the tile loops, before the point loops). The
     /// innermost dimension goes along the threads' `x`, the others, as one,
     /// along `y`.
-    pub fn loads(&self, indent: &str) -> String {
+    pub fn loads(&self, indent: &str, barrier: &str) -> String {
         if self.copies.is_empty() {
             return String::new();
         }
@@ -464,7 +461,7 @@ impl<'a> TileCopies<'a> {
                 d.pointer(k),
             ));
         }
-        out.push_str(&format!("{indent}__syncthreads();\n"));
+        out.push_str(&format!("{indent}{barrier}\n"));
         out
     }
 

@@ -11,7 +11,7 @@ use super::print::{strided_loop, CudaRegion, INDENT};
 use super::shared::TileCopies;
 use crate::backend::c::{expr, CPrinter};
 use crate::backend::tree::{any_node, LoopExpr, Node};
-use crate::backend::Naming;
+use crate::backend::{Naming, Templates};
 use crate::diag::{Error, Result};
 use crate::model::storage::Placement;
 use crate::transform::gpu_cost::{warp_x, warps_per_block};
@@ -28,6 +28,9 @@ pub(super) struct Tiles<'a> {
     /// With `--gpu-tiling warp`, the block's warps, each running its own
     /// tiles; otherwise the block runs one tile at a time.
     pub(super) warps: Option<Warps>,
+    pub(super) templates: &'a Templates,
+    /// The barriers of a block's threads and of a warp's (`cuda/barrier.cu.tera`).
+    pub(super) barriers: &'a [String; 2],
 }
 
 /// The warps of a block that run one overlapped tile each (Jangda & Guha, PACT'20, §4):
@@ -63,13 +66,10 @@ impl Warps {
         [self.x, super::WARP_SIZE / self.x * self.count]
     }
 
-    /// The declarations of the thread's warp and lane.
-    pub(super) fn ids(&self, indent: &str) -> String {
-        let (w, l, n, t) = (&self.warp, &self.lane, super::WARP_SIZE, FLAT_THREAD.0);
-        format!(
-            "{indent}const int {w} = (int)({t}) / {n};\n\
-             {indent}const int {l} = (int)({t}) % {n};\n"
-        )
+    /// The C names of the thread's warp and lane, and the warp size, which
+    /// the kernel's template declares (from the flat thread index).
+    pub(super) fn ids(&self) -> (String, String, u32) {
+        (self.warp.clone(), self.lane.clone(), super::WARP_SIZE)
     }
 }
 
@@ -82,11 +82,8 @@ pub(super) const FLAT_THREAD: (&str, &str) = (
 
 impl Tiles<'_> {
     /// The barrier between a tile's stages: its block's, or its warp's.
-    fn barrier(&self) -> &'static str {
-        match self.warps {
-            Some(_) => "__syncwarp();",
-            None => "__syncthreads();",
-        }
+    fn barrier(&self) -> &str {
+        &self.barriers[usize::from(self.warps.is_some())]
     }
 
     /// The kernel's tile loop `n` over the blocks along `x` (with
@@ -119,7 +116,7 @@ impl Tiles<'_> {
                     self.blocks(m, Spread::Blocks1, inner, out)
                 }
                 _ => {
-                    out.push_str(&self.prologue.loads(inner));
+                    out.push_str(&self.prologue.loads(inner, &self.barriers[0]));
                     self.block_level(body, inner, out)
                 }
             },
@@ -145,10 +142,12 @@ impl Tiles<'_> {
                     body,
                 } => {
                     let per_warp = self.warps.as_ref().map(|w| (w.count, w.warp.as_str()));
-                    let decls = self
-                        .printer
-                        .shared_tile_declarations(*group, &inner, per_warp);
+                    let decls = self.printer.shared_tile_declarations(*group, per_warp);
                     let decls = decls.map_err(|_| self.too_big(*group))?;
+                    let decls = decls
+                        .iter()
+                        .map(|d| self.templates.shared(&inner, d))
+                        .collect::<Result<String>>()?;
                     out.push_str(&format!("{indent}{{\n{decls}"));
                     self.block_level(body, &inner, out)?;
                     self.registers(*group, body, &inner, out)?;
@@ -318,7 +317,7 @@ impl Tiles<'_> {
             indent,
             out,
         )?;
-        out.push_str(&format!("{indent}__syncwarp();\n"));
+        out.push_str(&format!("{indent}{}\n", self.barriers[1]));
         Ok(())
     }
 
