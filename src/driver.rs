@@ -17,10 +17,10 @@ use crate::backend::cuda::print::CudaRegion;
 use crate::backend::int_range;
 use crate::backend::mdg_dot;
 use crate::backend::output::{counter_prefix, explain, helper_prefix, mdg_report, report, splice};
-use crate::backend::tree::Helper;
+use crate::backend::tree::{Helper, Node};
 use crate::backend::{
-    generate_loops, loop_tree, FileParts, Naming, OriginalParts, Prepared, RegionParts,
-    ShadowParts, Templates, Unreadable,
+    generate_loops, loop_tree, FileParts, LoopPrinting, Naming, OriginalParts, Prepared,
+    RegionParts, ShadowParts, Templates, Unreadable,
 };
 use crate::diag::{Diagnostic, Error, Location, Result, Severity, SourceFile, Span};
 use crate::files::{self, Input};
@@ -41,7 +41,7 @@ use crate::transform::gpu_cost::{GpuCosted, GpuSpec};
 use crate::transform::overlap::{
     overlapped_tiling, GroupingStrategy, Machine, ModelSpec, OverlapSpec, Shape, Weights,
 };
-use crate::transform::shadow::{rename_inplace, shadow_rows, Shadow};
+use crate::transform::shadow::{rename_inplace, shadow_rows, Renamed, Shadow};
 use crate::transform::time_blocks::mentions;
 use crate::transform::{contract, fuse, inline, parallel, simd, threads, tile, validity};
 use isl_rs::{Context, Schedule};
@@ -53,7 +53,7 @@ use std::path::PathBuf;
 use banner::Done;
 use budget::{dependence_budget, inexact_dependences, isl_budget, Simpler};
 use grouping::{add_unstored, nest_groups, overlap_grouping};
-use lower::{ignored_sizes, lower, max_depth, Built, Modelled, Transformed};
+use lower::{ignored_sizes, lower, max_depth, Built, Given, Modelled, Place, Transformed};
 use passes::{transform, Passes};
 use tiling::{has_wavefront, tiled_summary, tiling_warning, without_wavefronts};
 
@@ -668,42 +668,11 @@ fn compile_region_once(
         warnings.push(Diagnostic::warning(span, why.clone()));
         return left_as_written(opts, shared, region, &why);
     }
-    let wrap_ctx = new_context();
-    let wraps = match wrap::verdict(&wrap_ctx, region, shared.names, assume)? {
-        Verdict::Exact => None,
-        Verdict::Never(w) => {
-            let why = w.message.clone();
+    let wraps = match wrap_guard(opts, shared, region, helpers)? {
+        Ok(wraps) => wraps,
+        Err((w, why)) => {
             warnings.push(w);
             return left_as_written(opts, shared, region, &why);
-        }
-        Verdict::Guarded {
-            safe,
-            known,
-            unsigned64,
-            what,
-        } => {
-            let term = alias::wrap_term(
-                &known,
-                safe,
-                &unsigned64,
-                &counters::param_ranges(program, region),
-                shared.names,
-                shared.naming,
-                helpers,
-            );
-            match term {
-                Ok(term) => Some((term, what)),
-                // A bound past `long long` (isl's constants are unbounded).
-                Err(e) => {
-                    let why = format!(
-                        "the run-time check that {} do not wrap cannot be printed in C ({})",
-                        what.join(", "),
-                        e.first_message()
-                    );
-                    warnings.push(Diagnostic::warning(region.pragma_span, why.clone()));
-                    return left_as_written(opts, shared, region, &why);
-                }
-            }
         }
     };
     let reorders = opts.openmp
@@ -726,7 +695,7 @@ fn compile_region_once(
         }
     };
     let parts = match wraps {
-        Some((term, what)) => Some(alias::with_wraps(parts, term, what, original())),
+        Some(WrapTest { term, what }) => Some(alias::with_wraps(parts, term, what, original())),
         None => parts,
     };
     if reorders {
@@ -752,13 +721,111 @@ fn compile_region_once(
             &fresh
         }
     };
-    let (empty, context_empty) = polyhedral::empty_stages(ctx, region, shared.names, assume)?;
+    warnings.extend(empty_stage_warnings(ctx, region, shared.names, assume)?);
     // The model serves the first lowering (a second, without overlapped
     // tiling, builds its own).
     let mut modelled = modelled;
     let mut as_asked = |o: &Options, h: &mut BTreeSet<Helper>, w: &mut Vec<Diagnostic>, banner| {
         compile_region_as_asked(o, shared, region, h, w, banner, modelled.take())
     };
+    let Some(shape) = opts.overlap else {
+        return as_asked(opts, helpers, warnings, &[]);
+    };
+    // What a failed attempt added is dropped with it.
+    let mut tried_helpers = helpers.clone();
+    let mut tried_warnings = Vec::new();
+    let tried = match down_loop_stage(&region.tree) {
+        Some(k) => Err(Error::inapplicable(Diagnostic::error(
+            region.stages[k].span,
+            format!(
+                "overlapped tiling does not support loops that count down, as the one around {}",
+                region.stages[k].label
+            ),
+        ))),
+        None => as_asked(opts, &mut tried_helpers, &mut tried_warnings, &[]),
+    };
+    let Err(Error::Inapplicable(why)) = tried else {
+        *helpers = tried_helpers;
+        warnings.append(&mut tried_warnings);
+        return tried;
+    };
+    warnings.extend(without_overlap_warnings(opts, program, region, shape, why));
+    let banner = ["overlapped tiling does not apply (see the warning)".to_string()];
+    as_asked(&opts.without_overlap(), helpers, warnings, &banner)
+}
+
+/// A region's compilation goes on with `T`, or leaves the region as
+/// written: the warning, and why (for its output).
+type OrLeave<T> = std::result::Result<T, (Diagnostic, String)>;
+
+/// The run-time test that a region's unsigned arithmetic does not wrap.
+struct WrapTest {
+    /// Its C condition.
+    term: String,
+    /// The expressions it keeps from wrapping.
+    what: Vec<String>,
+}
+
+/// The region's test that its unsigned arithmetic does not wrap
+/// ([`wrap::verdict`]): `None` where it never can, or the warning that
+/// leaves the region as written (and why): where it may wrap, or where
+/// the test cannot be printed in C.
+fn wrap_guard(
+    opts: &Options,
+    shared: &Shared,
+    region: &Region,
+    helpers: &mut BTreeSet<Helper>,
+) -> Result<OrLeave<Option<WrapTest>>> {
+    let wrap_ctx = new_context();
+    let verdict = wrap::verdict(&wrap_ctx, region, shared.names, opts.assume.as_deref())?;
+    Ok(Ok(match verdict {
+        Verdict::Exact => None,
+        Verdict::Never(w) => {
+            let why = w.message.clone();
+            return Ok(Err((w, why)));
+        }
+        Verdict::Guarded {
+            safe,
+            known,
+            unsigned64,
+            what,
+        } => {
+            let term = alias::wrap_term(
+                &known,
+                safe,
+                &unsigned64,
+                &counters::param_ranges(shared.program, region),
+                shared.names,
+                shared.naming,
+                helpers,
+            );
+            match term {
+                Ok(term) => Some(WrapTest { term, what }),
+                // A bound past `long long` (isl's constants are unbounded).
+                Err(e) => {
+                    let why = format!(
+                        "the run-time check that {} do not wrap cannot be printed in C ({})",
+                        what.join(", "),
+                        e.first_message()
+                    );
+                    let w = Diagnostic::warning(region.pragma_span, why.clone());
+                    return Ok(Err((w, why)));
+                }
+            }
+        }
+    }))
+}
+
+/// The warnings for the region's stages that never run: their iteration
+/// domains are empty, or empty under `--assume`.
+fn empty_stage_warnings(
+    ctx: &Context,
+    region: &Region,
+    names: &Names,
+    assume: Option<&str>,
+) -> Result<Vec<Diagnostic>> {
+    let (empty, context_empty) = polyhedral::empty_stages(ctx, region, names, assume)?;
+    let mut warnings = Vec::new();
     if context_empty {
         warnings.push(Diagnostic::warning(
             region.pragma_span,
@@ -784,27 +851,19 @@ fn compile_region_once(
         };
         warnings.push(Diagnostic::warning(s.span, message));
     }
-    let Some(shape) = opts.overlap else {
-        return as_asked(opts, helpers, warnings, &[]);
-    };
-    // What a failed attempt added is dropped with it.
-    let mut tried_helpers = helpers.clone();
-    let mut tried_warnings = Vec::new();
-    let tried = match down_loop_stage(&region.tree) {
-        Some(k) => Err(Error::inapplicable(Diagnostic::error(
-            region.stages[k].span,
-            format!(
-                "overlapped tiling does not support loops that count down, as the one around {}",
-                region.stages[k].label
-            ),
-        ))),
-        None => as_asked(opts, &mut tried_helpers, &mut tried_warnings, &[]),
-    };
-    let Err(Error::Inapplicable(why)) = tried else {
-        *helpers = tried_helpers;
-        warnings.append(&mut tried_warnings);
-        return tried;
-    };
+    Ok(warnings)
+}
+
+/// The warnings that say why overlapped tiling (`shape`) does not apply to
+/// the region, compiled without it ([`Error::Inapplicable`]'s diagnostics,
+/// restated); `--report` says so too.
+fn without_overlap_warnings(
+    opts: &Options,
+    program: &Program,
+    region: &Region,
+    shape: Shape,
+    why: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
     info!("overlapped tiling does not apply to the region: compiled without it");
     let flag = match shape {
         Shape::Rectangle => "--rectangle",
@@ -816,12 +875,12 @@ fn compile_region_once(
     } else {
         format!("; the region is compiled without overlapped tiling, as without {flag}")
     };
-    warnings.extend(why.into_iter().map(|mut d| {
+    let warnings = why.into_iter().map(|mut d| {
         if d.location == Location::None {
             d.location = Location::Span(region.pragma_span);
         }
         d.restated(Severity::Warning, &suffix)
-    }));
+    });
     if opts.report {
         let (line, _) = program.file.line_col(region.pragma_span.start);
         println!(
@@ -829,8 +888,7 @@ fn compile_region_once(
             program.file.path
         );
     }
-    let banner = ["overlapped tiling does not apply (see the warning)".to_string()];
-    as_asked(&opts.without_overlap(), helpers, warnings, &banner)
+    warnings.collect()
 }
 
 /// What the banner says when the model uses macro values (`i * N`): the
@@ -878,29 +936,7 @@ fn compile_region_as_asked(
         naming,
         ..
     } = *shared;
-    // A scop whose loop nests all sit in one outer loop is a time-iterated
-    // stencil, unless that loop's iterator subscripts an array the region
-    // writes (gemm's `i`: a loop over rows, not over time steps), or the
-    // loop holds one nest and its iterator subscripts any array (one nest
-    // over an image, with several statements); the top-level nests of any
-    // other scop are tiled like a loop chain's.
-    let time_loop = match region.tree.as_slice() {
-        [OrigNode::Loop { iter, body, .. }] => {
-            let subscripts = |writes_only: bool| {
-                region.stages.iter().any(|s| {
-                    s.accesses
-                        .iter()
-                        .filter(|a| !writes_only || a.kind == AccessKind::Write)
-                        .flat_map(|a| &a.index)
-                        .any(|e| mentions(e, iter))
-                })
-            };
-            body.iter().all(|n| matches!(n, OrigNode::Loop { .. }))
-                && !subscripts(true)
-                && (body.len() > 1 || !subscripts(false))
-        }
-        _ => false,
-    };
+    let time_loop = is_time_loop(region);
     if opts.overlap.is_some() && matches!(region.kind, RegionKind::Scop) && time_loop {
         return time_blocked::compile_time_blocked(opts, shared, region, helpers, warnings);
     }
@@ -972,17 +1008,15 @@ fn compile_region_as_asked(
         Some(lowered) => lowered,
         None => lower(
             opts,
-            program,
+            Given::of(shared),
             renamed.as_ref().map_or(region, |r| &r.region),
-            names,
-            naming,
-            templates,
+            &Place {
+                shadows: renamed.as_ref().map_or(&[][..], |r| &r.shadows),
+                ..Place::inside(region)
+            },
+            built,
             helpers,
             warnings,
-            &format!("{}  ", region.indent),
-            built,
-            renamed.as_ref().map_or(&[][..], |r| &r.shadows),
-            "",
         )?,
     };
     warnings.extend(tiling_warning(
@@ -995,20 +1029,14 @@ fn compile_region_as_asked(
         .kernels
         .borrow_mut()
         .insert(region.pragma_span.start, lowered.kernels);
-    let mut schedule = banner.to_vec();
-    schedule.extend(macro_values_note(region));
-    if !inlined.is_empty() {
-        schedule.push(inline::summary(&inlined));
-    }
-    let lowered_region = renamed.as_ref().map_or(region, |r| &r.region);
-    schedule.extend(lowered.summary.iter().map(|d| d.render(lowered_region)));
-    if !shadows.is_empty() {
-        let arrays: Vec<String> = shadows.iter().map(|s| format!("'{}'", s.array)).collect();
-        schedule.push(format!(
-            "{} written to a copy (updated in place)",
-            arrays.join(", ")
-        ));
-    }
+    let mut schedule = summary(
+        banner,
+        region,
+        &inlined,
+        renamed.as_ref(),
+        &lowered.summary,
+        &shadows,
+    );
     let guard = with_int_bound(shared, region, &lowered.int_bound);
     schedule.extend(guard_note(guard.as_ref()));
     let (line, _) = program.file.line_col(region.pragma_span.start);
@@ -1027,6 +1055,60 @@ fn compile_region_as_asked(
         shadows,
         guard: guard.as_ref(),
     })
+}
+
+/// A scop whose loop nests all sit in one outer loop is a time-iterated
+/// stencil, unless that loop's iterator subscripts an array the region
+/// writes (gemm's `i`: a loop over rows, not over time steps), or the
+/// loop holds one nest and its iterator subscripts any array (one nest
+/// over an image, with several statements); the top-level nests of any
+/// other scop are tiled like a loop chain's.
+fn is_time_loop(region: &Region) -> bool {
+    match region.tree.as_slice() {
+        [OrigNode::Loop { iter, body, .. }] => {
+            let subscripts = |writes_only: bool| {
+                region.stages.iter().any(|s| {
+                    s.accesses
+                        .iter()
+                        .filter(|a| !writes_only || a.kind == AccessKind::Write)
+                        .flat_map(|a| &a.index)
+                        .any(|e| mentions(e, iter))
+                })
+            };
+            body.iter().all(|n| matches!(n, OrigNode::Loop { .. }))
+                && !subscripts(true)
+                && (body.len() > 1 || !subscripts(false))
+        }
+        _ => false,
+    }
+}
+
+/// The region's summary for its banner: `banner`, the macro values it is
+/// built for, the inlined nests, what was `done` to the (renamed) region, and
+/// its arrays written to copies.
+fn summary(
+    banner: &[String],
+    region: &Region,
+    inlined: &[inline::Inlined],
+    renamed: Option<&Renamed>,
+    done: &[Done],
+    shadows: &[ShadowParts],
+) -> Vec<String> {
+    let mut schedule = banner.to_vec();
+    schedule.extend(macro_values_note(region));
+    if !inlined.is_empty() {
+        schedule.push(inline::summary(inlined));
+    }
+    let lowered_region = renamed.map_or(region, |r| &r.region);
+    schedule.extend(done.iter().map(|d| d.render(lowered_region)));
+    if !shadows.is_empty() {
+        let arrays: Vec<String> = shadows.iter().map(|s| format!("'{}'", s.array)).collect();
+        schedule.push(format!(
+            "{} written to a copy (updated in place)",
+            arrays.join(", ")
+        ));
+    }
+    schedule
 }
 
 /// Builds the macro dataflow graph of `region` (as the user wrote it: before

@@ -393,9 +393,7 @@ impl CPrinter<'_> {
         let role = group.and_then(|g| g.storage.statements.get(stage));
         let stored = match (role, group) {
             (Some(StmtRole::Load(l)), Some(g)) => {
-                let element =
-                    |d: &str, i: &[Expr], its: &[String], v: &[String]| self.element(d, i, its, v);
-                return load(&self.prefix, self.naming, g, l, args, &element, indent, out);
+                return self.load(g, l, args, indent, out);
             }
             (Some(StmtRole::Slide(sl)), Some(g)) => {
                 return slide(&self.prefix, self.naming, g, sl, args, indent, out)
@@ -547,55 +545,53 @@ impl<'a> Tile<'a> {
     }
 }
 
-/// How a statement spells `data[index]` (see [`DataAccess`]): the data,
-/// the index over `iterators`, their values.
-type ElementText<'a> = &'a dyn Fn(&str, &[Expr], &[String], &[String]) -> String;
-
-/// A load statement: one element of `data` (spelled by `element`, see
-/// [`DataAccess`]) copied into its scratchpad, under the load's guard when
-/// it has one.
-#[allow(clippy::too_many_arguments)]
-fn load(
-    prefix: &str,
-    naming: &Naming,
-    storage: Tile<'_>,
-    l: &Load,
-    args: &[LoopExpr],
-    element: ElementText<'_>,
-    indent: &str,
-    out: &mut String,
-) -> Result<()> {
-    let data = &l.data;
-    let Some(sp) = storage.buffer(data) else {
-        return Err(Error::internal(format!(
-            "load of '{data}' without a scratchpad"
-        )));
-    };
-    let (tile, index) = args.split_at(storage.storage.tile_dims.min(args.len()));
-    let names: Vec<String> = (0..index.len()).map(|d| format!("ft_x{d}")).collect();
-    let vars: Vec<Expr> = names.iter().map(|n| Expr::Var(n.clone())).collect();
-    let values: Vec<String> = index.iter().map(|a| expr::operand(a, naming)).collect();
-    let tile: Vec<String> = tile.iter().map(|a| expr::operand(a, naming)).collect();
-    let copy = format!(
-        "{} = {};",
-        scratch_access(prefix, sp, &vars, &names, &values, &tile),
-        element(&l.source, &vars, &names, &values)
-    );
-    match &l.guard {
-        None => out.push_str(&format!("{indent}{copy}\n")),
-        Some(g) => {
-            let term = |t: &Term| match t {
-                Term::Index(d) => values.get(*d).cloned().unwrap_or_default(),
-                Term::Tile(d) => tile.get(*d).cloned().unwrap_or_default(),
-                Term::Param(p) => p.clone(),
-            };
-            out.push_str(&format!(
-                "{indent}if ({})\n{indent}  {copy}\n",
-                c_condition(g, &term)
-            ));
+impl CPrinter<'_> {
+    /// A load statement: one element of `data` (spelled by
+    /// [`DataAccess`]) copied into its scratchpad, under the load's guard
+    /// when it has one.
+    fn load(
+        &self,
+        storage: Tile<'_>,
+        l: &Load,
+        args: &[LoopExpr],
+        indent: &str,
+        out: &mut String,
+    ) -> Result<()> {
+        let (prefix, naming) = (&self.prefix, self.naming);
+        let element =
+            |d: &str, i: &[Expr], its: &[String], v: &[String]| self.element(d, i, its, v);
+        let data = &l.data;
+        let Some(sp) = storage.buffer(data) else {
+            return Err(Error::internal(format!(
+                "load of '{data}' without a scratchpad"
+            )));
+        };
+        let (tile, index) = args.split_at(storage.storage.tile_dims.min(args.len()));
+        let names: Vec<String> = (0..index.len()).map(|d| format!("ft_x{d}")).collect();
+        let vars: Vec<Expr> = names.iter().map(|n| Expr::Var(n.clone())).collect();
+        let values: Vec<String> = index.iter().map(|a| expr::operand(a, naming)).collect();
+        let tile: Vec<String> = tile.iter().map(|a| expr::operand(a, naming)).collect();
+        let copy = format!(
+            "{} = {};",
+            scratch_access(prefix, sp, &vars, &names, &values, &tile),
+            element(&l.source, &vars, &names, &values)
+        );
+        match &l.guard {
+            None => out.push_str(&format!("{indent}{copy}\n")),
+            Some(g) => {
+                let term = |t: &Term| match t {
+                    Term::Index(d) => values.get(*d).cloned().unwrap_or_default(),
+                    Term::Tile(d) => tile.get(*d).cloned().unwrap_or_default(),
+                    Term::Param(p) => p.clone(),
+                };
+                out.push_str(&format!(
+                    "{indent}if ({})\n{indent}  {copy}\n",
+                    c_condition(g, &term)
+                ));
+            }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// C text of a [`Condition`] (`1` when it has a disjunct with no

@@ -360,19 +360,35 @@ fn nodes_of(
     reader.read(&ast).map(Some)
 }
 
-/// Prints one region's loop tree (see [`loop_tree`]) for its target (C
-/// when `cuda` is `None`).
-#[allow(clippy::too_many_arguments)]
+/// What a region's loop tree is printed with.
+pub struct LoopPrinting<'a> {
+    /// The region's stages.
+    pub stages: &'a [Stage],
+    /// Prefixes of generated names.
+    pub naming: &'a Naming,
+    pub templates: &'a Templates,
+    /// The indent of the outermost loops.
+    pub indent: &'a str,
+    /// Tile-local storage (overlapped tiling).
+    pub storage: Option<&'a StoragePlan>,
+    /// The CUDA target's view of the region; `None`: C.
+    pub cuda: Option<&'a cuda::print::CudaRegion<'a>>,
+}
+
+/// Prints one region's loop tree (see [`loop_tree`]) for its target.
 pub fn generate_loops(
     tree: Vec<tree::Node>,
-    stages: &[Stage],
-    naming: &Naming,
-    templates: &Templates,
-    indent: &str,
+    printing: &LoopPrinting,
     helpers: &mut BTreeSet<Helper>,
-    storage: Option<&StoragePlan>,
-    cuda: Option<&cuda::print::CudaRegion>,
 ) -> Result<Generated> {
+    let LoopPrinting {
+        stages,
+        naming,
+        templates,
+        indent,
+        storage,
+        cuda,
+    } = *printing;
     tree::helpers(&tree, naming.wide, helpers);
     if let Some(cu) = cuda {
         let (path, line) = (&cu.place, cu.line);

@@ -74,8 +74,53 @@ impl Modelled {
     }
 }
 
+/// The program-wide things a lowering reads: shared by the threads that
+/// lower a region's parts (unlike [`Shared`], which also collects).
+#[derive(Clone, Copy)]
+pub(super) struct Given<'a> {
+    pub(super) program: &'a Program,
+    /// The C names of the region's isl identifiers.
+    pub(super) names: &'a Names,
+    pub(super) naming: &'a Naming,
+    pub(super) templates: &'a Templates,
+}
+
+impl<'a> Given<'a> {
+    pub(super) fn of(shared: &Shared<'a>) -> Given<'a> {
+        Given {
+            program: shared.program,
+            names: shared.names,
+            naming: shared.naming,
+            templates: shared.templates,
+        }
+    }
+}
+
+/// Where a lowering's code goes.
+pub(super) struct Place<'a> {
+    /// The indent of its loops.
+    pub(super) indent: String,
+    /// The copies of arrays the region updates in place (CUDA places them
+    /// on the device).
+    pub(super) shadows: &'a [Shadow],
+    /// Which part of a region this is, for CUDA's kernel names (see
+    /// [`CudaRegion::part`]).
+    pub(super) part: &'static str,
+}
+
+impl Place<'_> {
+    /// A whole region's loops, one level inside its braces.
+    pub(super) fn inside(region: &Region) -> Place<'static> {
+        Place {
+            indent: format!("{}  ", region.indent),
+            shadows: &[],
+            part: "",
+        }
+    }
+}
+
 /// The model, dependence and transformation passes on one region, and its
-/// loops printed at `indent`.
+/// loops printed at `place`.
 ///
 /// isl's code generator gets a budget of operations
 /// (`--max-isl-operations` times the region's statements). When it runs past it, the region is
@@ -84,25 +129,17 @@ impl Modelled {
 /// overlapped groups are split in halves (down to two stages); a loop chain
 /// that asks for wavefronts gets serial tile loops instead. When nothing
 /// simpler is left, the region is refused with a diagnostic.
-/// `built`: the region's model and dependences when they were built already;
-/// `shadows`: the copies of arrays the region updates in place (CUDA places
-/// them on the device); `part`: which part of a region this is, for CUDA's
-/// kernel names (see [`CudaRegion::part`]).
-#[allow(clippy::too_many_arguments)]
+/// `built`: the region's model and dependences when they were built already.
 pub(super) fn lower(
     opts: &Options,
-    program: &Program,
+    given: Given,
     region: &Region,
-    names: &Names,
-    naming: &Naming,
-    templates: &Templates,
+    place: &Place,
+    built: Option<Built>,
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
-    indent: &str,
-    built: Option<Built>,
-    shadows: &[Shadow],
-    part: &'static str,
 ) -> Result<Lowered> {
+    let Given { program, names, .. } = given;
     let Built { ctx, model, deps } = match built {
         Some(b) => b,
         None => Built::new(opts, region, names, None)?,
@@ -120,27 +157,14 @@ pub(super) fn lower(
             region,
             &model,
             names,
-            &naming.helper,
-            shadows,
+            &given.naming.helper,
+            place.shadows,
         )?),
         Target::C => None,
     };
-    let (line, _) = program.file.line_col(region.pragma_span.start);
-    let cuda = device.as_ref().map(|device| CudaRegion {
-        region,
-        device,
-        place: format!("{}:{line}", program.file.path),
-        line,
-        part,
-        block: opts
-            .block_sizes
-            .unwrap_or(crate::backend::cuda::DEFAULT_BLOCK),
-        tiling: opts
-            .gpu_tiling
-            .unwrap_or(crate::backend::cuda::GpuTiling::Block),
-        choices: Vec::new(),
-        gpu: opts.gpu,
-    });
+    let cuda = device
+        .as_ref()
+        .map(|device| cuda_region(opts, program, region, device, place.part));
     let label = |name: &str| {
         region
             .stages
@@ -181,94 +205,18 @@ pub(super) fn lower(
             deps: &deps,
             label: &label,
         };
-        // Code generation runs in a thread of its own, in an isl context of
-        // its own, on the schedule's text (the bodies of overlapped tiles,
-        // which flextile generates, taken out: what isl reads back is
-        // short), while the validity check runs here on the schedule itself:
-        // neither waits for the other.
-        let started = std::time::Instant::now();
-        let prepared = Prepared::new(&t.schedule, &model.context, names)?;
-        let (tree, checked) = std::thread::scope(|scope| {
-            let generator = scope.spawn(move || {
-                let tree = prepared.loop_tree(budget);
-                log::debug!("time: code generation {} ms", started.elapsed().as_millis());
-                tree
-            });
-            let checking = std::time::Instant::now();
-            let checked = validity::check(&subject, budget);
-            log::debug!("time: validity check {} ms", checking.elapsed().as_millis());
-            let tree = generator
-                .join()
-                .unwrap_or_else(|_| Err(Error::internal("the code generator's thread panicked")));
-            (tree, checked)
-        });
-        let tree = match tree? {
-            Ok(tree) => tree,
-            // isl cannot read its own text of this schedule back.
-            Err(Unreadable) => loop_tree(&t.schedule, &model.context, names, budget)?,
-        };
+        let (tree, checked) = generate_and_check(&subject, &model, names, budget)?;
         if let Some(tree) = tree {
-            let counter = match naming.wide {
-                true => int_range::LONG_LONG,
-                false => int_range::INT,
+            let generation = Generation {
+                opts,
+                given,
+                region,
+                place,
+                cuda: cuda.as_ref(),
+                exact: deps.exact,
+                budget,
             };
-            let params = counters::param_ranges(program, region);
-            let int_bound = int_range::parameter_bound(
-                &tree,
-                &int_range::Ranges {
-                    params: &params,
-                    counter,
-                },
-            );
-            log::debug!("int range of the generated loops: {int_bound:?}");
-            let cuda_t = cuda.as_ref().map(|c| CudaRegion {
-                choices: t.gpu.clone(),
-                ..c.clone()
-            });
-            let generated = generate_loops(
-                tree,
-                &region.stages,
-                naming,
-                templates,
-                indent,
-                helpers,
-                t.storage.as_ref(),
-                cuda_t.as_ref(),
-            )?;
-            let checked = checked.map_err(|e| match e {
-                Error::Internal(m) => {
-                    let (line, _) = program.file.line_col(region.pragma_span.start);
-                    Error::Internal(format!("{}:{line}: {m}", program.file.path))
-                }
-                e => e,
-            })?;
-            let mut summary = t.summary;
-            if !deps.exact {
-                summary.push(Done::Check(
-                    "memory-based dependences (exact analysis past its budget)".to_string(),
-                ));
-            }
-            if checked == validity::Outcome::NotCompleted {
-                info!("validity check: ran past the budget of {budget} operations");
-                summary.push(Done::Check(
-                    "validity check not completed (isl operation budget)".to_string(),
-                ));
-            }
-            if let Some(r) = &t.report {
-                print!("{r}");
-            }
-            if let (true, Some(r)) = (opts.report, &generated.report) {
-                print!("{r}");
-            }
-            warnings.extend(t.warnings);
-            return Ok(Lowered {
-                code: generated.code,
-                kernels: generated.kernels,
-                parts: generated.parts,
-                summary,
-                grouping: t.grouping,
-                int_bound,
-            });
+            return generation.finish(t, tree, checked, helpers, warnings);
         }
         info!("codegen: isl ran past its budget of {budget} operations");
         let next = simpler.next(&t);
@@ -286,6 +234,165 @@ pub(super) fn lower(
             format!("isl's code generator ran past its budget of {budget} operations on this region; {what} (--max-isl-operations raises the budget)"),
         ));
         simpler = next;
+    }
+}
+
+/// The CUDA target's view of a region, before the GPU cost model's choices.
+fn cuda_region<'a>(
+    opts: &Options,
+    program: &Program,
+    region: &'a Region,
+    device: &'a DeviceData,
+    part: &'static str,
+) -> CudaRegion<'a> {
+    let (line, _) = program.file.line_col(region.pragma_span.start);
+    CudaRegion {
+        region,
+        device,
+        place: format!("{}:{line}", program.file.path),
+        line,
+        part,
+        block: opts
+            .block_sizes
+            .unwrap_or(crate::backend::cuda::DEFAULT_BLOCK),
+        tiling: opts
+            .gpu_tiling
+            .unwrap_or(crate::backend::cuda::GpuTiling::Block),
+        choices: Vec::new(),
+        gpu: opts.gpu,
+    }
+}
+
+/// The loop tree of the final schedule (`None`: isl's code generator ran
+/// past `budget`) and the validity check's outcome.
+///
+/// Code generation runs in a thread of its own, in an isl context of its
+/// own, on the schedule's text (the bodies of overlapped tiles, which
+/// flextile generates, taken out: what isl reads back is short), while the
+/// validity check runs here on the schedule itself: neither waits for the
+/// other.
+fn generate_and_check(
+    subject: &validity::Subject,
+    model: &RegionModel,
+    names: &Names,
+    budget: u64,
+) -> Result<(Option<Vec<Node>>, Result<validity::Outcome>)> {
+    let started = std::time::Instant::now();
+    let prepared = Prepared::new(subject.schedule, &model.context, names)?;
+    let (tree, checked) = std::thread::scope(|scope| {
+        let generator = scope.spawn(move || {
+            let tree = prepared.loop_tree(budget);
+            log::debug!("time: code generation {} ms", started.elapsed().as_millis());
+            tree
+        });
+        let checking = std::time::Instant::now();
+        let checked = validity::check(subject, budget);
+        log::debug!("time: validity check {} ms", checking.elapsed().as_millis());
+        let tree = generator
+            .join()
+            .unwrap_or_else(|_| Err(Error::internal("the code generator's thread panicked")));
+        (tree, checked)
+    });
+    let tree = match tree? {
+        Ok(tree) => tree,
+        // isl cannot read its own text of this schedule back.
+        Err(Unreadable) => loop_tree(subject.schedule, &model.context, names, budget)?,
+    };
+    Ok((tree, checked))
+}
+
+/// What printing a lowered region's loop tree needs.
+struct Generation<'a> {
+    opts: &'a Options,
+    given: Given<'a>,
+    region: &'a Region,
+    place: &'a Place<'a>,
+    cuda: Option<&'a CudaRegion<'a>>,
+    /// Whether the dependences are exact.
+    exact: bool,
+    /// isl's operation budget.
+    budget: u64,
+}
+
+impl Generation<'_> {
+    /// The region's loops printed from `tree`, with what was done to them;
+    /// an error where the validity check found the schedule wrong.
+    fn finish(
+        &self,
+        t: Transformed,
+        tree: Vec<Node>,
+        checked: Result<validity::Outcome>,
+        helpers: &mut BTreeSet<Helper>,
+        warnings: &mut Vec<Diagnostic>,
+    ) -> Result<Lowered> {
+        let Generation {
+            opts,
+            given,
+            region,
+            budget,
+            ..
+        } = *self;
+        let program = given.program;
+        let counter = match given.naming.wide {
+            true => int_range::LONG_LONG,
+            false => int_range::INT,
+        };
+        let params = counters::param_ranges(program, region);
+        let int_bound = int_range::parameter_bound(
+            &tree,
+            &int_range::Ranges {
+                params: &params,
+                counter,
+            },
+        );
+        log::debug!("int range of the generated loops: {int_bound:?}");
+        let cuda_t = self.cuda.map(|c| CudaRegion {
+            choices: t.gpu.clone(),
+            ..c.clone()
+        });
+        let printing = LoopPrinting {
+            stages: &region.stages,
+            naming: given.naming,
+            templates: given.templates,
+            indent: &self.place.indent,
+            storage: t.storage.as_ref(),
+            cuda: cuda_t.as_ref(),
+        };
+        let generated = generate_loops(tree, &printing, helpers)?;
+        let checked = checked.map_err(|e| match e {
+            Error::Internal(m) => {
+                let (line, _) = program.file.line_col(region.pragma_span.start);
+                Error::Internal(format!("{}:{line}: {m}", program.file.path))
+            }
+            e => e,
+        })?;
+        let mut summary = t.summary;
+        if !self.exact {
+            summary.push(Done::Check(
+                "memory-based dependences (exact analysis past its budget)".to_string(),
+            ));
+        }
+        if checked == validity::Outcome::NotCompleted {
+            info!("validity check: ran past the budget of {budget} operations");
+            summary.push(Done::Check(
+                "validity check not completed (isl operation budget)".to_string(),
+            ));
+        }
+        if let Some(r) = &t.report {
+            print!("{r}");
+        }
+        if let (true, Some(r)) = (opts.report, &generated.report) {
+            print!("{r}");
+        }
+        warnings.extend(t.warnings);
+        Ok(Lowered {
+            code: generated.code,
+            kernels: generated.kernels,
+            parts: generated.parts,
+            summary,
+            grouping: t.grouping,
+            int_bound,
+        })
     }
 }
 

@@ -226,13 +226,7 @@ pub(super) fn lower_in_parts(
             part
         })
         .collect();
-    let Shared {
-        program,
-        names,
-        templates,
-        naming,
-        ..
-    } = *shared;
+    let given = Given::of(shared);
     // The DP's cost model takes one value for the parameters without an
     // estimate, the first that suits every stage of the region: the parts
     // agree on it.
@@ -245,17 +239,8 @@ pub(super) fn lower_in_parts(
                 scope.spawn(move || {
                     let mut helpers = BTreeSet::new();
                     let mut warnings = Vec::new();
-                    let lowered = lower_part(
-                        opts,
-                        program,
-                        part,
-                        names,
-                        naming,
-                        templates,
-                        &mut helpers,
-                        &mut warnings,
-                        agreement,
-                    );
+                    let lowered =
+                        lower_part(opts, given, part, &mut helpers, &mut warnings, agreement);
                     Part {
                         lowered,
                         helpers,
@@ -340,20 +325,17 @@ pub(super) fn lower_in_parts(
 /// One part lowered on its own; `None` where, under overlapped tiling, it
 /// updates an array in place (its shadow copy is the region's concern). With an `agreement`, the
 /// parameters without an estimate take the value the parts agree on.
-#[allow(clippy::too_many_arguments)]
 fn lower_part(
     opts: &Options,
-    program: &Program,
+    given: Given,
     part: &Region,
-    names: &Names,
-    naming: &Naming,
-    templates: &Templates,
     helpers: &mut BTreeSet<Helper>,
     warnings: &mut Vec<Diagnostic>,
     agreement: Option<&Agreement>,
 ) -> Result<Option<Lowered>> {
     // A part that panics before it says what it allows still says
     // "anything" (as its guard is dropped): the others do not wait forever.
+    let Given { names, naming, .. } = given;
     let mut pending = Pending(agreement);
     let built = Built::new(opts, part, names, None);
     let estimated;
@@ -383,17 +365,12 @@ fn lower_part(
     }
     lower(
         opts,
-        program,
+        given,
         part,
-        names,
-        naming,
-        templates,
+        &Place::inside(part),
+        Some(built),
         helpers,
         warnings,
-        &format!("{}  ", part.indent),
-        Some(built),
-        &[],
-        "",
     )
     .map(Some)
 }

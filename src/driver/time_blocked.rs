@@ -5,7 +5,7 @@
 
 use super::{
     compile_region_as_asked, guard_note, ignored_sizes, lower, macro_values_note, max_depth,
-    record_mdg, shadow_parts, stage_lines, with_int_bound, Options, Shared, Target,
+    record_mdg, shadow_parts, stage_lines, with_int_bound, Given, Options, Place, Shared, Target,
     DEFAULT_TILE_SIZE, DEFAULT_TIME_STEPS, DEFAULT_TIME_STEPS_3D,
 };
 use crate::backend::tree::Helper;
@@ -65,19 +65,22 @@ pub(super) fn compile_time_blocked(
     let indent = format!("{}    ", region.indent);
     // CUDA: the last step's copies live on the device only.
     let cuda = opts.target == Target::Cuda;
+    let given = Given {
+        names: &tb.names,
+        ..Given::of(shared)
+    };
     let blocks = lower(
         &block_opts,
-        program,
+        given,
         &tb.blocks,
-        &tb.names,
-        naming,
-        templates,
+        &Place {
+            indent: indent.clone(),
+            shadows: if cuda { &tb.shadows[..] } else { &[] },
+            part: "b",
+        },
+        None,
         helpers,
         warnings,
-        &indent,
-        None,
-        if cuda { &tb.shadows } else { &[] },
-        "b",
     )?;
     let rest_opts = Options {
         overlap: None,
@@ -86,17 +89,16 @@ pub(super) fn compile_time_blocked(
     };
     let remainder = lower(
         &rest_opts,
-        program,
+        given,
         &tb.remainder,
-        &tb.names,
-        naming,
-        templates,
+        &Place {
+            indent: indent.clone(),
+            shadows: &[],
+            part: "r",
+        },
+        None,
         helpers,
         warnings,
-        &indent,
-        None,
-        &[],
-        "r",
     )?;
     shared.kernels.borrow_mut().insert(
         region.pragma_span.start,

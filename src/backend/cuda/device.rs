@@ -111,6 +111,60 @@ fn host_state(region: &Region) -> Result<()> {
     }
 }
 
+/// How a device buffer's box is read off the accesses' sets.
+struct Bounds<'a> {
+    reader: &'a AstReader<'a>,
+    /// The region's parameter context.
+    context: &'a isl_rs::Set,
+}
+
+impl Bounds<'_> {
+    /// The box of an array of `rank` subscripts, from the set it touches
+    /// (`set`) and each statement's part of it (`parts`), with whether some
+    /// dimension has no bound there (data-dependent indices): such a
+    /// dimension takes its declared size where the declaration gives one
+    /// (every inner one, and the first of a true array, `object`), else
+    /// the box of the parts that have bounds. `Err`: why the CUDA target
+    /// cannot place the array.
+    fn of(
+        &self,
+        set: &isl_rs::Set,
+        parts: &[isl_rs::Set],
+        rank: usize,
+        object: bool,
+    ) -> Result<std::result::Result<(Vec<Extent>, bool), String>> {
+        let mut bounds = Vec::new();
+        let mut unbounded = false;
+        for d in 0..rank {
+            // A true array's first dimension, and every inner
+            // one, have a size in the declaration.
+            let declared = d > 0 || object;
+            let b = match dim_bounds(set, d)? {
+                Some(b) => Some(b),
+                None if declared => {
+                    unbounded = true;
+                    bounds.push(Extent::Declared);
+                    continue;
+                }
+                None => {
+                    unbounded = true;
+                    bounded_part(parts, d)?
+                }
+            };
+            let Some((lo, hi)) = b else {
+                return Ok(Err(
+                    "it is accessed at data-dependent indices only along its first subscript, whose size a pointer's declaration does not give (so flextile cannot tell which elements to copy)"
+                        .to_string(),
+                ));
+            };
+            let lo = self.reader.expr(&ast_expr_from_pw_aff(self.context, lo)?)?;
+            let hi = self.reader.expr(&ast_expr_from_pw_aff(self.context, hi)?)?;
+            bounds.push(Extent::Box(lo, hi));
+        }
+        Ok(Ok((bounds, unbounded)))
+    }
+}
+
 impl DeviceData {
     /// The plan of `region`, whose model is `model`; a located error where
     /// the CUDA target cannot run a statement (a body flextile does not
@@ -201,37 +255,20 @@ impl DeviceData {
                     Some(set) => !set.is_empty().map_err(isl_err)?,
                     None => false,
                 };
-                let mut bounds = Vec::new();
-                let mut unbounded = false;
-                if let (Some(set), true) = (set, is_touched) {
-                    let of = parts.get(&isl_name(&a.data)).map_or(&[][..], |p| p);
-                    for d in 0..a.index.len() {
-                        // A true array's first dimension, and every inner
-                        // one, have a size in the declaration.
-                        let declared = d > 0 || st.is_some_and(|st| st.kind == StorageKind::Object);
-                        let b = match dim_bounds(set, d)? {
-                            Some(b) => Some(b),
-                            None if declared => {
-                                unbounded = true;
-                                bounds.push(Extent::Declared);
-                                continue;
-                            }
-                            None => {
-                                unbounded = true;
-                                bounded_part(of, d)?
-                            }
+                let (bounds, unbounded) = match (set, is_touched) {
+                    (Some(set), true) => {
+                        let of = parts.get(&isl_name(&a.data)).map_or(&[][..], |p| p);
+                        let object = st.is_some_and(|st| st.kind == StorageKind::Object);
+                        let bounds = Bounds {
+                            reader: &reader,
+                            context: &model.context,
                         };
-                        let Some((lo, hi)) = b else {
-                            return Err(unsupported(
-                                "it is accessed at data-dependent indices only along its first subscript, whose size a pointer's declaration does not give (so flextile cannot tell which elements to copy)"
-                                    .to_string(),
-                            ));
-                        };
-                        let lo = reader.expr(&ast_expr_from_pw_aff(&model.context, lo)?)?;
-                        let hi = reader.expr(&ast_expr_from_pw_aff(&model.context, hi)?)?;
-                        bounds.push(Extent::Box(lo, hi));
+                        bounds
+                            .of(set, of, a.index.len(), object)?
+                            .map_err(unsupported)?
                     }
-                }
+                    _ => (Vec::new(), false),
+                };
                 if unbounded {
                     log::info!(
                         "{}: '{}' is accessed at data-dependent indices; its device buffer holds {} and the kernels check every such index against it",

@@ -18,22 +18,28 @@ use crate::diag::{Error, Result};
 use crate::model::program::AccessKind;
 use crate::model::storage::{RegisterPart, RegisterTiles, StoragePlan, Term};
 
-/// Prints the register parts of group `group`'s tile, whose loop tree (the
-/// shared-memory part, printed before) is `body`; `lane` is the thread's
-/// lane in its warp, `prefix` the names' prefix.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn print(
-    printer: &CPrinter<'_>,
-    plan: &StoragePlan,
-    group: usize,
-    regs: &RegisterTiles,
-    body: &[Node],
-    (lane, prefix): (&str, &str),
-    naming: &Naming,
-    indent: &str,
-    out: &mut String,
-) -> Result<()> {
-    let names = Names { prefix, lane };
+/// One group's hybrid tile, as its register parts are printed.
+pub(super) struct Hybrid<'a> {
+    pub(super) printer: &'a CPrinter<'a>,
+    pub(super) plan: &'a StoragePlan,
+    /// The group, in the storage plan.
+    pub(super) group: usize,
+    pub(super) regs: &'a RegisterTiles,
+    /// The thread's lane in its warp, and the names' prefix.
+    pub(super) names: Names<'a>,
+    pub(super) naming: &'a Naming,
+}
+
+/// Prints the register parts of the group's tile, whose loop tree (the
+/// shared-memory part, printed before) is `body`.
+pub(super) fn print(h: &Hybrid, body: &[Node], indent: &str, out: &mut String) -> Result<()> {
+    let Hybrid {
+        plan,
+        group,
+        regs,
+        ref names,
+        ..
+    } = *h;
     out.push_str(&format!(
         "{indent}/* hybrid tile: {} parallelogram tile(s) of {} lanes of every statement in registers */\n",
         regs.tiles, regs.lanes
@@ -54,115 +60,127 @@ pub(super) fn print(
         }
     }
     for part in &regs.parts {
-        let Some(args) = find_args(body, &part.stmt) else {
-            // isl generated no instance of it in this tile: nor has its part.
-            continue;
-        };
-        let Some(stage) = printer.stage(&part.stage) else {
-            return Err(Error::internal(format!(
-                "register part of unknown stage {}",
-                part.stage
-            )));
-        };
-        let depth = part.first.len();
-        let dims = args.len().checked_sub(depth).ok_or_else(|| {
-            Error::internal(format!("{} has fewer arguments than loops", part.stmt))
-        })?;
-        let bound = bound_inside(body);
-        if args[..dims]
+        print_part(h, part, body, indent, out)?;
+    }
+    Ok(())
+}
+
+/// Prints one statement's register part, unrolled over its register
+/// coordinates.
+fn print_part(
+    h: &Hybrid,
+    part: &RegisterPart,
+    body: &[Node],
+    indent: &str,
+    out: &mut String,
+) -> Result<()> {
+    let Hybrid {
+        printer,
+        regs,
+        ref names,
+        naming,
+        ..
+    } = *h;
+    let Names { prefix, lane } = *names;
+    let Some(args) = find_args(body, &part.stmt) else {
+        // isl generated no instance of it in this tile: nor has its part.
+        return Ok(());
+    };
+    let Some(stage) = printer.stage(&part.stage) else {
+        return Err(Error::internal(format!(
+            "register part of unknown stage {}",
+            part.stage
+        )));
+    };
+    let depth = part.first.len();
+    let dims = args
+        .len()
+        .checked_sub(depth)
+        .ok_or_else(|| Error::internal(format!("{} has fewer arguments than loops", part.stmt)))?;
+    let bound = bound_inside(body);
+    if args[..dims]
+        .iter()
+        .any(|a| bound.iter().any(|b| mentions(a, b)))
+    {
+        return Err(Error::internal(format!(
+            "the tile coordinates of {} depend on a loop inside its tile",
+            part.stmt
+        )));
+    }
+    let tile: Vec<String> = args[..dims]
+        .iter()
+        .map(|a| expr::operand(a, naming))
+        .collect();
+    let its: Vec<String> = (0..depth)
+        .map(|d| format!("{prefix}{prefix}i{d}"))
+        .collect();
+    let term = |t: &Term| match t {
+        Term::Tile(d) => tile.get(*d).cloned().unwrap_or_default(),
+        Term::Index(d) => its.get(*d).cloned().unwrap_or_default(),
+        Term::Param(p) => p.clone(),
+    };
+    let guard = c_condition(&part.guard, &term);
+    let mut call = args[..dims].to_vec();
+    call.extend(its.iter().map(|i| LoopExpr::Name(i.clone())));
+    let node = Node::Stmt {
+        stage: part.stmt.clone(),
+        args: call,
+    };
+    let write = part.writes.as_ref().and_then(|data| {
+        stage
+            .spelled()?
             .iter()
-            .any(|a| bound.iter().any(|b| mentions(a, b)))
-        {
-            return Err(Error::internal(format!(
-                "the tile coordinates of {} depend on a loop inside its tile",
-                part.stmt
-            )));
-        }
-        let tile: Vec<String> = args[..dims]
+            .position(|a| a.kind == AccessKind::Write && a.data == *data)
+    });
+    let stored: Vec<&String> = match &part.writes {
+        Some(_) => Vec::new(),
+        None => regs
+            .held
             .iter()
-            .map(|a| expr::operand(a, naming))
-            .collect();
-        let its: Vec<String> = (0..depth)
-            .map(|d| format!("{prefix}{prefix}i{d}"))
-            .collect();
-        let term = |t: &Term| match t {
-            Term::Tile(d) => tile.get(*d).cloned().unwrap_or_default(),
-            Term::Index(d) => its.get(*d).cloned().unwrap_or_default(),
-            Term::Param(p) => p.clone(),
-        };
-        let guard = c_condition(&part.guard, &term);
-        let mut call = args[..dims].to_vec();
-        call.extend(its.iter().map(|i| LoopExpr::Name(i.clone())));
-        let node = Node::Stmt {
-            stage: part.stmt.clone(),
-            args: call,
-        };
-        let write = part.writes.as_ref().and_then(|data| {
-            stage
-                .spelled()?
-                .iter()
-                .position(|a| a.kind == AccessKind::Write && a.data == *data)
-        });
-        let stored: Vec<&String> = match &part.writes {
-            Some(_) => Vec::new(),
-            None => regs
-                .held
-                .iter()
-                .filter(|d| writes(printer, &part.stage, d))
-                .collect(),
-        };
-        let inner = format!("{indent}{INDENT}");
-        let inner2 = format!("{inner}{INDENT}");
-        out.push_str(&format!("{indent}/* {}: register part */\n", part.stmt));
-        for (a, j) in coordinates(part, regs) {
-            out.push_str(&format!("{indent}{{\n"));
-            for d in 0..depth {
-                let first = offset_text(&part.first[d], &term);
-                let at = match d == regs.dim {
-                    true => format!("{} * {j} + {lane}", regs.lanes),
-                    false => a[d].to_string(),
-                };
-                out.push_str(&format!(
-                    "{inner}const {} {} = {first} + {at};\n",
-                    naming.counter_type(),
-                    its[d]
-                ));
-            }
-            let mut o = Overrides {
-                stmt: part.stmt.clone(),
-                ..Default::default()
+            .filter(|d| writes(printer, &part.stage, d))
+            .collect(),
+    };
+    let inner = format!("{indent}{INDENT}");
+    let inner2 = format!("{inner}{INDENT}");
+    out.push_str(&format!("{indent}/* {}: register part */\n", part.stmt));
+    for (a, j) in coordinates(part, regs) {
+        out.push_str(&format!("{indent}{{\n"));
+        for d in 0..depth {
+            let first = offset_text(&part.first[d], &term);
+            let at = match d == regs.dim {
+                true => format!("{} * {j} + {lane}", regs.lanes),
+                false => a[d].to_string(),
             };
-            if let (Some(data), Some(w)) = (&part.writes, write) {
-                let r = names.register(data, j, &a, regs.dim);
-                o.access.insert(w, Spelling::Text(r));
-            }
-            for data in &stored {
-                o.data
-                    .insert((*data).clone(), names.register(data, j, &a, regs.dim));
-            }
-            // Reads of one element share its shuffles.
-            let mut shuffled = Shuffled::default();
-            for read in &part.reads {
-                let at = (&a[..], j);
-                let s = read_value(
-                    regs,
-                    read,
-                    at,
-                    &names,
-                    &mut shuffled,
-                    plan,
-                    group,
-                    &inner,
-                    out,
-                )?;
-                if let Some(s) = s {
-                    o.access.insert(read.access, s);
-                }
-            }
-            out.push_str(&format!("{inner}if ({guard}) {{\n"));
-            printer.print_overridden(o, std::slice::from_ref(&node), &inner2, out)?;
-            out.push_str(&format!("{inner}}}\n{indent}}}\n"));
+            out.push_str(&format!(
+                "{inner}const {} {} = {first} + {at};\n",
+                naming.counter_type(),
+                its[d]
+            ));
         }
+        let mut o = Overrides {
+            stmt: part.stmt.clone(),
+            ..Default::default()
+        };
+        if let (Some(data), Some(w)) = (&part.writes, write) {
+            let r = names.register(data, j, &a, regs.dim);
+            o.access.insert(w, Spelling::Text(r));
+        }
+        for data in &stored {
+            o.data
+                .insert((*data).clone(), names.register(data, j, &a, regs.dim));
+        }
+        // Reads of one element share its shuffles.
+        let mut shuffled = Shuffled::default();
+        for read in &part.reads {
+            let at = (&a[..], j);
+            let s = read_value(h, read, at, &mut shuffled, &inner, out)?;
+            if let Some(s) = s {
+                o.access.insert(read.access, s);
+            }
+        }
+        out.push_str(&format!("{inner}if ({guard}) {{\n"));
+        printer.print_overridden(o, std::slice::from_ref(&node), &inner2, out)?;
+        out.push_str(&format!("{inner}}}\n{indent}}}\n"));
     }
     Ok(())
 }
@@ -173,9 +191,12 @@ pub(super) fn print(
 struct Shuffled(std::collections::HashMap<(String, i64), String>);
 
 /// How the generated names are spelled.
-struct Names<'a> {
-    prefix: &'a str,
-    lane: &'a str,
+#[derive(Clone, Copy)]
+pub(super) struct Names<'a> {
+    /// The names' prefix.
+    pub(super) prefix: &'a str,
+    /// The thread's lane in its warp.
+    pub(super) lane: &'a str,
 }
 
 impl Names<'_> {
@@ -220,18 +241,15 @@ fn coordinates(part: &RegisterPart, regs: &RegisterTiles) -> impl Iterator<Item 
 /// offset`, which is the lane's own register, another lane's of the same
 /// or an earlier parallelogram tile (a shuffle), or left of the register
 /// part (the scratchpad).
-#[allow(clippy::too_many_arguments)]
 fn read_value(
-    regs: &RegisterTiles,
+    h: &Hybrid,
     read: &crate::model::storage::RegisterRead,
     (a, j): (&[i64], i64),
-    names: &Names<'_>,
     shuffled: &mut Shuffled,
-    plan: &StoragePlan,
-    group: usize,
     indent: &str,
     out: &mut String,
 ) -> Result<Option<Spelling>> {
+    let (plan, group, regs, names) = (h.plan, h.group, h.regs, &h.names);
     let producer = regs
         .parts
         .iter()

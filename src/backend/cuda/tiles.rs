@@ -306,17 +306,18 @@ impl Tiles<'_> {
                 "hybrid tiles outside a warp whose lanes lie along x",
             ));
         };
-        super::registers::print(
-            self.printer,
+        let hybrid = super::registers::Hybrid {
+            printer: self.printer,
             plan,
             group,
             regs,
-            body,
-            (&w.lane, &self.cuda.device.prefix),
-            self.naming,
-            indent,
-            out,
-        )?;
+            names: super::registers::Names {
+                prefix: &self.cuda.device.prefix,
+                lane: &w.lane,
+            },
+            naming: self.naming,
+        };
+        super::registers::print(&hybrid, body, indent, out)?;
         out.push_str(&format!("{indent}{}\n", self.barriers[1]));
         Ok(())
     }
