@@ -543,6 +543,42 @@ impl<'tu> Walker<'_, 'tu> {
             .is_some_and(|p| self.scope.local_range.start <= p && p < self.scope.local_range.end)
     }
 
+    /// A unary operator: `++` and `--` write their operand; `&` and `*` make
+    /// the body opaque; one hidden in a macro may write its operand.
+    fn unary(&mut self, c: Cursor<'tu>, kids: &[Cursor<'tu>]) {
+        let child = kids.first().copied();
+        match self.unit.unary_op(c) {
+            Some((op, _)) if op == "++" || op == "--" => {
+                if let Some(k) = child {
+                    let guessed = std::mem::replace(&mut self.guessed_write, false);
+                    self.walk(k, Role::ReadWrite);
+                    self.guessed_write = guessed;
+                }
+            }
+            Some((op, _)) if op == "&" => {
+                self.opaque(c.span(), "taking an address");
+                kids.iter().for_each(|k| self.walk(*k, Role::Read));
+            }
+            Some((op, _)) if op == "*" => {
+                self.opaque(c.span(), "a pointer dereference");
+                kids.iter().for_each(|k| self.walk(*k, Role::Read));
+            }
+            Some(_) => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
+            None if self
+                .unit
+                .macro_may_touch_memory(c.span().unwrap_or_default()) =>
+            {
+                self.opaque(c.span(), "a unary operator inside a macro");
+                if let Some(k) = child {
+                    let guessed = std::mem::replace(&mut self.guessed_write, true);
+                    self.walk(k, Role::ReadWrite);
+                    self.guessed_write = guessed;
+                }
+            }
+            None => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
+        }
+    }
+
     fn walk(&mut self, c: Cursor<'tu>, role: Role) {
         let kids = c.children();
         match c.kind() {
@@ -577,39 +613,7 @@ impl<'tu> Walker<'_, 'tu> {
                     self.walk(*r, Role::Read);
                 }
             }
-            CursorKind::UnaryOperator => {
-                let child = kids.first().copied();
-                match self.unit.unary_op(c) {
-                    Some((op, _)) if op == "++" || op == "--" => {
-                        if let Some(k) = child {
-                            let guessed = std::mem::replace(&mut self.guessed_write, false);
-                            self.walk(k, Role::ReadWrite);
-                            self.guessed_write = guessed;
-                        }
-                    }
-                    Some((op, _)) if op == "&" => {
-                        self.opaque(c.span(), "taking an address");
-                        kids.iter().for_each(|k| self.walk(*k, Role::Read));
-                    }
-                    Some((op, _)) if op == "*" => {
-                        self.opaque(c.span(), "a pointer dereference");
-                        kids.iter().for_each(|k| self.walk(*k, Role::Read));
-                    }
-                    Some(_) => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
-                    None if self
-                        .unit
-                        .macro_may_touch_memory(c.span().unwrap_or_default()) =>
-                    {
-                        self.opaque(c.span(), "a unary operator inside a macro");
-                        if let Some(k) = child {
-                            let guessed = std::mem::replace(&mut self.guessed_write, true);
-                            self.walk(k, Role::ReadWrite);
-                            self.guessed_write = guessed;
-                        }
-                    }
-                    None => kids.iter().for_each(|k| self.walk(*k, Role::Read)),
-                }
-            }
+            CursorKind::UnaryOperator => self.unary(c, &kids),
             CursorKind::ArraySubscriptExpr => self.subscript(c, role),
             CursorKind::DeclRefExpr => self.var_ref(c, role, false),
             CursorKind::MemberRefExpr => {

@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast::Unit;
-use crate::frontend::body::{analyse, assigned_vars, template_with_accesses, BodyScope, Mode};
+use crate::frontend::body::{
+    analyse, assigned_vars, template_with_accesses, Analysis, BodyScope, Mode,
+};
 use crate::frontend::cexpr::referenced_vars;
 use crate::frontend::cexpr::{freeze, push_wraps};
 use crate::frontend::clang::{Cursor, CursorKind};
@@ -57,15 +59,7 @@ pub fn build<'tu>(
     assigned_vars(unit, compound, &mut writes);
     // Variables declared outside the chain that its bodies write: reads of
     // them are accesses, and they are not loop-invariant.
-    let nest_iterators: Vec<String> = inner
-        .iter()
-        .filter_map(|p| match &p.kind {
-            PragmaKind::For(np) => Some(np.iterators.iter().map(|(n, _)| n.clone())),
-            _ => None,
-        })
-        .flatten()
-        .collect();
-    let outside = written_outside(unit, compound, cspan, &nest_iterators);
+    let outside = written_outside(unit, compound, cspan, &nest_iterators(inner));
     let outside_names: BTreeSet<String> = outside.iter().map(|w| w.decl.spelling()).collect();
     unit.take_frozen();
     let not_a_loop =
@@ -95,15 +89,7 @@ pub fn build<'tu>(
                 Ok((stage, body)) => {
                     loops.push((child, stage.iterators.len()));
                     bodies.push((body, stage.iterators.clone()));
-                    let mut node = OrigNode::Stage(stages.len());
-                    for it in stage.iterators.iter().rev() {
-                        node = OrigNode::Loop {
-                            iter: it.clone(),
-                            body: vec![node],
-                            down: false,
-                        };
-                    }
-                    tree.push(node);
+                    tree.push(stage_node(stages.len(), &stage.iterators));
                     stages.push(stage);
                 }
                 Err(mut e) => errors.append(&mut e),
@@ -190,6 +176,32 @@ pub fn build<'tu>(
     Ok(region)
 }
 
+/// The iterators the well-formed nest pragmas of `inner` declare.
+fn nest_iterators(inner: &[&PragmaLine]) -> Vec<String> {
+    inner
+        .iter()
+        .filter_map(|p| match &p.kind {
+            PragmaKind::For(np) => Some(np.iterators.iter().map(|(n, _)| n.clone())),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// The original tree of stage `k`: its loops over `iterators`, outermost
+/// first, around the stage.
+fn stage_node(k: usize, iterators: &[String]) -> OrigNode {
+    let mut node = OrigNode::Stage(k);
+    for it in iterators.iter().rev() {
+        node = OrigNode::Loop {
+            iter: it.clone(),
+            body: vec![node],
+            down: false,
+        };
+    }
+    node
+}
+
 /// Every data set must be used with the same number of indices throughout the chain.
 fn check_arity(stages: &[Stage], errors: &mut Vec<Diagnostic>) {
     let mut first: BTreeMap<&str, (usize, Span)> = BTreeMap::new();
@@ -234,6 +246,32 @@ struct Found {
     /// Warnings for bodies whose accesses cannot be checked against their
     /// declarations.
     unchecked: Vec<Diagnostic>,
+}
+
+impl Found {
+    /// What the analysis of the body of nest `label` (whose pragma is at
+    /// `pragma`) tells about the chain.
+    fn record(&mut self, analysis: &Analysis, label: &str, pragma: Span) {
+        if let Some((at, what)) = &analysis.inexact {
+            self.unchecked.push(
+                Diagnostic::warning(
+                    pragma,
+                    format!(
+                        "the accesses of the body of {label} cannot be checked against its \
+                         declaration ({what}): flextile trusts the declared accesses"
+                    ),
+                )
+                .with_note(*at, "flextile cannot see this construct's accesses exactly"),
+            );
+        }
+        for (a, t) in analysis.types.iter().filter(|_| analysis.analysable) {
+            self.types.entry(a.clone()).or_insert_with(|| t.clone());
+        }
+        for (v, t) in &analysis.scalars {
+            self.scalars.entry(v.clone()).or_insert_with(|| t.clone());
+        }
+        self.declared.merge(&analysis.declared);
+    }
 }
 
 /// Gives each stage whose body (in `bodies`, by stage) mentions a variable
@@ -318,8 +356,81 @@ fn nest<'tu>(
         }
         return Err(vec![d]);
     }
-    let depth = np.iterators.len();
     let iterators: Vec<String> = np.iterators.iter().map(|(n, _)| n.clone()).collect();
+    let (loops, body) = nest_loops(unit, p, np, stmt)?;
+    let body_span = match (body.kind(), body.span()) {
+        (CursorKind::CompoundStmt, Some(sp)) => sp,
+        (_, Some(sp)) => unit.with_semicolon(sp),
+        (_, None) => {
+            return Err(vec![Diagnostic::error(
+                p.span,
+                "the body of this nest is not in the main file",
+            )]);
+        }
+    };
+    let scope = BodyScope {
+        mode: Mode::Omplc,
+        iterators: &iterators,
+        local_range: body_span,
+        region_writes: outside,
+    };
+    let analysis = analyse(unit, body, body_span, &scope);
+    if !analysis.errors.is_empty() {
+        return Err(analysis.errors);
+    }
+    let label = format!("nest {number} (line {})", unit.line_of(p.span.start));
+    found.record(&analysis, &label, p.span);
+    let domain = nest_domain(unit, np, &iterators)?;
+    let accesses = np
+        .accesses
+        .iter()
+        .flat_map(|a| {
+            a.tuples.iter().map(|t| Access {
+                kind: a.kind,
+                data: a.data.clone(),
+                index: t.exprs.iter().map(|e| freeze(unit, e.clone())).collect(),
+                span: t.span,
+                conditional: false,
+            })
+        })
+        .collect();
+    let iterator_types =
+        unit.without_freezing(|| header_wraps(unit, &loops, &iterators, writes, found));
+    found.wraps.ranges.extend(analysis.ranges.clone());
+    push_wraps(
+        &mut found.wraps,
+        analysis.wraps.clone(),
+        &iterators,
+        &domain,
+    );
+    let stage = Stage {
+        name: String::new(),
+        label,
+        span: p.span,
+        iterators: iterators.clone(),
+        iterator_types,
+        domain,
+        accesses,
+        body: template_with_accesses(unit, body_span, &iterators, &analysis.holes),
+        analysable: analysis.analysable,
+        gathered: analysis.gathered(),
+        observed: analysis.inexact.is_none().then_some(analysis.accesses),
+        time_step: None,
+        loop_bounds: unit.without_freezing(|| loop_bounds(unit, np, &loops, writes)),
+    };
+    Ok((stage, body))
+}
+
+/// The perfectly nested loops of an annotated nest, outermost first, whose
+/// variables are the iterators its pragma `p` (contents `np`) lists, and
+/// the innermost one's body.
+fn nest_loops<'tu>(
+    unit: &Unit<'tu>,
+    p: &PragmaLine,
+    np: &NestPragma,
+    stmt: Cursor<'tu>,
+) -> Result<(Vec<Cursor<'tu>>, Cursor<'tu>), Vec<Diagnostic>> {
+    let depth = np.iterators.len();
     let mut cur = stmt;
     let mut body = None;
     let mut loops = Vec::new();
@@ -391,46 +502,17 @@ fn nest<'tu>(
             "'#pragma omplc for' lists no iterator",
         )]);
     };
-    let body_span = match (body.kind(), body.span()) {
-        (CursorKind::CompoundStmt, Some(sp)) => sp,
-        (_, Some(sp)) => unit.with_semicolon(sp),
-        (_, None) => {
-            return Err(vec![Diagnostic::error(
-                p.span,
-                "the body of this nest is not in the main file",
-            )]);
-        }
-    };
-    let scope = BodyScope {
-        mode: Mode::Omplc,
-        iterators: &iterators,
-        local_range: body_span,
-        region_writes: outside,
-    };
-    let analysis = analyse(unit, body, body_span, &scope);
-    if !analysis.errors.is_empty() {
-        return Err(analysis.errors);
-    }
-    let label = format!("nest {number} (line {})", unit.line_of(p.span.start));
-    if let Some((at, what)) = &analysis.inexact {
-        found.unchecked.push(
-            Diagnostic::warning(
-                p.span,
-                format!(
-                    "the accesses of the body of {label} cannot be checked against its \
-                     declaration ({what}): flextile trusts the declared accesses"
-                ),
-            )
-            .with_note(*at, "flextile cannot see this construct's accesses exactly"),
-        );
-    }
-    for (a, t) in analysis.types.iter().filter(|_| analysis.analysable) {
-        found.types.entry(a.clone()).or_insert_with(|| t.clone());
-    }
-    for (v, t) in &analysis.scalars {
-        found.scalars.entry(v.clone()).or_insert_with(|| t.clone());
-    }
-    found.declared.merge(&analysis.declared);
+    Ok((loops, body))
+}
+
+/// The iteration domain an annotated nest's pragma (`np`) declares over
+/// `iterators`; an error where it names what is declared nowhere, or
+/// multiplies an iterator by a name that is not a constant macro.
+fn nest_domain(
+    unit: &Unit<'_>,
+    np: &NestPragma,
+    iterators: &[String],
+) -> Result<Vec<Constraint>, Vec<Diagnostic>> {
     let mut undeclared = Vec::new();
     for r in &np.ranges {
         let mut vars = BTreeSet::new();
@@ -452,7 +534,7 @@ fn nest<'tu>(
     }
     check_declared_products(unit, np)?;
     let mut domain = Vec::new();
-    for (r, it) in np.ranges.iter().zip(&iterators) {
+    for (r, it) in np.ranges.iter().zip(iterators) {
         domain.push(Constraint {
             lhs: Expr::Var(it.clone()),
             op: CmpOp::Ge,
@@ -464,44 +546,7 @@ fn nest<'tu>(
             rhs: r.hi.clone(),
         });
     }
-    let accesses = np
-        .accesses
-        .iter()
-        .flat_map(|a| {
-            a.tuples.iter().map(|t| Access {
-                kind: a.kind,
-                data: a.data.clone(),
-                index: t.exprs.iter().map(|e| freeze(unit, e.clone())).collect(),
-                span: t.span,
-                conditional: false,
-            })
-        })
-        .collect();
-    let iterator_types =
-        unit.without_freezing(|| header_wraps(unit, &loops, &iterators, writes, found));
-    found.wraps.ranges.extend(analysis.ranges.clone());
-    push_wraps(
-        &mut found.wraps,
-        analysis.wraps.clone(),
-        &iterators,
-        &domain,
-    );
-    let stage = Stage {
-        name: String::new(),
-        label,
-        span: p.span,
-        iterators: iterators.clone(),
-        iterator_types,
-        domain,
-        accesses,
-        body: template_with_accesses(unit, body_span, &iterators, &analysis.holes),
-        analysable: analysis.analysable,
-        gathered: analysis.gathered(),
-        observed: analysis.inexact.is_none().then_some(analysis.accesses),
-        time_step: None,
-        loop_bounds: unit.without_freezing(|| loop_bounds(unit, np, &loops, writes)),
-    };
-    Ok((stage, body))
+    Ok(domain)
 }
 
 /// A declared index that multiplies an iterator by a name (`i*W`) is affine
