@@ -89,7 +89,7 @@ pub fn build<'tu>(
                 Ok((stage, body)) => {
                     loops.push((child, stage.iterators.len()));
                     bodies.push((body, stage.iterators.clone()));
-                    tree.push(stage_node(stages.len(), &stage.iterators));
+                    tree.push(OrigNode::nest(stages.len(), &stage.iterators));
                     stages.push(stage);
                 }
                 Err(mut e) => errors.append(&mut e),
@@ -186,20 +186,6 @@ fn nest_iterators(inner: &[&PragmaLine]) -> Vec<String> {
         })
         .flatten()
         .collect()
-}
-
-/// The original tree of stage `k`: its loops over `iterators`, outermost
-/// first, around the stage.
-fn stage_node(k: usize, iterators: &[String]) -> OrigNode {
-    let mut node = OrigNode::Stage(k);
-    for it in iterators.iter().rev() {
-        node = OrigNode::Loop {
-            iter: it.clone(),
-            body: vec![node],
-            down: false,
-        };
-    }
-    node
 }
 
 /// Every data set must be used with the same number of indices throughout the chain.

@@ -287,6 +287,22 @@ pub enum OrigNode {
     Stage(usize),
 }
 
+impl OrigNode {
+    /// Stage `k` inside its own upward loops over `iterators`, outermost
+    /// first.
+    pub fn nest(k: usize, iterators: &[String]) -> OrigNode {
+        let mut node = OrigNode::Stage(k);
+        for it in iterators.iter().rev() {
+            node = OrigNode::Loop {
+                iter: it.clone(),
+                body: vec![node],
+                down: false,
+            };
+        }
+        node
+    }
+}
+
 /// One statement of a region: an annotated nest or a scop statement.
 #[derive(Clone, Debug)]
 pub struct Stage {

@@ -347,71 +347,18 @@ fn costed(
     {
         return None;
     }
-    let mut held_bytes = 0.0;
-    let mut held_registers = 0i64;
-    let mut shuffles = 0.0;
-    let mut computed = 0.0;
-    let mut own_total = 0.0;
-    let mut shared_tile = 0.0;
-    let mut lane_iters = 0.0;
-    let mut warp_instr = 0.0;
-    let mut inputs: BTreeMap<&str, f64> = BTreeMap::new();
-    let mut stores = 0.0;
-    for s in &geo.stmts {
-        // Points of its per-tile region along each loop, and its own.
-        let mut region = Vec::with_capacity(depth);
-        let mut own = Vec::with_capacity(depth);
-        for (d, size) in sizes.iter().enumerate() {
-            let ext = s.extent[d].unwrap_or((*size).min(dims[d]));
-            let tile = (*size).min(ext);
-            let comp = match tile >= ext {
-                true => ext,
-                false => (tile + s.left[d] + s.right[d]).min(ext),
-            };
-            let a = s.scale[d].max(1);
-            region.push(((comp + a - 1) / a).max(1));
-            own.push(((tile + a - 1) / a).max(1));
-        }
-        let pts: f64 = region.iter().map(|r| *r as f64).product();
-        let own_pts: f64 = own.iter().map(|r| *r as f64).product();
-        computed += pts;
-        own_total += own_pts;
-        // Its points over the lanes: the innermost loop along x, the next
-        // along y, the others in each thread.
-        let iters = lanes_iterations(&region, lx, ly);
-        lane_iters += iters * f64::from(lx * ly);
-        warp_instr += iters * (INSTR_PER_POINT + INSTR_PER_READ * s.ops as f64);
-        if s.consumed {
-            shared_tile += pts * s.bytes as f64;
-        }
-        if scheme == GpuTiling::Hybrid {
-            // Its register part: `reg_span` points along x by its whole
-            // region along the other loops, in registers where others read it.
-            let others: i64 = region[..depth - 1].iter().product();
-            if region[depth - 1] < reg_span
-                || i64::from(reg_tiles) * others > crate::transform::hybrid::MAX_REGISTERS_PER_STAGE
-            {
-                return None;
-            }
-            if s.consumed {
-                held_bytes += (reg_span * others * s.bytes) as f64;
-                held_registers += i64::from(reg_tiles) * others;
-            }
-            // A read in the register part: two shuffles and a select.
-            shuffles += 2.0 * s.ops as f64 * f64::from(reg_tiles) * others as f64;
-        }
-        let rows = |r: &[i64]| -> f64 { r[..depth - 1].iter().map(|v| *v as f64).product() };
-        let sectors =
-            |r: &[i64]| -> f64 { (r[depth - 1] as f64 * s.bytes as f64 / SECTOR).ceil() + 1.0 };
-        for input in &s.inputs {
-            let t = rows(&region) * sectors(&region);
-            let e = inputs.entry(input.as_str()).or_default();
-            *e = e.max(t);
-        }
-        if s.live_out {
-            stores += rows(&own) * sectors(&own);
-        }
-    }
+    let TileWork {
+        held_bytes,
+        held_registers,
+        shuffles,
+        computed,
+        own_total,
+        shared_tile,
+        lane_iters,
+        mut warp_instr,
+        inputs,
+        stores,
+    } = tile_work(geo, &sizes, &dims, scheme, (lx, ly), reg_tiles)?;
     // The tile loops: the first two with more than one tile go to the
     // grid (isl generates no loop for one tile), the others run in turn in
     // each block (or warp).
@@ -504,6 +451,101 @@ fn costed(
             - (shared + gpu.shared_reserved) as f64 * f64::from(per_sm) / gpu.shared_per_sm as f64,
         unused_registers: 1.0 - registers_used / f64::from(gpu.registers_per_sm),
     })
+}
+
+/// What one tile of a group does, summed over its statements, in the
+/// order of [`costed`]'s terms.
+#[derive(Default)]
+struct TileWork<'g> {
+    /// Bytes and registers the register part of a hybrid tile holds.
+    held_bytes: f64,
+    held_registers: i64,
+    /// Shuffles the register part's reads cost.
+    shuffles: f64,
+    /// Points computed, and those of the tile's own.
+    computed: f64,
+    own_total: f64,
+    /// Bytes of scratchpads.
+    shared_tile: f64,
+    /// Iterations of all lanes, and a warp's instructions.
+    lane_iters: f64,
+    warp_instr: f64,
+    /// Sectors read of each input array, and sectors stored.
+    inputs: BTreeMap<&'g str, f64>,
+    stores: f64,
+}
+
+/// One tile's work at `sizes` (per loop of the loops' extents `dims`) under
+/// `scheme`, `lanes` (x, y) working on it and `reg_tiles` parallelogram
+/// tiles in registers; `None` when a hybrid tile's register part does not
+/// fit.
+fn tile_work<'g>(
+    geo: &'g Geometry,
+    sizes: &[i64],
+    dims: &[i64],
+    scheme: GpuTiling,
+    (lx, ly): (u32, u32),
+    reg_tiles: u32,
+) -> Option<TileWork<'g>> {
+    let depth = geo.depth;
+    let reg_span = i64::from(reg_tiles) * i64::from(WARP_SIZE);
+    let mut w = TileWork::default();
+    for s in &geo.stmts {
+        // Points of its per-tile region along each loop, and its own.
+        let mut region = Vec::with_capacity(depth);
+        let mut own = Vec::with_capacity(depth);
+        for (d, size) in sizes.iter().enumerate() {
+            let ext = s.extent[d].unwrap_or((*size).min(dims[d]));
+            let tile = (*size).min(ext);
+            let comp = match tile >= ext {
+                true => ext,
+                false => (tile + s.left[d] + s.right[d]).min(ext),
+            };
+            let a = s.scale[d].max(1);
+            region.push(((comp + a - 1) / a).max(1));
+            own.push(((tile + a - 1) / a).max(1));
+        }
+        let pts: f64 = region.iter().map(|r| *r as f64).product();
+        let own_pts: f64 = own.iter().map(|r| *r as f64).product();
+        w.computed += pts;
+        w.own_total += own_pts;
+        // Its points over the lanes: the innermost loop along x, the next
+        // along y, the others in each thread.
+        let iters = lanes_iterations(&region, lx, ly);
+        w.lane_iters += iters * f64::from(lx * ly);
+        w.warp_instr += iters * (INSTR_PER_POINT + INSTR_PER_READ * s.ops as f64);
+        if s.consumed {
+            w.shared_tile += pts * s.bytes as f64;
+        }
+        if scheme == GpuTiling::Hybrid {
+            // Its register part: `reg_span` points along x by its whole
+            // region along the other loops, in registers where others read it.
+            let others: i64 = region[..depth - 1].iter().product();
+            if region[depth - 1] < reg_span
+                || i64::from(reg_tiles) * others > crate::transform::hybrid::MAX_REGISTERS_PER_STAGE
+            {
+                return None;
+            }
+            if s.consumed {
+                w.held_bytes += (reg_span * others * s.bytes) as f64;
+                w.held_registers += i64::from(reg_tiles) * others;
+            }
+            // A read in the register part: two shuffles and a select.
+            w.shuffles += 2.0 * s.ops as f64 * f64::from(reg_tiles) * others as f64;
+        }
+        let rows = |r: &[i64]| -> f64 { r[..depth - 1].iter().map(|v| *v as f64).product() };
+        let sectors =
+            |r: &[i64]| -> f64 { (r[depth - 1] as f64 * s.bytes as f64 / SECTOR).ceil() + 1.0 };
+        for input in &s.inputs {
+            let t = rows(&region) * sectors(&region);
+            let e = w.inputs.entry(input.as_str()).or_default();
+            *e = e.max(t);
+        }
+        if s.live_out {
+            w.stores += rows(&own) * sectors(&own);
+        }
+    }
+    Some(w)
 }
 
 /// Iterations each lane runs for a region of `region` points per loop:

@@ -88,7 +88,7 @@ pub(crate) mod memo;
 mod regions;
 use gpu::{refined, with_registers};
 use memo::AnalysisMemo;
-use regions::{box_region, tile_map};
+use regions::{box_region, tile_map, StageTiling};
 
 /// The two trapezoid shapes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,22 +275,37 @@ pub(crate) struct GroupAnalysis {
     pub inner: Option<InnerTiles>,
 }
 
+/// A candidate group of stages, as [`analyse_group`] reads it.
+pub(crate) struct Group<'a> {
+    /// The group's stages alone, with their model and dependences.
+    pub region: &'a Region,
+    pub names: &'a Names,
+    pub model: &'a RegionModel,
+    pub deps: &'a Dependences,
+    /// The group's reads of values from before it
+    /// ([`crate::model::deps::live_in_reads`]).
+    pub live_in: &'a UnionMap,
+    /// The multi-statement stages (statements by unit).
+    pub units: &'a [Vec<usize>],
+    /// Where diagnostics point.
+    pub span: Span,
+    /// What the analyses of the region's candidates share.
+    pub memo: &'a AnalysisMemo,
+}
+
 /// Analyses one group (see [`GroupAnalysis`]); an error says why it cannot
-/// be tiled (the program's reasons are [`Error::Inapplicable`]). `live_in`:
-/// the group's reads of values from before it
-/// ([`crate::model::deps::live_in_reads`]).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn analyse_group(
-    region: &Region,
-    names: &Names,
-    model: &RegionModel,
-    deps: &Dependences,
-    live_in: &UnionMap,
-    units: &[Vec<usize>],
-    spec: &OverlapSpec,
-    span: Span,
-    memo: &AnalysisMemo,
-) -> Result<GroupAnalysis> {
+/// be tiled (the program's reasons are [`Error::Inapplicable`]).
+pub(crate) fn analyse_group(group: &Group<'_>, spec: &OverlapSpec) -> Result<GroupAnalysis> {
+    let Group {
+        region,
+        names,
+        model,
+        deps,
+        live_in,
+        units,
+        span,
+        memo,
+    } = *group;
     let shape = spec.shape;
     let n_stages = region.stages.len();
     let depth = region
@@ -351,7 +366,13 @@ pub(crate) fn analyse_group(
     let mut propagated = UnionMap::read_from_str(&ctx, "{ }").map_err(isl_err)?;
     for k in (0..n_stages).rev() {
         let stage = &region.stages[k];
-        let own_k = tile_map(model, names, stage, (&shifts[k], &scales[k]), &sizes, memo)?;
+        let tiling = StageTiling {
+            shift: &shifts[k],
+            scale: &scales[k],
+            sizes: &sizes,
+            classic,
+        };
+        let own_k = tile_map(model, names, stage, tiling, memo)?;
         let needed = deps
             .flow
             .copy()
@@ -365,17 +386,8 @@ pub(crate) fn analyse_group(
             .and_then(|u| u.coalesce())
             .and_then(Map::from_union_map)
             .map_err(isl_err)?;
-        let r_k = UnionMap::from_map(box_region(
-            &exact,
-            model,
-            names,
-            stage,
-            (&shifts[k], &scales[k]),
-            &sizes,
-            classic,
-            memo,
-        )?)
-        .map_err(isl_err)?;
+        let r_k = UnionMap::from_map(box_region(&exact, model, names, stage, tiling, memo)?)
+            .map_err(isl_err)?;
         propagated = propagated
             .union(r_k.copy().map_err(isl_err)?)
             .map_err(isl_err)?;

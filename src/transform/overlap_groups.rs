@@ -35,7 +35,7 @@ use crate::transform::intra_fusion::reuse_runs;
 use crate::transform::multi_level::inner_tiles;
 use crate::transform::overlap::memo::AnalysisMemo;
 use crate::transform::overlap::{
-    analyse_group, stage_universe, GroupAnalysis, OverlapSpec, Shape, WHOLE,
+    analyse_group, stage_universe, Group, GroupAnalysis, OverlapSpec, Shape, WHOLE,
 };
 use crate::transform::pipeline::must_reach_memory;
 use crate::transform::pipeline::PipelineGraph;
@@ -709,9 +709,17 @@ fn analyse(ctx: &Ctx, spec: &OverlapSpec, cand: &[usize]) -> std::result::Result
     ctx.set_max_operations(20_000_000);
     let result = (|| -> Result<GroupAnalysis> {
         let live_in = live_in_reads_with(&sub_model, live_in)?;
-        let analysis = analyse_group(
-            &sub, names, &sub_model, &sub_deps, &live_in, &sub_units, spec, span, memo,
-        )?;
+        let group = Group {
+            region: &sub,
+            names,
+            model: &sub_model,
+            deps: &sub_deps,
+            live_in: &live_in,
+            units: &sub_units,
+            span,
+            memo,
+        };
+        let analysis = analyse_group(&group, spec)?;
         if let Some(tolerance) = spec.overlap_tolerance {
             // PolyMage's greedy grouping: the overlap (redundant computation
             // per loop, a fraction of the tile size) stays within the tolerance.

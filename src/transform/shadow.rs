@@ -151,7 +151,6 @@ pub fn rename_inplace(
     if shared_nest(&region.tree).is_some() {
         return Ok(None);
     }
-    let ctx = model.schedule.get_ctx();
     let mut writers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (k, s) in region.stages.iter().enumerate() {
         for a in s.accesses.iter().filter(|a| a.kind == AccessKind::Write) {
@@ -177,104 +176,7 @@ pub fn rename_inplace(
         let later: Vec<usize> = (w + 1..region.stages.len())
             .filter(|k| reads(*k, data))
             .collect();
-        let why_not = (|| -> Result<Option<String>> {
-            let stage = &region.stages[w];
-            let Some(analysed) = stage.analysed() else {
-                return Ok(Some(format!(
-                    "the body of {} is not analysable",
-                    stage.label
-                )));
-            };
-            if let Some(k) = later
-                .iter()
-                .find(|k| region.stages[**k].analysed().is_none())
-            {
-                return Ok(Some(format!(
-                    "the body of {} is not analysable",
-                    region.stages[*k].label
-                )));
-            }
-            // The model puts a stage's reads before its writes; in a body of
-            // several assignments a read of the array may follow its write
-            // (`A[i] = ...; B[i] = A[i];`) and must then see the new value.
-            let writes = analysed
-                .iter()
-                .filter(|a| a.kind == AccessKind::Write)
-                .count();
-            if writes > 1
-                && analysed
-                    .iter()
-                    .any(|a| a.kind == AccessKind::Read && a.data == data)
-            {
-                return Ok(Some(format!(
-                    "{} writes several arrays and reads '{data}', perhaps after writing it",
-                    stage.label
-                )));
-            }
-            // `A[i] += ...` reads through the text it writes: renamed, it
-            // would read the copy, which holds no value yet.
-            let updates = stage.body.pieces.iter().any(|p| {
-                matches!(p, Piece::Access { access, reads_too: true, .. }
-                    if analysed.get(*access).is_some_and(|a| a.data == data))
-            });
-            if updates {
-                return Ok(Some(format!(
-                    "{} updates it with a compound assignment or '++'/'--', which reads the value it replaces",
-                    stage.label
-                )));
-            }
-            let write = analysed
-                .iter()
-                .find(|a| a.kind == AccessKind::Write && a.data == data);
-            if write.is_none_or(|a| a.conditional || !a.index.iter().all(Expr::is_plain_c)) {
-                return Ok(Some(format!(
-                    "{} writes it under a condition or through a division",
-                    stage.label
-                )));
-            }
-            let universe = stage_universe(&ctx, region, w)?;
-            let own = deps
-                .flow
-                .copy()
-                .and_then(|f| f.intersect_domain(universe.copy()?))
-                .and_then(|f| f.intersect_range(universe.copy()?))
-                .and_then(|f| f.is_empty())
-                .map_err(isl_err)?;
-            if !own {
-                return Ok(Some(format!(
-                    "{} reads values it wrote itself",
-                    stage.label
-                )));
-            }
-            let elements = |m: &UnionMap, k: usize| -> Result<UnionSet> {
-                let universe = stage_universe(&ctx, region, k)?;
-                m.copy()
-                    .and_then(|m| m.intersect_domain(universe))
-                    .and_then(|m| m.range())
-                    .and_then(|r| {
-                        r.intersect(UnionSet::read_from_str(
-                            &ctx,
-                            &format!(
-                                "{{ {}[{}] }}",
-                                isl_name(data),
-                                dims(write.map_or(0, |a| a.index.len()))
-                            ),
-                        )?)
-                    })
-                    .map_err(isl_err)
-            };
-            let written = elements(&model.must_writes, w)?;
-            for k in &later {
-                let read = elements(&model.reads, *k)?;
-                if !read.is_subset(&written).map_err(isl_err)? {
-                    return Ok(Some(format!(
-                        "{} reads elements of it that {} does not write",
-                        region.stages[*k].label, stage.label
-                    )));
-                }
-            }
-            Ok(None)
-        })()?;
+        let why_not = why_no_shadow(region, model, deps, data, w, &later)?;
         if let Some(why) = why_not {
             info!("shadow: '{data}' is updated in place and keeps no shadow: {why}");
             continue;
@@ -339,6 +241,116 @@ pub fn rename_inplace(
         region: out,
         shadows,
     }))
+}
+
+/// Why the single writer `w` of `data` in `region` cannot write a shadow
+/// that the stages `later` (those after it that read `data`) read instead;
+/// `None` when it can.
+fn why_no_shadow(
+    region: &Region,
+    model: &RegionModel,
+    deps: &Dependences,
+    data: &str,
+    w: usize,
+    later: &[usize],
+) -> Result<Option<String>> {
+    let ctx = model.schedule.get_ctx();
+    let stage = &region.stages[w];
+    let Some(analysed) = stage.analysed() else {
+        return Ok(Some(format!(
+            "the body of {} is not analysable",
+            stage.label
+        )));
+    };
+    if let Some(k) = later
+        .iter()
+        .find(|k| region.stages[**k].analysed().is_none())
+    {
+        return Ok(Some(format!(
+            "the body of {} is not analysable",
+            region.stages[*k].label
+        )));
+    }
+    // The model puts a stage's reads before its writes; in a body of
+    // several assignments a read of the array may follow its write
+    // (`A[i] = ...; B[i] = A[i];`) and must then see the new value.
+    let writes = analysed
+        .iter()
+        .filter(|a| a.kind == AccessKind::Write)
+        .count();
+    if writes > 1
+        && analysed
+            .iter()
+            .any(|a| a.kind == AccessKind::Read && a.data == data)
+    {
+        return Ok(Some(format!(
+            "{} writes several arrays and reads '{data}', perhaps after writing it",
+            stage.label
+        )));
+    }
+    // `A[i] += ...` reads through the text it writes: renamed, it
+    // would read the copy, which holds no value yet.
+    let updates = stage.body.pieces.iter().any(|p| {
+        matches!(p, Piece::Access { access, reads_too: true, .. }
+            if analysed.get(*access).is_some_and(|a| a.data == data))
+    });
+    if updates {
+        return Ok(Some(format!(
+            "{} updates it with a compound assignment or '++'/'--', which reads the value it replaces",
+            stage.label
+        )));
+    }
+    let write = analysed
+        .iter()
+        .find(|a| a.kind == AccessKind::Write && a.data == data);
+    if write.is_none_or(|a| a.conditional || !a.index.iter().all(Expr::is_plain_c)) {
+        return Ok(Some(format!(
+            "{} writes it under a condition or through a division",
+            stage.label
+        )));
+    }
+    let universe = stage_universe(&ctx, region, w)?;
+    let own = deps
+        .flow
+        .copy()
+        .and_then(|f| f.intersect_domain(universe.copy()?))
+        .and_then(|f| f.intersect_range(universe.copy()?))
+        .and_then(|f| f.is_empty())
+        .map_err(isl_err)?;
+    if !own {
+        return Ok(Some(format!(
+            "{} reads values it wrote itself",
+            stage.label
+        )));
+    }
+    let elements = |m: &UnionMap, k: usize| -> Result<UnionSet> {
+        let universe = stage_universe(&ctx, region, k)?;
+        m.copy()
+            .and_then(|m| m.intersect_domain(universe))
+            .and_then(|m| m.range())
+            .and_then(|r| {
+                r.intersect(UnionSet::read_from_str(
+                    &ctx,
+                    &format!(
+                        "{{ {}[{}] }}",
+                        isl_name(data),
+                        dims(write.map_or(0, |a| a.index.len()))
+                    ),
+                )?)
+            })
+            .map_err(isl_err)
+    };
+    let written = elements(&model.must_writes, w)?;
+    for k in later {
+        let read = elements(&model.reads, *k)?;
+        if !read.is_subset(&written).map_err(isl_err)? {
+            return Ok(Some(format!(
+                "{} reads elements of it that {} does not write",
+                region.stages[*k].label, stage.label
+            )));
+        }
+    }
+    Ok(None)
 }
 
 /// `i0, i1, ...` for `n` dimensions.
@@ -437,14 +449,7 @@ pub(crate) fn copy_back_stage(
         },
         Piece::Text(";".to_string()),
     ];
-    let mut node = OrigNode::Stage(k);
-    for it in iterators.iter().rev() {
-        node = OrigNode::Loop {
-            iter: it.clone(),
-            body: vec![node],
-            down: false,
-        };
-    }
+    let node = OrigNode::nest(k, &iterators);
     let stage = Stage {
         name: format!("{}_back", w.name),
         label: format!("the copy of '{}' back from its shadow", write.data),

@@ -207,40 +207,8 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
 
     lap("recomputation");
     // 4. Parallel loops.
-    let root = s.schedule.get_root().map_err(isl_err)?;
-    let mut marks = Vec::new();
-    collect(&root, &mut |node| {
-        if matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
-            // A request the parallel pass did not turn into a mark (no
-            // OpenMP) prints no pragma.
-            match mark_of(node)? {
-                Some(Mark::Parallel { depths }) => {
-                    marks.push((node.copy().map_err(isl_err)?, depths, false))
-                }
-                // A simd mark may sit above the parallel mark of its band.
-                Some(Mark::Simd { depth }) => {
-                    let mut below = node.get_child(0).map_err(isl_err)?;
-                    while matches!(below.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
-                        below = below.get_child(0).map_err(isl_err)?;
-                    }
-                    marks.push((below.parent().map_err(isl_err)?, vec![depth], true));
-                }
-                _ => {}
-            }
-        }
-        Ok(())
-    })?;
-    // The statement pairs a dependence joins (a simd band with no such pair
-    // among its statements carries none).
-    let mut joined: HashSet<(String, String)> = HashSet::new();
-    for (_, l) in &lifted {
-        for m in map_list(l)? {
-            joined.insert((
-                m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string(),
-                m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string(),
-            ));
-        }
-    }
+    let marks = parallel_marks(s.schedule)?;
+    let joined = joined_pairs(&lifted)?;
     for (mark, depths, simd) in marks {
         let band = mark.get_child(0).map_err(isl_err)?;
         if simd && matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
@@ -269,6 +237,50 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
     }
     lap("parallel loops");
     Ok(Ok(()))
+}
+
+/// The parallel and simd marks of `schedule`: the node above the marked
+/// band, the marked depths, and whether the mark is simd.
+fn parallel_marks(schedule: &Schedule) -> R<Vec<(ScheduleNode, Vec<usize>, bool)>> {
+    let root = schedule.get_root().map_err(isl_err)?;
+    let mut marks = Vec::new();
+    collect(&root, &mut |node| {
+        if matches!(node.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
+            // A request the parallel pass did not turn into a mark (no
+            // OpenMP) prints no pragma.
+            match mark_of(node)? {
+                Some(Mark::Parallel { depths }) => {
+                    marks.push((node.copy().map_err(isl_err)?, depths, false))
+                }
+                // A simd mark may sit above the parallel mark of its band.
+                Some(Mark::Simd { depth }) => {
+                    let mut below = node.get_child(0).map_err(isl_err)?;
+                    while matches!(below.get_type().map_err(isl_err)?, ScheduleNodeType::Mark) {
+                        below = below.get_child(0).map_err(isl_err)?;
+                    }
+                    marks.push((below.parent().map_err(isl_err)?, vec![depth], true));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    })?;
+    Ok(marks)
+}
+
+/// The statement pairs a dependence of `lifted` joins (a simd band with no
+/// such pair among its statements carries none).
+fn joined_pairs(lifted: &Lifted) -> R<HashSet<(String, String)>> {
+    let mut joined: HashSet<(String, String)> = HashSet::new();
+    for (_, l) in lifted {
+        for m in map_list(l)? {
+            joined.insert((
+                m.get_tuple_name(DimType::In).map_err(isl_err)?.to_string(),
+                m.get_tuple_name(DimType::Out).map_err(isl_err)?.to_string(),
+            ));
+        }
+    }
+    Ok(joined)
 }
 
 /// Check 2 on the lifted dependences `l` of one kind: `Some(" from A to

@@ -9,7 +9,7 @@
 
 use crate::model::program::Region;
 use crate::transform::align::propagate_scales;
-use crate::transform::pipeline::{must_reach_memory, PipelineGraph};
+use crate::transform::pipeline::{must_reach_memory, Flow, PipelineGraph};
 
 /// One statement of a group, after alignment and scaling.
 #[derive(Clone, Debug)]
@@ -48,6 +48,41 @@ pub struct Geometry {
     pub reuse: Vec<f64>,
 }
 
+/// The scales of the statements `stmts` (of `region`) per loop, from the
+/// aligned flow dependences `inner` between them (local positions), or why
+/// they have none.
+fn loop_scales(
+    region: &Region,
+    stmts: &[usize],
+    inner: &[(usize, usize, &Flow)],
+    depth: usize,
+) -> std::result::Result<Vec<Vec<i64>>, String> {
+    let n = stmts.len();
+    let mut scale = vec![vec![1; depth]; n];
+    for d in 0..depth {
+        let mut edges = Vec::new();
+        for (a, b, f) in inner {
+            let Some(al) = f.align[d] else {
+                return Err(format!(
+                    "the dependences of {} on {} along loop {d} are neither uniform nor a fixed sampling",
+                    region.stages[f.to].label, region.stages[f.from].label
+                ));
+            };
+            edges.push((*a, *b, al.p, al.q));
+        }
+        let ints = propagate_scales(n, &edges).map_err(|(a, b)| {
+            format!(
+                "{} and {} need conflicting scalings along loop {d}",
+                region.stages[stmts[a]].label, region.stages[stmts[b]].label
+            )
+        })?;
+        for (row, v) in scale.iter_mut().zip(ints) {
+            row[d] = v;
+        }
+    }
+    Ok(scale)
+}
+
 /// The geometry of the units `group` of `graph`'s region, or why the group
 /// cannot be overlapped (its cost is then infinite).
 pub fn geometry(
@@ -77,30 +112,8 @@ pub fn geometry(
         .flat_map(|k| graph.flows_from[*k].iter().map(|i| &graph.flows[*i]))
         .filter_map(|f| Some((local(f.from)?, local(f.to)?, f)))
         .collect();
-    // Scales per loop, from the aligned flow dependences inside the group.
     let n = stmts.len();
-    let mut scale = vec![vec![1; depth]; n];
-    for d in 0..depth {
-        let mut edges = Vec::new();
-        for (a, b, f) in &inner {
-            let Some(al) = f.align[d] else {
-                return Err(format!(
-                    "the dependences of {} on {} along loop {d} are neither uniform nor a fixed sampling",
-                    region.stages[f.to].label, region.stages[f.from].label
-                ));
-            };
-            edges.push((*a, *b, al.p, al.q));
-        }
-        let ints = propagate_scales(n, &edges).map_err(|(a, b)| {
-            format!(
-                "{} and {} need conflicting scalings along loop {d}",
-                region.stages[stmts[a]].label, region.stages[stmts[b]].label
-            )
-        })?;
-        for (row, v) in scale.iter_mut().zip(ints) {
-            row[d] = v;
-        }
-    }
+    let scale = loop_scales(region, &stmts, &inner, depth)?;
     for u in group {
         let ks = &graph.units[*u];
         if ks

@@ -15,16 +15,31 @@ use crate::model::program::Stage;
 use crate::model::relations::{constrained, Row};
 use isl_rs::{Context, DimType, Map, Space};
 
+/// How one stage is tiled: its shift and scale per loop, the tile sizes,
+/// and the loop tiled classically (its tiles run in order, without overlap).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StageTiling<'a> {
+    pub shift: &'a [i64],
+    pub scale: &'a [i64],
+    pub sizes: &'a [i64],
+    pub classic: Option<usize>,
+}
+
 /// The stage's own tile part: `{ Sk[i] -> [T] : T_d = floor((a_d*i_d + s_d) / size_d) }`
 /// (scale `a`, shift `s`) restricted to its domain.
 pub(super) fn tile_map(
     model: &RegionModel,
     names: &Names,
     s: &Stage,
-    (shift, scale): (&[i64], &[i64]),
-    sizes: &[i64],
+    tiling: StageTiling<'_>,
     memo: &AnalysisMemo,
 ) -> Result<Map> {
+    let StageTiling {
+        shift,
+        scale,
+        sizes,
+        ..
+    } = tiling;
     let ctx = model.schedule.get_ctx();
     let n = s.iterators.len();
     let (i_, t_) = (DimType::In, DimType::Out);
@@ -71,17 +86,20 @@ pub(super) fn tile_map(
 /// dependence distance, composed down the chain) with clipped corners; handing
 /// it to the code generator makes isl's AST build explode on chains of a few
 /// multi-dimensional stencils. The box computes at most the corners more.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn box_region(
     exact: &Map,
     model: &RegionModel,
     names: &Names,
     s: &Stage,
-    (shift, scale): (&[i64], &[i64]),
-    sizes: &[i64],
-    classic: Option<usize>,
+    tiling: StageTiling<'_>,
     memo: &AnalysisMemo,
 ) -> Result<Map> {
+    let StageTiling {
+        shift,
+        scale,
+        sizes,
+        classic,
+    } = tiling;
     let ctx = model.schedule.get_ctx();
     let n = s.iterators.len();
     let (i_, t_) = (DimType::In, DimType::Out);

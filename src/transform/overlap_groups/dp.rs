@@ -8,7 +8,7 @@
 use super::{cached_graph, greedy_groups, in_words, shared_graph, Analyses, Chosen, Ctx};
 use crate::diag::{Error, Result};
 use crate::transform::cost::{cost, geometry, naive, Costed, Geometry, Level, Rows};
-use crate::transform::dp_grouping::{dp_grouping, Method};
+use crate::transform::dp_grouping::{dp_grouping, Found, Method};
 use crate::transform::gpu_cost::{self, GpuCosted, GpuSpec};
 use crate::transform::overlap::{GroupingStrategy, OverlapSpec, WHOLE};
 use crate::transform::pipeline::PipelineGraph;
@@ -31,44 +31,17 @@ pub(super) fn dp_groups(
     let (region, units) = (ctx.region, ctx.units);
     let graph = shared_graph(graph, ctx, spec)?;
     let label = |u: usize| region.stages[units[u][0]].label.clone();
-    let given = spec.model.sizes_given.then_some(&spec.sizes[..]);
-    let mut costs: HashMap<Vec<usize>, std::result::Result<Priced, String>> = HashMap::new();
-    let mut refused: HashMap<Vec<usize>, String> = HashMap::new();
-    let mut cost_of = |g: &[usize], refused: &HashMap<Vec<usize>, String>| {
-        if let Some(why) = refused.get(g) {
-            return Err(why.clone());
-        }
-        costs
-            .entry(g.to_vec())
-            .or_insert_with(|| {
-                if g.len() > 1 {
-                    if let Some(u) = g.iter().find(|u| imperfect[**u].is_some()) {
-                        return Err(format!("{} is not a multi-statement stage", label(*u)));
-                    }
-                    if spec.max_group.is_some_and(|m| g.len() > m) {
-                        return Err(format!("groups have at most {} stages", g.len() - 1));
-                    }
-                }
-                let geo = geometry(graph, region, g)?;
-                match &spec.model.gpu {
-                    None => Ok(Priced::Cpu(cost(
-                        &geo,
-                        &spec.model.machine,
-                        &spec.model.weights,
-                        given,
-                    ))),
-                    Some(gspec) => gpu_cost::choose(&geo, gspec, given, None)
-                        .map(Priced::Gpu)
-                        .ok_or_else(|| {
-                            "no tile and thread block fit the GPU's shared memory".to_string()
-                        }),
-                }
-            })
-            .clone()
+    let mut prices = Prices {
+        ctx,
+        spec,
+        imperfect,
+        graph,
+        costs: HashMap::new(),
+        refused: HashMap::new(),
     };
     let mut found = None;
     for _ in 0..8 {
-        let mut by_cost = |g: &[usize]| match cost_of(g, &refused) {
+        let mut by_cost = |g: &[usize]| match prices.price(g) {
             Ok(c) => Some(c.cost()),
             // A stage alone is always a group (tiled alone or not at all).
             Err(_) if g.len() == 1 => Some(0.0),
@@ -80,11 +53,9 @@ pub(super) fn dp_groups(
         // Every group of several stages must pass the exact analysis.
         let mut again = false;
         for g in f.groups.iter().filter(|g| g.len() > 1) {
-            let sizes = cost_of(g, &refused)
-                .map(|c| c.sizes().to_vec())
-                .map_err(|why| {
-                    Error::internal(format!("dp grouping: a chosen group has no cost: {why}"))
-                })?;
+            let sizes = prices.price(g).map(|c| c.sizes().to_vec()).map_err(|why| {
+                Error::internal(format!("dp grouping: a chosen group has no cost: {why}"))
+            })?;
             if let Err(why) = analyses.get(ctx, &spec.with_sizes(&sizes), g) {
                 info!(
                     "dp grouping: {} .. {} cannot be tiled together: {}",
@@ -92,7 +63,7 @@ pub(super) fn dp_groups(
                     label(g[g.len() - 1]),
                     why.text
                 );
-                refused.insert(g.clone(), why.text);
+                prices.refused.insert(g.clone(), why.text);
                 again = true;
             }
         }
@@ -115,35 +86,7 @@ pub(super) fn dp_groups(
         chosen.head.push("the DP grouping found no grouping the exact analysis accepts: every nest is its own group".into());
         return Ok(chosen);
     };
-    let mut head = vec![format!(
-        "DP grouping (Jangda & Bondhugula, TOPLAS'20, {}) over {} stages: {} groupings costed, total cost {:.3e}; {}{}",
-        match found.method {
-            Method::Unbounded => "Algorithm 1".to_string(),
-            Method::Bounded(l) => format!("Algorithm 5, groups of {l} stages first"),
-            Method::Ordered =>
-                "the DP over the nests' order, cheaper than or in place of Algorithm 5".to_string(),
-        },
-        units.len(),
-        found.states,
-        found.cost,
-        match &spec.model.gpu {
-            Some(g) => g.gpu.describe(),
-            None => spec.model.machine.describe(),
-        },
-        match given {
-            Some(s) => format!("; tile sizes given {s:?}"),
-            None => String::new(),
-        }
-    )];
-    if !graph.assumed.is_empty() {
-        head.push(format!("problem size: {}", graph.assumed));
-    }
-    if !refused.is_empty() {
-        head.push(format!(
-            "{} group(s) the cost model accepted were refused by the exact analysis and left out",
-            refused.len()
-        ));
-    }
+    let head = heading(&found, spec, units.len(), graph, prices.refused.len());
     let mut groups = Vec::new();
     let mut about = HashMap::new();
     // A nest alone is tiled alone only where that beats its original loops
@@ -158,7 +101,7 @@ pub(super) fn dp_groups(
         .filter(|g| g.len() == 1 && imperfect[g[0]].is_none())
     {
         // (The GPU's: a nest alone is tiled, as without the model.)
-        let Ok(Priced::Cpu(tiled)) = cost_of(g, &refused) else {
+        let Ok(Priced::Cpu(tiled)) = prices.price(g) else {
             continue;
         };
         if analyses
@@ -184,7 +127,7 @@ pub(super) fn dp_groups(
     let mut inner = HashMap::new();
     let mut gpu = HashMap::new();
     for g in graph.order_groups(found.groups) {
-        let (sizes, text) = match cost_of(&g, &refused) {
+        let (sizes, text) = match prices.price(&g) {
             Ok(Priced::Cpu(c)) => {
                 if let Some(l1) = &c.inner {
                     inner.insert(g[0], to_spec_sizes(l1));
@@ -218,6 +161,99 @@ pub(super) fn dp_groups(
         inner,
         gpu,
     })
+}
+
+/// The `--explain` heading of the DP's grouping `found` of the `stages`
+/// units of `graph`, `refused` of whose groups the exact analysis refused.
+fn heading(
+    found: &Found,
+    spec: &OverlapSpec,
+    stages: usize,
+    graph: &PipelineGraph,
+    refused: usize,
+) -> Vec<String> {
+    let given = spec.model.sizes_given.then_some(&spec.sizes[..]);
+    let mut head = vec![format!(
+        "DP grouping (Jangda & Bondhugula, TOPLAS'20, {}) over {} stages: {} groupings costed, total cost {:.3e}; {}{}",
+        match found.method {
+            Method::Unbounded => "Algorithm 1".to_string(),
+            Method::Bounded(l) => format!("Algorithm 5, groups of {l} stages first"),
+            Method::Ordered =>
+                "the DP over the nests' order, cheaper than or in place of Algorithm 5".to_string(),
+        },
+        stages,
+        found.states,
+        found.cost,
+        match &spec.model.gpu {
+            Some(g) => g.gpu.describe(),
+            None => spec.model.machine.describe(),
+        },
+        match given {
+            Some(s) => format!("; tile sizes given {s:?}"),
+            None => String::new(),
+        }
+    )];
+    if !graph.assumed.is_empty() {
+        head.push(format!("problem size: {}", graph.assumed));
+    }
+    if refused > 0 {
+        head.push(format!(
+            "{refused} group(s) the cost model accepted were refused by the exact analysis and left out"
+        ));
+    }
+    head
+}
+
+/// The costs of candidate groups under the target's model, each computed
+/// once, and the groups the exact analysis refused.
+struct Prices<'a> {
+    ctx: &'a Ctx<'a>,
+    spec: &'a OverlapSpec,
+    /// Why each unit is not a multi-statement stage, if it is not one.
+    imperfect: &'a [Option<String>],
+    graph: &'a PipelineGraph,
+    costs: HashMap<Vec<usize>, std::result::Result<Priced, String>>,
+    refused: HashMap<Vec<usize>, String>,
+}
+
+impl Prices<'_> {
+    /// The cost of group `g` (units), or why it cannot be one.
+    fn price(&mut self, g: &[usize]) -> std::result::Result<Priced, String> {
+        if let Some(why) = self.refused.get(g) {
+            return Err(why.clone());
+        }
+        let (spec, graph, region) = (self.spec, self.graph, self.ctx.region);
+        let label = |u: usize| region.stages[self.ctx.units[u][0]].label.clone();
+        let imperfect = self.imperfect;
+        let given = spec.model.sizes_given.then_some(&spec.sizes[..]);
+        self.costs
+            .entry(g.to_vec())
+            .or_insert_with(|| {
+                if g.len() > 1 {
+                    if let Some(u) = g.iter().find(|u| imperfect[**u].is_some()) {
+                        return Err(format!("{} is not a multi-statement stage", label(*u)));
+                    }
+                    if spec.max_group.is_some_and(|m| g.len() > m) {
+                        return Err(format!("groups have at most {} stages", g.len() - 1));
+                    }
+                }
+                let geo = geometry(graph, region, g)?;
+                match &spec.model.gpu {
+                    None => Ok(Priced::Cpu(cost(
+                        &geo,
+                        &spec.model.machine,
+                        &spec.model.weights,
+                        given,
+                    ))),
+                    Some(gspec) => gpu_cost::choose(&geo, gspec, given, None)
+                        .map(Priced::Gpu)
+                        .ok_or_else(|| {
+                            "no tile and thread block fit the GPU's shared memory".to_string()
+                        }),
+                }
+            })
+            .clone()
+    }
 }
 
 /// A group's cost under the target's model.
