@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test tiers (docs/testing.md), run by `make check`, `make test` and `make test-all`.
 #
-#   tools/run-tests.sh check   unit tests, CLI and budget tests, a fixed sample of the testsuite
+#   tools/run-tests.sh check   unit tests, CLI, budget, template and lint tests, a fixed sample of the testsuite
 #                              (C and the CUDA emulation), the snapshots' sample:
 #                              minutes, before every commit
 #   tools/run-tests.sh test    everything, with one share in three of the testsuite's
@@ -68,6 +68,7 @@ case "$tier" in
     cargo_tests --test cli
     cargo_tests --test budget
     cargo_tests --test templates
+    cargo_tests --test lint
     cargo_tests --test testsuite -- "${CHECK_PROGRAMS[@]}" errors:: harness_ every_
     FLEXTILE_SNAPSHOT=sample cargo_tests --test snapshots
     ;;
