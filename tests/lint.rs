@@ -119,7 +119,10 @@ fn the_scanner_finds_long_functions() {
     );
     assert_eq!(long_functions(&text, 10), vec![(6, "long".to_string(), 13)]);
     assert!(long_functions(&text, 13).is_empty());
-    assert_eq!(declared_fn("    pub(super) unsafe fn f<'a>("), Some(("    ", "f")));
+    assert_eq!(
+        declared_fn("    pub(super) unsafe fn f<'a>("),
+        Some(("    ", "f"))
+    );
     assert_eq!(declared_fn("    let f = fn_name();"), None);
 }
 
