@@ -374,6 +374,9 @@ pub struct BodyScope<'a> {
     pub iterators: &'a [String],
     /// Declarations inside this range are local to the body.
     pub local_range: Span,
+    /// Variables declared outside it that are local to it too: a scop's
+    /// statement-local scalars, of which the body declares its own copy.
+    pub locals: &'a [Cursor<'a>],
     /// Variables written anywhere in the region (scop mode): reads of such
     /// scalars are accesses, and they are not loop-invariant.
     pub region_writes: &'a BTreeSet<String>,
@@ -401,8 +404,21 @@ struct Walker<'a, 'tu> {
 
 /// Analyses the body `c` (a statement or expression) whose bytes are `span`.
 pub fn analyse(unit: &Unit<'_>, c: Cursor<'_>, span: Span, scope: &BodyScope<'_>) -> Analysis {
+    analyse_all(unit, &[c], span, scope)
+}
+
+/// Analyses the body made of the statements `cs`, one after another, whose
+/// bytes are `span`.
+pub fn analyse_all(
+    unit: &Unit<'_>,
+    cs: &[Cursor<'_>],
+    span: Span,
+    scope: &BodyScope<'_>,
+) -> Analysis {
     let mut body_writes = BTreeSet::new();
-    assigned_vars(unit, c, &mut body_writes);
+    for c in cs {
+        assigned_vars(unit, *c, &mut body_writes);
+    }
     let mut w = Walker {
         unit,
         scope,
@@ -419,7 +435,9 @@ pub fn analyse(unit: &Unit<'_>, c: Cursor<'_>, span: Span, scope: &BodyScope<'_>
         conditional: 0,
     };
     w.macros(span);
-    w.walk(c, Role::Read);
+    for c in cs {
+        w.walk(*c, Role::Read);
+    }
     let reads = std::mem::take(&mut w.scalar_reads);
     for (name, sp) in reads {
         if w.written.contains(&name) || scope.region_writes.contains(&name) {
@@ -539,8 +557,10 @@ impl<'tu> Walker<'_, 'tu> {
     }
 
     fn is_local(&self, decl: Cursor<'_>) -> bool {
+        let range = self.scope.local_range;
         decl.location()
-            .is_some_and(|p| self.scope.local_range.start <= p && p < self.scope.local_range.end)
+            .is_some_and(|p| range.start <= p && p < range.end)
+            || self.scope.locals.contains(&decl)
     }
 
     /// A unary operator: `++` and `--` write their operand; `&` and `*` make

@@ -358,6 +358,7 @@ fn nest<'tu>(
         mode: Mode::Omplc,
         iterators: &iterators,
         local_range: body_span,
+        locals: &[],
         region_writes: outside,
     };
     let analysis = analyse(unit, body, body_span, &scope);

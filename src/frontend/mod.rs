@@ -33,6 +33,7 @@ pub mod params;
 pub mod pragma;
 pub mod scalars;
 pub mod scop;
+pub mod statement_locals;
 pub mod storage;
 pub mod temporaries;
 pub mod thread_state;

@@ -92,7 +92,12 @@ pub fn written_outside<'tu>(
 /// an unconditional plain assignment of the whole variable, `Some(false)`
 /// for any other use, `None` when `c` does not mention it. `cond`: `c` runs
 /// only on some paths.
-fn first_use(unit: &Unit<'_>, c: Cursor<'_>, decl: Cursor<'_>, cond: bool) -> Option<bool> {
+pub(crate) fn first_use(
+    unit: &Unit<'_>,
+    c: Cursor<'_>,
+    decl: Cursor<'_>,
+    cond: bool,
+) -> Option<bool> {
     let kids = c.children();
     let refers = |k: Cursor<'_>| {
         let k = strip(k);
@@ -138,7 +143,7 @@ pub fn references_of(c: Cursor<'_>, decl: Cursor<'_>, out: &mut Vec<Span>) {
 
 /// The declaration a local copy of `decl` gets (`double r;`), when its type
 /// can be spelled before its name.
-fn copy_declaration(decl: Cursor<'_>) -> Option<String> {
+pub(crate) fn copy_declaration(decl: Cursor<'_>) -> Option<String> {
     let ty = decl.type_spelling();
     let plain = !ty.contains(['(', '[', '{']) && !ty.split_whitespace().any(|w| w == "const");
     (plain && decl.type_class() != TypeClass::Array).then(|| format!("{ty} {};", decl.spelling()))

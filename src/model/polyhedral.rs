@@ -364,7 +364,9 @@ pub fn build(
             match a.kind {
                 AccessKind::Read => reads.push((k, m)),
                 AccessKind::Write => {
-                    if !a.index.iter().any(Expr::has_any) {
+                    // A write under a condition (`if`, `?:`) may not happen:
+                    // it kills no earlier write.
+                    if !a.conditional && !a.index.iter().any(Expr::has_any) {
                         must_writes.push((k, m.copy().map_err(isl_err)?));
                     }
                     may_writes.push((k, m));

@@ -41,6 +41,7 @@ fn analyse_first_body(src: &str, iters: &[&str], mode: Mode) -> (Vec<String>, bo
             mode,
             iterators: &iters,
             local_range: span,
+            locals: &[],
             region_writes: &writes,
         };
         let a = analyse(u, body, span, &scope);
@@ -303,6 +304,7 @@ fn holes_in(src: &str, iters: &[&str], mode: Mode) -> Holes {
             mode,
             iterators: &iters,
             local_range: span,
+            locals: &[],
             region_writes: &writes,
         };
         let a = analyse(u, body, span, &scope);
