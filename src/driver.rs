@@ -168,6 +168,9 @@ pub struct Options {
     pub estimates: std::collections::BTreeMap<String, i64>,
     /// `--explain`: print the grouping decisions on stdout.
     pub explain: bool,
+    /// `-Rmissed` (or `--explain`): a note for every loop left serial, not
+    /// only for the nests without a parallel loop.
+    pub missed: bool,
     /// Rectangle tiles: chunk size of the innermost fused point loop (0:
     /// fused point by point).
     pub point_chunk: i64,
@@ -369,10 +372,12 @@ pub fn compile_program(opts: &Options, program: &Program) -> Result<Compiled> {
         let finals = final_values_code(region);
         generated.push((region.span, before + &code + &finals + &after));
     }
-    if opts.fatal_warnings && !warnings.is_empty() {
+    // Notes (the loops left serial, and why) are no warnings.
+    if opts.fatal_warnings && warnings.iter().any(|w| w.severity != Severity::Note) {
         return Err(Error::User(
             warnings
                 .into_iter()
+                .filter(|w| w.severity != Severity::Note)
                 .map(|w| w.restated(Severity::Error, " [--fatal-warnings]"))
                 .collect(),
         ));

@@ -241,6 +241,11 @@ struct Cli {
     /// Log what the passes do (-v: info, -vv: debug).
     #[arg(short = 'v', action = ArgAction::Count)]
     verbose: u8,
+    /// Remarks (`-Rmissed`): a located note for every loop left serial,
+    /// those outside a parallel loop included, with the dependence that
+    /// keeps it serial (without it: each nest that has no parallel loop).
+    #[arg(short = 'R', value_name = "KIND", action = ArgAction::Append)]
+    remarks: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -578,6 +583,11 @@ fn emit_mdg(emit: &[String], input: &Path, output: &Path) -> Result<Option<PathB
 /// Checks the arguments clap cannot and builds the driver's options.
 fn options(cli: &Cli) -> Result<Options, String> {
     check_overlap_options(cli)?;
+    if let Some(r) = cli.remarks.iter().find(|r| *r != "missed") {
+        return Err(format!(
+            "unknown remark kind '-R{r}': flextile's remarks are -Rmissed (the loops left serial, and why)"
+        ));
+    }
     let grouping = grouping(cli);
     let weights = weights(cli, grouping)?;
     let machine = machine(cli)?;
@@ -632,6 +642,7 @@ fn options(cli: &Cli) -> Result<Options, String> {
         weights,
         estimates,
         explain: cli.explain,
+        missed: cli.explain || cli.remarks.iter().any(|r| r == "missed"),
         point_chunk: cli
             .point_chunk
             .unwrap_or(flextile::driver::DEFAULT_POINT_CHUNK),
@@ -682,9 +693,6 @@ fn check_overlap_options(cli: &Cli) -> Result<(), String> {
     }
     if cli.grouping.is_some() && !(cli.rectangle || cli.scalene) {
         return Err("--grouping needs --rectangle or --scalene".into());
-    }
-    if cli.explain && !(cli.rectangle || cli.scalene) {
-        return Err("--explain needs --rectangle or --scalene".into());
     }
     if matches!(cli.grouping, Some(GroupingArg::None)) && cli.overlap_tolerance.is_some() {
         return Err("--overlap-tolerance bounds the groups of --grouping greedy; --grouping none forms none".into());
@@ -1014,6 +1022,7 @@ fn banner_options() -> String {
             "--dump-schedule" | "--report" | "--explain" | "--fatal-warnings" | "-v" | "-vv"
             | "-MD" | "--verify" => {}
             _ if a.starts_with("-MF")
+                || a.starts_with("-R")
                 || a.starts_with("--cc=")
                 || a.starts_with("--cflags=")
                 || a.starts_with("--emit=") => {}

@@ -1173,7 +1173,7 @@ fn temporary_naming_no_written_array_is_an_error() {
     let _ = fs::remove_dir_all(&d);
 }
 
-/// `--grouping` and `--explain` concern overlapped tiling only, and
+/// `--grouping` concerns overlapped tiling only, and
 /// `--grouping none` forms no group for `--overlap-tolerance` to bound.
 #[test]
 fn grouping_options_need_overlapped_tiling() {
@@ -1181,10 +1181,6 @@ fn grouping_options_need_overlapped_tiling() {
         (
             &["--grouping", "none"][..],
             "--grouping needs --rectangle or --scalene",
-        ),
-        (
-            &["--explain"][..],
-            "--explain needs --rectangle or --scalene",
         ),
         (
             &["--tile", "--stack-limit", "0"][..],

@@ -66,6 +66,7 @@ case "$tier" in
   check)
     cargo_tests --lib
     cargo_tests --test cli
+    cargo_tests --test missed
     cargo_tests --test budget
     cargo_tests --test templates
     cargo_tests --test lint

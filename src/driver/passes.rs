@@ -6,7 +6,10 @@
 
 use super::*;
 use crate::model::isl_ext::isl_err;
+use crate::model::marks::Mark;
 use crate::model::program::ChainSchedule;
+use crate::transform::band::mark_below;
+use crate::transform::missed::{serial_loop_notes, Missed};
 use crate::transform::overlap::Overlapped;
 
 /// What the passes of one region read.
@@ -54,12 +57,12 @@ pub(super) fn transform(p: &Passes) -> Result<Transformed> {
     }
     // The banner lists the temporaries never stored before "OpenMP".
     let never_stored_at = t.summary.len();
+    let mut parallel_at = None;
     if opts.openmp {
         t.schedule = parallel::mark_parallel_loops(t.schedule, p.all, region.pragma_span)?;
-        t.summary.push(Done::Parallel(match opts.target {
-            Target::C => "OpenMP".to_string(),
-            Target::Cuda => "CUDA (parallel loops as kernels)".to_string(),
-        }));
+        t.warnings
+            .extend(serial_loop_notes(&t.schedule, &missed(p))?);
+        parallel_at = Some(t.summary.len());
     }
     // CUDA keeps temporaries whole, in device buffers that are never copied
     // back (`backend::cuda::device`): contracted scopes have no device
@@ -70,9 +73,15 @@ pub(super) fn transform(p: &Passes) -> Result<Transformed> {
     if !never_stored.is_empty() {
         t.summary
             .insert(never_stored_at, Done::NeverStored(never_stored));
+        // "OpenMP" comes after the temporaries never stored.
+        parallel_at = parallel_at.map(|at| at + 1);
     }
     if opts.openmp {
         t.schedule = simd::mark_simd_loops(t.schedule, p.all, &p.model.domain)?;
+    }
+    if let Some(at) = parallel_at {
+        let text = parallel_summary(opts.target, &t.schedule)?;
+        t.summary.insert(at, Done::Parallel(text.to_string()));
     }
     // CUDA: the point loops of tiles that a block's threads share.
     if opts.target == Target::Cuda {
@@ -85,6 +94,33 @@ pub(super) fn transform(p: &Passes) -> Result<Transformed> {
         t.schedule = threads::mark_thread_loops(t.schedule, p.all, &p.model.domain, &copies)?;
     }
     Ok(t)
+}
+
+/// What the notes on the loops left serial are made from.
+fn missed<'a>(p: &Passes<'a>) -> Missed<'a> {
+    Missed {
+        ctx: p.model.schedule.get_ctx(),
+        region: p.region,
+        names: p.names,
+        deps: p.deps,
+        text: &p.program.file.text,
+        every_loop: p.opts.missed,
+    }
+}
+
+/// What the banner says of the parallel loops: never "OpenMP" where no
+/// loop got an OpenMP pragma.
+fn parallel_summary(target: Target, schedule: &isl_rs::Schedule) -> Result<&'static str> {
+    let root = schedule.get_root().map_err(isl_err)?;
+    let parallel = mark_below(&root, &|m| matches!(m, Mark::Parallel { .. }))?;
+    let simd = mark_below(&root, &|m| matches!(m, Mark::Simd { .. }))?;
+    Ok(match (target, parallel, simd) {
+        (Target::C, true, _) => "OpenMP",
+        (Target::C, false, true) => "OpenMP simd only (no parallel loop: see the notes)",
+        (Target::C, false, false) => "no parallel loop (see the notes)",
+        (Target::Cuda, true, _) => "CUDA (parallel loops as kernels)",
+        (Target::Cuda, false, _) => "CUDA (no parallel loop: kernels of one thread; see the notes)",
+    })
 }
 
 /// Overlapped tiling: it decides shifts and tiles itself, and overrides the

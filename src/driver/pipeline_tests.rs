@@ -56,6 +56,7 @@ fn stage(k: usize, domain: Vec<Constraint>, accesses: Vec<Access>, body: &str) -
         gathered: None,
         time_step: None,
         loop_bounds: None,
+        loop_spans: Vec::new(),
     }
 }
 
@@ -109,6 +110,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             whole_depth: None,
             wraps: Default::default(),
             thread_state: Vec::new(),
+            shared_scalars: Default::default(),
         }],
         wide_vars: Default::default(),
         reserved: Default::default(),
@@ -156,6 +158,7 @@ pub(super) fn opts() -> Options {
         weights: crate::transform::cost::CALIBRATED,
         estimates: Default::default(),
         explain: false,
+        missed: false,
         point_chunk: DEFAULT_POINT_CHUNK,
         stack_limit: DEFAULT_STACK_LIMIT,
         report: false,
@@ -249,11 +252,16 @@ fn assert_contains(text: &str, part: &str) {
 fn overlapped_tiling_of_a_recurrence_falls_back_with_a_warning() {
     let mut o = overlapped(Shape::Scalene);
     let out = compile_program(&o, &recurrence()).expect("compile");
-    let [w] = &out.warnings[..] else {
-        panic!("expected one warning: {:?}", out.warnings);
+    let [w, serial] = &out.warnings[..] else {
+        panic!("expected one warning and one note: {:?}", out.warnings);
     };
     assert_eq!(w.severity, Severity::Warning);
     assert_contains(&w.message, "(a recurrence)");
+    assert_eq!(serial.severity, Severity::Note);
+    assert_contains(
+        &serial.message,
+        "stays serial: it carries a read-after-write dependence on 'B'",
+    );
     assert!(w
         .message
         .ends_with("compiled without overlapped tiling, as without --scalene"));

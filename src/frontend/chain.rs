@@ -20,7 +20,7 @@ use crate::frontend::cexpr::{freeze, push_wraps};
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
 use crate::frontend::function::Functions;
-use crate::frontend::loops::{loop_variable, read_header, var_type};
+use crate::frontend::loops::{keyword, loop_variable, read_header, var_type};
 use crate::frontend::pragma::{NestPragma, PragmaKind, PragmaLine};
 use crate::frontend::scalars::{serial_warning, verdict, written_outside, Verdict, Written};
 use crate::frontend::storage::Declared;
@@ -170,6 +170,7 @@ pub fn build<'tu>(
         whole_depth: None,
         wraps: found.wraps,
         thread_state: Vec::new(),
+        shared_scalars: BTreeMap::new(),
     };
     let nests: Vec<Span> = loops.iter().filter_map(|(c, _)| c.span()).collect();
     thread_state::serialize(unit, walks, &mut region, &nests, warnings);
@@ -404,6 +405,7 @@ fn nest<'tu>(
         observed: analysis.inexact.is_none().then_some(analysis.accesses),
         time_step: None,
         loop_bounds: unit.without_freezing(|| loop_bounds(unit, np, &loops, writes)),
+        loop_spans: loops.iter().filter_map(|l| l.span()).map(keyword).collect(),
     };
     Ok((stage, body))
 }

@@ -51,6 +51,11 @@ pub struct Header<'tu> {
 }
 
 /// The variable a `for` loop initialises (`int i = ...` or `i = ...`).
+/// The `for` keyword at the start of the loop statement spanning `for_span`.
+pub fn keyword(for_span: Span) -> Span {
+    Span::new(for_span.start, for_span.start + 3)
+}
+
 pub fn loop_variable(unit: &Unit<'_>, init: Option<Cursor<'_>>) -> Option<String> {
     let init = init?;
     match init.kind() {

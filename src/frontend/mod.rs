@@ -241,6 +241,12 @@ pub fn parse_input(
     let mut cxx = cxx::analyse(&unit, tu.root(), &skipped, meaning);
     cxx.region_edits = unit.cxx_edits.clone();
     let mut warnings = header_regions(&includes);
+    if pragmas.is_empty() && warnings.is_empty() {
+        warnings.push(Diagnostic::warning(
+            Span::new(0, 0),
+            "this file has no '#pragma scop' and no '#pragma omplc loopchain' (outside code that '#if' leaves out): flextile transforms nothing, and the output is the input",
+        ));
+    }
     warnings.append(&mut region_warnings);
     Ok(Parsed {
         program: Program {

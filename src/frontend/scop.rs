@@ -18,7 +18,7 @@ use crate::frontend::cexpr::{push_wraps, wrap_nodes, WrapNode};
 use crate::frontend::clang::{Cursor, CursorKind};
 use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoops};
 use crate::frontend::function::Functions;
-use crate::frontend::loops::{affine, conjuncts, read_header};
+use crate::frontend::loops::{affine, conjuncts, keyword, read_header};
 use crate::frontend::pragma::PragmaLine;
 use crate::frontend::statement_locals::{self, first_loop, Group, Plan};
 use crate::frontend::storage::Declared;
@@ -64,13 +64,11 @@ pub fn build<'tu>(
     if !plan.errors.is_empty() {
         return Err(plan.errors);
     }
-    for (d, why) in &plan.shared {
-        log::info!(
-            "scop at line {}: '{}' is not statement-local: {why}",
-            unit.line_of(scop.span.start),
-            d.spelling()
-        );
-    }
+    let shared_scalars: BTreeMap<String, String> = plan
+        .shared
+        .iter()
+        .map(|(d, why)| (d.spelling(), why.clone()))
+        .collect();
     let mut b = Builder {
         unit,
         plan,
@@ -82,6 +80,7 @@ pub fn build<'tu>(
         bodies: Vec::new(),
         declared: Declared::default(),
         iter_types: Vec::new(),
+        loop_spans: Vec::new(),
         wraps: Wraps::default(),
     };
     let mut tree = Vec::new();
@@ -140,6 +139,7 @@ pub fn build<'tu>(
         whole_depth: None,
         wraps: b.wraps,
         thread_state: Vec::new(),
+        shared_scalars,
     };
     let bodies: Vec<Span> = region.stages.iter().map(|s| s.span).collect();
     thread_state::serialize(unit, walks, &mut region, &bodies, warnings);
@@ -219,6 +219,8 @@ struct Builder<'a, 'tu> {
     declared: Declared,
     /// The C types of the enclosing loops' variables, outermost first.
     iter_types: Vec<String>,
+    /// The `for` keywords of the enclosing loops, outermost first.
+    loop_spans: Vec<Span>,
     /// What the model reads that may wrap (see [`Wraps`]).
     wraps: Wraps,
 }
@@ -420,6 +422,7 @@ impl<'tu> Builder<'_, 'tu> {
             observed: None,
             time_step: None,
             loop_bounds: None,
+            loop_spans: self.loop_spans.clone(),
         });
         vec![OrigNode::Stage(k)]
     }
@@ -440,7 +443,10 @@ impl<'tu> Builder<'_, 'tu> {
         self.wraps(h.outer_wraps, iters, cons);
         self.wraps(h.inner_wraps, &inner_iters, &inner_cons);
         self.iter_types.push(h.ty);
+        self.loop_spans
+            .push(c.span().map_or(Span::default(), keyword));
         let body = self.stmt(h.body, &inner_iters, &inner_cons);
+        self.loop_spans.pop();
         self.iter_types.pop();
         if body.is_empty() {
             // A loop without statements does nothing: leave it out of the tree.

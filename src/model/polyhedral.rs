@@ -8,7 +8,7 @@
 use crate::diag::{Diagnostic, Error, Result};
 use crate::model::expr::Expr;
 use crate::model::isl_ext::{isl_err, IslText};
-use crate::model::program::{AccessKind, Constraint, OrigNode, Region, Stage};
+use crate::model::program::{Access, AccessKind, Constraint, OrigNode, Region, Stage};
 use isl_rs::{Context, Schedule, Set, UnionMap, UnionSet};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -280,6 +280,19 @@ impl StageText<'_> {
             conditions
         )
     }
+}
+
+/// The relation of `stage`'s access `access` over the stage's domain
+/// (`S0[i] -> A[i + 1] : ...`; a `*` index is any element), as the model
+/// reads it.
+pub fn access_relation(
+    ctx: &Context,
+    stage: &Stage,
+    names: &Names,
+    access: &Access,
+) -> Result<UnionMap> {
+    let t = StageText { stage, names };
+    read_union_map(ctx, &t.access(&access.data, &access.index))
 }
 
 fn read_union_set(ctx: &Context, s: &str) -> Result<UnionSet> {

@@ -117,6 +117,10 @@ pub struct Region {
     /// reads its data set, so no loop runs two of its instances on different
     /// threads or out of order (see `frontend::thread_state`).
     pub thread_state: Vec<String>,
+    /// The scalars the region writes that are not private to an iteration
+    /// (a 0-dimensional data set each), and why: the notes on the loops
+    /// they keep serial say it.
+    pub shared_scalars: BTreeMap<String, String>,
 }
 
 /// The integer expressions of a region that the model reads as
@@ -189,6 +193,7 @@ impl Region {
             whole_depth: self.whole_depth,
             wraps: self.wraps.clone(),
             thread_state: self.thread_state.clone(),
+            shared_scalars: self.shared_scalars.clone(),
         }
     }
 }
@@ -344,6 +349,10 @@ pub struct Stage {
     /// For omplc nests whose loop headers are affine: the iterations the
     /// loops themselves run, to be checked against the declared domain.
     pub loop_bounds: Option<LoopBounds>,
+    /// The `for` keyword of each loop around the stage, in the order of
+    /// `iterators` (empty where the loops are not the user's: a copy
+    /// flextile made), for the notes on loops left serial.
+    pub loop_spans: Vec<Span>,
 }
 
 /// What a body accesses that is not analysable only because some of its

@@ -186,6 +186,21 @@ pub fn permutable_prefix(node: &ScheduleNode, deps: &UnionMap) -> Result<usize> 
     BandDeps::new(node, deps)?.permutable_prefix()
 }
 
+/// True when a mark that `pred` accepts lies at or under `node`.
+pub fn mark_below(node: &ScheduleNode, pred: &dyn Fn(&Mark) -> bool) -> Result<bool> {
+    if node.get_type().map_err(isl_err)? == ScheduleNodeType::Mark
+        && mark_of(node)?.as_ref().is_some_and(pred)
+    {
+        return Ok(true);
+    }
+    for k in 0..node.n_children().map_err(isl_err)? {
+        if mark_below(&node.get_child(k).map_err(isl_err)?, pred)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// `{ [x] -> [y] : cond }` over `n`-dimensional points `x0, ..., y0, ...`.
 pub fn vector_pairs(ctx: &isl_rs::Context, n: usize, cond: &str) -> Result<UnionMap> {
     let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();

@@ -856,6 +856,7 @@ mod tests {
             gathered: None,
             time_step: None,
             loop_bounds: None,
+            loop_spans: Vec::new(),
         }
     }
 

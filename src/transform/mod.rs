@@ -24,6 +24,7 @@ pub mod hybrid;
 pub mod inline;
 pub mod intra_fusion;
 pub mod legality;
+pub mod missed;
 pub mod multi_level;
 pub mod overlap;
 pub mod overlap_groups;

@@ -467,6 +467,7 @@ pub(crate) fn copy_back_stage(
         gathered: None,
         time_step: None,
         loop_bounds: None,
+        loop_spans: Vec::new(),
     };
     (stage, node)
 }

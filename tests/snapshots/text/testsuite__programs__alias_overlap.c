@@ -175,7 +175,7 @@ static void blur(int N, int P, DATA_TYPE POLYBENCH_2D(in, N, M), DATA_TYPE POLYB
 
 static void pipe(int N, const double *X, double *A, double *B)
 {
-/* flextile: loop chain at testsuite/programs/alias_overlap.c:130, 2 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'X'/'A', 'X'/'B', 'A'/'B' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/alias_overlap.c:130, 2 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'X'/'A', 'X'/'B', 'A'/'B' overlap in memory (checked at run time)
  *   S3: nest 1 (line 132)
  *   S4: nest 2 (line 135)
  */

@@ -287,7 +287,7 @@ __global__ void ft_kernel130_0(long long N, double *__restrict__ ft_ft_d0, long 
 
 static void pipe(int N, const double *X, double *A, double *B)
 {
-/* flextile: loop chain at testsuite/programs/alias_overlap.c:130, 2 stage(s); fused (shifts computed), CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'X'/'A', 'X'/'B', 'A'/'B' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/alias_overlap.c:130, 2 stage(s); fused (shifts computed), CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'X'/'A', 'X'/'B', 'A'/'B' overlap in memory (checked at run time)
  *   S3: nest 1 (line 132)
  *   S4: nest 2 (line 135)
  */

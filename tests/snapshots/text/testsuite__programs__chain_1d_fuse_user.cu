@@ -166,7 +166,7 @@ __global__ void ft_kernel101_0(long long N, double e, double *__restrict__ ft_ft
 
 static void chain(int N, double e, double *A, double *B, double *C)
 {
-/* flextile: loop chain at testsuite/programs/chain_1d_fuse_user.c:101, 2 stage(s); fused with shifts [[0], [1]], CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/chain_1d_fuse_user.c:101, 2 stage(s); fused with shifts [[0], [1]], CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
  *   S0: nest 1 (line 103)
  *   S1: nest 2 (line 107)
  */

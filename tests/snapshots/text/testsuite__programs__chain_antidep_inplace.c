@@ -104,7 +104,7 @@ static void *xmalloc(size_t bytes)
 
 static void chain(int N, double *A, double *B, double *C)
 {
-/* flextile: loop chain at testsuite/programs/chain_antidep_inplace.c:104, 3 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'A'/'C', 'A'/'B', 'C'/'B' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/chain_antidep_inplace.c:104, 3 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'A'/'C', 'A'/'B', 'C'/'B' overlap in memory (checked at run time)
  *   S0: nest 1 (line 106)
  *   S1: nest 2 (line 110)
  *   S2: nest 3 (line 114)

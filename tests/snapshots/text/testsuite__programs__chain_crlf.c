@@ -106,7 +106,7 @@ static void *xmalloc(size_t bytes)
 static void chain(int N, const double *A, double *B, double *C)
 {
 	// the chain
-/* flextile: loop chain at testsuite/programs/chain_crlf.c:103, 2 stage(s); fused (shifts computed), tiled [8], OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483641) wrap, or where 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/chain_crlf.c:103, 2 stage(s); fused (shifts computed), tiled [8], no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483641) wrap, or where 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
  *   S0: nest 1 (line 108)
  *   S1: nest 2 (line 118)
  */

@@ -159,7 +159,7 @@ __global__ void ft_kernel103_0(long long N, double *__restrict__ ft_ft_d0, long 
 static void chain(int N, const double *A, double *B, double *C)
 {
 	// the chain
-/* flextile: loop chain at testsuite/programs/chain_crlf.c:103, 2 stage(s); fused (shifts computed), tiled [8], CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483641) wrap, or where 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/chain_crlf.c:103, 2 stage(s); fused (shifts computed), tiled [8], CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483641) wrap, or where 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
  *   S0: nest 1 (line 108)
  *   S1: nest 2 (line 118)
  */

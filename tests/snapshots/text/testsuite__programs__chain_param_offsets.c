@@ -108,7 +108,7 @@ static void kernel(int N, int K, int R, const double *A, double *B, double *C, d
     int i;
     for (int r = 0; r < R; r++) {
         if (N > K) {
-/* flextile: loop chain at testsuite/programs/chain_param_offsets.c:108, 2 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±1073741822) wrap, or where 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/chain_param_offsets.c:108, 2 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±1073741822) wrap, or where 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
  *   S0: nest 1 (line 110)
  *   S1: nest 2 (line 113)
  */

@@ -112,7 +112,7 @@ static void *xmalloc(size_t bytes)
 static void kernel(int H, int W, double IN[H][W], double T[H][W], double O[H][W], double T2[H][W],
                    double O2[H][W], double T3[H][W], double O3[H][W])
 {
-/* flextile: loop chain at testsuite/programs/chain_rows_supertile.c:108, 2 stage(s); fused (shifts computed), tiled [4, 5], OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483639) wrap, or where 'IN'/'T', 'IN'/'O', 'T'/'O' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/chain_rows_supertile.c:108, 2 stage(s); fused (shifts computed), tiled [4, 5], no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483639) wrap, or where 'IN'/'T', 'IN'/'O', 'T'/'O' overlap in memory (checked at run time)
  *   S0: nest 1 (line 110)
  *   S1: nest 2 (line 114)
  */

@@ -203,7 +203,7 @@ __global__ void ft_kernel132_0(long long H, long long W, double *__restrict__ ft
 static void kernel(int H, int W, void *ft_p_IN, void *ft_p_T, void *ft_p_O, void *ft_p_T2,
                    void *ft_p_O2, void *ft_p_T3, void *ft_p_O3)
 { double (*IN)[W] = (double (*)[W]) ft_p_IN; double (*T)[W] = (double (*)[W]) ft_p_T; double (*O)[W] = (double (*)[W]) ft_p_O; double (*T2)[W] = (double (*)[W]) ft_p_T2; double (*O2)[W] = (double (*)[W]) ft_p_O2; double (*T3)[W] = (double (*)[W]) ft_p_T3; double (*O3)[W] = (double (*)[W]) ft_p_O3;
-/* flextile: loop chain at testsuite/programs/chain_rows_supertile.c:108, 2 stage(s); fused (shifts computed), tiled [4, 5], CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483639) wrap, or where 'IN'/'T', 'IN'/'O', 'T'/'O' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/chain_rows_supertile.c:108, 2 stage(s); fused (shifts computed), tiled [4, 5], CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483639) wrap, or where 'IN'/'T', 'IN'/'O', 'T'/'O' overlap in memory (checked at run time)
  *   S0: nest 1 (line 110)
  *   S1: nest 2 (line 114)
  */

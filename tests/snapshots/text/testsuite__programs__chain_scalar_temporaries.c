@@ -183,7 +183,7 @@ static void chain(int N, int M, double (*A)[M], double (*T)[M], double (*OUT)[M]
     }
   }
 }
-/* flextile: loop chain at testsuite/programs/chain_scalar_temporaries.c:131, 1 stage(s); OpenMP, alias guard: the original code runs where 'T'/'HIST' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/chain_scalar_temporaries.c:131, 1 stage(s); no parallel loop (see the notes), alias guard: the original code runs where 'T'/'HIST' overlap in memory (checked at run time)
  *   S2: nest 1 (line 133)
  */
 {

@@ -179,7 +179,7 @@ for (i = 0; i < n; i++) {
 static void chain(int N, const double *A, double *H)
 {
     double r __attribute__((cleanup(print_double))) = -3.0;
-/* flextile: loop chain at testsuite/programs/cleanup_attribute.c:118, 1 stage(s); OpenMP, alias guard: the original code runs where 'A'/'H', 'A'/'r', 'H'/'r' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/cleanup_attribute.c:118, 1 stage(s); no parallel loop (see the notes), alias guard: the original code runs where 'A'/'H', 'A'/'r', 'H'/'r' overlap in memory (checked at run time)
  *   S5: nest 1 (line 120)
  */
 {

@@ -54,7 +54,7 @@ static void print_errno(const char *after)
 static void roots(int n, const double *A, double *R, double *E, double K)
 {
     int i;
-/* flextile: scop at testsuite/programs/errno_math.c:54, 2 stage(s); OpenMP, alias guard: the original code runs where 'R'/'A', 'R'/'E', 'A'/'E' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/errno_math.c:54, 2 stage(s); no parallel loop (see the notes), alias guard: the original code runs where 'R'/'A', 'R'/'E', 'A'/'E' overlap in memory (checked at run time)
  *   S0: statement 'R[i] = sqrt(A[i]);' (line 56)
  *   S1: statement 'E[i] = exp(R[i] * K);' (line 58)
  */
@@ -87,7 +87,7 @@ static void roots(int n, const double *A, double *R, double *E, double K)
 
 static void powers(int n, const double *A, double *P)
 {
-/* flextile: loop chain at testsuite/programs/errno_math.c:64, 1 stage(s); OpenMP, alias guard: the original code runs where 'A'/'P' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/errno_math.c:64, 1 stage(s); no parallel loop (see the notes), alias guard: the original code runs where 'A'/'P' overlap in memory (checked at run time)
  *   S2: nest 1 (line 66)
  */
 {

@@ -50,7 +50,7 @@ static void print_flags(const char *after)
 static void divide(int n, const double *D, double *Q, double *B)
 {
     int i;
-/* flextile: scop at testsuite/programs/fenv_flags.c:50, 2 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'Q'/'D', 'Q'/'B', 'D'/'B' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/fenv_flags.c:50, 2 stage(s); no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'Q'/'D', 'Q'/'B', 'D'/'B' overlap in memory (checked at run time)
  *   S0: statement 'Q[i] = 1.0 / D[i];' (line 52)
  *   S1: statement 'B[i] = 0.5 * Q[i - 1] + 0.25 *...' (line 54)
  */
@@ -84,7 +84,7 @@ static void divide(int n, const double *D, double *Q, double *B)
 
 static void grow(int n, const double *Q, double *G, double big)
 {
-/* flextile: loop chain at testsuite/programs/fenv_flags.c:60, 1 stage(s); OpenMP, alias guard: the original code runs where 'Q'/'G' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/fenv_flags.c:60, 1 stage(s); no parallel loop (see the notes), alias guard: the original code runs where 'Q'/'G' overlap in memory (checked at run time)
  *   S2: nest 1 (line 62)
  */
 {

@@ -86,7 +86,7 @@ static void rows(int r0, int r1, int w, double g[][8], double h[][8])
 
 static void chain(int lo, int hi, const double *in, double *t, double *out)
 {
-/* flextile: loop chain at testsuite/programs/int_bounds_near_limits.c:40, 2 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483642) wrap, or where 't'/'in', 't'/'out', 'in'/'out' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/int_bounds_near_limits.c:40, 2 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483642) wrap, or where 't'/'in', 't'/'out', 'in'/'out' overlap in memory (checked at run time)
  *   S3: nest 1 (line 42)
  *   S4: nest 2 (line 45)
  */

@@ -207,7 +207,7 @@ __global__ void ft_kernel40_0(long long hi, int lo, double *__restrict__ ft_ft_d
 
 static void chain(int lo, int hi, const double *in, double *t, double *out)
 {
-/* flextile: loop chain at testsuite/programs/int_bounds_near_limits.c:40, 2 stage(s); fused (shifts computed), CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483642) wrap, or where 't'/'in', 't'/'out', 'in'/'out' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/int_bounds_near_limits.c:40, 2 stage(s); fused (shifts computed), CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483642) wrap, or where 't'/'in', 't'/'out', 'in'/'out' overlap in memory (checked at run time)
  *   S3: nest 1 (line 42)
  *   S4: nest 2 (line 45)
  */

@@ -190,7 +190,7 @@ for (gi = 0; gi < _PB_N; gi += 2) {
 static int kernel_countdn(int n, DATA_TYPE U[n][n], DATA_TYPE *b, DATA_TYPE *x)
 {
     int i = -1, j = -1;
-/* flextile: scop at testsuite/programs/iterator_final_values.c:141, 3 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'x'/'b', 'x'/'U' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/iterator_final_values.c:141, 3 stage(s); no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'x'/'b', 'x'/'U' overlap in memory (checked at run time)
  *   S4: statement 'x[i] = b[i];' (line 143)
  *   S5: statement 'x[i] -= U[i][j] * x[j];' (line 146)
  *   S6: statement 'x[i] = x[i] / U[i][i];' (line 147)
@@ -284,7 +284,7 @@ for (t = 0; t < _PB_TSTEPS; t++) {
 static int kernel_chain(int n, DATA_TYPE *A, DATA_TYPE *B)
 {
     int k = -1;
-/* flextile: loop chain at testsuite/programs/iterator_final_values.c:170, 2 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'A'/'B' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/iterator_final_values.c:170, 2 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'A'/'B' overlap in memory (checked at run time)
  *   S9: nest 1 (line 172)
  *   S10: nest 2 (line 175)
  */

@@ -293,7 +293,7 @@ __global__ void ft_kernel141_0(long long n, double *__restrict__ ft_ft_d0, long 
 static int kernel_countdn(int n, void *ft_p_U, DATA_TYPE *b, DATA_TYPE *x)
 { double (*U)[n] = (double (*)[n]) ft_p_U;
     int i = -1, j = -1;
-/* flextile: scop at testsuite/programs/iterator_final_values.c:141, 3 stage(s); CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'x'/'b', 'x'/'U' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/iterator_final_values.c:141, 3 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'x'/'b', 'x'/'U' overlap in memory (checked at run time)
  *   S4: statement 'x[i] = b[i];' (line 143)
  *   S5: statement 'x[i] -= U[i][j] * x[j];' (line 146)
  *   S6: statement 'x[i] = x[i] / U[i][i];' (line 147)
@@ -468,7 +468,7 @@ __global__ void ft_kernel170_0(long long n, double *__restrict__ ft_ft_d0, long 
 static int kernel_chain(int n, DATA_TYPE *A, DATA_TYPE *B)
 {
     int k = -1;
-/* flextile: loop chain at testsuite/programs/iterator_final_values.c:170, 2 stage(s); fused (shifts computed), CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'A'/'B' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/iterator_final_values.c:170, 2 stage(s); fused (shifts computed), CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'A'/'B' overlap in memory (checked at run time)
  *   S9: nest 1 (line 172)
  *   S10: nest 2 (line 175)
  */

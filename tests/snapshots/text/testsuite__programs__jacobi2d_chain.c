@@ -103,7 +103,7 @@ static void *xmalloc(size_t bytes)
 static void kernel(int T, int N, double A[N][N], double B[N][N])
 {
     for (int t = 0; t < T; t++) {
-/* flextile: loop chain at testsuite/programs/jacobi2d_chain.c:103, 2 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'A'/'B' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/jacobi2d_chain.c:103, 2 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'A'/'B' overlap in memory (checked at run time)
  *   S0: nest 1 (line 106)
  *   S1: nest 2 (line 114)
  */

@@ -178,7 +178,7 @@ __global__ void ft_kernel103_0(long long N, double *__restrict__ ft_ft_d0, long 
 static void kernel(int T, int N, void *ft_p_A, void *ft_p_B)
 { double (*A)[N] = (double (*)[N]) ft_p_A; double (*B)[N] = (double (*)[N]) ft_p_B;
     for (int t = 0; t < T; t++) {
-/* flextile: loop chain at testsuite/programs/jacobi2d_chain.c:103, 2 stage(s); fused (shifts computed), CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'A'/'B' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/jacobi2d_chain.c:103, 2 stage(s); fused (shifts computed), CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'A'/'B' overlap in memory (checked at run time)
  *   S0: nest 1 (line 106)
  *   S1: nest 2 (line 114)
  */

@@ -404,7 +404,7 @@ static void chain_after_case(int mode, int n, const double *X, double *A, double
 {
     switch (mode) {
     case 1:
-/* flextile: loop chain at testsuite/programs/labels_before_regions.c:97, 2 stage(s); fused (shifts computed), CUDA (parallel loops as kernels), alias guard: the original code runs where 'X'/'A', 'X'/'B', 'A'/'B' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/labels_before_regions.c:97, 2 stage(s); fused (shifts computed), CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where 'X'/'A', 'X'/'B', 'A'/'B' overlap in memory (checked at run time)
  *   S7: nest 1 (line 99)
  *   S8: nest 2 (line 102)
  */

@@ -146,7 +146,7 @@ static void mini_flux_div(int numCell, const double *restrict old, double *restr
     const double factor1 = 1.0 / 12.0;
     const double factor2 = 2.0;
 
-/* flextile: loop chain at testsuite/programs/minifluxdiv_minshift.c:144, 9 stage(s); fused with shifts [[0, 0, 0], [0, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 0], [1, 0, 0]], OpenMP, run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap (checked at run time)
+/* flextile: loop chain at testsuite/programs/minifluxdiv_minshift.c:144, 9 stage(s); fused with shifts [[0, 0, 0], [0, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 0], [1, 0, 0]], no parallel loop (see the notes), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap (checked at run time)
  *   S0: nest 1 (line 147)
  *   S1: nest 2 (line 162)
  *   S2: nest 3 (line 175)

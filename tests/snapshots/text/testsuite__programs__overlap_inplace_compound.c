@@ -102,7 +102,7 @@ static void *xmalloc(size_t bytes)
 
 static void chain(int N, int M, double (*A)[M], double (*B)[M], double (*C)[M], double (*D)[M])
 {
-/* flextile: loop chain at testsuite/programs/overlap_inplace_compound.c:102, 4 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'A'/'B', 'A'/'C', 'A'/'D', 'B'/'C', 'B'/'D', 'C'/'D' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/overlap_inplace_compound.c:102, 4 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'A'/'B', 'A'/'C', 'A'/'D', 'B'/'C', 'B'/'D', 'C'/'D' overlap in memory (checked at run time)
  *   S0: nest 1 (line 104)
  *   S1: nest 2 (line 109)
  *   S2: nest 3 (line 114)

@@ -217,7 +217,7 @@ __global__ void ft_kernel102_0(long long M, long long N, double *__restrict__ ft
 
 static void chain(int N, int M, void *ft_p_A, void *ft_p_B, void *ft_p_C, void *ft_p_D)
 { double (*A)[M] = (double (*)[M]) ft_p_A; double (*B)[M] = (double (*)[M]) ft_p_B; double (*C)[M] = (double (*)[M]) ft_p_C; double (*D)[M] = (double (*)[M]) ft_p_D;
-/* flextile: loop chain at testsuite/programs/overlap_inplace_compound.c:102, 4 stage(s); fused (shifts computed), CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'A'/'B', 'A'/'C', 'A'/'D', 'B'/'C', 'B'/'D', 'C'/'D' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/overlap_inplace_compound.c:102, 4 stage(s); fused (shifts computed), CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'A'/'B', 'A'/'C', 'A'/'D', 'B'/'C', 'B'/'D', 'C'/'D' overlap in memory (checked at run time)
  *   S0: nest 1 (line 104)
  *   S1: nest 2 (line 109)
  *   S2: nest 3 (line 114)

@@ -104,7 +104,7 @@ static void *xmalloc(size_t bytes)
 
 static void chain(int N, int M, double (*A)[M], double (*B)[M], double (*C)[M])
 {
-/* flextile: loop chain at testsuite/programs/overlap_inplace_shadow.c:104, 3 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/overlap_inplace_shadow.c:104, 3 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
  *   S0: nest 1 (line 106)
  *   S1: nest 2 (line 111)
  *   S2: nest 3 (line 116)

@@ -114,7 +114,7 @@ static void g(int M, double (*E)[M], double (*D)[M], double (*C)[M], int i, int 
 
 static void chain(int N, int M, double (*A)[M], double (*B)[M], double (*C)[M], double (*D)[M], double (*E)[M])
 {
-/* flextile: loop chain at testsuite/programs/overlap_opaque_pointwise.c:114, 4 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'A'/'B', 'A'/'C', 'A'/'D', 'A'/'E', 'B'/'C', 'B'/'D', 'B'/'E', 'C'/'D', 'C'/'E', 'D'/'E' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/overlap_opaque_pointwise.c:114, 4 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'A'/'B', 'A'/'C', 'A'/'D', 'A'/'E', 'B'/'C', 'B'/'D', 'B'/'E', 'C'/'D', 'C'/'E', 'D'/'E' overlap in memory (checked at run time)
  *   S0: nest 1 (line 116)
  *   S1: nest 2 (line 121)
  *   S2: nest 3 (line 126)

@@ -101,7 +101,7 @@ static void *xmalloc(size_t bytes)
 
 static void pipeline(int N, const double *X, double *A, double *B, double *C)
 {
-/* flextile: loop chain at testsuite/programs/pipeline_3stage_1d.c:101, 3 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where 'X'/'A', 'X'/'B', 'X'/'C', 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/pipeline_3stage_1d.c:101, 3 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where 'X'/'A', 'X'/'B', 'X'/'C', 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
  *   S0: nest 1 (line 103)
  *   S1: nest 2 (line 107)
  *   S2: nest 3 (line 111)

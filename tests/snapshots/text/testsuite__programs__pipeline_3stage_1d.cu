@@ -168,7 +168,7 @@ __global__ void ft_kernel101_0(long long N, double *__restrict__ ft_ft_d0, long 
 
 static void pipeline(int N, const double *X, double *A, double *B, double *C)
 {
-/* flextile: loop chain at testsuite/programs/pipeline_3stage_1d.c:101, 3 stage(s); fused (shifts computed), CUDA (parallel loops as kernels), alias guard: the original code runs where 'X'/'A', 'X'/'B', 'X'/'C', 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/pipeline_3stage_1d.c:101, 3 stage(s); fused (shifts computed), CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where 'X'/'A', 'X'/'B', 'X'/'C', 'A'/'B', 'A'/'C', 'B'/'C' overlap in memory (checked at run time)
  *   S0: nest 1 (line 103)
  *   S1: nest 2 (line 107)
  *   S2: nest 3 (line 111)

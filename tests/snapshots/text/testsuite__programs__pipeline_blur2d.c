@@ -111,7 +111,7 @@ static void *xmalloc(size_t bytes)
 
 static void pipeline(int H, int W, float IN[H][W], float BX[H][W], float BY[H][W], float OUT[H][W])
 {
-/* flextile: loop chain at testsuite/programs/pipeline_blur2d.c:108, 3 stage(s); fused (shifts computed), tiled [8, 16], OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483633) wrap, or where 'IN'/'BX', 'IN'/'BY', 'IN'/'OUT', 'BX'/'BY', 'BX'/'OUT', 'BY'/'OUT' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/pipeline_blur2d.c:108, 3 stage(s); fused (shifts computed), tiled [8, 16], OpenMP simd only (no parallel loop: see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483633) wrap, or where 'IN'/'BX', 'IN'/'BY', 'IN'/'OUT', 'BX'/'BY', 'BX'/'OUT', 'BY'/'OUT' overlap in memory (checked at run time)
  *   S0: nest 1 (line 110)
  *   S1: nest 2 (line 115)
  *   S2: nest 3 (line 120)

@@ -109,7 +109,7 @@ static void *xmalloc(size_t bytes)
 
 static void pipeline(int H, int W, float IN[H][W], float BX[H][W], float BY[H][W], float OUT[H][W])
 {
-/* flextile: loop chain at testsuite/programs/pipeline_blur2d_multilevel.c:106, 3 stage(s); fused (shifts computed), tiled [16, 32], OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±1073741824) wrap, or where 'IN'/'BX', 'IN'/'BY', 'IN'/'OUT', 'BX'/'BY', 'BX'/'OUT', 'BY'/'OUT' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/pipeline_blur2d_multilevel.c:106, 3 stage(s); fused (shifts computed), tiled [16, 32], OpenMP simd only (no parallel loop: see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±1073741824) wrap, or where 'IN'/'BX', 'IN'/'BY', 'IN'/'OUT', 'BX'/'BY', 'BX'/'OUT', 'BY'/'OUT' overlap in memory (checked at run time)
  *   S0: nest 1 (line 108)
  *   S1: nest 2 (line 113)
  *   S2: nest 3 (line 118)

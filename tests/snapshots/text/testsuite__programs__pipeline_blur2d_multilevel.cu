@@ -176,7 +176,7 @@ __global__ void ft_kernel106_0(long long H, long long W, float *__restrict__ ft_
 
 static void pipeline(int H, int W, void *ft_p_IN, void *ft_p_BX, void *ft_p_BY, void *ft_p_OUT)
 { float (*IN)[W] = (float (*)[W]) ft_p_IN; float (*BX)[W] = (float (*)[W]) ft_p_BX; float (*BY)[W] = (float (*)[W]) ft_p_BY; float (*OUT)[W] = (float (*)[W]) ft_p_OUT;
-/* flextile: loop chain at testsuite/programs/pipeline_blur2d_multilevel.c:106, 3 stage(s); fused (shifts computed), tiled [16, 32], CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±1073741824) wrap, or where 'IN'/'BX', 'IN'/'BY', 'IN'/'OUT', 'BX'/'BY', 'BX'/'OUT', 'BY'/'OUT' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/pipeline_blur2d_multilevel.c:106, 3 stage(s); fused (shifts computed), tiled [16, 32], CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±1073741824) wrap, or where 'IN'/'BX', 'IN'/'BY', 'IN'/'OUT', 'BX'/'BY', 'BX'/'OUT', 'BY'/'OUT' overlap in memory (checked at run time)
  *   S0: nest 1 (line 108)
  *   S1: nest 2 (line 113)
  *   S2: nest 3 (line 118)

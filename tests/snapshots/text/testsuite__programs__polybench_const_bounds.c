@@ -134,7 +134,7 @@ static void kernel_jacobi(void)
 static void kernel_bytes(void)
 {
     unsigned char k;
-/* flextile: scop at testsuite/programs/polybench_const_bounds.c:124, 1 stage(s); OpenMP
+/* flextile: scop at testsuite/programs/polybench_const_bounds.c:124, 1 stage(s); no parallel loop (see the notes)
  *   S2: statement 'H[k] = H[k] * 0.5 + H[k+1];' (line 126)
  */
 {
@@ -148,7 +148,7 @@ static void kernel_bytes(void)
 static void kernel_big(void)
 {
     int i;
-/* flextile: scop at testsuite/programs/polybench_const_bounds.c:133, 1 stage(s); OpenMP
+/* flextile: scop at testsuite/programs/polybench_const_bounds.c:133, 1 stage(s); no parallel loop (see the notes)
  *   S3: statement 'G[i - (INT_MAX - 1020)] = G[i...' (line 135)
  */
 {

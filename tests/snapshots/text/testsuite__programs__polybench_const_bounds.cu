@@ -207,7 +207,7 @@ __global__ void ft_kernel124_0(double *__restrict__ ft_ft_d0, long long ft_ft_lo
 static void kernel_bytes(void)
 {
     unsigned char k;
-/* flextile: scop at testsuite/programs/polybench_const_bounds.c:124, 1 stage(s); CUDA (parallel loops as kernels)
+/* flextile: scop at testsuite/programs/polybench_const_bounds.c:124, 1 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes)
  *   S2: statement 'H[k] = H[k] * 0.5 + H[k+1];' (line 126)
  */
 {
@@ -237,7 +237,7 @@ __global__ void ft_kernel133_0(double *__restrict__ ft_ft_d0, long long ft_ft_lo
 static void kernel_big(void)
 {
     int i;
-/* flextile: scop at testsuite/programs/polybench_const_bounds.c:133, 1 stage(s); CUDA (parallel loops as kernels)
+/* flextile: scop at testsuite/programs/polybench_const_bounds.c:133, 1 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes)
  *   S3: statement 'G[i - (INT_MAX - 1020)] = G[i...' (line 135)
  */
 {

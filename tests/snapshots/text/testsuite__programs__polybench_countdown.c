@@ -158,7 +158,7 @@ static void kernel_sweep(int tsteps, int n, DATA_TYPE *A, DATA_TYPE *B)
 static void kernel_trisolv(int n, DATA_TYPE U[n][n], DATA_TYPE *b, DATA_TYPE *x)
 {
     int i, j;
-/* flextile: scop at testsuite/programs/polybench_countdown.c:134, 3 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'x'/'b', 'x'/'U' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/polybench_countdown.c:134, 3 stage(s); no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'x'/'b', 'x'/'U' overlap in memory (checked at run time)
  *   S2: statement 'x[i] = b[i];' (line 136)
  *   S3: statement 'x[i] -= U[i][j] * x[j];' (line 138)
  *   S4: statement 'x[i] = x[i] / U[i][i];' (line 139)
@@ -197,7 +197,7 @@ static void kernel_trisolv(int n, DATA_TYPE U[n][n], DATA_TYPE *b, DATA_TYPE *x)
 static void kernel_stride(int n, DATA_TYPE *C, DATA_TYPE *D)
 {
     int i, j;
-/* flextile: scop at testsuite/programs/polybench_countdown.c:147, 2 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483643) wrap, or where 'D'/'C' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/polybench_countdown.c:147, 2 stage(s); no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483643) wrap, or where 'D'/'C' overlap in memory (checked at run time)
  *   S5: statement 'D[j] = D[j] + D[j+3];' (line 149)
  *   S6: statement 'C[i] = C[i] * 0.5 + C[i+2];' (line 151)
  */
@@ -229,7 +229,7 @@ static void kernel_stride(int n, DATA_TYPE *C, DATA_TYPE *D)
 static void kernel_suffix(int n, int m, DATA_TYPE E[n][m])
 {
     int i, j;
-/* flextile: scop at testsuite/programs/polybench_countdown.c:158, 1 stage(s); OpenMP, run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483644) wrap (checked at run time)
+/* flextile: scop at testsuite/programs/polybench_countdown.c:158, 1 stage(s); no parallel loop (see the notes), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483644) wrap (checked at run time)
  *   S7: statement 'E[i][j] = E[i][j] + E[i+1][j]...' (line 161)
  */
 {

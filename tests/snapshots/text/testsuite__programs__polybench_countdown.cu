@@ -238,7 +238,7 @@ __global__ void ft_kernel134_0(long long n, double *__restrict__ ft_ft_d0, long 
 static void kernel_trisolv(int n, void *ft_p_U, DATA_TYPE *b, DATA_TYPE *x)
 { double (*U)[n] = (double (*)[n]) ft_p_U;
     int i, j;
-/* flextile: scop at testsuite/programs/polybench_countdown.c:134, 3 stage(s); CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'x'/'b', 'x'/'U' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/polybench_countdown.c:134, 3 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 'x'/'b', 'x'/'U' overlap in memory (checked at run time)
  *   S2: statement 'x[i] = b[i];' (line 136)
  *   S3: statement 'x[i] -= U[i][j] * x[j];' (line 138)
  *   S4: statement 'x[i] = x[i] / U[i][i];' (line 139)
@@ -310,7 +310,7 @@ __global__ void ft_kernel147_0(long long n, double *__restrict__ ft_ft_d0, long 
 static void kernel_stride(int n, DATA_TYPE *C, DATA_TYPE *D)
 {
     int i, j;
-/* flextile: scop at testsuite/programs/polybench_countdown.c:147, 2 stage(s); CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483643) wrap, or where 'D'/'C' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/polybench_countdown.c:147, 2 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483643) wrap, or where 'D'/'C' overlap in memory (checked at run time)
  *   S5: statement 'D[j] = D[j] + D[j+3];' (line 149)
  *   S6: statement 'C[i] = C[i] * 0.5 + C[i+2];' (line 151)
  */
@@ -366,7 +366,7 @@ __global__ void ft_kernel158_0(long long m, long long n, double *__restrict__ ft
 static void kernel_suffix(int n, int m, void *ft_p_E)
 { double (*E)[m] = (double (*)[m]) ft_p_E;
     int i, j;
-/* flextile: scop at testsuite/programs/polybench_countdown.c:158, 1 stage(s); CUDA (parallel loops as kernels), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483644) wrap (checked at run time)
+/* flextile: scop at testsuite/programs/polybench_countdown.c:158, 1 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483644) wrap (checked at run time)
  *   S7: statement 'E[i][j] = E[i][j] + E[i+1][j]...' (line 161)
  */
 {

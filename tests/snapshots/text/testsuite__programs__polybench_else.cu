@@ -273,7 +273,7 @@ static void kernel(int N, int M, void *ft_p_A, void *ft_p_B, void *ft_p_C,
 
 #define match(b1, b2) (((b1)+(b2)) == 3 ? 1 : 0)
 #define max_score(s1, s2) ((s1 >= s2) ? s1 : s2)
-/* flextile: scop at testsuite/programs/polybench_else.c:121, 5 stage(s); CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±1073741823) wrap, or where 'table'/'seq' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/polybench_else.c:121, 5 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±1073741823) wrap, or where 'table'/'seq' overlap in memory (checked at run time)
  *   S4: statement 'table[i][j] = max_score(table[...' (line 127)
  *   S5: statement 'table[i][j] = max_score(table[...' (line 129)
  *   S6: statement 'table[i][j] = max_score(table[...' (line 132)

@@ -122,7 +122,7 @@ static void *xmalloc(size_t bytes)
 static void kernel_prefix(int n, DATA_TYPE POLYBENCH_1D(s, n), DATA_TYPE POLYBENCH_1D(x, n))
 {
     int i;
-/* flextile: scop at testsuite/programs/polybench_macro_statements.c:120, 2 stage(s); OpenMP, alias guard: the original code runs where 's'/'x' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/polybench_macro_statements.c:120, 2 stage(s); no parallel loop (see the notes), alias guard: the original code runs where 's'/'x' overlap in memory (checked at run time)
  *   S0: statement 's[0] = SCALAR_VAL(0.0);' (line 121)
  *   S1: statement 's[i] = s[i - 1] + SCALAR_VAL(0...' (line 123)
  */

@@ -120,7 +120,7 @@ static void kernel_seidel_2d(int tsteps, int n, DATA_TYPE POLYBENCH_2D(A, n, n),
                              DATA_TYPE POLYBENCH_1D(tmp, n))
 {
     int t, i, j;
-/* flextile: scop at testsuite/programs/polybench_seidel2d.c:118, 3 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'tmp'/'A' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/polybench_seidel2d.c:118, 3 stage(s); no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'tmp'/'A' overlap in memory (checked at run time)
  *   S0: statement 'tmp[0] = SCALAR_VAL(0.0);' (line 119)
  *   S1: statement 'A[i][j] = (A[i-1][j-1] + A[i-1...' (line 123)
  *   S2: statement 'tmp[i] = tmp[i - 1] + A[i][i]...' (line 127)

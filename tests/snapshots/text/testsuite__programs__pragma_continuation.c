@@ -108,7 +108,7 @@ static void *xmalloc(size_t bytes)
 static void kernel(int TSTEPS, int N, double A[N], double B[N])
 {
     for (int t = 1; t <= TSTEPS; t++)
-/* flextile: loop chain at testsuite/programs/pragma_continuation.c:105, 2 stage(s); fused (shifts computed), tiled [16], OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483632) wrap, or where 'A'/'B' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/pragma_continuation.c:105, 2 stage(s); fused (shifts computed), tiled [16], no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483632) wrap, or where 'A'/'B' overlap in memory (checked at run time)
  *   S0: nest 1 (line 108)
  *   S1: nest 2 (line 115)
  */

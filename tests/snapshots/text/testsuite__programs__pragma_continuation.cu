@@ -161,7 +161,7 @@ __global__ void ft_kernel105_0(long long N, double *__restrict__ ft_ft_d0, long 
 static void kernel(int TSTEPS, int N, void *ft_p_A, void *ft_p_B)
 { double *A = (double *) ft_p_A; double *B = (double *) ft_p_B;
     for (int t = 1; t <= TSTEPS; t++)
-/* flextile: loop chain at testsuite/programs/pragma_continuation.c:105, 2 stage(s); fused (shifts computed), tiled [16], CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483632) wrap, or where 'A'/'B' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/pragma_continuation.c:105, 2 stage(s); fused (shifts computed), tiled [16], CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483632) wrap, or where 'A'/'B' overlap in memory (checked at run time)
  *   S0: nest 1 (line 108)
  *   S1: nest 2 (line 115)
  */

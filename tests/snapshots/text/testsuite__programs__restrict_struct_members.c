@@ -40,7 +40,7 @@ static void step(Grid *restrict g)
 
 static void plain(int n, double *restrict u, double *restrict v)
 {
-/* flextile: loop chain at testsuite/programs/restrict_struct_members.c:42, 2 stage(s); fused (shifts computed), OpenMP, run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap (checked at run time)
+/* flextile: loop chain at testsuite/programs/restrict_struct_members.c:42, 2 stage(s); fused (shifts computed), no parallel loop (see the notes), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap (checked at run time)
  *   S2: nest 1 (line 44)
  *   S3: nest 2 (line 47)
  */

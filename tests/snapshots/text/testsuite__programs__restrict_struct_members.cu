@@ -105,7 +105,7 @@ __global__ void ft_kernel42_0(long long n, double *__restrict__ ft_ft_d0, long l
 
 static void plain(int n, double *restrict u, double *restrict v)
 {
-/* flextile: loop chain at testsuite/programs/restrict_struct_members.c:42, 2 stage(s); fused (shifts computed), CUDA (parallel loops as kernels), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap (checked at run time)
+/* flextile: loop chain at testsuite/programs/restrict_struct_members.c:42, 2 stage(s); fused (shifts computed), CUDA (no parallel loop: kernels of one thread; see the notes), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap (checked at run time)
  *   S2: nest 1 (line 44)
  *   S3: nest 2 (line 47)
  */

@@ -119,7 +119,7 @@ static double kernel(int N, int M, double A[N][M], double *x, double *s, double 
 {
     int i, j;
     double total;
-/* flextile: scop at testsuite/programs/scop_imperfect.c:119, 7 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 's'/'A', 's'/'x', 's'/'y', 's'/'z', 's'/'out', 'A'/'y', 'A'/'z', 'A'/'out', 'x'/'y', 'x'/'z', 'x'/'out', 'y'/'z', 'y'/'out', 'z'/'out' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/scop_imperfect.c:119, 7 stage(s); no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483645) wrap, or where 's'/'A', 's'/'x', 's'/'y', 's'/'z', 's'/'out', 'A'/'y', 'A'/'z', 'A'/'out', 'x'/'y', 'x'/'z', 'x'/'out', 'y'/'z', 'y'/'out', 'z'/'out' overlap in memory (checked at run time)
  *   S0: statement 'total = 0.0;' (line 120)
  *   S1: statement 's[i] = 0.0;' (line 122)
  *   S2: statement 's[i] = s[i] + A[i][j] * x[j];' (line 124)

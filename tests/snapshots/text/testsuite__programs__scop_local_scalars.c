@@ -213,7 +213,7 @@ static double shared_scalars(int n, const double x[restrict n], double y[restric
 {
     double acc = 0.0, last = 0.0, sum;
     int k = 0;
-/* flextile: scop at testsuite/programs/scop_local_scalars.c:155, 9 stage(s); OpenMP
+/* flextile: scop at testsuite/programs/scop_local_scalars.c:155, 9 stage(s); no parallel loop (see the notes)
  *   S3: statement 'acc = 0.5 * acc + x[i];' (line 157)
  *   S4: statement 'y[i] = acc;' (line 158)
  *   S5: statement 'if (x[i] > 0.5) k = i;' (line 161)

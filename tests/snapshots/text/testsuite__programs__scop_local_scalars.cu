@@ -353,7 +353,7 @@ static double shared_scalars(int n, const void *ft_p_x, void *ft_p_y,
 { const double *restrict x = (const double *) ft_p_x; double *restrict y = (double *) ft_p_y; double (*restrict z)[n] = (double (*)[n]) ft_p_z;
     double acc = 0.0, last = 0.0, sum;
     int k = 0;
-/* flextile: scop at testsuite/programs/scop_local_scalars.c:155, 9 stage(s); CUDA (parallel loops as kernels)
+/* flextile: scop at testsuite/programs/scop_local_scalars.c:155, 9 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes)
  *   S3: statement 'acc = 0.5 * acc + x[i];' (line 157)
  *   S4: statement 'y[i] = acc;' (line 158)
  *   S5: statement 'if (x[i] > 0.5) k = i;' (line 161)

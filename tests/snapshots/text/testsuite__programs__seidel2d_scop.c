@@ -111,7 +111,7 @@ static void *xmalloc(size_t bytes)
 static void kernel(int TSTEPS, int N, double A[N][N])
 {
     int t, i, j;
-/* flextile: scop at testsuite/programs/seidel2d_scop.c:111, 1 stage(s); OpenMP, run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap (checked at run time)
+/* flextile: scop at testsuite/programs/seidel2d_scop.c:111, 1 stage(s); no parallel loop (see the notes), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap (checked at run time)
  *   S0: statement 'A[i][j] = (A[i-1][j-1] + A[i-1...' (line 115)
  */
 {

@@ -160,7 +160,7 @@ __global__ void ft_kernel111_0(long long N, long long TSTEPS, double *__restrict
 static void kernel(int TSTEPS, int N, void *ft_p_A)
 { double (*A)[N] = (double (*)[N]) ft_p_A;
     int t, i, j;
-/* flextile: scop at testsuite/programs/seidel2d_scop.c:111, 1 stage(s); CUDA (parallel loops as kernels), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap (checked at run time)
+/* flextile: scop at testsuite/programs/seidel2d_scop.c:111, 1 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap (checked at run time)
  *   S0: statement 'A[i][j] = (A[i-1][j-1] + A[i-1...' (line 115)
  */
 {

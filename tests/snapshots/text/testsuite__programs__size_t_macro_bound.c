@@ -19,7 +19,7 @@
 static void kernel(int N, double *B)
 {
     size_t j;
-/* flextile: scop at testsuite/programs/size_t_macro_bound.c:19, 1 stage(s); OpenMP, run-time guard: the original code runs where the parameters let 'N + MARGIN' converted to 'unsigned long' wrap (checked at run time)
+/* flextile: scop at testsuite/programs/size_t_macro_bound.c:19, 1 stage(s); no parallel loop (see the notes), run-time guard: the original code runs where the parameters let 'N + MARGIN' converted to 'unsigned long' wrap (checked at run time)
  *   S0: statement 'B[j] = 0.5 * B[j - 1] + 1.0;' (line 21)
  */
 {

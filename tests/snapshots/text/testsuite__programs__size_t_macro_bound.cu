@@ -62,7 +62,7 @@ __global__ void ft_kernel19_0(long long N, double *__restrict__ ft_ft_d0, long l
 static void kernel(int N, double *B)
 {
     size_t j;
-/* flextile: scop at testsuite/programs/size_t_macro_bound.c:19, 1 stage(s); CUDA (parallel loops as kernels), run-time guard: the original code runs where the parameters let 'N + MARGIN' converted to 'unsigned long' wrap (checked at run time)
+/* flextile: scop at testsuite/programs/size_t_macro_bound.c:19, 1 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes), run-time guard: the original code runs where the parameters let 'N + MARGIN' converted to 'unsigned long' wrap (checked at run time)
  *   S0: statement 'B[j] = 0.5 * B[j - 1] + 1.0;' (line 21)
  */
 {

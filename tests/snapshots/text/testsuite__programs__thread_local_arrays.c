@@ -52,7 +52,7 @@ static void dump2(const char *name, double (*x)[MAXM], int n, int m)
 static void blur(int n, int m, double (*A)[MAXM], double (*B)[MAXM])
 {
     int i, j;
-/* flextile: scop at testsuite/programs/thread_local_arrays.c:52, 2 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'ACC'/'A', 'ACC'/'B', 'A'/'B' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/thread_local_arrays.c:52, 2 stage(s); no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'ACC'/'A', 'ACC'/'B', 'A'/'B' overlap in memory (checked at run time)
  *   S0: statement 'ACC[i][j] = 1.5 * A[i][j] + 0....' (line 55)
  *   S1: statement 'B[i][j] = 0.25 * ACC[i][j - 1]...' (line 58)
  */
@@ -93,7 +93,7 @@ static void blur(int n, int m, double (*A)[MAXM], double (*B)[MAXM])
 static void scale(int n, int m, double (*B)[MAXM], double (*C)[MAXM])
 {
     int i, j;
-/* flextile: scop at testsuite/programs/thread_local_arrays.c:65, 1 stage(s); OpenMP, alias guard: the original code runs where 'C'/'B' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/thread_local_arrays.c:65, 1 stage(s); no parallel loop (see the notes), alias guard: the original code runs where 'C'/'B' overlap in memory (checked at run time)
  *   S2: statement 'C[i][j] = B[i][j] * gain + 0.1...' (line 68)
  */
 {
@@ -119,7 +119,7 @@ static void scale(int n, int m, double (*B)[MAXM], double (*C)[MAXM])
 
 static void chain(int n, int m, double (*A)[MAXM], double (*H)[MAXM])
 {
-/* flextile: loop chain at testsuite/programs/thread_local_arrays.c:74, 2 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where 'A'/'H', 'A'/'calls', 'LUT'/'H', 'H'/'calls' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/thread_local_arrays.c:74, 2 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where 'A'/'H', 'A'/'calls', 'LUT'/'H', 'H'/'calls' overlap in memory (checked at run time)
  *   S3: nest 1 (line 76)
  *   S4: nest 2 (line 80)
  */

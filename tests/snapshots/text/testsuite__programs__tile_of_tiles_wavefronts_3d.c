@@ -179,7 +179,7 @@ static void kernel(int N, int M, int K, int T, double A[restrict N+16][M+16][K+1
   }
 }
     for (int tt = 0; tt < T; tt++) {
-        /* flextile: loop chain at testsuite/programs/tile_of_tiles_wavefronts_3d.c:153, 5 stage(s); fused (shifts computed), tiled [4, 7, 5], wavefronts run serially (code generation budget), OpenMP, run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±165191046) wrap (checked at run time)
+        /* flextile: loop chain at testsuite/programs/tile_of_tiles_wavefronts_3d.c:153, 5 stage(s); fused (shifts computed), tiled [4, 7, 5], wavefronts run serially (code generation budget), OpenMP simd only (no parallel loop: see the notes), run-time guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±165191046) wrap (checked at run time)
          *   S2: nest 1 (line 155)
          *   S3: nest 2 (line 162)
          *   S4: nest 3 (line 167)

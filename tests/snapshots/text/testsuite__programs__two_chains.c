@@ -111,7 +111,7 @@ static void *xmalloc(size_t bytes)
 
 static void chain1(int N, const double *X, double *S, double *T)
 {
-/* flextile: loop chain at testsuite/programs/two_chains.c:108, 2 stage(s); fused (shifts computed), OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'X'/'S', 'X'/'T', 'S'/'T' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/two_chains.c:108, 2 stage(s); fused (shifts computed), no parallel loop (see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'X'/'S', 'X'/'T', 'S'/'T' overlap in memory (checked at run time)
  *   S0: nest 1 (line 110)
  *   S1: nest 2 (line 113)
  */

@@ -168,7 +168,7 @@ __global__ void ft_kernel108_0(long long N, double *__restrict__ ft_ft_d0, long 
 
 static void chain1(int N, const double *X, double *S, double *T)
 {
-/* flextile: loop chain at testsuite/programs/two_chains.c:108, 2 stage(s); fused (shifts computed), CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'X'/'S', 'X'/'T', 'S'/'T' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/two_chains.c:108, 2 stage(s); fused (shifts computed), CUDA (no parallel loop: kernels of one thread; see the notes), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'X'/'S', 'X'/'T', 'S'/'T' overlap in memory (checked at run time)
  *   S0: nest 1 (line 110)
  *   S1: nest 2 (line 113)
  */

@@ -134,7 +134,7 @@ static void kernel(int n, unsigned m, double A[restrict 64][66], double B[restri
   }
 }
     /* A region of its own: overlapped tiling does not take loops that count down. */
-/* flextile: scop at testsuite/programs/unsigned_iterators.c:118, 1 stage(s); OpenMP
+/* flextile: scop at testsuite/programs/unsigned_iterators.c:118, 1 stage(s); no parallel loop (see the notes)
  *   S1: statement 'C[k] = B[k - 1u][k - 1u] + 0.2...' (line 120)
  */
 {

@@ -218,7 +218,7 @@ static void kernel(int n, unsigned m, double (*restrict A)[66], double (*restric
   }
 }
     /* A region of its own: overlapped tiling does not take loops that count down. */
-/* flextile: scop at testsuite/programs/unsigned_iterators.c:118, 1 stage(s); CUDA (parallel loops as kernels)
+/* flextile: scop at testsuite/programs/unsigned_iterators.c:118, 1 stage(s); CUDA (no parallel loop: kernels of one thread; see the notes)
  *   S1: statement 'C[k] = B[k - 1u][k - 1u] + 0.2...' (line 120)
  */
 {
