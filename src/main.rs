@@ -227,6 +227,16 @@ struct Cli {
     /// C language standard for clang (written `-std=c99`).
     #[arg(long = "std", value_name = "STD")]
     std: Option<String>,
+    /// Do not assume C's strict aliasing rules (written
+    /// `-fno-strict-aliasing`, passed on to clang and --verify's
+    /// compiler): pointers to incompatible types (`float *`, `int *`) may
+    /// then overlap in memory.
+    #[arg(long = "fno-strict-aliasing", overrides_with = "strict_aliasing")]
+    no_strict_aliasing: bool,
+    /// Assume C's strict aliasing rules (the default; written
+    /// `-fstrict-aliasing`).
+    #[arg(long = "fstrict-aliasing", overrides_with = "no_strict_aliasing")]
+    strict_aliasing: bool,
     /// Constraints on the parameters, e.g. "N >= 1" (repeatable; combined with and).
     #[arg(long, value_name = "CONSTRAINTS", action = ArgAction::Append)]
     assume: Vec<String>,
@@ -298,8 +308,9 @@ impl log::Log for StderrLogger {
 
 static LOGGER: StderrLogger = StderrLogger;
 
-/// The arguments as clap reads them: `-std=c99`, `-MD` and `-MF FILE` are
-/// spelled like gcc's flags; clap wants `--std=c99`, `--MD`, `--MF FILE`.
+/// The arguments as clap reads them: `-std=c99`, `-MD`, `-MF FILE` and
+/// `-fno-strict-aliasing` are spelled like gcc's flags; clap wants
+/// `--std=c99`, `--MD`, `--MF FILE`, `--fno-strict-aliasing`.
 fn clap_args() -> Vec<std::ffi::OsString> {
     let mut out = Vec::new();
     let mut rest = false;
@@ -310,7 +321,15 @@ fn clap_args() -> Vec<std::ffi::OsString> {
                 rest = true;
                 a
             }
-            Some(s) if s.starts_with("-std=") || s == "-MD" || s == "-MF" => format!("-{s}").into(),
+            Some(s)
+                if s.starts_with("-std=")
+                    || matches!(
+                        s,
+                        "-MD" | "-MF" | "-fno-strict-aliasing" | "-fstrict-aliasing"
+                    ) =>
+            {
+                format!("-{s}").into()
+            }
             Some(s) if s.starts_with("-MF") => format!("--MF={}", &s[3..]).into(),
             _ => a,
         };
@@ -979,12 +998,15 @@ fn gpu_options(cli: &Cli, target: Target) -> Result<GpuOptions, String> {
     })
 }
 
-/// The arguments for libclang: `-I`, `-D` and `-std`.
+/// The arguments for libclang: `-I`, `-D`, `-std` and `-fno-strict-aliasing`.
 fn clang_args(cli: &Cli) -> Vec<String> {
     let mut clang_args: Vec<String> = cli.include.iter().map(|i| format!("-I{i}")).collect();
     clang_args.extend(cli.define.iter().map(|d| format!("-D{d}")));
     if let Some(std) = &cli.std {
         clang_args.push(format!("-std={std}"));
+    }
+    if cli.no_strict_aliasing {
+        clang_args.push("-fno-strict-aliasing".to_string());
     }
     clang_args
 }

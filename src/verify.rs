@@ -210,8 +210,15 @@ fn build_cuda(
     dir: &Path,
 ) -> Result<PathBuf, String> {
     let exe = dir.join("flextile");
-    // The C standard flag does not apply to C++ (the others do).
-    let flags = v.cflags.iter().filter(|f| !f.starts_with("-std="));
+    // The C standard flag does not apply to C++ (the others do); the code
+    // generation flags flextile passes on (`-fno-strict-aliasing`) are the
+    // host compiler's.
+    let code_flags = v.clang_flags.iter().filter(|f| f.starts_with("-f"));
+    let flags = v
+        .cflags
+        .iter()
+        .filter(|f| !f.starts_with("-std="))
+        .chain(code_flags);
     let mut cmd = match how {
         CudaBuild::Emulated { cxx } => {
             let header = dir.join("emulate.h");
@@ -238,11 +245,15 @@ fn build_cuda(
     };
     // The output defines the `-D` macros itself, after CUDA's headers,
     // which nvcc includes first and which use names such as `T`.
-    cmd.args(v.clang_flags.iter().filter(|f| !f.starts_with("-D")))
-        .arg("-o")
-        .arg(&exe)
-        .arg(src)
-        .arg("-lm");
+    cmd.args(
+        v.clang_flags
+            .iter()
+            .filter(|f| !f.starts_with("-D") && !f.starts_with("-f")),
+    )
+    .arg("-o")
+    .arg(&exe)
+    .arg(src)
+    .arg("-lm");
     run_build(cmd)?;
     Ok(exe)
 }

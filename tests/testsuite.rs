@@ -1685,6 +1685,7 @@ mod programs {
     file_tests!(
         run_program_test,
         LISTED,
+        alias_facts,
         alias_overlap,
         border_select_counters,
         unsigned_iterators,

@@ -67,6 +67,7 @@ case "$tier" in
     cargo_tests --lib
     cargo_tests --test cli
     cargo_tests --test missed
+    cargo_tests --test alias_facts
     cargo_tests --test budget
     cargo_tests --test templates
     cargo_tests --test lint

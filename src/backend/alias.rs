@@ -3,8 +3,10 @@
 //! flextile, like other polyhedral compilers, assumes that distinct names
 //! denote disjoint memory. Where two variables of a region may share memory
 //! (a pointer, and another pointer or an array or a scalar whose address is
-//! taken; not two `restrict` pointers) and the region writes through one of
-//! them, the generated code first compares the address ranges the region
+//! taken; not two `restrict` pointers, nor what the front end's facts keep
+//! apart: fresh allocations, a parameter the function never assigns and
+//! its local arrays, incompatible element types under strict aliasing; see
+//! `frontend::storage`) and the region writes through one of them, the generated code first compares the address ranges the region
 //! touches through each, and runs the transformed loops only when every
 //! such pair is disjoint; otherwise it runs the region's original code, as
 //! the user wrote it.
@@ -26,7 +28,7 @@ use crate::backend::Naming;
 use crate::diag::{Error, Result};
 use crate::model::isl_ext::{ast_expr_from_pw_aff, ast_expr_from_set, isl_err};
 use crate::model::polyhedral::{isl_name, Names, RegionModel};
-use crate::model::program::{Access, AccessKind, Region, Storage, StorageKind};
+use crate::model::program::{Access, AccessKind, Element, Origin, Region, Storage, StorageKind};
 use isl_rs::{PwAff, Set};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -36,14 +38,15 @@ pub enum Guard {
     Unneeded,
     /// These ranges are compared at run time.
     Check(Check),
-    /// `data` may share memory with `other`, but the addresses the region
-    /// touches through `data` cannot be bounded (`why`): the region always
-    /// runs its original code.
+    /// The variables of `pairs` may share memory, but the addresses the
+    /// region touches through `data` (of one of them) cannot be bounded
+    /// (`why`): the region always runs its original code.
     Unbounded {
-        /// The variable.
+        /// Every pair that may share memory, in order of first access
+        /// (`data`'s first one first).
+        pairs: Vec<(String, String)>,
+        /// The variable whose range cannot be bounded.
         data: String,
-        /// A variable it may overlap.
-        other: String,
         /// Why its range cannot be bounded.
         why: String,
     },
@@ -106,37 +109,92 @@ fn unknown_storage(region: &Region, data: &str, rank: usize) -> Option<String> {
 enum Kind {
     /// Its own (a local scalar whose address is not taken).
     Private,
-    /// An array or scalar object.
-    Object,
-    /// A `restrict` pointer.
-    Restrict,
-    /// Any other pointer, or a data set whose storage is unknown.
-    Any,
+    /// An array or scalar object (`local`: of the function, automatic).
+    Object {
+        /// Of automatic storage, declared in the function.
+        local: bool,
+    },
+    /// A pointer; a data set whose storage is unknown counts as one.
+    Pointer {
+        /// `restrict`-qualified.
+        restrict: bool,
+        /// Where its values come from.
+        origin: Origin,
+    },
 }
 
-/// `s`'s [`Kind`]. `all_restrict`: every pointer the region's code names is
+/// What decides whether two variables may share memory: their [`Kind`]
+/// and their element type (see [`Storage::element`]).
+type Class = (Kind, Option<Element>);
+
+/// `s`'s [`Class`]. `all_restrict`: every pointer the region's code names is
 /// `restrict`; then a data set whose storage is unknown (a loop chain's
 /// logical name), which the code can only reach through the variables it
 /// names, counts as a `restrict` pointer; otherwise it may share anything.
-fn kind(s: Option<Storage>, all_restrict: bool) -> Kind {
-    match s.map(|s| s.kind) {
-        Some(StorageKind::Private) => Kind::Private,
-        Some(StorageKind::Object) => Kind::Object,
-        Some(StorageKind::Pointer { restrict: true }) => Kind::Restrict,
-        None if all_restrict => Kind::Restrict,
-        _ => Kind::Any,
-    }
+fn kind(s: Option<Storage>, all_restrict: bool) -> Class {
+    let Some(s) = s else {
+        let restrict = all_restrict;
+        return (
+            Kind::Pointer {
+                restrict,
+                origin: Origin::Any,
+            },
+            None,
+        );
+    };
+    let k = match s.kind {
+        StorageKind::Private => Kind::Private,
+        StorageKind::Object { local } => Kind::Object { local },
+        StorageKind::Pointer { restrict, origin } => Kind::Pointer { restrict, origin },
+    };
+    (k, s.element)
 }
 
-/// Whether variables of kinds `a` and `b` may share memory.
-fn overlap_kinds(a: Kind, b: Kind) -> bool {
-    !matches!(
-        (a, b),
-        (Kind::Private, _)
-            | (_, Kind::Private)
-            | (Kind::Object, Kind::Object)
-            | (Kind::Restrict, Kind::Restrict)
-    )
+/// Whether variables of classes `a` and `b` may share memory.
+fn overlap_kinds(a: Class, b: Class) -> bool {
+    if let (Some(x), Some(y)) = (a.1, b.1) {
+        // Strict aliasing: no object is accessed as both.
+        if x != y {
+            return false;
+        }
+    }
+    let fresh = |k: Kind| {
+        matches!(
+            k,
+            Kind::Pointer {
+                origin: Origin::Fresh,
+                ..
+            }
+        )
+    };
+    let entry = |k: Kind| {
+        matches!(
+            k,
+            Kind::Pointer {
+                origin: Origin::Entry,
+                ..
+            }
+        )
+    };
+    let local = |k: Kind| matches!(k, Kind::Object { local: true });
+    match (a.0, b.0) {
+        (Kind::Private, _) | (_, Kind::Private) => false,
+        (Kind::Object { .. }, Kind::Object { .. }) => false,
+        (Kind::Pointer { restrict: true, .. }, Kind::Pointer { restrict: true, .. }) => false,
+        // A fresh allocation: only a pointer that may hold anything reaches it.
+        (f, other) | (other, f) if fresh(f) => {
+            matches!(
+                other,
+                Kind::Pointer {
+                    origin: Origin::Any,
+                    ..
+                }
+            )
+        }
+        // The function's own arrays did not exist when it was called.
+        (e, l) | (l, e) if entry(e) && local(l) => false,
+        _ => true,
+    }
 }
 
 /// Whether the pair may share memory, judging by declarations alone (see
@@ -187,10 +245,17 @@ fn pairs_by_declaration(
             }
         }
     }
-    let all_restrict = region
-        .storage
-        .values()
-        .all(|s| s.is_some_and(|s| !matches!(s.kind, StorageKind::Pointer { restrict: false })));
+    let all_restrict = region.storage.values().all(|s| {
+        s.is_some_and(|s| {
+            !matches!(
+                s.kind,
+                StorageKind::Pointer {
+                    restrict: false,
+                    ..
+                }
+            )
+        })
+    });
     let storage: Vec<Option<Storage>> = order
         .iter()
         .map(|(d, _)| region.storage.get(d).copied().flatten())
@@ -199,7 +264,7 @@ fn pairs_by_declaration(
     // with those of the kinds it may overlap, not compared with every
     // other (4 000 written `restrict` pointers make no pair, and need not
     // be compared 16 million times).
-    let mut by_kind: BTreeMap<Kind, Vec<usize>> = BTreeMap::new();
+    let mut by_kind: BTreeMap<Class, Vec<usize>> = BTreeMap::new();
     for (k, (d, _)) in order.iter().enumerate() {
         if keep(d) {
             by_kind
@@ -270,10 +335,15 @@ pub fn plan(region: &Region, model: &RegionModel, reorders: bool) -> Result<Guar
                 continue;
             }
             let (data, rank) = &order[k];
-            let unbounded = |why: String| Guard::Unbounded {
-                data: data.clone(),
-                other: order[other].0.clone(),
-                why,
+            let unbounded = |why: String| {
+                let name = |(a, b): (usize, usize)| (order[a].0.clone(), order[b].0.clone());
+                let mut named = vec![name((k, other))];
+                named.extend(pairs.iter().filter(|p| **p != (i, j)).map(|p| name(*p)));
+                Guard::Unbounded {
+                    pairs: named,
+                    data: data.clone(),
+                    why,
+                }
             };
             if let Some(why) = unknown_storage(region, data, *rank) {
                 return Ok(unbounded(why));
@@ -558,8 +628,12 @@ mod tests {
 
     fn pointer(levels: usize) -> Storage {
         Storage {
-            kind: StorageKind::Pointer { restrict: false },
+            kind: StorageKind::Pointer {
+                restrict: false,
+                origin: Origin::Any,
+            },
             levels,
+            element: None,
         }
     }
 
@@ -637,31 +711,65 @@ mod tests {
         assert!(box_bounds(&s, 2).expect("isl").is_none());
     }
 
+    fn with(kind: StorageKind, element: Option<Element>) -> Option<Storage> {
+        Some(Storage {
+            kind,
+            levels: 1,
+            element,
+        })
+    }
+
+    fn ptr(restrict: bool, origin: Origin) -> StorageKind {
+        StorageKind::Pointer { restrict, origin }
+    }
+
     #[test]
     fn which_pairs_may_overlap() {
-        let restrict = Storage {
-            kind: StorageKind::Pointer { restrict: true },
-            levels: 1,
-        };
-        let object = Storage {
-            kind: StorageKind::Object,
-            levels: 1,
-        };
-        let private = Storage {
+        let restrict = with(ptr(true, Origin::Any), None);
+        let object = with(StorageKind::Object { local: false }, None);
+        let private = Some(Storage {
             kind: StorageKind::Private,
             levels: 0,
-        };
+            element: None,
+        });
         let p = Some(pointer(1));
         assert!(may_overlap(p, p, false));
-        assert!(may_overlap(p, Some(restrict), true));
-        assert!(!may_overlap(Some(restrict), Some(restrict), false));
-        assert!(may_overlap(Some(restrict), Some(object), true));
-        assert!(!may_overlap(Some(object), Some(object), false));
-        assert!(!may_overlap(p, Some(private), false));
+        assert!(may_overlap(p, restrict, true));
+        assert!(!may_overlap(restrict, restrict, false));
+        assert!(may_overlap(restrict, object, true));
+        assert!(!may_overlap(object, object, false));
+        assert!(!may_overlap(p, private, false));
         // Unknown storage: anything, unless every pointer named is restrict.
-        assert!(may_overlap(None, Some(restrict), false));
-        assert!(!may_overlap(None, Some(restrict), true));
+        assert!(may_overlap(None, restrict, false));
+        assert!(!may_overlap(None, restrict, true));
         assert!(!may_overlap(None, None, true));
-        assert!(may_overlap(None, Some(object), true));
+        assert!(may_overlap(None, object, true));
+    }
+
+    #[test]
+    fn what_the_functions_facts_keep_apart() {
+        let any = with(ptr(false, Origin::Any), None);
+        let entry = with(ptr(false, Origin::Entry), None);
+        let fresh = with(ptr(false, Origin::Fresh), None);
+        let local = with(StorageKind::Object { local: true }, None);
+        let global = with(StorageKind::Object { local: false }, None);
+        // A fresh allocation: only a pointer that may hold anything.
+        assert!(may_overlap(fresh, any, false));
+        assert!(!may_overlap(fresh, entry, false));
+        assert!(!may_overlap(fresh, fresh, false));
+        assert!(!may_overlap(fresh, local, false));
+        assert!(!may_overlap(global, fresh, false));
+        // A parameter never assigned: not the function's own arrays.
+        assert!(!may_overlap(entry, local, false));
+        assert!(may_overlap(entry, global, false));
+        assert!(may_overlap(entry, entry, false));
+        assert!(may_overlap(any, local, false));
+        // Strict aliasing: incompatible elements never share memory; an
+        // unknown element (a character type) may share any.
+        let float = with(ptr(false, Origin::Any), Some(Element::Float));
+        let int = with(ptr(false, Origin::Any), Some(Element::Int));
+        assert!(!may_overlap(float, int, false));
+        assert!(may_overlap(float, float, false));
+        assert!(may_overlap(float, any, false));
     }
 }

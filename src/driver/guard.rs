@@ -21,19 +21,26 @@ pub(super) fn guard_parts(
     let Some(Modelled { model, ctx }) = modelled else {
         return Ok(Ok(None));
     };
-    let why = match alias::plan(region, model, reorders)? {
+    let (why, pairs) = match alias::plan(region, model, reorders)? {
         Guard::Unneeded => return Ok(Ok(None)),
         Guard::Check(check) => {
             let original = original_code(shared.program, region);
             let parts = alias::print(check, &model.context, shared.names, shared.naming, helpers, original)?;
             return Ok(Ok(Some(parts)));
         }
-        Guard::Unbounded { data, other, why } => format!(
-            "'{data}' and '{other}' may overlap in memory, and the addresses the region touches through '{data}' cannot be bounded for a run-time check ({why})"
+        Guard::Unbounded { pairs, data, why } => (
+            format!(
+                "{} may overlap in memory, and the addresses the region touches through '{data}' cannot be bounded for a run-time check ({why})",
+                overlapping_pairs(&pairs)
+            ),
+            pairs,
         ),
-        Guard::TooMany => format!(
-            "more than {} pairs of the region's variables may overlap in memory, more than a run-time check compares (declare its pointers 'restrict')",
-            alias::MAX_PAIRS
+        Guard::TooMany => (
+            format!(
+                "more than {} pairs of the region's variables may overlap in memory, more than a run-time check compares (declare its pointers 'restrict')",
+                alias::MAX_PAIRS
+            ),
+            Vec::new(),
         ),
     };
     polyhedral::check_declared_accesses(ctx, region, shared.names)?;
@@ -41,7 +48,56 @@ pub(super) fn guard_parts(
         region.pragma_span,
         format!("{why}: the region is left as written, without any transformation"),
     );
-    Ok(Err((warning, why)))
+    Ok(Err((restrict_notes(warning, region, &pairs), why)))
+}
+
+/// Most pairs the warning of a region left as written names.
+const LISTED_PAIRS: usize = 16;
+
+/// The pairs in words: `'a' and 'b'` for one, `the pairs 'a'/'b', 'a'/'c'
+/// and 'b'/'c'` for more (past [`LISTED_PAIRS`], how many others).
+fn overlapping_pairs(pairs: &[(String, String)]) -> String {
+    if let [(a, b)] = pairs {
+        return format!("'{a}' and '{b}'");
+    }
+    let mut named: Vec<String> = pairs
+        .iter()
+        .take(LISTED_PAIRS)
+        .map(|(a, b)| format!("'{a}'/'{b}'"))
+        .collect();
+    if pairs.len() > LISTED_PAIRS {
+        named.push(format!("{} other pairs", pairs.len() - LISTED_PAIRS));
+    }
+    let last = named.pop().unwrap_or_default();
+    match named.is_empty() {
+        true => format!("the pairs {last}"),
+        false => format!("the pairs {} and {last}", named.join(", ")),
+    }
+}
+
+/// `warning` with a note at the declaration of each pointer of the listed
+/// `pairs` that is not `restrict`, saying how to mark it.
+fn restrict_notes(
+    mut warning: Diagnostic,
+    region: &Region,
+    pairs: &[(String, String)],
+) -> Diagnostic {
+    let mut seen = BTreeSet::new();
+    let names = pairs.iter().take(LISTED_PAIRS).flat_map(|(a, b)| [a, b]);
+    for name in names {
+        let Some(d) = region.declarations.get(name) else {
+            continue;
+        };
+        if !seen.insert(name) {
+            continue;
+        }
+        let how = match &d.restrict {
+            Some(text) => format!("declare '{name}' as '{text}'"),
+            None => format!("declare '{name}' 'restrict'"),
+        };
+        warning = warning.with_note(d.span, format!("{how} if it never overlaps another array"));
+    }
+    warning
 }
 
 /// The region's run-time guard, with a first term that checks the

@@ -105,6 +105,7 @@ fn chain(items: Vec<ScheduleItem>) -> Program {
             macro_params: std::collections::BTreeMap::new(),
             final_values: None,
             storage: Default::default(),
+            declarations: Default::default(),
             pragma_lines: Vec::new(),
             temporaries: Vec::new(),
             whole_depth: None,

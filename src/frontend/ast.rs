@@ -48,6 +48,13 @@ pub struct Unit<'tu> {
     /// The per-thread state the program reads (see [`Unit::state_reads`]),
     /// computed once.
     state_reads: std::cell::OnceCell<StateReads>,
+    /// What the main file's functions assign to their variables (see
+    /// [`crate::frontend::storage`]), computed once.
+    pub(crate) assigned: std::cell::OnceCell<crate::frontend::storage::Assigned>,
+    /// C's strict aliasing rules hold (no `-fno-strict-aliasing` among
+    /// clang's arguments): variables of incompatible element types do not
+    /// share memory.
+    pub strict_aliasing: bool,
     /// The translation unit's root.
     root: Cursor<'tu>,
     /// Every macro definition, by name (empty when the main file invokes none).
@@ -318,6 +325,8 @@ impl<'tu> Unit<'tu> {
             declared: std::cell::OnceCell::new(),
             addressed: std::cell::OnceCell::new(),
             state_reads: std::cell::OnceCell::new(),
+            assigned: std::cell::OnceCell::new(),
+            strict_aliasing: true,
             root: tu.root(),
             macro_table: MacroTable::new(),
             macro_ops: RefCell::default(),

@@ -162,6 +162,7 @@ pub fn build<'tu>(
         function_start: function.and_then(|f| f.span()).map(|s| s.start),
         final_values,
         storage: found.declared.storage(),
+        declarations: found.declared.declarations(),
         pragma_lines: std::iter::once(pragma)
             .chain(inner.iter().copied())
             .map(|p| Span::new(p.line_start, p.line_end))

@@ -167,6 +167,7 @@ pub fn parse_input(
         return Err(Error::User(all));
     }
     let mut unit = Unit::new(&tu, &file.text);
+    unit.strict_aliasing = strict_aliasing(clang_args);
     let skipped = tu.skipped_ranges();
     let pragmas: Vec<PragmaLine> = pragmas
         .into_iter()
@@ -260,6 +261,20 @@ pub fn parse_input(
         },
         includes,
     })
+}
+
+/// Whether C's strict aliasing rules hold under the clang arguments
+/// `args`: the last of `-fstrict-aliasing` and `-fno-strict-aliasing`
+/// decides; neither, they hold.
+pub fn strict_aliasing(args: &[String]) -> bool {
+    args.iter()
+        .rev()
+        .find_map(|a| match a.as_str() {
+            "-fstrict-aliasing" => Some(true),
+            "-fno-strict-aliasing" => Some(false),
+            _ => None,
+        })
+        .unwrap_or(true)
 }
 
 /// What the error for a pragma byte that is not UTF-8 says.

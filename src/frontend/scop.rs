@@ -131,6 +131,7 @@ pub fn build<'tu>(
             .map(|s| s.start),
         final_values,
         storage: b.declared.storage(),
+        declarations: b.declared.declarations(),
         pragma_lines: [scop, endscop]
             .iter()
             .map(|p| Span::new(p.line_start, p.line_end))

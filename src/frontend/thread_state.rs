@@ -278,6 +278,7 @@ pub fn serialize<'tu>(
         let storage = Storage {
             kind: StorageKind::Private,
             levels: 0,
+            element: None,
         };
         region.storage.insert(name.clone(), Some(storage));
         region.thread_state.push(name);

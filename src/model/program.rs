@@ -95,6 +95,9 @@ pub struct Region {
     /// chain's logical name, a body flextile does not analyse) has unknown
     /// storage too.
     pub storage: BTreeMap<String, Option<Storage>>,
+    /// Where the pointers of [`Region::storage`] that are not `restrict`
+    /// are declared in the main file (see [`Declaration`]).
+    pub declarations: BTreeMap<String, Declaration>,
     /// The whole lines (newline excluded) of the flextile pragmas inside
     /// [`Region::span`] (`#pragma omplc ...`, `#pragma scop`, `#pragma
     /// endscop`): the region's text without them is the user's original
@@ -188,6 +191,7 @@ impl Region {
             macro_params: self.macro_params.clone(),
             final_values: self.final_values.clone(),
             storage: self.storage.clone(),
+            declarations: self.declarations.clone(),
             pragma_lines: self.pragma_lines.clone(),
             temporaries,
             whole_depth: self.whole_depth,
@@ -223,25 +227,82 @@ pub struct Storage {
     /// `double A[N][M]`, 0 for a scalar; `double **A` and `double *A[N]` have
     /// 1 (their rows are elsewhere).
     pub levels: usize,
+    /// The type of its elements (after [`Storage::levels`] subscripts) as
+    /// C's effective-type rules see it: two variables of different
+    /// elements never share memory (strict aliasing). `None`: it may share
+    /// memory with any type (a character type, a struct, a pointer, or
+    /// strict aliasing is off).
+    pub element: Option<Element>,
+}
+
+/// The arithmetic types that strict aliasing tells apart: signed and
+/// unsigned variants, qualifiers and typedefs of one type are the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Element {
+    /// `short`, `unsigned short`.
+    Short,
+    /// `int`, `unsigned int`.
+    Int,
+    /// `long`, `unsigned long`.
+    Long,
+    /// `long long`, `unsigned long long`.
+    LongLong,
+    /// `float`.
+    Float,
+    /// `double`.
+    Double,
+    /// `long double`.
+    LongDouble,
 }
 
 /// See [`Storage`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StorageKind {
-    /// A pointer (a parameter declared as an array is one): it may point
-    /// into any other variable's memory. `restrict`: the pointer is
-    /// `restrict`-qualified.
+    /// A pointer (a parameter declared as an array is one). `restrict`: the
+    /// pointer is `restrict`-qualified; `origin`: what it may point into.
     Pointer {
         /// The pointer is `restrict`-qualified.
         restrict: bool,
+        /// Where its values come from.
+        origin: Origin,
     },
     /// A variable with its own memory (a true array, or a scalar whose
     /// address is taken or that lives beyond its function): only a pointer
-    /// can reach into it.
-    Object,
+    /// can reach into it. `local`: of automatic storage, declared in the
+    /// function (created after its parameters got their values).
+    Object {
+        /// Declared in the function, neither `static` nor `extern`.
+        local: bool,
+    },
     /// A scalar of automatic storage (a local or a parameter) whose address
     /// is never taken in its function: nothing else can reach it.
     Private,
+}
+
+/// Where a pointer's values come from (see `frontend::storage`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Origin {
+    /// Anything: it may point into any variable's memory.
+    Any,
+    /// A parameter the function never assigns (nor takes the address of):
+    /// it points into memory that existed when the function was called,
+    /// never into the function's own arrays or allocations.
+    Entry,
+    /// A local pointer every assignment of which is the result of an
+    /// allocation (`malloc`, `calloc`): memory no other variable has,
+    /// except another pointer of origin [`Origin::Any`].
+    Fresh,
+}
+
+/// Where a pointer the region accesses is declared, for the warning that
+/// asks to mark it `restrict`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Declaration {
+    /// The declaration's name.
+    pub span: Span,
+    /// The declaration as written with `restrict` added (`float
+    /// *restrict a`), where flextile can write it.
+    pub restrict: Option<String>,
 }
 
 /// Code that leaves loop variables with their values after the original

@@ -258,7 +258,8 @@ impl DeviceData {
                 let (bounds, unbounded) = match (set, is_touched) {
                     (Some(set), true) => {
                         let of = parts.get(&isl_name(&a.data)).map_or(&[][..], |p| p);
-                        let object = st.is_some_and(|st| st.kind == StorageKind::Object);
+                        let object =
+                            st.is_some_and(|st| matches!(st.kind, StorageKind::Object { .. }));
                         let bounds = Bounds {
                             reader: &reader,
                             context: &model.context,

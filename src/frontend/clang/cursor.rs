@@ -5,6 +5,7 @@
 #![allow(non_upper_case_globals)]
 
 use super::*;
+use crate::model::program::Element;
 
 /// A node of the AST (or of the preprocessing record).
 #[derive(Clone, Copy)]
@@ -687,6 +688,23 @@ impl<'tu> Type<'tu> {
             }
             _ => None,
         }
+    }
+
+    /// The type as C's strict aliasing rules tell it apart from others,
+    /// after desugaring (signed and unsigned variants are one); `None` for
+    /// a character type, which may access any object, and for the types
+    /// it does not tell apart (`_Bool`, enums, pointers, structs, `void`).
+    pub fn strict_element(&self) -> Option<Element> {
+        Some(match self.canonical().raw.kind {
+            CXType_Short | CXType_UShort => Element::Short,
+            CXType_Int | CXType_UInt => Element::Int,
+            CXType_Long | CXType_ULong => Element::Long,
+            CXType_LongLong | CXType_ULongLong => Element::LongLong,
+            CXType_Float => Element::Float,
+            CXType_Double => Element::Double,
+            CXType_LongDouble => Element::LongDouble,
+            _ => return None,
+        })
     }
 
     /// True for an integer type (`char`, `_Bool` and enums included),

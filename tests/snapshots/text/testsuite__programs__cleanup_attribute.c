@@ -81,20 +81,17 @@ static void pipeline(int n, const double *in, double *out)
     double T[LEN] __attribute__((cleanup(print_t)));
     for (i = 0; i < LEN; i++)
         T[i] = -1.0;
-/* flextile: scop at testsuite/programs/cleanup_attribute.c:81, 2 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'T'/'in', 'T'/'out', 'in'/'out' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/cleanup_attribute.c:81, 2 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'in'/'out' overlap in memory (checked at run time)
  *   S0: statement 'T[i] = 0.25 * in[i - 1] + 0.5...' (line 83)
  *   S1: statement 'out[i] = 0.5 * T[i - 1] + 0.5...' (line 85)
  */
 {
   /* alias guard: the loops below assume that these variables do not overlap in memory, and that the parameters keep fixed-width arithmetic from wrapping (the generated loops' int arithmetic (for a parameter beyond ±2147483646)) */
-  __UINTPTR_TYPE__ ft_alias_lo0, ft_alias_end0; /* the bytes the region touches through 'T' */
-  __UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'in' */
-  __UINTPTR_TYPE__ ft_alias_lo2, ft_alias_end2; /* the bytes the region touches through 'out' */
+  __UINTPTR_TYPE__ ft_alias_lo0, ft_alias_end0; /* the bytes the region touches through 'in' */
+  __UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'out' */
   if ((n >= -2147483646LL && n <= 2147483646LL) &&
-      (ft_alias_lo0 = (__UINTPTR_TYPE__)(T) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(T[0])), ft_alias_end0 = (__UINTPTR_TYPE__)(T) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(n - 2) * sizeof(T[0])) + sizeof(T[0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(in) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(in[0])), ft_alias_end1 = (__UINTPTR_TYPE__)(in) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(n - 1) * sizeof(in[0])) + sizeof(in[0]), ft_alias_lo2 = (__UINTPTR_TYPE__)(out) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(2) * sizeof(out[0])), ft_alias_end2 = (__UINTPTR_TYPE__)(out) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(n - 3) * sizeof(out[0])) + sizeof(out[0]), 1) &&
-      (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0) &&
-      (ft_alias_end0 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo0) &&
-      (ft_alias_end1 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo1)) {
+      (ft_alias_lo0 = (__UINTPTR_TYPE__)(in) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(in[0])), ft_alias_end0 = (__UINTPTR_TYPE__)(in) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(n - 1) * sizeof(in[0])) + sizeof(in[0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(out) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(2) * sizeof(out[0])), ft_alias_end1 = (__UINTPTR_TYPE__)(out) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(n - 3) * sizeof(out[0])) + sizeof(out[0]), 1) &&
+      (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0)) {
   #pragma omp parallel for
   for (int c0 = 1; c0 < n - 1; c0++) {
     /* S0: statement 'T[i] = 0.25 * in[i - 1] + 0.5...' (line 83) */
@@ -179,18 +176,15 @@ for (i = 0; i < n; i++) {
 static void chain(int N, const double *A, double *H)
 {
     double r __attribute__((cleanup(print_double))) = -3.0;
-/* flextile: loop chain at testsuite/programs/cleanup_attribute.c:118, 1 stage(s); no parallel loop (see the notes), alias guard: the original code runs where 'A'/'H', 'A'/'r', 'H'/'r' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/cleanup_attribute.c:118, 1 stage(s); no parallel loop (see the notes), alias guard: the original code runs where 'A'/'H' overlap in memory (checked at run time)
  *   S5: nest 1 (line 120)
  */
 {
   /* alias guard: the loops below assume that these variables do not overlap in memory */
   __UINTPTR_TYPE__ ft_alias_lo0, ft_alias_end0; /* the bytes the region touches through 'A' */
   __UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'H' */
-  __UINTPTR_TYPE__ ft_alias_lo2, ft_alias_end2; /* the bytes the region touches through 'r' */
-  if ((ft_alias_lo0 = (__UINTPTR_TYPE__)(A) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(A[0])), ft_alias_end0 = (__UINTPTR_TYPE__)(A) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(N - 1) * sizeof(A[0])) + sizeof(A[0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(H) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(H[0])), ft_alias_end1 = (__UINTPTR_TYPE__)(H) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(N - 1) * sizeof(H[0])) + sizeof(H[0]), ft_alias_lo2 = (__UINTPTR_TYPE__)&r, ft_alias_end2 = (__UINTPTR_TYPE__)&r + sizeof(r), 1) &&
-      (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0) &&
-      (ft_alias_end0 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo0) &&
-      (ft_alias_end1 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo1)) {
+  if ((ft_alias_lo0 = (__UINTPTR_TYPE__)(A) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(A[0])), ft_alias_end0 = (__UINTPTR_TYPE__)(A) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(N - 1) * sizeof(A[0])) + sizeof(A[0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(H) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(H[0])), ft_alias_end1 = (__UINTPTR_TYPE__)(H) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(N - 1) * sizeof(H[0])) + sizeof(H[0]), 1) &&
+      (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0)) {
   for (int c0 = 0; c0 < N; c0++) {
     /* S5: nest 1 (line 120) */
     {

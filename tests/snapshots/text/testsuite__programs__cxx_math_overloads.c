@@ -22,16 +22,11 @@
 
 static void run(int T, int N, long l, float *A, double *B)
 {
-/* flextile: scop at testsuite/programs/cxx_math_overloads.c:22, 2 stage(s); OpenMP, alias guard: the original code runs where 'B'/'A' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/cxx_math_overloads.c:22, 2 stage(s); OpenMP
  *   S0: statement 'B[i] = exp(A[i]) + sqrt(A[i])...' (line 25)
  *   S1: statement 'A[i] = (float)(B[i] * 0.125);' (line 27)
  */
 {
-  /* alias guard: the loops below assume that these variables do not overlap in memory */
-  __UINTPTR_TYPE__ ft_alias_lo0, ft_alias_end0; /* the bytes the region touches through 'B' */
-  __UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'A' */
-  if ((ft_alias_lo0 = (__UINTPTR_TYPE__)(B) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(B[0])), ft_alias_end0 = (__UINTPTR_TYPE__)(B) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(N - 1) * sizeof(B[0])) + sizeof(B[0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(A) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(A[0])), ft_alias_end1 = (__UINTPTR_TYPE__)(A) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(N - 1) * sizeof(A[0])) + sizeof(A[0]), 1) &&
-      (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0)) {
   for (int c0 = 0; c0 < T; c0++) {
     #pragma omp parallel for
     for (int c1 = 0; c1 < N; c1++) {
@@ -42,15 +37,6 @@ static void run(int T, int N, long l, float *A, double *B)
     for (int c1 = 0; c1 < N; c1++) {
       /* S1: statement 'A[i] = (float)(B[i] * 0.125);' (line 27) */
       A[c1] = (float)(B[c1] * 0.125);
-    }
-  }
-  } else {
-    /* some of these variables overlap: the region's original code, as written */
-    for (int t = 0; t < T; t++) {
-        for (int i = 0; i < N; i++)
-            B[i] = exp(A[i]) + sqrt(A[i]) + pow(A[i], 1.5f) + fabs(A[i] - 3.0f) + abs(l) * 1e-12;
-        for (int i = 0; i < N; i++)
-            A[i] = (float)(B[i] * 0.125);
     }
   }
 }

@@ -107,7 +107,7 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
                   float B[H][W], float D2[H][W], float RD[H][W], float T1[H][W], float T2[H][W],
                   float ST[H][W], float LO[H][W], float OUT[H][W])
 {
-/* flextile: loop chain at testsuite/programs/inline_pointwise.c:107, 16 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'IN'/'GX', 'IN'/'GXX', 'IN'/'SXX', 'IN'/'HD', 'IN'/'SH', 'IN'/'QI', 'IN'/'SQ', 'IN'/'SQS', 'IN'/'B', 'IN'/'D2', 'IN'/'RD', 'IN'/'T1', 'IN'/'T2', 'IN'/'ST', 'IN'/'LO', 'IN'/'OUT', 'GX'/'GXX', 'GX'/'SXX', 'GX'/'HD', 'GX'/'SH', 'GX'/'QI', 'GX'/'SQ', 'GX'/'SQS', 'GX'/'B', 'GX'/'D2', 'GX'/'RD', 'GX'/'T1', 'GX'/'T2', 'GX'/'ST', 'GX'/'LO', 'GX'/'OUT', 'GXX'/'SXX', 'GXX'/'HD', 'GXX'/'SH', 'GXX'/'QI', 'GXX'/'SQ', 'GXX'/'SQS', 'GXX'/'B', 'GXX'/'D2', 'GXX'/'RD', 'GXX'/'T1', 'GXX'/'T2', 'GXX'/'ST', 'GXX'/'LO', 'GXX'/'OUT', 'SXX'/'HD', 'SXX'/'SH', 'SXX'/'QI', 'SXX'/'SQ', 'SXX'/'SQS', 'SXX'/'B', 'SXX'/'D2', 'SXX'/'RD', 'SXX'/'T1', 'SXX'/'T2', 'SXX'/'ST', 'SXX'/'LO', 'SXX'/'OUT', 'HD'/'SH', 'HD'/'QI', 'HD'/'SQ', 'HD'/'SQS', 'HD'/'B', 'HD'/'D2', 'HD'/'RD', 'HD'/'T1', 'HD'/'T2', 'HD'/'ST', 'HD'/'LO', 'HD'/'OUT', 'SH'/'QI', 'SH'/'SQ', 'SH'/'SQS', 'SH'/'B', 'SH'/'D2', 'SH'/'RD', 'SH'/'T1', 'SH'/'T2', 'SH'/'ST', 'SH'/'LO', 'SH'/'OUT', 'QI'/'SQ', 'QI'/'SQS', 'QI'/'B', 'QI'/'D2', 'QI'/'RD', 'QI'/'T1', 'QI'/'T2', 'QI'/'ST', 'QI'/'LO', 'QI'/'OUT', 'SQ'/'SQS', 'SQ'/'B', 'SQ'/'D2', 'SQ'/'RD', 'SQ'/'T1', 'SQ'/'T2', 'SQ'/'ST', 'SQ'/'LO', 'SQ'/'OUT', 'SQS'/'B', 'SQS'/'D2', 'SQS'/'RD', 'SQS'/'T1', 'SQS'/'T2', 'SQS'/'ST', 'SQS'/'LO', 'SQS'/'OUT', 'B'/'D2', 'B'/'RD', 'B'/'T1', 'B'/'T2', 'B'/'ST', 'B'/'LO', 'B'/'OUT', 'D2'/'RD', 'D2'/'T1', 'D2'/'T2', 'D2'/'ST', 'D2'/'LO', 'D2'/'OUT', 'RD'/'T1', 'RD'/'T2', 'RD'/'ST', 'RD'/'LO', 'RD'/'OUT', 'T1'/'T2', 'T1'/'ST', 'T1'/'LO', 'T1'/'OUT', 'T2'/'ST', 'T2'/'LO', 'T2'/'OUT', 'ST'/'LO', 'ST'/'OUT', 'LO'/'OUT' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/inline_pointwise.c:107, 16 stage(s); OpenMP, alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'IN'/'GX', 'IN'/'GXX', 'IN'/'SXX', 'IN'/'HD', 'IN'/'SH', 'IN'/'SQ', 'IN'/'SQS', 'IN'/'B', 'IN'/'D2', 'IN'/'RD', 'IN'/'T1', 'IN'/'T2', 'IN'/'ST', 'IN'/'LO', 'IN'/'OUT', 'GX'/'GXX', 'GX'/'SXX', 'GX'/'HD', 'GX'/'SH', 'GX'/'SQ', 'GX'/'SQS', 'GX'/'B', 'GX'/'D2', 'GX'/'RD', 'GX'/'T1', 'GX'/'T2', 'GX'/'ST', 'GX'/'LO', 'GX'/'OUT', 'GXX'/'SXX', 'GXX'/'HD', 'GXX'/'SH', 'GXX'/'SQ', 'GXX'/'SQS', 'GXX'/'B', 'GXX'/'D2', 'GXX'/'RD', 'GXX'/'T1', 'GXX'/'T2', 'GXX'/'ST', 'GXX'/'LO', 'GXX'/'OUT', 'SXX'/'HD', 'SXX'/'SH', 'SXX'/'SQ', 'SXX'/'SQS', 'SXX'/'B', 'SXX'/'D2', 'SXX'/'RD', 'SXX'/'T1', 'SXX'/'T2', 'SXX'/'ST', 'SXX'/'LO', 'SXX'/'OUT', 'HD'/'SH', 'HD'/'SQ', 'HD'/'SQS', 'HD'/'B', 'HD'/'D2', 'HD'/'RD', 'HD'/'T1', 'HD'/'T2', 'HD'/'ST', 'HD'/'LO', 'HD'/'OUT', 'SH'/'SQ', 'SH'/'SQS', 'SH'/'B', 'SH'/'D2', 'SH'/'RD', 'SH'/'T1', 'SH'/'T2', 'SH'/'ST', 'SH'/'LO', 'SH'/'OUT', 'SQ'/'SQS', 'SQ'/'B', 'SQ'/'D2', 'SQ'/'RD', 'SQ'/'T1', 'SQ'/'T2', 'SQ'/'ST', 'SQ'/'LO', 'SQ'/'OUT', 'SQS'/'B', 'SQS'/'D2', 'SQS'/'RD', 'SQS'/'T1', 'SQS'/'T2', 'SQS'/'ST', 'SQS'/'LO', 'SQS'/'OUT', 'B'/'D2', 'B'/'RD', 'B'/'T1', 'B'/'T2', 'B'/'ST', 'B'/'LO', 'B'/'OUT', 'D2'/'RD', 'D2'/'T1', 'D2'/'T2', 'D2'/'ST', 'D2'/'LO', 'D2'/'OUT', 'RD'/'T1', 'RD'/'T2', 'RD'/'ST', 'RD'/'LO', 'RD'/'OUT', 'T1'/'T2', 'T1'/'ST', 'T1'/'LO', 'T1'/'OUT', 'T2'/'ST', 'T2'/'LO', 'T2'/'OUT', 'ST'/'LO', 'ST'/'OUT', 'LO'/'OUT' overlap in memory (checked at run time)
  *   S0: nest 1 (line 109)
  *   S1: nest 2 (line 113)
  *   S2: nest 3 (line 117)
@@ -133,19 +133,18 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
   __UINTPTR_TYPE__ ft_alias_lo3, ft_alias_end3; /* the bytes the region touches through 'SXX' */
   __UINTPTR_TYPE__ ft_alias_lo4, ft_alias_end4; /* the bytes the region touches through 'HD' */
   __UINTPTR_TYPE__ ft_alias_lo5, ft_alias_end5; /* the bytes the region touches through 'SH' */
-  __UINTPTR_TYPE__ ft_alias_lo6, ft_alias_end6; /* the bytes the region touches through 'QI' */
-  __UINTPTR_TYPE__ ft_alias_lo7, ft_alias_end7; /* the bytes the region touches through 'SQ' */
-  __UINTPTR_TYPE__ ft_alias_lo8, ft_alias_end8; /* the bytes the region touches through 'SQS' */
-  __UINTPTR_TYPE__ ft_alias_lo9, ft_alias_end9; /* the bytes the region touches through 'B' */
-  __UINTPTR_TYPE__ ft_alias_lo10, ft_alias_end10; /* the bytes the region touches through 'D2' */
-  __UINTPTR_TYPE__ ft_alias_lo11, ft_alias_end11; /* the bytes the region touches through 'RD' */
-  __UINTPTR_TYPE__ ft_alias_lo12, ft_alias_end12; /* the bytes the region touches through 'T1' */
-  __UINTPTR_TYPE__ ft_alias_lo13, ft_alias_end13; /* the bytes the region touches through 'T2' */
-  __UINTPTR_TYPE__ ft_alias_lo14, ft_alias_end14; /* the bytes the region touches through 'ST' */
-  __UINTPTR_TYPE__ ft_alias_lo15, ft_alias_end15; /* the bytes the region touches through 'LO' */
-  __UINTPTR_TYPE__ ft_alias_lo16, ft_alias_end16; /* the bytes the region touches through 'OUT' */
+  __UINTPTR_TYPE__ ft_alias_lo6, ft_alias_end6; /* the bytes the region touches through 'SQ' */
+  __UINTPTR_TYPE__ ft_alias_lo7, ft_alias_end7; /* the bytes the region touches through 'SQS' */
+  __UINTPTR_TYPE__ ft_alias_lo8, ft_alias_end8; /* the bytes the region touches through 'B' */
+  __UINTPTR_TYPE__ ft_alias_lo9, ft_alias_end9; /* the bytes the region touches through 'D2' */
+  __UINTPTR_TYPE__ ft_alias_lo10, ft_alias_end10; /* the bytes the region touches through 'RD' */
+  __UINTPTR_TYPE__ ft_alias_lo11, ft_alias_end11; /* the bytes the region touches through 'T1' */
+  __UINTPTR_TYPE__ ft_alias_lo12, ft_alias_end12; /* the bytes the region touches through 'T2' */
+  __UINTPTR_TYPE__ ft_alias_lo13, ft_alias_end13; /* the bytes the region touches through 'ST' */
+  __UINTPTR_TYPE__ ft_alias_lo14, ft_alias_end14; /* the bytes the region touches through 'LO' */
+  __UINTPTR_TYPE__ ft_alias_lo15, ft_alias_end15; /* the bytes the region touches through 'OUT' */
   if ((H >= -2147483647LL && W >= -2147483647LL) &&
-      (ft_alias_lo0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0][0])), ft_alias_end0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(IN[0][0])) + sizeof(IN[0][0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(GX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(GX[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(GX[0][0])), ft_alias_end1 = (__UINTPTR_TYPE__)(GX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(GX[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(GX[0][0])) + sizeof(GX[0][0]), ft_alias_lo2 = (__UINTPTR_TYPE__)(GXX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(GXX[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(GXX[0][0])), ft_alias_end2 = (__UINTPTR_TYPE__)(GXX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(GXX[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(GXX[0][0])) + sizeof(GXX[0][0]), ft_alias_lo3 = (__UINTPTR_TYPE__)(SXX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(SXX[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(SXX[0][0])), ft_alias_end3 = (__UINTPTR_TYPE__)(SXX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(SXX[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(SXX[0][0])) + sizeof(SXX[0][0]), ft_alias_lo4 = (__UINTPTR_TYPE__)(HD) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(HD[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(HD[0][0])), ft_alias_end4 = (__UINTPTR_TYPE__)(HD) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(HD[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(HD[0][0])) + sizeof(HD[0][0]), ft_alias_lo5 = (__UINTPTR_TYPE__)(SH) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(SH[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(SH[0][0])), ft_alias_end5 = (__UINTPTR_TYPE__)(SH) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(SH[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(SH[0][0])) + sizeof(SH[0][0]), ft_alias_lo6 = (__UINTPTR_TYPE__)(QI) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(QI[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(QI[0][0])), ft_alias_end6 = (__UINTPTR_TYPE__)(QI) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(QI[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(QI[0][0])) + sizeof(QI[0][0]), ft_alias_lo7 = (__UINTPTR_TYPE__)(SQ) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(SQ[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(SQ[0][0])), ft_alias_end7 = (__UINTPTR_TYPE__)(SQ) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(SQ[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(SQ[0][0])) + sizeof(SQ[0][0]), ft_alias_lo8 = (__UINTPTR_TYPE__)(SQS) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(SQS[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(SQS[0][0])), ft_alias_end8 = (__UINTPTR_TYPE__)(SQS) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(SQS[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(SQS[0][0])) + sizeof(SQS[0][0]), ft_alias_lo9 = (__UINTPTR_TYPE__)(B) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(B[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(B[0][0])), ft_alias_end9 = (__UINTPTR_TYPE__)(B) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(B[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(B[0][0])) + sizeof(B[0][0]), ft_alias_lo10 = (__UINTPTR_TYPE__)(D2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(D2[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(D2[0][0])), ft_alias_end10 = (__UINTPTR_TYPE__)(D2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(D2[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(D2[0][0])) + sizeof(D2[0][0]), ft_alias_lo11 = (__UINTPTR_TYPE__)(RD) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(RD[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(RD[0][0])), ft_alias_end11 = (__UINTPTR_TYPE__)(RD) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(RD[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(RD[0][0])) + sizeof(RD[0][0]), ft_alias_lo12 = (__UINTPTR_TYPE__)(T1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(T1[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(T1[0][0])), ft_alias_end12 = (__UINTPTR_TYPE__)(T1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(T1[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(T1[0][0])) + sizeof(T1[0][0]), ft_alias_lo13 = (__UINTPTR_TYPE__)(T2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(T2[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(T2[0][0])), ft_alias_end13 = (__UINTPTR_TYPE__)(T2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(T2[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(T2[0][0])) + sizeof(T2[0][0]), ft_alias_lo14 = (__UINTPTR_TYPE__)(ST) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(ST[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(ST[0][0])), ft_alias_end14 = (__UINTPTR_TYPE__)(ST) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(ST[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(ST[0][0])) + sizeof(ST[0][0]), ft_alias_lo15 = (__UINTPTR_TYPE__)(LO) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(LO[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(LO[0][0])), ft_alias_end15 = (__UINTPTR_TYPE__)(LO) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(LO[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(LO[0][0])) + sizeof(LO[0][0]), ft_alias_lo16 = (__UINTPTR_TYPE__)(OUT) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(OUT[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(OUT[0][0])), ft_alias_end16 = (__UINTPTR_TYPE__)(OUT) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(OUT[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(OUT[0][0])) + sizeof(OUT[0][0]), 1) &&
+      (ft_alias_lo0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0][0])), ft_alias_end0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(IN[0][0])) + sizeof(IN[0][0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(GX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(GX[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(GX[0][0])), ft_alias_end1 = (__UINTPTR_TYPE__)(GX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(GX[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(GX[0][0])) + sizeof(GX[0][0]), ft_alias_lo2 = (__UINTPTR_TYPE__)(GXX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(GXX[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(GXX[0][0])), ft_alias_end2 = (__UINTPTR_TYPE__)(GXX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(GXX[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(GXX[0][0])) + sizeof(GXX[0][0]), ft_alias_lo3 = (__UINTPTR_TYPE__)(SXX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(SXX[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(SXX[0][0])), ft_alias_end3 = (__UINTPTR_TYPE__)(SXX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(SXX[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(SXX[0][0])) + sizeof(SXX[0][0]), ft_alias_lo4 = (__UINTPTR_TYPE__)(HD) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(HD[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(HD[0][0])), ft_alias_end4 = (__UINTPTR_TYPE__)(HD) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(HD[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(HD[0][0])) + sizeof(HD[0][0]), ft_alias_lo5 = (__UINTPTR_TYPE__)(SH) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(SH[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(SH[0][0])), ft_alias_end5 = (__UINTPTR_TYPE__)(SH) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(SH[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(SH[0][0])) + sizeof(SH[0][0]), ft_alias_lo6 = (__UINTPTR_TYPE__)(SQ) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(SQ[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(SQ[0][0])), ft_alias_end6 = (__UINTPTR_TYPE__)(SQ) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(SQ[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(SQ[0][0])) + sizeof(SQ[0][0]), ft_alias_lo7 = (__UINTPTR_TYPE__)(SQS) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(SQS[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(SQS[0][0])), ft_alias_end7 = (__UINTPTR_TYPE__)(SQS) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(SQS[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(SQS[0][0])) + sizeof(SQS[0][0]), ft_alias_lo8 = (__UINTPTR_TYPE__)(B) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(B[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(B[0][0])), ft_alias_end8 = (__UINTPTR_TYPE__)(B) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(B[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(B[0][0])) + sizeof(B[0][0]), ft_alias_lo9 = (__UINTPTR_TYPE__)(D2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(D2[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(D2[0][0])), ft_alias_end9 = (__UINTPTR_TYPE__)(D2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(D2[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(D2[0][0])) + sizeof(D2[0][0]), ft_alias_lo10 = (__UINTPTR_TYPE__)(RD) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(RD[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(RD[0][0])), ft_alias_end10 = (__UINTPTR_TYPE__)(RD) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(RD[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(RD[0][0])) + sizeof(RD[0][0]), ft_alias_lo11 = (__UINTPTR_TYPE__)(T1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(T1[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(T1[0][0])), ft_alias_end11 = (__UINTPTR_TYPE__)(T1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(T1[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(T1[0][0])) + sizeof(T1[0][0]), ft_alias_lo12 = (__UINTPTR_TYPE__)(T2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(T2[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(T2[0][0])), ft_alias_end12 = (__UINTPTR_TYPE__)(T2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(T2[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(T2[0][0])) + sizeof(T2[0][0]), ft_alias_lo13 = (__UINTPTR_TYPE__)(ST) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(ST[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(ST[0][0])), ft_alias_end13 = (__UINTPTR_TYPE__)(ST) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(ST[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(ST[0][0])) + sizeof(ST[0][0]), ft_alias_lo14 = (__UINTPTR_TYPE__)(LO) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(LO[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(LO[0][0])), ft_alias_end14 = (__UINTPTR_TYPE__)(LO) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(LO[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(LO[0][0])) + sizeof(LO[0][0]), ft_alias_lo15 = (__UINTPTR_TYPE__)(OUT) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(OUT[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(OUT[0][0])), ft_alias_end15 = (__UINTPTR_TYPE__)(OUT) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(OUT[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(OUT[0][0])) + sizeof(OUT[0][0]), 1) &&
       (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0) &&
       (ft_alias_end0 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo0) &&
       (ft_alias_end0 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo0) &&
@@ -161,7 +160,6 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
       (ft_alias_end0 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo0) &&
       (ft_alias_end0 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo0) &&
       (ft_alias_end0 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo0) &&
-      (ft_alias_end0 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo0) &&
       (ft_alias_end1 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo1) &&
       (ft_alias_end1 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo1) &&
       (ft_alias_end1 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo1) &&
@@ -176,7 +174,6 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
       (ft_alias_end1 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo1) &&
       (ft_alias_end1 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo1) &&
       (ft_alias_end1 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo1) &&
       (ft_alias_end2 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo2) &&
       (ft_alias_end2 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo2) &&
       (ft_alias_end2 <= ft_alias_lo5 || ft_alias_end5 <= ft_alias_lo2) &&
@@ -190,7 +187,6 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
       (ft_alias_end2 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo2) &&
       (ft_alias_end2 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo2) &&
       (ft_alias_end2 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo2) &&
       (ft_alias_end3 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo3) &&
       (ft_alias_end3 <= ft_alias_lo5 || ft_alias_end5 <= ft_alias_lo3) &&
       (ft_alias_end3 <= ft_alias_lo6 || ft_alias_end6 <= ft_alias_lo3) &&
@@ -203,7 +199,6 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
       (ft_alias_end3 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo3) &&
       (ft_alias_end3 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo3) &&
       (ft_alias_end3 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo3) &&
-      (ft_alias_end3 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo3) &&
       (ft_alias_end4 <= ft_alias_lo5 || ft_alias_end5 <= ft_alias_lo4) &&
       (ft_alias_end4 <= ft_alias_lo6 || ft_alias_end6 <= ft_alias_lo4) &&
       (ft_alias_end4 <= ft_alias_lo7 || ft_alias_end7 <= ft_alias_lo4) &&
@@ -215,7 +210,6 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
       (ft_alias_end4 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo4) &&
       (ft_alias_end4 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo4) &&
       (ft_alias_end4 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo4) &&
-      (ft_alias_end4 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo4) &&
       (ft_alias_end5 <= ft_alias_lo6 || ft_alias_end6 <= ft_alias_lo5) &&
       (ft_alias_end5 <= ft_alias_lo7 || ft_alias_end7 <= ft_alias_lo5) &&
       (ft_alias_end5 <= ft_alias_lo8 || ft_alias_end8 <= ft_alias_lo5) &&
@@ -226,7 +220,6 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
       (ft_alias_end5 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo5) &&
       (ft_alias_end5 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo5) &&
       (ft_alias_end5 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo5) &&
-      (ft_alias_end5 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo5) &&
       (ft_alias_end6 <= ft_alias_lo7 || ft_alias_end7 <= ft_alias_lo6) &&
       (ft_alias_end6 <= ft_alias_lo8 || ft_alias_end8 <= ft_alias_lo6) &&
       (ft_alias_end6 <= ft_alias_lo9 || ft_alias_end9 <= ft_alias_lo6) &&
@@ -236,7 +229,6 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
       (ft_alias_end6 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo6) &&
       (ft_alias_end6 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo6) &&
       (ft_alias_end6 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo6) &&
-      (ft_alias_end6 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo6) &&
       (ft_alias_end7 <= ft_alias_lo8 || ft_alias_end8 <= ft_alias_lo7) &&
       (ft_alias_end7 <= ft_alias_lo9 || ft_alias_end9 <= ft_alias_lo7) &&
       (ft_alias_end7 <= ft_alias_lo10 || ft_alias_end10 <= ft_alias_lo7) &&
@@ -245,7 +237,6 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
       (ft_alias_end7 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo7) &&
       (ft_alias_end7 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo7) &&
       (ft_alias_end7 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo7) &&
-      (ft_alias_end7 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo7) &&
       (ft_alias_end8 <= ft_alias_lo9 || ft_alias_end9 <= ft_alias_lo8) &&
       (ft_alias_end8 <= ft_alias_lo10 || ft_alias_end10 <= ft_alias_lo8) &&
       (ft_alias_end8 <= ft_alias_lo11 || ft_alias_end11 <= ft_alias_lo8) &&
@@ -253,35 +244,27 @@ static void chain(int H, int W, float IN[H][W], float GX[H][W], float GXX[H][W],
       (ft_alias_end8 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo8) &&
       (ft_alias_end8 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo8) &&
       (ft_alias_end8 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo8) &&
-      (ft_alias_end8 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo8) &&
       (ft_alias_end9 <= ft_alias_lo10 || ft_alias_end10 <= ft_alias_lo9) &&
       (ft_alias_end9 <= ft_alias_lo11 || ft_alias_end11 <= ft_alias_lo9) &&
       (ft_alias_end9 <= ft_alias_lo12 || ft_alias_end12 <= ft_alias_lo9) &&
       (ft_alias_end9 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo9) &&
       (ft_alias_end9 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo9) &&
       (ft_alias_end9 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo9) &&
-      (ft_alias_end9 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo9) &&
       (ft_alias_end10 <= ft_alias_lo11 || ft_alias_end11 <= ft_alias_lo10) &&
       (ft_alias_end10 <= ft_alias_lo12 || ft_alias_end12 <= ft_alias_lo10) &&
       (ft_alias_end10 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo10) &&
       (ft_alias_end10 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo10) &&
       (ft_alias_end10 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo10) &&
-      (ft_alias_end10 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo10) &&
       (ft_alias_end11 <= ft_alias_lo12 || ft_alias_end12 <= ft_alias_lo11) &&
       (ft_alias_end11 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo11) &&
       (ft_alias_end11 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo11) &&
       (ft_alias_end11 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo11) &&
-      (ft_alias_end11 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo11) &&
       (ft_alias_end12 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo12) &&
       (ft_alias_end12 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo12) &&
       (ft_alias_end12 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo12) &&
-      (ft_alias_end12 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo12) &&
       (ft_alias_end13 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo13) &&
       (ft_alias_end13 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo13) &&
-      (ft_alias_end13 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo13) &&
-      (ft_alias_end14 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo14) &&
-      (ft_alias_end14 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo14) &&
-      (ft_alias_end15 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo15)) {
+      (ft_alias_end14 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo14)) {
   #pragma omp parallel for
   for (int c0 = 0; c0 < H; c0++) {
     #pragma omp simd

@@ -383,7 +383,7 @@ static void pipeline(int H, int W, void *ft_p_IN, void *ft_p_OUT2, void *ft_p_OU
     double B10[H];
     double B11[H];
     int i, j;
-/* flextile: scop at testsuite/programs/parts_two_depths.c:130, 24 stage(s); CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483636) wrap, or where 'A1'/'IN', 'A1'/'OUT2', 'A1'/'OUT1', 'IN'/'A2', 'IN'/'A3', 'IN'/'A4', 'IN'/'A5', 'IN'/'A6', 'IN'/'A7', 'IN'/'A8', 'IN'/'A9', 'IN'/'A10', 'IN'/'A11', 'IN'/'OUT2', 'IN'/'B1', 'IN'/'B2', 'IN'/'B3', 'IN'/'B4', 'IN'/'B5', 'IN'/'B6', 'IN'/'B7', 'IN'/'B8', 'IN'/'B9', 'IN'/'B10', 'IN'/'B11', 'IN'/'OUT1', 'A2'/'OUT2', 'A2'/'OUT1', 'A3'/'OUT2', 'A3'/'OUT1', 'A4'/'OUT2', 'A4'/'OUT1', 'A5'/'OUT2', 'A5'/'OUT1', 'A6'/'OUT2', 'A6'/'OUT1', 'A7'/'OUT2', 'A7'/'OUT1', 'A8'/'OUT2', 'A8'/'OUT1', 'A9'/'OUT2', 'A9'/'OUT1', 'A10'/'OUT2', 'A10'/'OUT1', 'A11'/'OUT2', 'A11'/'OUT1', 'OUT2'/'B1', 'OUT2'/'B2', 'OUT2'/'B3', 'OUT2'/'B4', 'OUT2'/'B5', 'OUT2'/'B6', 'OUT2'/'B7', 'OUT2'/'B8', 'OUT2'/'B9', 'OUT2'/'B10', 'OUT2'/'B11', 'OUT2'/'OUT1', 'B1'/'OUT1', 'B2'/'OUT1', 'B3'/'OUT1', 'B4'/'OUT1', 'B5'/'OUT1', 'B6'/'OUT1', 'B7'/'OUT1', 'B8'/'OUT1', 'B9'/'OUT1', 'B10'/'OUT1', 'B11'/'OUT1' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/parts_two_depths.c:130, 24 stage(s); CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483636) wrap, or where 'IN'/'OUT2', 'IN'/'OUT1', 'OUT2'/'OUT1' overlap in memory (checked at run time)
  *   S0: statement 'A1[i][j] = (IN[i][j - 1] + 2.0...' (line 133)
  *   S1: statement 'A2[i][j] = (A1[i - 1][j - 1] +...' (line 136)
  *   S2: statement 'A3[i][j] = (A2[i][j - 1] + 2.0...' (line 139)
@@ -411,102 +411,14 @@ static void pipeline(int H, int W, void *ft_p_IN, void *ft_p_OUT2, void *ft_p_OU
  */
 {
   /* alias guard: the loops below assume that these variables do not overlap in memory, and that the parameters keep fixed-width arithmetic from wrapping (the generated loops' int arithmetic (for a parameter beyond ±2147483636)) */
-  __UINTPTR_TYPE__ ft_alias_lo0, ft_alias_end0; /* the bytes the region touches through 'A1' */
-  __UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'IN' */
-  __UINTPTR_TYPE__ ft_alias_lo2, ft_alias_end2; /* the bytes the region touches through 'OUT2' */
-  __UINTPTR_TYPE__ ft_alias_lo3, ft_alias_end3; /* the bytes the region touches through 'OUT1' */
-  __UINTPTR_TYPE__ ft_alias_lo4, ft_alias_end4; /* the bytes the region touches through 'A2' */
-  __UINTPTR_TYPE__ ft_alias_lo5, ft_alias_end5; /* the bytes the region touches through 'A3' */
-  __UINTPTR_TYPE__ ft_alias_lo6, ft_alias_end6; /* the bytes the region touches through 'A4' */
-  __UINTPTR_TYPE__ ft_alias_lo7, ft_alias_end7; /* the bytes the region touches through 'A5' */
-  __UINTPTR_TYPE__ ft_alias_lo8, ft_alias_end8; /* the bytes the region touches through 'A6' */
-  __UINTPTR_TYPE__ ft_alias_lo9, ft_alias_end9; /* the bytes the region touches through 'A7' */
-  __UINTPTR_TYPE__ ft_alias_lo10, ft_alias_end10; /* the bytes the region touches through 'A8' */
-  __UINTPTR_TYPE__ ft_alias_lo11, ft_alias_end11; /* the bytes the region touches through 'A9' */
-  __UINTPTR_TYPE__ ft_alias_lo12, ft_alias_end12; /* the bytes the region touches through 'A10' */
-  __UINTPTR_TYPE__ ft_alias_lo13, ft_alias_end13; /* the bytes the region touches through 'A11' */
-  __UINTPTR_TYPE__ ft_alias_lo14, ft_alias_end14; /* the bytes the region touches through 'B1' */
-  __UINTPTR_TYPE__ ft_alias_lo15, ft_alias_end15; /* the bytes the region touches through 'B2' */
-  __UINTPTR_TYPE__ ft_alias_lo16, ft_alias_end16; /* the bytes the region touches through 'B3' */
-  __UINTPTR_TYPE__ ft_alias_lo17, ft_alias_end17; /* the bytes the region touches through 'B4' */
-  __UINTPTR_TYPE__ ft_alias_lo18, ft_alias_end18; /* the bytes the region touches through 'B5' */
-  __UINTPTR_TYPE__ ft_alias_lo19, ft_alias_end19; /* the bytes the region touches through 'B6' */
-  __UINTPTR_TYPE__ ft_alias_lo20, ft_alias_end20; /* the bytes the region touches through 'B7' */
-  __UINTPTR_TYPE__ ft_alias_lo21, ft_alias_end21; /* the bytes the region touches through 'B8' */
-  __UINTPTR_TYPE__ ft_alias_lo22, ft_alias_end22; /* the bytes the region touches through 'B9' */
-  __UINTPTR_TYPE__ ft_alias_lo23, ft_alias_end23; /* the bytes the region touches through 'B10' */
-  __UINTPTR_TYPE__ ft_alias_lo24, ft_alias_end24; /* the bytes the region touches through 'B11' */
+  __UINTPTR_TYPE__ ft_alias_lo0, ft_alias_end0; /* the bytes the region touches through 'IN' */
+  __UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'OUT2' */
+  __UINTPTR_TYPE__ ft_alias_lo2, ft_alias_end2; /* the bytes the region touches through 'OUT1' */
   if ((H >= -2147483636LL && H <= 2147483636LL && W >= -2147483636LL && W <= 2147483636LL) &&
-      (ft_alias_lo0 = (__UINTPTR_TYPE__)(A1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(A1[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(A1[0][0])), ft_alias_end0 = (__UINTPTR_TYPE__)(A1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(A1[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(A1[0][0])) + sizeof(A1[0][0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0][0])), ft_alias_end1 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(IN[0][0])) + sizeof(IN[0][0]), ft_alias_lo2 = (__UINTPTR_TYPE__)(OUT2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(12) * sizeof(OUT2[0]) + (__UINTPTR_TYPE__)(long long)(12) * sizeof(OUT2[0][0])), ft_alias_end2 = (__UINTPTR_TYPE__)(OUT2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(OUT2[0]) + (__UINTPTR_TYPE__)(long long)(ft_max(12, W - 13)) * sizeof(OUT2[0][0])) + sizeof(OUT2[0][0]), ft_alias_lo3 = (__UINTPTR_TYPE__)(OUT1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(23) * sizeof(OUT1[0])), ft_alias_end3 = (__UINTPTR_TYPE__)(OUT1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(OUT1[0])) + sizeof(OUT1[0]), ft_alias_lo4 = (__UINTPTR_TYPE__)(A2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(2) * sizeof(A2[0]) + (__UINTPTR_TYPE__)(long long)(2) * sizeof(A2[0][0])), ft_alias_end4 = (__UINTPTR_TYPE__)(A2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 3) * sizeof(A2[0]) + (__UINTPTR_TYPE__)(long long)(W - 3) * sizeof(A2[0][0])) + sizeof(A2[0][0]), ft_alias_lo5 = (__UINTPTR_TYPE__)(A3) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(3) * sizeof(A3[0]) + (__UINTPTR_TYPE__)(long long)(3) * sizeof(A3[0][0])), ft_alias_end5 = (__UINTPTR_TYPE__)(A3) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 4) * sizeof(A3[0]) + (__UINTPTR_TYPE__)(long long)(W - 4) * sizeof(A3[0][0])) + sizeof(A3[0][0]), ft_alias_lo6 = (__UINTPTR_TYPE__)(A4) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(4) * sizeof(A4[0]) + (__UINTPTR_TYPE__)(long long)(4) * sizeof(A4[0][0])), ft_alias_end6 = (__UINTPTR_TYPE__)(A4) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 5) * sizeof(A4[0]) + (__UINTPTR_TYPE__)(long long)(W - 5) * sizeof(A4[0][0])) + sizeof(A4[0][0]), ft_alias_lo7 = (__UINTPTR_TYPE__)(A5) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(5) * sizeof(A5[0]) + (__UINTPTR_TYPE__)(long long)(5) * sizeof(A5[0][0])), ft_alias_end7 = (__UINTPTR_TYPE__)(A5) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 6) * sizeof(A5[0]) + (__UINTPTR_TYPE__)(long long)(W - 6) * sizeof(A5[0][0])) + sizeof(A5[0][0]), ft_alias_lo8 = (__UINTPTR_TYPE__)(A6) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(W >= 13 ? 6 : 12) * sizeof(A6[0]) + (__UINTPTR_TYPE__)(long long)(6) * sizeof(A6[0][0])), ft_alias_end8 = (__UINTPTR_TYPE__)(A6) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H >= 25 && W <= 12 ? H - 13 : H - 7) * sizeof(A6[0]) + (__UINTPTR_TYPE__)(long long)(ft_max(6, W - 7)) * sizeof(A6[0][0])) + sizeof(A6[0][0]), ft_alias_lo9 = (__UINTPTR_TYPE__)(A7) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(7) * sizeof(A7[0]) + (__UINTPTR_TYPE__)(long long)(7) * sizeof(A7[0][0])), ft_alias_end9 = (__UINTPTR_TYPE__)(A7) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 8) * sizeof(A7[0]) + (__UINTPTR_TYPE__)(long long)(W - 8) * sizeof(A7[0][0])) + sizeof(A7[0][0]), ft_alias_lo10 = (__UINTPTR_TYPE__)(A8) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(8) * sizeof(A8[0]) + (__UINTPTR_TYPE__)(long long)(8) * sizeof(A8[0][0])), ft_alias_end10 = (__UINTPTR_TYPE__)(A8) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 9) * sizeof(A8[0]) + (__UINTPTR_TYPE__)(long long)(W - 9) * sizeof(A8[0][0])) + sizeof(A8[0][0]), ft_alias_lo11 = (__UINTPTR_TYPE__)(A9) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(9) * sizeof(A9[0]) + (__UINTPTR_TYPE__)(long long)(9) * sizeof(A9[0][0])), ft_alias_end11 = (__UINTPTR_TYPE__)(A9) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 10) * sizeof(A9[0]) + (__UINTPTR_TYPE__)(long long)(W - 10) * sizeof(A9[0][0])) + sizeof(A9[0][0]), ft_alias_lo12 = (__UINTPTR_TYPE__)(A10) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(10) * sizeof(A10[0]) + (__UINTPTR_TYPE__)(long long)(10) * sizeof(A10[0][0])), ft_alias_end12 = (__UINTPTR_TYPE__)(A10) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 11) * sizeof(A10[0]) + (__UINTPTR_TYPE__)(long long)(W - 11) * sizeof(A10[0][0])) + sizeof(A10[0][0]), ft_alias_lo13 = (__UINTPTR_TYPE__)(A11) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(11) * sizeof(A11[0]) + (__UINTPTR_TYPE__)(long long)(11) * sizeof(A11[0][0])), ft_alias_end13 = (__UINTPTR_TYPE__)(A11) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 12) * sizeof(A11[0]) + (__UINTPTR_TYPE__)(long long)(W - 12) * sizeof(A11[0][0])) + sizeof(A11[0][0]), ft_alias_lo14 = (__UINTPTR_TYPE__)(B1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(12) * sizeof(B1[0])), ft_alias_end14 = (__UINTPTR_TYPE__)(B1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B1[0])) + sizeof(B1[0]), ft_alias_lo15 = (__UINTPTR_TYPE__)(B2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(13) * sizeof(B2[0])), ft_alias_end15 = (__UINTPTR_TYPE__)(B2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B2[0])) + sizeof(B2[0]), ft_alias_lo16 = (__UINTPTR_TYPE__)(B3) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(14) * sizeof(B3[0])), ft_alias_end16 = (__UINTPTR_TYPE__)(B3) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B3[0])) + sizeof(B3[0]), ft_alias_lo17 = (__UINTPTR_TYPE__)(B4) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(15) * sizeof(B4[0])), ft_alias_end17 = (__UINTPTR_TYPE__)(B4) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B4[0])) + sizeof(B4[0]), ft_alias_lo18 = (__UINTPTR_TYPE__)(B5) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(16) * sizeof(B5[0])), ft_alias_end18 = (__UINTPTR_TYPE__)(B5) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B5[0])) + sizeof(B5[0]), ft_alias_lo19 = (__UINTPTR_TYPE__)(B6) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(17) * sizeof(B6[0])), ft_alias_end19 = (__UINTPTR_TYPE__)(B6) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B6[0])) + sizeof(B6[0]), ft_alias_lo20 = (__UINTPTR_TYPE__)(B7) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(18) * sizeof(B7[0])), ft_alias_end20 = (__UINTPTR_TYPE__)(B7) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B7[0])) + sizeof(B7[0]), ft_alias_lo21 = (__UINTPTR_TYPE__)(B8) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(19) * sizeof(B8[0])), ft_alias_end21 = (__UINTPTR_TYPE__)(B8) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B8[0])) + sizeof(B8[0]), ft_alias_lo22 = (__UINTPTR_TYPE__)(B9) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(20) * sizeof(B9[0])), ft_alias_end22 = (__UINTPTR_TYPE__)(B9) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B9[0])) + sizeof(B9[0]), ft_alias_lo23 = (__UINTPTR_TYPE__)(B10) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(21) * sizeof(B10[0])), ft_alias_end23 = (__UINTPTR_TYPE__)(B10) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B10[0])) + sizeof(B10[0]), ft_alias_lo24 = (__UINTPTR_TYPE__)(B11) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(22) * sizeof(B11[0])), ft_alias_end24 = (__UINTPTR_TYPE__)(B11) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(B11[0])) + sizeof(B11[0]), 1) &&
+      (ft_alias_lo0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0][0])), ft_alias_end0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(IN[0][0])) + sizeof(IN[0][0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(OUT2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(12) * sizeof(OUT2[0]) + (__UINTPTR_TYPE__)(long long)(12) * sizeof(OUT2[0][0])), ft_alias_end1 = (__UINTPTR_TYPE__)(OUT2) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(OUT2[0]) + (__UINTPTR_TYPE__)(long long)(ft_max(12, W - 13)) * sizeof(OUT2[0][0])) + sizeof(OUT2[0][0]), ft_alias_lo2 = (__UINTPTR_TYPE__)(OUT1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(23) * sizeof(OUT1[0])), ft_alias_end2 = (__UINTPTR_TYPE__)(OUT1) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 13) * sizeof(OUT1[0])) + sizeof(OUT1[0]), 1) &&
       (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0) &&
       (ft_alias_end0 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo0) &&
-      (ft_alias_end0 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo0) &&
-      (ft_alias_end1 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo5 || ft_alias_end5 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo6 || ft_alias_end6 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo7 || ft_alias_end7 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo8 || ft_alias_end8 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo9 || ft_alias_end9 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo10 || ft_alias_end10 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo11 || ft_alias_end11 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo12 || ft_alias_end12 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo13 || ft_alias_end13 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo17 || ft_alias_end17 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo18 || ft_alias_end18 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo19 || ft_alias_end19 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo20 || ft_alias_end20 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo21 || ft_alias_end21 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo22 || ft_alias_end22 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo23 || ft_alias_end23 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo24 || ft_alias_end24 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo1) &&
-      (ft_alias_end4 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo4) &&
-      (ft_alias_end4 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo4) &&
-      (ft_alias_end5 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo5) &&
-      (ft_alias_end5 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo5) &&
-      (ft_alias_end6 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo6) &&
-      (ft_alias_end6 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo6) &&
-      (ft_alias_end7 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo7) &&
-      (ft_alias_end7 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo7) &&
-      (ft_alias_end8 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo8) &&
-      (ft_alias_end8 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo8) &&
-      (ft_alias_end9 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo9) &&
-      (ft_alias_end9 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo9) &&
-      (ft_alias_end10 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo10) &&
-      (ft_alias_end10 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo10) &&
-      (ft_alias_end11 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo11) &&
-      (ft_alias_end11 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo11) &&
-      (ft_alias_end12 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo12) &&
-      (ft_alias_end12 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo12) &&
-      (ft_alias_end13 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo13) &&
-      (ft_alias_end13 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo13) &&
-      (ft_alias_end2 <= ft_alias_lo14 || ft_alias_end14 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo15 || ft_alias_end15 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo16 || ft_alias_end16 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo17 || ft_alias_end17 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo18 || ft_alias_end18 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo19 || ft_alias_end19 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo20 || ft_alias_end20 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo21 || ft_alias_end21 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo22 || ft_alias_end22 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo23 || ft_alias_end23 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo24 || ft_alias_end24 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo2) &&
-      (ft_alias_end14 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo14) &&
-      (ft_alias_end15 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo15) &&
-      (ft_alias_end16 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo16) &&
-      (ft_alias_end17 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo17) &&
-      (ft_alias_end18 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo18) &&
-      (ft_alias_end19 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo19) &&
-      (ft_alias_end20 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo20) &&
-      (ft_alias_end21 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo21) &&
-      (ft_alias_end22 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo22) &&
-      (ft_alias_end23 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo23) &&
-      (ft_alias_end24 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo24)) {
+      (ft_alias_end1 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo1)) {
   /* 'A1' on the device: the elements the region touches, copied in */
   const long long ft_ft_s0_0 = (long long)(sizeof(A1[0]) / sizeof(A1[0][0]));
   const long long ft_ft_lo0 = (long long)(1) * ft_ft_s0_0 + (long long)(1);

@@ -196,7 +196,7 @@ static double pipeline(int H, int W, void *ft_p_IN, void *ft_p_OUT)
             BX[y][x] = (float)(y - x);
             before += BX[y][x];
         }
-/* flextile: loop chain at testsuite/programs/temporaries_inferred.c:121, 4 stage(s); CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'IN'/'BX', 'IN'/'BY', 'IN'/'BZ', 'IN'/'OUT', 'BX'/'BZ', 'BX'/'OUT', 'BY'/'BZ', 'BY'/'OUT', 'BZ'/'OUT' overlap in memory (checked at run time)
+/* flextile: loop chain at testsuite/programs/temporaries_inferred.c:121, 4 stage(s); CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483647) wrap, or where 'IN'/'OUT' overlap in memory (checked at run time)
  *   S0: nest 1 (line 123)
  *   S1: nest 2 (line 127)
  *   S2: nest 3 (line 131)
@@ -205,21 +205,10 @@ static double pipeline(int H, int W, void *ft_p_IN, void *ft_p_OUT)
 {
   /* alias guard: the loops below assume that these variables do not overlap in memory, and that the parameters keep fixed-width arithmetic from wrapping (the generated loops' int arithmetic (for a parameter beyond ±2147483647)) */
   __UINTPTR_TYPE__ ft_alias_lo0, ft_alias_end0; /* the bytes the region touches through 'IN' */
-  __UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'BX' */
-  __UINTPTR_TYPE__ ft_alias_lo2, ft_alias_end2; /* the bytes the region touches through 'BY' */
-  __UINTPTR_TYPE__ ft_alias_lo3, ft_alias_end3; /* the bytes the region touches through 'BZ' */
-  __UINTPTR_TYPE__ ft_alias_lo4, ft_alias_end4; /* the bytes the region touches through 'OUT' */
+  __UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'OUT' */
   if ((H >= -2147483647LL && W >= -2147483647LL) &&
-      (ft_alias_lo0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0][0])), ft_alias_end0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(IN[0][0])) + sizeof(IN[0][0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(BX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(BX[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(BX[0][0])), ft_alias_end1 = (__UINTPTR_TYPE__)(BX) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(BX[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(BX[0][0])) + sizeof(BX[0][0]), ft_alias_lo2 = (__UINTPTR_TYPE__)(BY) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(BY[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(BY[0][0])), ft_alias_end2 = (__UINTPTR_TYPE__)(BY) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(BY[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(BY[0][0])) + sizeof(BY[0][0]), ft_alias_lo3 = (__UINTPTR_TYPE__)(BZ) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(BZ[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(BZ[0][0])), ft_alias_end3 = (__UINTPTR_TYPE__)(BZ) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(BZ[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(BZ[0][0])) + sizeof(BZ[0][0]), ft_alias_lo4 = (__UINTPTR_TYPE__)(OUT) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(OUT[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(OUT[0][0])), ft_alias_end4 = (__UINTPTR_TYPE__)(OUT) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(OUT[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(OUT[0][0])) + sizeof(OUT[0][0]), 1) &&
-      (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0) &&
-      (ft_alias_end0 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo0) &&
-      (ft_alias_end0 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo0) &&
-      (ft_alias_end0 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo0) &&
-      (ft_alias_end1 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo1) &&
-      (ft_alias_end2 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo2) &&
-      (ft_alias_end3 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo3)) {
+      (ft_alias_lo0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0][0])), ft_alias_end0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(IN[0][0])) + sizeof(IN[0][0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(OUT) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(1) * sizeof(OUT[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(OUT[0][0])), ft_alias_end1 = (__UINTPTR_TYPE__)(OUT) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 2) * sizeof(OUT[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(OUT[0][0])) + sizeof(OUT[0][0]), 1) &&
+      (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0)) {
   /* 'BX' on the device: the elements the region touches, copied in */
   const long long ft_ft_s0_0 = (long long)(sizeof(BX[0]) / sizeof(BX[0][0]));
   const long long ft_ft_lo0 = (long long)(0) * ft_ft_s0_0 + (long long)(1);
@@ -341,25 +330,21 @@ static void rows(int H, int W, void *ft_p_IN, void *ft_p_E, void *ft_p_F)
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-/* flextile: scop at testsuite/programs/temporaries_inferred.c:154, 3 stage(s); CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'T'/'IN', 'T'/'E', 'T'/'F', 'IN'/'E', 'IN'/'F', 'E'/'F' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/temporaries_inferred.c:154, 3 stage(s); CUDA (parallel loops as kernels), alias guard: the original code runs where the parameters let the generated loops' int arithmetic (for a parameter beyond ±2147483646) wrap, or where 'IN'/'E', 'IN'/'F', 'E'/'F' overlap in memory (checked at run time)
  *   S4: statement 'T[i][j] = (IN[i][j-1] + IN[i][...' (line 157)
  *   S5: statement 'E[i][j] = T[i][j] + 0.5 * T[i]...' (line 160)
  *   S6: statement 'F[i][j] = E[i][j] * 2.0;' (line 163)
  */
 {
   /* alias guard: the loops below assume that these variables do not overlap in memory, and that the parameters keep fixed-width arithmetic from wrapping (the generated loops' int arithmetic (for a parameter beyond ±2147483646)) */
-  __UINTPTR_TYPE__ ft_alias_lo0, ft_alias_end0; /* the bytes the region touches through 'T' */
-  __UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'IN' */
-  __UINTPTR_TYPE__ ft_alias_lo2, ft_alias_end2; /* the bytes the region touches through 'E' */
-  __UINTPTR_TYPE__ ft_alias_lo3, ft_alias_end3; /* the bytes the region touches through 'F' */
+  __UINTPTR_TYPE__ ft_alias_lo0, ft_alias_end0; /* the bytes the region touches through 'IN' */
+  __UINTPTR_TYPE__ ft_alias_lo1, ft_alias_end1; /* the bytes the region touches through 'E' */
+  __UINTPTR_TYPE__ ft_alias_lo2, ft_alias_end2; /* the bytes the region touches through 'F' */
   if ((H >= -2147483646LL && H <= 2147483646LL && W >= -2147483646LL && W <= 2147483646LL) &&
-      (ft_alias_lo0 = (__UINTPTR_TYPE__)(T) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(T[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(T[0][0])), ft_alias_end0 = (__UINTPTR_TYPE__)(T) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(T[0]) + (__UINTPTR_TYPE__)(long long)(W - 2) * sizeof(T[0][0])) + sizeof(T[0][0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0][0])), ft_alias_end1 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(IN[0][0])) + sizeof(IN[0][0]), ft_alias_lo2 = (__UINTPTR_TYPE__)(E) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(E[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(E[0][0])), ft_alias_end2 = (__UINTPTR_TYPE__)(E) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(E[0]) + (__UINTPTR_TYPE__)(long long)(W - 3) * sizeof(E[0][0])) + sizeof(E[0][0]), ft_alias_lo3 = (__UINTPTR_TYPE__)(F) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(F[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(F[0][0])), ft_alias_end3 = (__UINTPTR_TYPE__)(F) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(F[0]) + (__UINTPTR_TYPE__)(long long)(W - 3) * sizeof(F[0][0])) + sizeof(F[0][0]), 1) &&
+      (ft_alias_lo0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0][0])), ft_alias_end0 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(IN[0][0])) + sizeof(IN[0][0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(E) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(E[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(E[0][0])), ft_alias_end1 = (__UINTPTR_TYPE__)(E) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(E[0]) + (__UINTPTR_TYPE__)(long long)(W - 3) * sizeof(E[0][0])) + sizeof(E[0][0]), ft_alias_lo2 = (__UINTPTR_TYPE__)(F) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(F[0]) + (__UINTPTR_TYPE__)(long long)(1) * sizeof(F[0][0])), ft_alias_end2 = (__UINTPTR_TYPE__)(F) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(F[0]) + (__UINTPTR_TYPE__)(long long)(W - 3) * sizeof(F[0][0])) + sizeof(F[0][0]), 1) &&
       (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0) &&
       (ft_alias_end0 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo0) &&
-      (ft_alias_end0 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo0) &&
-      (ft_alias_end1 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo1) &&
-      (ft_alias_end2 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo2)) {
+      (ft_alias_end1 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo1)) {
   /* 'T' on the device: the elements the region touches, copied in */
   const long long ft_ft_s0_0 = (long long)(sizeof(T[0]) / sizeof(T[0][0]));
   const long long ft_ft_lo0 = (long long)(0) * ft_ft_s0_0 + (long long)(1);

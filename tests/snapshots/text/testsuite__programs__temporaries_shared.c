@@ -106,7 +106,7 @@ static void rows(int H, int W, double IN[H][W], double T[H][W], double V[H][W], 
                  double E[H][W], double F[H][W], double Z[H][W])
 {
     int i, j;
-/* flextile: scop at testsuite/programs/temporaries_shared.c:106, 6 stage(s); temporaries never stored: T, V, G, OpenMP, temporaries contracted: T to W, V to W, G to W; T and V share one allocation, alias guard: the original code runs where 'T'/'IN', 'T'/'E', 'T'/'V', 'T'/'F', 'T'/'G', 'T'/'Z', 'IN'/'E', 'IN'/'V', 'IN'/'F', 'IN'/'G', 'IN'/'Z', 'E'/'V', 'E'/'F', 'E'/'G', 'E'/'Z', 'V'/'F', 'V'/'G', 'V'/'Z', 'F'/'G', 'F'/'Z', 'G'/'Z' overlap in memory (checked at run time)
+/* flextile: scop at testsuite/programs/temporaries_shared.c:106, 6 stage(s); temporaries never stored: T, V, G, OpenMP, temporaries contracted: T to W, V to W, G to W; T and V share one allocation, alias guard: the original code runs where 'T'/'IN', 'T'/'E', 'T'/'V', 'T'/'F', 'T'/'Z', 'IN'/'E', 'IN'/'V', 'IN'/'F', 'IN'/'Z', 'E'/'V', 'E'/'F', 'E'/'Z', 'V'/'F', 'V'/'Z', 'F'/'Z' overlap in memory (checked at run time)
  *   S0: statement 'T[i][j] = IN[i][j] * 0.5;' (line 109)
  *   S1: statement 'E[i][j] = T[i][j] + T[i][W - 1...' (line 111)
  *   S2: statement 'V[i][j] = IN[i][j] + 1.0;' (line 113)
@@ -121,30 +121,23 @@ static void rows(int H, int W, double IN[H][W], double T[H][W], double V[H][W], 
   __UINTPTR_TYPE__ ft_alias_lo2, ft_alias_end2; /* the bytes the region touches through 'E' */
   __UINTPTR_TYPE__ ft_alias_lo3, ft_alias_end3; /* the bytes the region touches through 'V' */
   __UINTPTR_TYPE__ ft_alias_lo4, ft_alias_end4; /* the bytes the region touches through 'F' */
-  __UINTPTR_TYPE__ ft_alias_lo5, ft_alias_end5; /* the bytes the region touches through 'G' */
-  __UINTPTR_TYPE__ ft_alias_lo6, ft_alias_end6; /* the bytes the region touches through 'Z' */
-  if ((ft_alias_lo0 = (__UINTPTR_TYPE__)(T) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(T[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(T[0][0])), ft_alias_end0 = (__UINTPTR_TYPE__)(T) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(T[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(T[0][0])) + sizeof(T[0][0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0][0])), ft_alias_end1 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(IN[0][0])) + sizeof(IN[0][0]), ft_alias_lo2 = (__UINTPTR_TYPE__)(E) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(E[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(E[0][0])), ft_alias_end2 = (__UINTPTR_TYPE__)(E) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(E[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(E[0][0])) + sizeof(E[0][0]), ft_alias_lo3 = (__UINTPTR_TYPE__)(V) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(V[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(V[0][0])), ft_alias_end3 = (__UINTPTR_TYPE__)(V) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(V[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(V[0][0])) + sizeof(V[0][0]), ft_alias_lo4 = (__UINTPTR_TYPE__)(F) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(F[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(F[0][0])), ft_alias_end4 = (__UINTPTR_TYPE__)(F) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(F[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(F[0][0])) + sizeof(F[0][0]), ft_alias_lo5 = (__UINTPTR_TYPE__)(G) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(G[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(G[0][0])), ft_alias_end5 = (__UINTPTR_TYPE__)(G) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(G[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(G[0][0])) + sizeof(G[0][0]), ft_alias_lo6 = (__UINTPTR_TYPE__)(Z) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(Z[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(Z[0][0])), ft_alias_end6 = (__UINTPTR_TYPE__)(Z) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(Z[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(Z[0][0])) + sizeof(Z[0][0]), 1) &&
+  __UINTPTR_TYPE__ ft_alias_lo5, ft_alias_end5; /* the bytes the region touches through 'Z' */
+  if ((ft_alias_lo0 = (__UINTPTR_TYPE__)(T) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(T[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(T[0][0])), ft_alias_end0 = (__UINTPTR_TYPE__)(T) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(T[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(T[0][0])) + sizeof(T[0][0]), ft_alias_lo1 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(IN[0][0])), ft_alias_end1 = (__UINTPTR_TYPE__)(IN) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(IN[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(IN[0][0])) + sizeof(IN[0][0]), ft_alias_lo2 = (__UINTPTR_TYPE__)(E) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(E[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(E[0][0])), ft_alias_end2 = (__UINTPTR_TYPE__)(E) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(E[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(E[0][0])) + sizeof(E[0][0]), ft_alias_lo3 = (__UINTPTR_TYPE__)(V) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(V[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(V[0][0])), ft_alias_end3 = (__UINTPTR_TYPE__)(V) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(V[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(V[0][0])) + sizeof(V[0][0]), ft_alias_lo4 = (__UINTPTR_TYPE__)(F) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(F[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(F[0][0])), ft_alias_end4 = (__UINTPTR_TYPE__)(F) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(F[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(F[0][0])) + sizeof(F[0][0]), ft_alias_lo5 = (__UINTPTR_TYPE__)(Z) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(0) * sizeof(Z[0]) + (__UINTPTR_TYPE__)(long long)(0) * sizeof(Z[0][0])), ft_alias_end5 = (__UINTPTR_TYPE__)(Z) + (__UINTPTR_TYPE__)((__UINTPTR_TYPE__)(long long)(H - 1) * sizeof(Z[0]) + (__UINTPTR_TYPE__)(long long)(W - 1) * sizeof(Z[0][0])) + sizeof(Z[0][0]), 1) &&
       (ft_alias_end0 <= ft_alias_lo1 || ft_alias_end1 <= ft_alias_lo0) &&
       (ft_alias_end0 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo0) &&
       (ft_alias_end0 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo0) &&
       (ft_alias_end0 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo0) &&
       (ft_alias_end0 <= ft_alias_lo5 || ft_alias_end5 <= ft_alias_lo0) &&
-      (ft_alias_end0 <= ft_alias_lo6 || ft_alias_end6 <= ft_alias_lo0) &&
       (ft_alias_end1 <= ft_alias_lo2 || ft_alias_end2 <= ft_alias_lo1) &&
       (ft_alias_end1 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo1) &&
       (ft_alias_end1 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo1) &&
       (ft_alias_end1 <= ft_alias_lo5 || ft_alias_end5 <= ft_alias_lo1) &&
-      (ft_alias_end1 <= ft_alias_lo6 || ft_alias_end6 <= ft_alias_lo1) &&
       (ft_alias_end2 <= ft_alias_lo3 || ft_alias_end3 <= ft_alias_lo2) &&
       (ft_alias_end2 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo2) &&
       (ft_alias_end2 <= ft_alias_lo5 || ft_alias_end5 <= ft_alias_lo2) &&
-      (ft_alias_end2 <= ft_alias_lo6 || ft_alias_end6 <= ft_alias_lo2) &&
       (ft_alias_end3 <= ft_alias_lo4 || ft_alias_end4 <= ft_alias_lo3) &&
       (ft_alias_end3 <= ft_alias_lo5 || ft_alias_end5 <= ft_alias_lo3) &&
-      (ft_alias_end3 <= ft_alias_lo6 || ft_alias_end6 <= ft_alias_lo3) &&
-      (ft_alias_end4 <= ft_alias_lo5 || ft_alias_end5 <= ft_alias_lo4) &&
-      (ft_alias_end4 <= ft_alias_lo6 || ft_alias_end6 <= ft_alias_lo4) &&
-      (ft_alias_end5 <= ft_alias_lo6 || ft_alias_end6 <= ft_alias_lo5)) {
+      (ft_alias_end4 <= ft_alias_lo5 || ft_alias_end5 <= ft_alias_lo4)) {
   {
     #pragma omp parallel
     {
