@@ -43,7 +43,9 @@ use crate::transform::overlap::{
 };
 use crate::transform::shadow::{rename_inplace, shadow_rows, Renamed, Shadow};
 use crate::transform::time_blocks::mentions;
-use crate::transform::{contract, fuse, inline, parallel, simd, threads, tile, validity};
+use crate::transform::{
+    contract, fuse, inline, parallel, reductions, simd, threads, tile, validity,
+};
 use isl_rs::{Context, Schedule};
 use log::info;
 use std::cell::RefCell;
@@ -64,6 +66,16 @@ pub enum Target {
     C,
     /// CUDA (`backend::cuda`).
     Cuda,
+}
+
+/// The region's reductions whose statements a parallel loop may run in
+/// any order (`transform::reductions`): none for CUDA, whose kernels have
+/// no `reduction` clause.
+fn reduction_groups(region: &Region, target: Target) -> Vec<BTreeSet<String>> {
+    match target {
+        Target::C => reductions::groups(region),
+        Target::Cuda => Vec::new(),
+    }
 }
 
 /// Largest tile size, shift or point chunk flextile accepts (2^40): with

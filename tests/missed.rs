@@ -156,11 +156,28 @@ in.c:6:9: note: the write 'sum' in one iteration
 in.c:6:9: note: the read 'sum' in a later iteration
         sum += A[i];
         ^~~
-in.c:6:9: note: 'sum' is not private to an iteration: an iteration may read it before writing it (its value would carry from one iteration to the next)
+in.c:6:9: note: 'sum' is a floating-point sum: running its iterations in parallel would reassociate it and change the result's bits, so they keep their order (integer reductions run in parallel)
         sum += A[i];
         ^~~
 ",
     );
+    // An integer sum reassociates exactly: a parallel loop with OpenMP's
+    // reduction clause, and no note.
+    let int = src
+        .replace(
+            "double f(int n, double *restrict A)",
+            "long f(int n, int *restrict A)",
+        )
+        .replace("double sum = 0;", "long sum = 0;");
+    let out = notes("int-sum", &int, &[], "");
+    assert!(
+        out.contains("#pragma omp parallel for reduction(+:sum)\n"),
+        "{out}"
+    );
+    // CUDA kernels have no reduction clause: the loop stays serial there.
+    let (rc, err, _) = compile("int-sum-cuda", &int, &["--target", "cuda"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(err.contains("note: loop 'i' stays serial"), "{err}");
 }
 
 #[test]

@@ -1769,6 +1769,7 @@ mod programs {
         scop_multistmt_stage,
         scop_local_scalars,
         scop_opaque_conditions,
+        scop_reductions,
         size_t_macro_bound,
         scop_one_nest_stage,
         scop_resample,

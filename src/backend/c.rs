@@ -6,13 +6,13 @@ use crate::backend::tree::{self, LoopExpr, Node};
 use crate::backend::Naming;
 use crate::diag::{Error, Result};
 use crate::model::expr::Expr;
-use crate::model::program::{AccessKind, Stage};
+use crate::model::program::{AccessKind, ReductionOp, Stage};
 use crate::model::storage::{
     Affine, Alloc, Buffer, Condition, GroupStorage, Load, Placement, Slide, StmtRole, StoragePlan,
     Term,
 };
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 mod buffers;
 pub mod expr;
@@ -202,6 +202,43 @@ impl<'a> CPrinter<'a> {
         Ok(())
     }
 
+    /// OpenMP's clauses for the exact reductions in `body`, the body of a
+    /// parallel loop (` reduction(+:s)`), one per scalar: the parallel-loop
+    /// pass ignored the dependences between their instances
+    /// (`transform::reductions`).
+    fn reduction_clauses(&self, body: &[Node]) -> Result<String> {
+        let mut by_var: BTreeMap<&str, ReductionOp> = BTreeMap::new();
+        let mut todo: Vec<&Node> = body.iter().collect();
+        while let Some(n) = todo.pop() {
+            match n {
+                Node::For { body, .. } | Node::Buffers { body, .. } => todo.extend(body),
+                Node::If { then, els, .. } => {
+                    todo.extend(then);
+                    todo.extend(els.iter().flatten());
+                }
+                Node::Stmt { stage, .. } => {
+                    let found = self
+                        .stages
+                        .get(stage.as_str())
+                        .and_then(|s| s.reduction.as_ref());
+                    let Some(r) = found.filter(|r| r.exact) else {
+                        continue;
+                    };
+                    if by_var.insert(&r.var, r.op).is_some_and(|op| op != r.op) {
+                        return Err(Error::internal(format!(
+                            "a parallel loop reduces '{}' with two operators",
+                            r.var
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(by_var
+            .iter()
+            .map(|(var, op)| format!(" reduction({}:{var})", op.openmp()))
+            .collect())
+    }
+
     fn node(&self, n: &Node, indent: &str, out: &mut String) -> Result<()> {
         if let Some(group) = self.per_thread_tiles(n) {
             return self.per_thread_team(n, group, indent, out);
@@ -235,7 +272,11 @@ impl<'a> CPrinter<'a> {
                             true => " collapse(2)",
                             false => "",
                         };
-                    out.push_str(&format!("{indent}{line}{collapse}\n"));
+                    let reductions = match line.is_empty() {
+                        true => String::new(),
+                        false => self.reduction_clauses(body)?,
+                    };
+                    out.push_str(&format!("{indent}{line}{collapse}{reductions}\n"));
                     self.in_team.set(false);
                 }
                 let long = self.long_counter(n);

@@ -204,6 +204,7 @@ pub(super) fn lower(
             context: &model.context,
             deps: &deps,
             label: &label,
+            reductions: &reduction_groups(region, opts.target),
         };
         let (tree, checked) = generate_and_check(&subject, &model, names, budget)?;
         if let Some(tree) = tree {

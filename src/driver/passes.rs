@@ -59,7 +59,11 @@ pub(super) fn transform(p: &Passes) -> Result<Transformed> {
     let never_stored_at = t.summary.len();
     let mut parallel_at = None;
     if opts.openmp {
-        t.schedule = parallel::mark_parallel_loops(t.schedule, p.all, region.pragma_span)?;
+        // OpenMP's reduction clause; CUDA kernels have none.
+        let groups = reduction_groups(region, opts.target);
+        let relaxed = reductions::without_reductions(p.all, &groups, &p.model.domain)?;
+        let deps = relaxed.as_ref().unwrap_or(p.all);
+        t.schedule = parallel::mark_parallel_loops(t.schedule, deps, region.pragma_span)?;
         t.warnings
             .extend(serial_loop_notes(&t.schedule, &missed(p))?);
         parallel_at = Some(t.summary.len());

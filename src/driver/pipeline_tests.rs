@@ -57,6 +57,7 @@ fn stage(k: usize, domain: Vec<Constraint>, accesses: Vec<Access>, body: &str) -
         time_step: None,
         loop_bounds: None,
         loop_spans: Vec::new(),
+        reduction: None,
     }
 }
 

@@ -407,6 +407,7 @@ fn nest<'tu>(
         time_step: None,
         loop_bounds: unit.without_freezing(|| loop_bounds(unit, np, &loops, writes)),
         loop_spans: loops.iter().filter_map(|l| l.span()).map(keyword).collect(),
+        reduction: None,
     };
     Ok((stage, body))
 }

@@ -31,6 +31,7 @@ pub mod loops;
 pub mod macro_ops;
 pub mod params;
 pub mod pragma;
+pub mod reduction;
 pub mod scalars;
 pub mod scop;
 pub mod statement_locals;

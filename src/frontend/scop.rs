@@ -20,6 +20,7 @@ use crate::frontend::final_values::{final_values, uses_outside_loops, RegionLoop
 use crate::frontend::function::Functions;
 use crate::frontend::loops::{affine, conjuncts, keyword, read_header};
 use crate::frontend::pragma::PragmaLine;
+use crate::frontend::reduction::{reduction, writes_only};
 use crate::frontend::statement_locals::{self, first_loop, Group, Plan};
 use crate::frontend::storage::Declared;
 use crate::frontend::thread_state;
@@ -394,6 +395,12 @@ impl<'tu> Builder<'_, 'tu> {
         let short: String = text.chars().take(30).collect();
         let dots = if short.len() < text.len() { "..." } else { "" };
         let short = short.trim_end();
+        let reduction = match (stmts, group) {
+            ([one], None) if analysis.analysable => {
+                reduction(self.unit, *one).filter(|r| writes_only(&analysis.accesses, &r.var))
+            }
+            _ => None,
+        };
         let k = self.stages.len();
         self.bodies
             .extend(stmts.iter().map(|c| (*c, iters.to_vec())));
@@ -424,6 +431,7 @@ impl<'tu> Builder<'_, 'tu> {
             time_step: None,
             loop_bounds: None,
             loop_spans: self.loop_spans.clone(),
+            reduction,
         });
         vec![OrigNode::Stage(k)]
     }

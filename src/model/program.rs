@@ -414,6 +414,59 @@ pub struct Stage {
     /// `iterators` (empty where the loops are not the user's: a copy
     /// flextile made), for the notes on loops left serial.
     pub loop_spans: Vec<Span>,
+    /// The statement folds values into one scalar with an associative
+    /// and commutative operator (`s += e`), see [`Reduction`].
+    pub reduction: Option<Reduction>,
+}
+
+/// A statement `var = var op e` (or `var op= e`, `var = var < e ? var :
+/// e`) whose `e` does not read `var` and that writes nothing else: its
+/// instances may run in any order when `op` is associative and
+/// commutative on the values (`exact`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reduction {
+    /// The scalar reduced into.
+    pub var: String,
+    /// The operator.
+    pub op: ReductionOp,
+    /// The result does not depend on the order: an integer type (whose
+    /// wrap-around arithmetic reassociates exactly); a floating-point sum
+    /// or product does not reassociate bit for bit.
+    pub exact: bool,
+}
+
+/// The operator of a [`Reduction`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ReductionOp {
+    /// `+=`, `-=`, `s = s + e`, `s = s - e`.
+    Sum,
+    /// `*=`, `s = s * e`.
+    Product,
+    /// `&=`.
+    And,
+    /// `|=`.
+    Or,
+    /// `^=`.
+    Xor,
+    /// `s = s < e ? s : e`.
+    Min,
+    /// `s = s > e ? s : e`.
+    Max,
+}
+
+impl ReductionOp {
+    /// OpenMP's reduction identifier (`reduction(+:s)`).
+    pub fn openmp(self) -> &'static str {
+        match self {
+            ReductionOp::Sum => "+",
+            ReductionOp::Product => "*",
+            ReductionOp::And => "&",
+            ReductionOp::Or => "|",
+            ReductionOp::Xor => "^",
+            ReductionOp::Min => "min",
+            ReductionOp::Max => "max",
+        }
+    }
 }
 
 /// What a body accesses that is not analysable only because some of its

@@ -857,6 +857,7 @@ mod tests {
             time_step: None,
             loop_bounds: None,
             loop_spans: Vec::new(),
+            reduction: None,
         }
     }
 

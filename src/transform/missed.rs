@@ -11,7 +11,7 @@ use crate::model::expr::Expr;
 use crate::model::isl_ext::isl_err;
 use crate::model::marks::Mark;
 use crate::model::polyhedral::{access_relation, isl_name, Names};
-use crate::model::program::{Access, AccessKind, Region, Stage};
+use crate::model::program::{Access, AccessKind, ReductionOp, Region, Stage};
 use crate::model::relations::{map_list, set_list, ByStatement};
 use crate::transform::band::{mark_below, mark_of, BandDeps};
 use isl_rs::{Context, DimType, Map, Schedule, ScheduleNode, ScheduleNodeType, UnionMap};
@@ -267,6 +267,25 @@ fn advice(a: &Access, b: &Access, m: &Missed) -> Option<(Span, String)> {
         let name = &a.data;
         if m.region.thread_state.contains(name) {
             return Some((a.span, "this touches per-thread state (a thread-local object, errno or the floating-point environment that the program reads): its uses keep their thread and their order".to_string()));
+        }
+        let inexact = m
+            .region
+            .stages
+            .iter()
+            .filter_map(|s| s.reduction.as_ref())
+            .find(|r| &r.var == name && !r.exact);
+        if let Some(r) = inexact {
+            let what = match r.op {
+                ReductionOp::Sum => "sum",
+                ReductionOp::Product => "product",
+                ReductionOp::Min => "minimum",
+                ReductionOp::Max => "maximum",
+                _ => "reduction",
+            };
+            return Some((
+                a.span,
+                format!("'{name}' is a floating-point {what}: running its iterations in parallel would reassociate it and change the result's bits, so they keep their order (integer reductions run in parallel)"),
+            ));
         }
         if let Some(why) = m.region.shared_scalars.get(name) {
             return Some((

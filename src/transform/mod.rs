@@ -31,6 +31,7 @@ pub mod overlap_groups;
 pub mod overlap_tree;
 pub mod parallel;
 pub mod pipeline;
+pub mod reductions;
 pub mod shadow;
 pub mod sharing;
 pub mod simd;

@@ -468,6 +468,7 @@ pub(crate) fn copy_back_stage(
         time_step: None,
         loop_bounds: None,
         loop_spans: Vec::new(),
+        reduction: None,
     };
     (stage, node)
 }

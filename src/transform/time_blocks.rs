@@ -561,6 +561,7 @@ impl Block<'_> {
             time_step: Some(step as usize),
             loop_bounds: None,
             loop_spans: s.loop_spans.get(1..).unwrap_or_default().to_vec(),
+            reduction: None,
         })
     }
 

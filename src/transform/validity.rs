@@ -69,6 +69,10 @@ pub struct Subject<'a> {
     pub deps: &'a Dependences,
     /// A statement's name in diagnostics (`S0` → `nest 1`).
     pub label: &'a dyn Fn(&str) -> String,
+    /// Groups of statements that reduce into one scalar with one operator
+    /// (`transform::reductions`): a `parallel` loop (not a `simd` one) may
+    /// carry the dependences between them.
+    pub reductions: &'a [BTreeSet<String>],
 }
 
 /// Checks `s.schedule`; an invalid schedule is an [`Error::Internal`] that
@@ -211,32 +215,39 @@ fn run(s: &Subject) -> R<std::result::Result<(), String>> {
     let joined = joined_pairs(&lifted)?;
     for (mark, depths, simd) in marks {
         let band = mark.get_child(0).map_err(isl_err)?;
-        if simd && matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
-            let names: Vec<String> = band_statements(&band)?
-                .into_iter()
-                .map(|(n, _)| n)
-                .collect();
-            let any = names.iter().any(|a| {
-                names
-                    .iter()
-                    .any(|b| joined.contains(&(a.clone(), b.clone())))
-            });
-            if !any {
-                continue;
-            }
+        if simd && !joins_within(&band, &joined)? {
+            continue;
         }
         if !matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
             return Ok(Err(
                 "parallel loops: a parallel mark is not above a loop band".to_string(),
             ));
         }
-        let above = |here: &HashSet<String>, a: &str, b: &str| tiles.above_their_tile(here, a, b);
+        let reduced =
+            |a: &str, b: &str| !simd && s.reductions.iter().any(|g| g.contains(a) && g.contains(b));
+        let above = |here: &HashSet<String>, a: &str, b: &str| {
+            tiles.above_their_tile(here, a, b) || reduced(a, b)
+        };
         if let Some(why) = parallel_violation(&band, &depths, &lifted, &widen, &above, s.label)? {
             return Ok(Err(why));
         }
     }
     lap("parallel loops");
     Ok(Ok(()))
+}
+
+/// Whether some pair of statements under `band` (a band node) is in
+/// `joined`; `true` for any other node, which the caller rejects.
+fn joins_within(band: &ScheduleNode, joined: &HashSet<(String, String)>) -> R<bool> {
+    if !matches!(band.get_type().map_err(isl_err)?, ScheduleNodeType::Band) {
+        return Ok(true);
+    }
+    let names: Vec<String> = band_statements(band)?.into_iter().map(|(n, _)| n).collect();
+    Ok(names.iter().any(|a| {
+        names
+            .iter()
+            .any(|b| joined.contains(&(a.clone(), b.clone())))
+    }))
 }
 
 /// The parallel and simd marks of `schedule`: the node above the marked

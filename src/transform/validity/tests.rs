@@ -60,6 +60,7 @@ fn check_against(
             context: &context,
             deps,
             label: &label,
+            reductions: &[],
         },
         0,
     )
@@ -295,6 +296,7 @@ fn a_tiny_budget_does_not_complete() {
         context: &context,
         deps: &deps,
         label: &label,
+        reductions: &[],
     };
     let r = check(&subject, 1);
     assert!(matches!(r, Ok(Outcome::NotCompleted)), "{}", message(r));
